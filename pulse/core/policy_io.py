@@ -1,0 +1,213 @@
+"""The one source of truth for the policy's prompt and completion format (DESIGN §1 "Policy I/O").
+
+Data generation, SFT, GRPO, policy evaluation and the run-time agent all call `render_prompt` and
+`parse_completion` from here; nothing else formats or parses policy text.
+
+Two renderings of the same records:
+- `compact`: a slot-aligned table for small models. Each slot the task needs gets one line that
+  puts side by side what the context states (`req`), what the newest event proposes (`now`) and
+  every memory item about that slot (id, kind, current/old, value). A 3M-parameter model can then
+  compare values locally instead of searching free text (a first probe with free-text prompts did
+  not learn; see ../shared/reference/offline-models.md).
+- `rich`: natural-language events and memory sentences with a system instruction, for Qwen3-8B.
+
+Completion format (both renderings): one JSON object and nothing after it, e.g.
+    {"action": "intervene", "evidence": ["m3"]}
+`action` in {silent, supplement, intervene}; `evidence` a list of memory item ids; an optional
+`message` string. Parsing is strict: a completion that copies the schema text, names several
+actions, has trailing text, or is cut off by the length cap is a parse failure, which the caller
+counts and treats as silent. `parse_completion` never raises.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Literal, Sequence
+
+from pulse.core.records import ACTIONS, Decision, Event, MemoryItem
+
+PromptStyle = Literal["compact", "rich"]
+PROMPT_STYLES: tuple[str, ...] = ("compact", "rich")
+
+# `req` column markers: the context refers to the user's usual value without stating it ("my usual
+# size"), or does not mention the slot at all.
+IMPLICIT = "?"
+ABSENT = "-"
+
+RICH_SYSTEM = (
+    "You are a memory agent watching a task agent work for a user. At each event decide whether to "
+    "stay silent, supplement the task agent's next decision with evidence from long-term memory, or "
+    "intervene before a proposed tool call is executed. Intervene only when the proposed call "
+    "contradicts a current user preference that the request does not override; never enforce a "
+    "habit as a constraint; only current (not superseded) memory counts. Supplement when the next "
+    "choice needs a preference the context lacks or misstates. Answer with one JSON object: "
+    '{"action": "silent"|"supplement"|"intervene", "evidence": [memory ids]}.'
+)
+
+
+@dataclass(frozen=True)
+class PolicyInput:
+    """Everything the policy sees at one decision point."""
+
+    prefix: tuple[Event, ...]
+    snapshot: tuple[MemoryItem, ...]
+    task_slots: tuple[str, ...] = ()  # slots the task depends on, in display order
+    task_topic: str = ""
+    task_level: int = 0  # Persona2Web ambiguity level (1 implicit .. 3 explicit); 0 unknown
+
+    @property
+    def last_event(self) -> Event:
+        return self.prefix[-1]
+
+
+def context_slot_values(prefix: Sequence[Event]) -> dict[str, str]:
+    """What the context (request and messages before the newest event) states per slot.
+
+    Request args and user messages carry slot values; an agent message or a delivered supplement
+    also puts a value into context. `IMPLICIT` marks a slot referred to but not stated.
+    """
+    ctx: dict[str, str] = {}
+    for ev in prefix[:-1]:
+        if ev.kind in ("request", "message"):
+            for slot, value in ev.args.items():
+                if value != IMPLICIT or slot not in ctx:
+                    ctx[slot] = value
+    return ctx
+
+
+def _memory_tag(item: MemoryItem) -> str:
+    status = "cur" if item.is_current else "old"
+    return f"{item.item_id} {item.kind} {status} {item.value}"
+
+
+def render_compact(inp: PolicyInput) -> str:
+    last = inp.last_event
+    ctx = context_slot_values(inp.prefix)
+    head = last.kind if last.kind != "candidate_call" else f"call {last.tool}"
+    if last.kind == "message":
+        head = f"msg {last.role or 'agent'}"
+    lines = [f"task {inp.task_topic or '-'} L{inp.task_level}", f"now {head}"]
+    by_slot: dict[str, list[MemoryItem]] = {}
+    for item in inp.snapshot:
+        by_slot.setdefault(item.slot, []).append(item)
+    slots = list(inp.task_slots) or sorted({s for s in by_slot if s})
+    for slot in slots:
+        mem = " | ".join(_memory_tag(m) for m in by_slot.get(slot, ()))
+        now = last.args.get(slot, ABSENT)
+        lines.append(f"{slot}: req={ctx.get(slot, ABSENT)} now={now} | {mem}".rstrip(" |"))
+    other = [m for m in inp.snapshot if m.slot not in slots]
+    if other:
+        lines.append("other: " + " | ".join(f"{m.item_id} {m.topic or '-'} {m.slot or m.kind}" for m in other))
+    return "\n".join(lines)
+
+
+def _event_sentence(ev: Event) -> str:
+    args = ", ".join(f"{k}={v}" for k, v in ev.args.items())
+    if ev.kind == "candidate_call":
+        return f"[{ev.step}] PROPOSED CALL (not yet executed): {ev.tool}({args})"
+    if ev.kind == "tool_result":
+        return f"[{ev.step}] tool result from {ev.tool}: {ev.text or args}"
+    if ev.kind == "message":
+        return f"[{ev.step}] {ev.role or 'agent'}: {ev.text or args}"
+    if ev.kind == "request":
+        return f"[{ev.step}] user request: {ev.text or args}"
+    return f"[{ev.step}] task ended"
+
+
+def render_rich(inp: PolicyInput) -> str:
+    events = "\n".join(_event_sentence(ev) for ev in inp.prefix)
+    mem = "\n".join(
+        f"- {m.item_id} ({m.kind}, {'current' if m.is_current else 'superseded on ' + m.valid_to}): {m.text}"
+        for m in inp.snapshot
+    )
+    return (f"Trajectory so far:\n{events}\n\nLong-term memory:\n{mem or '- (none)'}\n\n"
+            f"Decide for the newest event [{inp.last_event.step}].")
+
+
+def render_prompt(inp: PolicyInput, style: PromptStyle = "compact") -> list[dict[str, str]]:
+    """Conversational prompt (list of chat messages) for trl and for chat endpoints."""
+    if style == "compact":
+        return [{"role": "user", "content": render_compact(inp)}]
+    if style == "rich":
+        return [{"role": "system", "content": RICH_SYSTEM}, {"role": "user", "content": render_rich(inp)}]
+    raise ValueError(f"prompt style {style!r} not in {PROMPT_STYLES}")
+
+
+def render_completion(decision: Decision) -> str:
+    """Canonical completion text for a decision (SFT targets and tests)."""
+    obj: dict[str, Any] = {"action": decision.action}
+    if decision.evidence:
+        obj["evidence"] = list(decision.evidence)
+    if decision.message:
+        obj["message"] = decision.message
+    return json.dumps(obj)
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    decision: Decision | None
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.decision is not None
+
+    def decision_or_silent(self) -> Decision:
+        """A parse failure acts as silent (DESIGN §1)."""
+        return self.decision or Decision("silent")
+
+
+_THINK = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
+_MAX_ID_LEN = 64
+
+
+def completion_text(completion: Any) -> str:
+    """Text of a completion given as a string or as trl's conversational list of messages."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Sequence) and completion and isinstance(completion[-1], dict):
+        return str(completion[-1].get("content", ""))
+    return ""
+
+
+def parse_completion(completion: Any) -> ParseResult:
+    """Strictly parse one completion. Never raises."""
+    try:
+        return _parse(completion_text(completion))
+    except Exception as e:  # defensive: the parser must never stop an episode
+        return ParseResult(None, f"internal parser error: {type(e).__name__}")
+
+
+def _parse(text: str) -> ParseResult:
+    text = _THINK.sub("", text, count=1).strip()
+    if not text:
+        return ParseResult(None, "empty completion")
+    if not text.startswith("{"):
+        return ParseResult(None, "completion does not start with a JSON object")
+    try:
+        obj, end = json.JSONDecoder().raw_decode(text)
+    except json.JSONDecodeError:
+        return ParseResult(None, "not valid JSON (unterminated or malformed)")
+    if text[end:].strip():
+        return ParseResult(None, "trailing text after the JSON object")
+    if not isinstance(obj, dict):
+        return ParseResult(None, "JSON is not an object")
+    unknown = set(obj) - {"action", "evidence", "message"}
+    if unknown:
+        return ParseResult(None, f"unknown keys {sorted(unknown)}")
+    action = obj.get("action")
+    if not isinstance(action, str) or action not in ACTIONS:
+        return ParseResult(None, "action is not exactly one of silent/supplement/intervene")
+    evidence = obj.get("evidence", [])
+    if not isinstance(evidence, list) or not all(isinstance(e, str) and 0 < len(e) <= _MAX_ID_LEN for e in evidence):
+        return ParseResult(None, "evidence is not a list of memory ids")
+    message = obj.get("message", "")
+    if not isinstance(message, str):
+        return ParseResult(None, "message is not a string")
+    return ParseResult(Decision(action, tuple(dict.fromkeys(evidence)), message))
+
+
+def parse_failure_rate(results: Iterable[ParseResult]) -> float:
+    results = list(results)
+    return sum(not r.ok for r in results) / max(1, len(results))
