@@ -1,0 +1,86 @@
+"""The memory interface the agent runtime, the evaluation methods and the data generator use.
+
+Every memory variant (the structured Topic graph + project memory, flat memory, the mixed ablation
+variants, and later the baselines) implements `Memory`. Callers never reach into a store directly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, Sequence, runtime_checkable
+
+from pulse.core.records import Event, MemoryItem
+
+
+class MemoryError_(RuntimeError):
+    """A memory operation failed on bad input (unknown user/project, missing record, corrupt store)."""
+
+
+@dataclass(frozen=True)
+class RetrievalQuery:
+    """What the listener knows when it asks memory for evidence.
+
+    `as_of` is the information cutoff (ISO-8601; "" = now); superseded items are never returned as
+    current. `delivered` lists ids already given to the task agent in this episode (information
+    gain: they are not returned again unless nothing else qualifies).
+    """
+
+    user_id: str
+    project_id: str = ""
+    as_of: str = ""
+    subgoal: str = ""
+    entities: tuple[str, ...] = ()
+    candidate_call: Event | None = None
+    delivered: tuple[str, ...] = ()
+    k: int = 8
+
+
+@dataclass(frozen=True)
+class ScoredItem:
+    item: MemoryItem
+    score: float
+    reason: str  # why it was selected, for traces
+
+
+@dataclass
+class WriteCandidate:
+    """A fact extracted from a finished conversation, before validation and merge."""
+
+    item: MemoryItem
+    source_event: Event | None = None
+
+
+@runtime_checkable
+class ConversationWriter(Protocol):
+    """Collects write candidates for one conversation; `commit` applies them in one transaction,
+    `abort` discards them."""
+
+    def observe(self, event: Event) -> None: ...
+
+    def add_candidate(self, candidate: WriteCandidate) -> None: ...
+
+    def commit(self) -> list[MemoryItem]: ...
+
+    def abort(self) -> None: ...
+
+
+@runtime_checkable
+class Memory(Protocol):
+    def retrieve(self, query: RetrievalQuery) -> list[ScoredItem]: ...
+
+    def snapshot(self, user_id: str, project_id: str = "", as_of: str = "") -> list[MemoryItem]: ...
+
+    def add_items(self, items: Sequence[MemoryItem]) -> None:
+        """Bulk-load already validated items (e.g. a generated world's histories), one transaction."""
+        ...
+
+    def conversation(self, user_id: str, project_id: str = "", conversation_id: str = "") -> ConversationWriter: ...
+
+
+@dataclass
+class DeliveryLog:
+    """Ids of memory items already delivered to the task agent in one episode."""
+
+    ids: list[str] = field(default_factory=list)
+
+    def add(self, items: Sequence[MemoryItem]) -> None:
+        self.ids.extend(i.item_id for i in items if i.item_id not in self.ids)
