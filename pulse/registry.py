@@ -1,0 +1,56 @@
+"""Lazy name -> object registries, used only at the command-line boundary (DESIGN §2.3).
+
+A registry maps a config name (`method=mem0`, `benchmark=pibench_sim`) to "module:attribute"; the
+module is imported only when that name is chosen, so heavy optional dependencies cost nothing until
+used. A typo gets close-name suggestions.
+"""
+from __future__ import annotations
+
+import difflib
+import importlib
+from typing import Any, Generic, Iterator, TypeVar
+
+T = TypeVar("T")
+
+
+class RegistryError(KeyError):
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class Registry(Generic[T]):
+    def __init__(self, kind: str, entries: dict[str, str] | None = None):
+        self.kind = kind
+        self._targets: dict[str, str] = dict(entries or {})
+
+    def register(self, name: str, target: str) -> None:
+        if name in self._targets and self._targets[name] != target:
+            raise RegistryError(f"{self.kind} {name!r} is already registered as {self._targets[name]}")
+        self._targets[name] = target
+
+    def names(self) -> list[str]:
+        return sorted(self._targets)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._targets
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def get(self, name: str) -> T:
+        if name not in self._targets:
+            close = difflib.get_close_matches(name, self._targets, n=3, cutoff=0.5)
+            hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+            raise RegistryError(f"unknown {self.kind} {name!r}{hint} (known: {', '.join(self.names())})")
+        module, _, attr = self._targets[name].partition(":")
+        obj: Any = importlib.import_module(module)
+        for part in attr.split(".") if attr else []:
+            obj = getattr(obj, part)
+        return obj
+
+
+POLICY_BACKENDS: Registry[Any] = Registry("policy backend", {
+    "transformers": "pulse.policy.transformers_policy:TransformersPolicy",
+    "openai": "pulse.policy.openai_policy:OpenAIPolicy",
+    "vllm": "pulse.policy.vllm_policy:VLLMPolicy",
+})
