@@ -15,6 +15,27 @@ class MemoryError_(RuntimeError):
     """A memory operation failed on bad input (unknown user/project, missing record, corrupt store)."""
 
 
+# The subclasses let callers tell bad input apart; every message names the user/project/record/file.
+class UnknownScopeError(MemoryError_):
+    """A user or project id that this memory root has never seen."""
+
+
+class MissingRecordError(MemoryError_):
+    """A revision (or supersession link) names a record that does not exist."""
+
+
+class SnapshotError(MemoryError_):
+    """A snapshot file is malformed; the message names the file and the record."""
+
+
+class StoreError(MemoryError_):
+    """The store file is corrupted, foreign, or from a newer schema; the message names the file."""
+
+
+class ConversationClosedError(MemoryError_):
+    """A conversation writer was used after commit or abort."""
+
+
 @dataclass(frozen=True)
 class RetrievalQuery:
     """What the listener knows when it asks memory for evidence.
@@ -32,6 +53,9 @@ class RetrievalQuery:
     candidate_call: Event | None = None
     delivered: tuple[str, ...] = ()
     k: int = 8
+    # Task (conversation) id of the running episode: task-scoped items (temporary choices) are only
+    # visible to the task that made them. "" = durable memory only.
+    task_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -47,6 +71,18 @@ class WriteCandidate:
 
     item: MemoryItem
     source_event: Event | None = None
+    # Further Topics this fact belongs to (a cross-topic link, e.g. "code examples" in Coding and Writing).
+    links: tuple[str, ...] = ()
+    # A temporary choice: kept in the conversation's task scope, never promoted to durable memory.
+    task_scoped: bool = False
+
+
+@dataclass(frozen=True)
+class ItemMeta:
+    """Graph structure a `MemoryItem` has no field for; optional in `add_items` and snapshots."""
+
+    links: tuple[str, ...] = ()  # extra Topic paths (cross-topic links)
+    task_id: str = ""  # non-empty: task-scoped item, visible only to RetrievalQuery(task_id=...)
 
 
 @runtime_checkable

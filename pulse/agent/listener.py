@@ -1,0 +1,67 @@
+"""The listener: appends public events to the prefix and decides which events trigger retrieval.
+
+Retrieval is event-gated (paper §3, Algorithm 1), not run at every step: an event triggers it when
+it is a candidate call (always: the pre-commit gate needs evidence about the proposed arguments),
+when it introduces an entity not seen before in this episode (a new tool, a new argument slot or
+value, a new named artifact), or when it states a new subgoal (an agent message with a `subgoal`
+field). Tool results and repeated messages about known entities do not trigger retrieval.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pulse.core.records import Event
+
+# Event args that name the subgoal an agent message announces (e.g. "draft the methods section").
+SUBGOAL_KEY = "subgoal"
+
+
+def event_entities(event: Event) -> tuple[str, ...]:
+    """Entities an event mentions: tool name, argument slots and values (lower-cased)."""
+    ents: list[str] = []
+    if event.tool:
+        ents.append(event.tool.lower())
+    for k, v in event.args.items():
+        if k == SUBGOAL_KEY:
+            continue
+        ents.append(k.lower())
+        if v and v != "?":
+            ents.append(str(v).lower())
+    return tuple(dict.fromkeys(ents))
+
+
+@dataclass(frozen=True)
+class Trigger:
+    fire: bool
+    reason: str  # "candidate_call" | "new_entity" | "subgoal" | "request" | ""
+    new_entities: tuple[str, ...] = ()
+    subgoal: str = ""
+
+
+@dataclass
+class Listener:
+    prefix: list[Event] = field(default_factory=list)
+    seen_entities: set[str] = field(default_factory=set)
+    subgoals: list[str] = field(default_factory=list)
+
+    def observe(self, event: Event) -> Trigger:
+        """Append `event` to the prefix; say whether (and why) it triggers retrieval."""
+        self.prefix.append(event)
+        ents = event_entities(event)
+        new = tuple(e for e in ents if e not in self.seen_entities)
+        self.seen_entities.update(ents)
+        subgoal = event.args.get(SUBGOAL_KEY, "") if event.kind == "message" else ""
+        if event.kind == "request":
+            return Trigger(True, "request", new, subgoal)
+        if event.kind == "candidate_call":
+            return Trigger(True, "candidate_call", new, subgoal)
+        if subgoal and subgoal not in self.subgoals:
+            self.subgoals.append(subgoal)
+            return Trigger(True, "subgoal", new, subgoal)
+        if event.kind == "message" and new:
+            return Trigger(True, "new_entity", new, subgoal)
+        return Trigger(False, "", new, subgoal)
+
+    @property
+    def current_subgoal(self) -> str:
+        return self.subgoals[-1] if self.subgoals else ""

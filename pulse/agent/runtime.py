@@ -1,0 +1,349 @@
+"""PulseAgent: the streaming memory agent at run time (paper Algorithm 1).
+
+    agent = PulseAgent(memory, policy, PulseAgentConfig(user_id="u1", project_id="p1"))
+    first = agent.start(request_event)            # initial request personalization (delivery)
+    agent.observe(message_or_tool_result_event)   # non-blocking: processed by the memory agent thread
+    gd = agent.decide_call(candidate_call_event)  # blocks: the pre-commit gate's decision
+    notes = agent.take_supplements()              # evidence for the task agent's next decision
+    stats = agent.end()                           # task_end, memory writeback, counters
+
+Algorithm 1, as implemented:
+1. `start`: retrieve user + project memory applicable to the request; deliver it with the request.
+2. every public event goes through the listener, which appends it to the prefix; only triggering
+   events (new entities, subgoals, candidate calls; see `listener.py`) run retrieval and the policy.
+3. the policy sees (prefix, retrieved snapshot) through `pulse.core.policy_io` and returns
+   silent / supplement / intervene; a parse failure is counted and acts as silent.
+4. supplement: the evidence is queued and enters the task agent's next decision (non-blocking).
+   intervene (legal only at a candidate call): the call is not executed, the evidence goes back to
+   the task agent for replanning. An `intervene` at any other event is counted as illegal and acts
+   as silent.
+5. `end`: the conversation's write candidates (user statements → preferences; tool receipts that
+   confirm a decision → project state) are committed; an aborted task discards them.
+
+Concurrency: with `concurrent=True` non-gate events are handled by one worker thread, so the task
+agent never waits for them; `decide_call` first drains the queue (events are processed in order)
+and then decides, so the task agent waits only at gates. With `concurrent=False` everything runs
+inline in the caller's thread (deterministic; the simulated-agent harness uses this and accounts
+for overlap with a latency model, see `eval/agents/simulated.py`).
+
+Modes (ablations are configs, not code paths elsewhere):
+- `streaming` (Pulse): the above.
+- `start_only`: step 1 only; events are logged but never trigger retrieval or the policy.
+- `serial`: the retrieve-before-every-step baseline: every event runs retrieval and the policy,
+  inline and blocking (used by bench/bench_runtime.py).
+`allow_intervene=False` turns every intervene into a supplement (streaming supplement-only).
+"""
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Literal, Sequence
+
+from pulse.agent.gate import GateDecision
+from pulse.agent.listener import SUBGOAL_KEY, Listener, Trigger, event_entities
+from pulse.agent.tokens import count_tokens
+from pulse.agent.writeback import extract_candidates
+from pulse.core.policy_io import PolicyInput
+from pulse.core.records import Decision, Event, MemoryItem
+from pulse.memory.interface import Memory, RetrievalQuery
+
+AgentMode = Literal["streaming", "start_only", "serial"]
+AGENT_MODES: tuple[str, ...] = ("streaming", "start_only", "serial")
+
+
+@dataclass(frozen=True)
+class PulseAgentConfig:
+    user_id: str
+    project_id: str = ""
+    # streaming | start_only | serial (see module docstring)
+    mode: AgentMode = "streaming"
+    # False: every intervene becomes a supplement (the "streaming supplement-only" ablation)
+    allow_intervene: bool = True
+    # deliver applicable memory with the initial request (Algorithm 1, line 1)
+    initial_personalization: bool = True
+    # memory items retrieved per triggering event
+    retrieve_k: int = 6
+    # memory items delivered with the initial request
+    initial_k: int = 6
+    # run non-gate events on a worker thread (True) or inline (False, deterministic)
+    concurrent: bool = True
+    # commit write candidates at task end
+    writeback: bool = True
+    # information cutoff for retrieval (ISO-8601, "" = now)
+    as_of: str = ""
+    # events kept in the policy prompt: the request plus this many most recent events
+    max_prefix_events: int = 12
+    # a triggering event whose retrieval returns nothing is silent without a policy call
+    skip_policy_without_evidence: bool = True
+    task_topic: str = ""
+    task_level: int = 0
+
+    def __post_init__(self) -> None:
+        if self.mode not in AGENT_MODES:
+            raise ValueError(f"PulseAgentConfig.mode: {self.mode!r} not in {AGENT_MODES}")
+        if not self.user_id:
+            raise ValueError("PulseAgentConfig.user_id must be non-empty")
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """Memory supplied to the task agent: at the request, as a supplement, or with an intervention."""
+
+    items: tuple[MemoryItem, ...]
+    message: str
+    step: int
+    source: Literal["initial", "supplement", "intervene"]
+
+    @property
+    def tokens(self) -> int:
+        return count_tokens(self.message)
+
+
+@dataclass(frozen=True)
+class DecisionRecord:
+    step: int
+    event_kind: str
+    trigger: str
+    action: str
+    evidence: tuple[str, ...]
+    parse_ok: bool
+    policy_called: bool
+    wall_s: float
+    converted: str = ""  # "intervene->supplement" (supplement-only) or "illegal_intervene->silent"
+
+
+@dataclass
+class AgentStats:
+    retrieve_tokens: int = 0
+    store_tokens: int = 0
+    retrievals: int = 0
+    policy_calls: int = 0
+    parse_failures: int = 0
+    illegal_interventions: int = 0
+    supplements: int = 0
+    interventions: int = 0
+    memory_wall_s: float = 0.0  # total time the memory agent spent working
+    blocking_s: float = 0.0  # time the task agent waited for it (gates, serial mode)
+    committed_items: int = 0
+    decisions: list[DecisionRecord] = field(default_factory=list)
+    deliveries: list[Delivery] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "retrieve_tokens": self.retrieve_tokens, "store_tokens": self.store_tokens,
+            "retrievals": self.retrievals, "policy_calls": self.policy_calls,
+            "parse_failures": self.parse_failures, "illegal_interventions": self.illegal_interventions,
+            "supplements": self.supplements, "interventions": self.interventions,
+            "memory_wall_s": round(self.memory_wall_s, 6), "blocking_s": round(self.blocking_s, 6),
+            "committed_items": self.committed_items,
+        }
+
+
+def render_items(items: Sequence[MemoryItem]) -> str:
+    """How delivered memory reads to the task agent (one line per item)."""
+    lines = []
+    for m in items:
+        when = f" (since {m.valid_from[:10]})" if m.valid_from else ""
+        lines.append(f"- [{m.item_id}] {m.text}{when}")
+    return "\n".join(lines)
+
+
+class PulseAgent:
+    def __init__(self, memory: Memory, policy, config: PulseAgentConfig):
+        self.memory = memory
+        self.policy = policy
+        self.config = config
+        self.listener = Listener()
+        self.stats = AgentStats()
+        self.delivered: list[str] = []
+        self._pending: list[Delivery] = []
+        self._lock = threading.Lock()
+        self._events: list[Event] = []
+        self._queue: queue.Queue | None = None
+        self._worker: threading.Thread | None = None
+        self._worker_error: BaseException | None = None
+        self._ended = False
+        if config.concurrent and config.mode != "serial":
+            self._queue = queue.Queue()
+            self._worker = threading.Thread(target=self._run_worker, name="pulse-memory-agent", daemon=True)
+            self._worker.start()
+
+    # ---- public API ---------------------------------------------------------------------------
+    def start(self, request: Event) -> Delivery | None:
+        """Initial request personalization; returns the delivery that goes with the request."""
+        t0 = time.perf_counter()
+        self._events.append(request)
+        trig = self.listener.observe(request)
+        delivery = None
+        if self.config.initial_personalization:
+            items = self._retrieve(request, trig, k=self.config.initial_k)
+            if items:
+                delivery = self._deliver(items, request.step, "initial")
+        dt = time.perf_counter() - t0
+        self.stats.memory_wall_s += dt
+        self.stats.blocking_s += dt
+        return delivery
+
+    def observe(self, event: Event) -> None:
+        """A non-gate public event (message, tool_result). Never blocks in concurrent mode."""
+        if event.kind == "candidate_call":
+            raise ValueError("candidate calls go through decide_call (the pre-commit gate), not observe")
+        if self._queue is not None:
+            self._queue.put(event)
+            return
+        t0 = time.perf_counter()
+        self._process(event)
+        dt = time.perf_counter() - t0
+        if self.config.mode == "serial":
+            self.stats.blocking_s += dt
+
+    def decide_call(self, event: Event) -> GateDecision:
+        """The pre-commit gate's decider: blocks until the memory agent has decided on `event`."""
+        if event.kind != "candidate_call":
+            raise ValueError(f"decide_call needs a candidate_call event, got {event.kind!r}")
+        t0 = time.perf_counter()
+        self.flush()
+        decision, items, parse_ok = self._process(event)
+        self.stats.blocking_s += time.perf_counter() - t0
+        message = render_items(items) if items else ""
+        return GateDecision(decision, tuple(items), message, parse_ok)
+
+    def take_supplements(self, wait: bool = False) -> list[Delivery]:
+        """Deliveries queued for the task agent's next decision. `wait=True` first drains pending
+        events (deterministic runs); the real concurrent setting uses `wait=False`."""
+        if wait:
+            t0 = time.perf_counter()
+            self.flush()
+            self.stats.blocking_s += time.perf_counter() - t0
+        with self._lock:
+            out, self._pending = self._pending, []
+        return out
+
+    def flush(self) -> None:
+        """Wait until every queued event has been processed."""
+        if self._queue is not None:
+            self._queue.join()
+        if self._worker_error is not None:
+            err, self._worker_error = self._worker_error, None
+            raise RuntimeError(f"memory agent worker failed: {type(err).__name__}: {err}") from err
+
+    def end(self, completed: bool = True, step: int | None = None) -> AgentStats:
+        """Task end: observe `task_end`, then write memory (commit) or discard it (abort)."""
+        if self._ended:
+            return self.stats
+        self._ended = True
+        self.flush()
+        if self._queue is not None:
+            self._queue.put(None)
+            self._worker.join(timeout=10)  # type: ignore[union-attr]
+            self._queue = None
+        last = self._events[-1].step if self._events else 0
+        end_ev = Event("task_end", step if step is not None else last + 1)
+        self._events.append(end_ev)
+        self.listener.observe(end_ev)
+        if self.config.writeback:
+            t0 = time.perf_counter()
+            writer = self.memory.conversation(self.config.user_id, self.config.project_id,
+                                              f"conv-{id(self)}")
+            for ev in self._events:
+                writer.observe(ev)
+            if completed:
+                for cand in extract_candidates(self._events, self.config.user_id, self.config.project_id):
+                    writer.add_candidate(cand)
+                committed = writer.commit()
+                self.stats.committed_items = len(committed)
+                self.stats.store_tokens = sum(count_tokens(m.text) for m in committed)
+            else:
+                writer.abort()
+            self.stats.memory_wall_s += time.perf_counter() - t0
+        return self.stats
+
+    close = end
+
+    # ---- internals ----------------------------------------------------------------------------
+    def _run_worker(self) -> None:
+        assert self._queue is not None
+        while True:
+            ev = self._queue.get()
+            try:
+                if ev is None:
+                    return
+                self._process(ev)
+            except BaseException as e:  # surfaced at the next gate / flush, never silently lost
+                self._worker_error = e
+            finally:
+                self._queue.task_done()
+
+    def _retrieve(self, event: Event, trig: Trigger, k: int) -> list[MemoryItem]:
+        subgoal = trig.subgoal or self.listener.current_subgoal or (event.text if event.kind == "request" else "")
+        q = RetrievalQuery(
+            user_id=self.config.user_id, project_id=self.config.project_id, as_of=self.config.as_of,
+            subgoal=subgoal, entities=event_entities(event) or tuple(trig.new_entities),
+            candidate_call=event if event.kind == "candidate_call" else None,
+            delivered=tuple(self.delivered), k=k)
+        self.stats.retrievals += 1
+        return [s.item for s in self.memory.retrieve(q)]
+
+    def _deliver(self, items: Sequence[MemoryItem], step: int, source) -> Delivery:
+        d = Delivery(tuple(items), render_items(items), step, source)
+        with self._lock:
+            for m in items:
+                if m.item_id not in self.delivered:
+                    self.delivered.append(m.item_id)
+            self.stats.retrieve_tokens += d.tokens
+            self.stats.deliveries.append(d)
+            if source == "supplement":
+                self._pending.append(d)
+        return d
+
+    def _policy_input(self, snapshot: Sequence[MemoryItem]) -> PolicyInput:
+        prefix = self.listener.prefix
+        keep = self.config.max_prefix_events
+        if len(prefix) > keep + 1:
+            prefix = [prefix[0]] + prefix[-keep:]
+        last = prefix[-1]
+        slots = tuple(k for k in last.args if k != SUBGOAL_KEY)
+        return PolicyInput(tuple(prefix), tuple(snapshot), slots, self.config.task_topic, self.config.task_level)
+
+    def _process(self, event: Event) -> tuple[Decision, list[MemoryItem], bool]:
+        t0 = time.perf_counter()
+        self._events.append(event)
+        trig = self.listener.observe(event)
+        decision, evidence, parse_ok, called, converted = Decision("silent"), [], True, False, ""
+        active = self.config.mode == "serial" or (self.config.mode == "streaming" and trig.fire)
+        if active:
+            snapshot = self._retrieve(event, trig, k=self.config.retrieve_k)
+            if snapshot or not self.config.skip_policy_without_evidence:
+                out = self.policy.decide_batch([self._policy_input(snapshot)])[0]
+                called = True
+                self.stats.policy_calls += 1
+                parse_ok = out.parse.ok
+                if not parse_ok:
+                    self.stats.parse_failures += 1
+                decision = out.decision
+                by_id = {m.item_id: m for m in snapshot}
+                evidence = [by_id[i] for i in decision.evidence if i in by_id]
+                if decision.action == "intervene" and event.kind != "candidate_call":
+                    self.stats.illegal_interventions += 1
+                    decision, evidence, converted = Decision("silent"), [], "illegal_intervene->silent"
+                elif decision.action == "intervene" and not self.config.allow_intervene:
+                    decision, converted = Decision("supplement", decision.evidence, decision.message), \
+                        "intervene->supplement"
+        if decision.action == "supplement" and evidence:
+            self.stats.supplements += 1
+            self._deliver(evidence, event.step, "supplement")
+        elif decision.action == "supplement":
+            decision = Decision("silent")  # a supplement without resolvable evidence delivers nothing
+        elif decision.action == "intervene":
+            self.stats.interventions += 1
+            if evidence:
+                self._deliver(evidence, event.step, "intervene")
+        dt = time.perf_counter() - t0
+        with self._lock:
+            self.stats.memory_wall_s += dt
+            self.stats.decisions.append(DecisionRecord(event.step, event.kind, trig.reason if active else "",
+                                                       decision.action, tuple(m.item_id for m in evidence),
+                                                       parse_ok, called, dt, converted))
+        return decision, evidence, parse_ok

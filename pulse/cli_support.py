@@ -1,0 +1,47 @@
+"""Hydra entry points with clear errors.
+
+Every verb's `main()` is built here: hydra composes `configs/<verb>.yaml` (the repo's top-level
+configs/ folder), and our known input errors (bad config value, bad dataset row, missing model,
+unknown registry name) stop the run with one message naming the key, file or row, not a traceback
+from deep inside a library.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
+
+
+def known_errors() -> tuple[type[BaseException], ...]:
+    from pulse.config.schema import ConfigError
+    from pulse.core.records import RecordError
+    from pulse.models.loading import ModelLoadError
+    from pulse.registry import RegistryError
+    from pulse.train.data import DataError
+
+    return (ConfigError, RecordError, ModelLoadError, RegistryError, DataError, FileNotFoundError)
+
+
+def report_and_exit(verb: str, err: BaseException) -> None:
+    print(f"pulse {verb}: error: {err}", file=sys.stderr, flush=True)
+    sys.exit(2)
+
+
+def hydra_entry(verb: str, run: Callable[[Any], Any], config_name: str | None = None) -> Callable[[], Any]:
+    import hydra
+
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub here; a hub id must be cached
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+
+    @hydra.main(config_path=str(CONFIG_DIR), config_name=config_name or verb.replace("-", "_"), version_base="1.3")
+    def _main(cfg: Any) -> Any:
+        try:
+            return run(cfg)
+        except known_errors() as e:
+            report_and_exit(verb, e)
+
+    return _main

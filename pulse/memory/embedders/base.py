@@ -1,0 +1,69 @@
+"""The one interface every embedder implements, and the per-scope score index it builds.
+
+Dense embedders (MiniLM, OpenAI-compatible endpoints, the test-only hashing embedder) map texts to
+L2-normalised float32 vectors; the store caches those vectors keyed by (embedder_id, text hash) so a
+text is embedded once per embedder. The lexical BM25 "embedder" has no vectors: its index is built
+from the texts themselves. Retrievers only ever see `encode_query` + `ScoreIndex.scores`, so the
+same graph or flat retriever runs over any of them.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Sequence
+
+import numpy as np
+
+
+class ScoreIndex(ABC):
+    """Relevance of every indexed text to one encoded query, higher is better (about [-1, 1])."""
+
+    @abstractmethod
+    def scores(self, query: Any) -> np.ndarray: ...
+
+    @abstractmethod
+    def __len__(self) -> int: ...
+
+
+class DenseIndex(ScoreIndex):
+    """Cosine similarity as one mat-vec product over the scope's (n, dim) matrix."""
+
+    def __init__(self, matrix: np.ndarray):
+        self.matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+
+    def scores(self, query: Any) -> np.ndarray:
+        return self.matrix @ query
+
+    def __len__(self) -> int:
+        return self.matrix.shape[0]
+
+
+class Embedder(ABC):
+    """Name + encoder. `embedder_id` is the cache key: change it whenever vectors would change."""
+
+    embedder_id: str = ""
+    dense: bool = True
+    dim: int = 0
+
+    @abstractmethod
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), dim) float32, rows L2-normalised. Lexical embedders raise."""
+
+    def encode_query(self, text: str) -> Any:
+        """The query form `ScoreIndex.scores` takes (a vector for dense embedders)."""
+        return self.embed([text])[0]
+
+    def build_index(self, texts: Sequence[str], vectors: np.ndarray | None) -> ScoreIndex:
+        if vectors is None:
+            vectors = self.embed(texts) if texts else np.zeros((0, self.dim), np.float32)
+        return DenseIndex(vectors)
+
+    def similarity(self, a: Any, b: Any) -> float:
+        """Used to merge near-duplicate facts; only meaningful for dense embedders."""
+        return float(np.dot(a, b))
+
+
+def l2_normalise(m: np.ndarray) -> np.ndarray:
+    m = np.asarray(m, dtype=np.float32)
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return m / norms

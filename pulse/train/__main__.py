@@ -1,0 +1,37 @@
+"""`python -m pulse.train` / `pulse train` / `accelerate launch -m pulse.train` (hydra CLI).
+
+Examples:
+    pulse train                                   # CPU default: tiny Qwen3, SFT warm start + GRPO
+    pulse train -m reward=pulse,no_penalty        # penalty sweep (two runs)
+    pulse train grpo.steps=100 seed=1 logger=wandb
+    accelerate launch --config_file configs/accelerate/zero2.yaml -m pulse.train \
+        +experiment=paper/qwen3_8b_grpo            # Qwen3-8B on GPUs, vLLM generation
+"""
+from __future__ import annotations
+
+from pulse.cli_support import hydra_entry
+
+
+def _run(cfg) -> None:
+    from pulse.config.schema import TrainConfig, to_typed
+    from pulse.train.pipeline import run_training
+    from pulse.utils.atomic import atomic_write_text
+
+    typed = to_typed(cfg, TrainConfig)
+    from omegaconf import OmegaConf
+
+    from pathlib import Path
+
+    Path(typed.out_dir).mkdir(parents=True, exist_ok=True)
+    atomic_write_text(Path(typed.out_dir) / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))
+    summary = run_training(typed)
+    for stage, m in summary["eval"].items():
+        print(f"[pulse train] {stage}: held-out action accuracy {m['action_accuracy']:.3f}, interruption success "
+              f"{m['interruption_success'] if m['interruption_success'] is None else round(m['interruption_success'], 3)}, "
+              f"interventions {m['interventions']}, parse failures {m['parse_failure_rate']:.3f}")
+
+
+main = hydra_entry("train", _run)
+
+if __name__ == "__main__":
+    main()

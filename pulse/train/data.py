@@ -1,0 +1,77 @@
+"""Load the generated policy dataset, validate every row, and shape it for trl.
+
+SFT rows: conversational `prompt` + `completion` (the gold decision rendered by policy_io).
+GRPO rows: `prompt` + the gold label columns the reward functions read.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pulse.config.schema import DataConfig
+from pulse.core.examples import PolicyExample, example_from_row
+from pulse.core.policy_io import PromptStyle, render_completion, render_prompt
+from pulse.core.records import RecordError
+
+
+class DataError(RuntimeError):
+    pass
+
+
+def ensure_dataset(cfg: DataConfig) -> Path:
+    """Return the dataset path, generating it (deterministically) when allowed and missing."""
+    path = Path(cfg.path)
+    if path.exists():
+        return path
+    if not cfg.generate_if_missing:
+        raise DataError(f"data.path: dataset {path} does not exist (run `pulse gen-data data.path={path}` "
+                        f"or set data.generate_if_missing=true)")
+    from data_gen.build import build_dataset
+    from data_gen.config import GenDataConfig
+
+    overrides: dict[str, Any] = {"seed": cfg.seed}
+    if cfg.n_users:
+        overrides["n_users"] = cfg.n_users
+    build_dataset(GenDataConfig(**overrides), path)
+    return path
+
+
+def load_examples(path: str | Path, split: str, limit: int = 0) -> list[PolicyExample]:
+    """Read and validate one split; a bad row raises DataError naming the file, split and row."""
+    from datasets import load_from_disk
+
+    path = Path(path)
+    try:
+        dd = load_from_disk(str(path))
+    except Exception as e:  # datasets raises several types for a non-dataset folder
+        raise DataError(f"{path}: not a dataset saved with save_to_disk ({type(e).__name__}: {e})") from None
+    if split not in dd:
+        raise DataError(f"{path}: no split {split!r} (has {sorted(dd)})")
+    ds = dd[split]
+    n = len(ds) if not limit else min(limit, len(ds))
+    out = []
+    for i, row in enumerate(ds.select(range(n))):
+        try:
+            out.append(example_from_row(row, where=f"{path} [{split}] row {i}"))
+        except RecordError as e:
+            raise DataError(str(e)) from None
+    return out
+
+
+def sft_rows(examples: list[PolicyExample], style: PromptStyle) -> list[dict[str, Any]]:
+    return [{"prompt": render_prompt(ex.inp, style),
+             "completion": [{"role": "assistant", "content": render_completion(ex.gold)}]} for ex in examples]
+
+
+def grpo_rows(examples: list[PolicyExample], style: PromptStyle) -> list[dict[str, Any]]:
+    return [{"prompt": render_prompt(ex.inp, style), "label_action": ex.gold.action,
+             "label_evidence": list(ex.gold.evidence), "case_type": ex.case_type} for ex in examples]
+
+
+def tokenizer_corpus(examples: list[PolicyExample], style: PromptStyle) -> list[str]:
+    """Texts the tiny model's BPE tokenizer is trained on: prompts and gold completions."""
+    texts = []
+    for ex in examples:
+        texts.extend(m["content"] for m in render_prompt(ex.inp, style))
+        texts.append(render_completion(ex.gold))
+    return texts

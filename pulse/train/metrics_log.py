@@ -1,0 +1,40 @@
+"""The local metrics JSONL every run writes, whatever else it logs to (DESIGN: tables come from
+files, never from a logger's dashboard). Only the main process writes."""
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+from transformers import TrainerCallback
+
+
+class JsonlMetricsCallback(TrainerCallback):
+    def __init__(self, path: str | Path, stage: str):
+        self.path = Path(path)
+        self.stage = stage
+        self.t0 = time.time()
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        if not state.is_world_process_zero or not logs:
+            return
+        row = {"stage": self.stage, "step": state.global_step, "wall_s": round(time.time() - self.t0, 3)}
+        row.update({k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in logs.items()
+                    if isinstance(v, (int, float, str))})
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a") as f:  # append-only; a torn last line is skipped by readers
+            f.write(json.dumps(row) + "\n")
+
+
+def read_metrics(path: str | Path) -> list[dict]:
+    rows = []
+    p = Path(path)
+    if not p.exists():
+        return rows
+    for line in p.read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # a run killed mid-write leaves at most one torn line
+    return rows
