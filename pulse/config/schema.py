@@ -119,6 +119,7 @@ class TrainConfig:
     device: str = "cpu"  # cpu | auto (accelerate decides)
     resume: bool = True
     eval_after: bool = True
+    init_from: str = ""  # start the policy from this checkpoint (e.g. an SFT run's final) instead of model
     model: ModelConfig = field(default_factory=ModelConfig)
     reward: RewardConfig = field(default_factory=RewardConfig)
     data: DataConfig = field(default_factory=DataConfig)
@@ -151,11 +152,9 @@ class EvalPolicyConfig:
 
 @dataclass(frozen=True)
 class DemoConfig:
-    out_dir: str = "outputs/demo"
     seeds: list[int] = field(default_factory=lambda: [0])
     penalties: list[float] = field(default_factory=lambda: [-1.0, 0.0])
     suites: bool = True  # also run the offline suites (none / pulse_no_rl / pulse) after training
-    train: TrainConfig = field(default_factory=TrainConfig)
 
 
 def to_typed(cfg: Any, cls: type[T]) -> T:

@@ -80,11 +80,13 @@ def run_training(cfg: TrainConfig) -> dict[str, Any]:
 
     summary: dict[str, Any] = {"run_name": cfg.run_name, "reward": as_dict(cfg.reward), "seed": cfg.seed,
                                "checkpoints": {"base": base}, "eval": {}}
-    policy_path = base
+    policy_path = cfg.init_from or base
+    if cfg.init_from:
+        check_model_path(cfg.init_from, key="init_from")
     if cfg.sft.enabled:
         from pulse.train.sft import run_sft
 
-        policy_path = str(run_sft(cfg, base, train, out / "sft"))
+        policy_path = str(run_sft(cfg, policy_path, train, out / "sft"))
         summary["checkpoints"]["sft"] = policy_path
     if cfg.grpo.enabled:
         from pulse.train.grpo import run_grpo

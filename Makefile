@@ -1,0 +1,32 @@
+# Two commands do all the set-up on a fresh machine:
+#   make demo   - create/reuse .venv, install, run the end-to-end CPU demo (`pulse demo`)
+#   make test   - create/reuse .venv, install, run the test suite
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.pulse-installed
+
+.PHONY: demo test test-all bench install clean-venv
+
+$(STAMP): pyproject.toml Makefile
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	# CPU build of torch first (from local disk on the project machines); an unpinned torch would
+	# pull a multi-GB CUDA build.
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/pulse demo $(ARGS)
+
+# Fast tiers + one end-to-end CPU run of the real CLI (GPU tests are deselected by default).
+test: $(STAMP)
+	$(PY) -m pytest -q -x --timeout=900 $(ARGS)
+
+bench: $(STAMP)
+	for f in bench/bench_*.py; do $(PY) $$f || exit 1; done
+
+clean-venv:
+	rm -rf $(VENV)

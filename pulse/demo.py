@@ -1,0 +1,175 @@
+"""`pulse demo` / `python -m pulse.demo`: the whole spine on the CPU default in minutes.
+
+generate data -> build tiny Qwen3 -> per seed: SFT warm start, then GRPO with penalty -1 and 0
+(both from that SFT checkpoint) -> evaluate base, SFT-only, GRPO(0), GRPO(-1) on held-out users and
+task groups -> table (mean ± stderr over seeds) + reward curves PNG + demo_results.json.
+
+Numbers are the real policy's decisions on *generated* held-out data; no simulated agent is involved
+in this table (the suite table that follows, if enabled, is simulated-agent and says so).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+from typing import Any
+
+from pulse.cli_support import hydra_entry
+
+
+def mean_stderr(values: list[float]) -> tuple[float, float]:
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return float("nan"), float("nan")
+    m = sum(vals) / len(vals)
+    if len(vals) < 2:
+        return m, float("nan")
+    var = sum((v - m) ** 2 for v in vals) / (len(vals) - 1)
+    return m, math.sqrt(var / len(vals))
+
+
+def _fmt(values: list[Any], pct: bool = True) -> str:
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return "n/a"
+    m, se = mean_stderr(vals)
+    scale = 100 if pct else 1
+    prec = 1 if pct else 1
+    return f"{scale * m:.{prec}f}" + ("" if math.isnan(se) else f" ± {scale * se:.{prec}f}")
+
+
+def comparison_table(results: dict[str, list[dict[str, Any]]], seeds: list[int], n: int) -> str:
+    lines = [f"Held-out policy metrics on generated data ({n} examples, held-out users and task groups; "
+             f"seeds {seeds}; mean ± stderr)",
+             "| policy | action acc % | strict acc % | interruption success % | interventions | parse fail % |",
+             "|---|---|---|---|---|---|"]
+    for name, runs in results.items():
+        lines.append(f"| {name} | {_fmt([r['action_accuracy'] for r in runs])} | "
+                     f"{_fmt([r['strict_accuracy'] for r in runs])} | "
+                     f"{_fmt([r['interruption_success'] for r in runs])} | "
+                     f"{_fmt([r['interventions'] for r in runs], pct=False)} | "
+                     f"{_fmt([r['parse_failure_rate'] for r in runs])} |")
+    return "\n".join(lines)
+
+
+def plot_reward_curves(runs: dict[str, list[Path]], out_png: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pulse.train.metrics_log import read_metrics
+
+    keys = [("reward", "total reward"), ("rewards/correct_action/mean", "correct action rate"),
+            ("rewards/wrong_intervention/mean", "wrong intervention rate")]
+    fig, axes = plt.subplots(1, len(keys), figsize=(5 * len(keys), 3.6))
+    for name, paths in runs.items():
+        for ax, (key, title) in zip(axes, keys):
+            series = []
+            for p in paths:
+                rows = [r for r in read_metrics(p) if r.get("stage") == "grpo" and key in r]
+                series.append([r[key] for r in rows])
+            if not series or not min(map(len, series)):
+                continue
+            n = min(map(len, series))
+            mean = [sum(s[i] for s in series) / len(series) for i in range(n)]
+            w = max(1, n // 10)  # moving average for readability
+            smooth = [sum(mean[max(0, i - w + 1):i + 1]) / len(mean[max(0, i - w + 1):i + 1]) for i in range(n)]
+            ax.plot(range(1, n + 1), smooth, label=name)
+            ax.set_title(title)
+            ax.set_xlabel("GRPO step")
+    axes[0].legend()
+    fig.suptitle("GRPO reward curves (tiny Qwen3, generated data; mean over seeds, moving average)")
+    fig.tight_layout()
+    out_png.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out_png, dpi=110)
+    plt.close(fig)
+
+
+def penalty_name(p: float) -> str:
+    return "pulse" if p == -1.0 else ("no_penalty" if p == 0.0 else f"penalty{p:g}")
+
+
+def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
+    from pulse.config.schema import PolicyBackendConfig, as_dict
+    from pulse.policy.evaluate import evaluate_policy
+    from pulse.policy.factory import build_policy
+    from pulse.train.data import ensure_dataset, load_examples
+    from pulse.train.pipeline import ensure_model, run_training
+    from pulse.utils.atomic import atomic_write_json, atomic_write_text
+
+    root = Path(train_cfg.out_dir)
+    data_path = ensure_dataset(train_cfg.data)
+    train = load_examples(data_path, "train", train_cfg.data.max_train_examples)
+    held_out = load_examples(data_path, "test", train_cfg.data.max_eval_examples)
+    base = ensure_model(train_cfg, train)
+    results: dict[str, list[dict[str, Any]]] = {"base (untrained)": [], "SFT only": []}
+    for p in sorted(demo_cfg.penalties, reverse=True):
+        results[f"GRPO (penalty {p:g})"] = []
+    curves: dict[str, list[Path]] = {k: [] for k in results if k.startswith("GRPO")}
+    checkpoints: dict[str, Any] = {}
+
+    base_policy = build_policy(PolicyBackendConfig(name_or_path=base, prompt_style=train_cfg.model.prompt_style,
+                                                   max_new_tokens=train_cfg.model.max_completion_tokens))
+    base_metrics, _ = evaluate_policy(base_policy, held_out)
+    for seed in demo_cfg.seeds:
+        print(f"\n[pulse demo] seed {seed}: SFT warm start", flush=True)
+        results["base (untrained)"].append(base_metrics)  # one untrained init, same for every seed
+        sft_cfg = dataclasses.replace(train_cfg, seed=seed, run_name=f"s{seed}-sft", out_dir=str(root / f"s{seed}" / "sft_run"),
+                                      grpo=dataclasses.replace(train_cfg.grpo, enabled=False))
+        sft = run_training(sft_cfg)
+        results["SFT only"].append(sft["eval"]["sft"])
+        checkpoints[f"s{seed}"] = {"sft": sft["checkpoints"]["sft"]}
+        for p in sorted(demo_cfg.penalties, reverse=True):
+            name = penalty_name(p)
+            print(f"\n[pulse demo] seed {seed}: GRPO with wrong-intervention penalty {p:g}", flush=True)
+            g_cfg = dataclasses.replace(
+                train_cfg, seed=seed, run_name=f"s{seed}-grpo-{name}", out_dir=str(root / f"s{seed}" / f"grpo_{name}"),
+                init_from=sft["checkpoints"]["sft"], sft=dataclasses.replace(train_cfg.sft, enabled=False),
+                reward=dataclasses.replace(train_cfg.reward, name=name, wrong_intervention=float(p)))
+            g = run_training(g_cfg)
+            results[f"GRPO (penalty {p:g})"].append(g["eval"]["grpo"])
+            curves[f"GRPO (penalty {p:g})"].append(Path(g_cfg.out_dir) / "metrics.jsonl")
+            checkpoints[f"s{seed}"][name] = g["checkpoints"]["grpo"]
+
+    table = comparison_table(results, list(demo_cfg.seeds), len(held_out))
+    plot_reward_curves(curves, root / "reward_curves.png")
+    out = {"table": table, "seeds": list(demo_cfg.seeds), "results": results, "checkpoints": checkpoints,
+           "train_config": as_dict(train_cfg)}
+    if demo_cfg.suites:
+        out["suites"] = _run_suites(root, base, checkpoints, demo_cfg)
+    atomic_write_json(root / "demo_results.json", out)
+    atomic_write_text(root / "demo_table.md", table + "\n" + (out.get("suites") or {}).get("table", "") + "\n")
+    print("\n" + table)
+    if out.get("suites", {}).get("table"):
+        print("\n" + out["suites"]["table"])
+    print(f"\n[pulse demo] reward curves: {root / 'reward_curves.png'}; results: {root / 'demo_results.json'}")
+    return out
+
+
+def _run_suites(root: Path, base: str, checkpoints: dict[str, Any], demo_cfg) -> dict[str, Any]:
+    """Offline benchmark suites with the simulated task agent (eval/), if that part is installed."""
+    try:
+        from eval.demo_hook import run_suites
+    except ImportError as e:
+        return {"table": "", "skipped": f"offline suites unavailable: {e}"}
+    first = checkpoints[f"s{demo_cfg.seeds[0]}"]
+    trained = first.get("pulse") or next(v for k, v in first.items() if k != "sft")
+    return run_suites(checkpoint_dir=trained, base_model_dir=base, out_dir=str(root / "suites"),
+                      seeds=list(demo_cfg.seeds))
+
+
+def _run(cfg) -> None:
+    from omegaconf import OmegaConf
+
+    from pulse.config.schema import DemoConfig, TrainConfig, to_typed
+
+    demo = to_typed(cfg.demo, DemoConfig)
+    train_part = OmegaConf.masked_copy(cfg, [k for k in cfg.keys() if k != "demo"])
+    run_demo(to_typed(train_part, TrainConfig), demo)
+
+
+main = hydra_entry("demo", _run)
+
+if __name__ == "__main__":
+    main()

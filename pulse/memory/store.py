@@ -1,0 +1,245 @@
+"""The embedded default store: one SQLite file per memory root (`<root>/memory.sqlite`).
+
+WAL journal, `synchronous=FULL` (a commit that returned survives a SIGKILL or a power cut), explicit
+`BEGIN IMMEDIATE` transactions, and a `schema_version` table naming this app. Opening a file that is
+not SQLite, is someone else's database, was written by a newer schema, or fails `quick_check`
+raises `StoreError` naming the file; nothing is written to it.
+
+Tables: items (the factual layer, one row per record version; revisions add rows and only ever set
+`valid_to` on the old one), topics / item_topics (thematic layer), entities / item_entities
+(entity layer), vectors (embedding cache keyed by embedder id and text hash), conversations (one
+row per committed conversation, written in the same transaction as its items), scopes (known users
+and projects, with a generation counter that tells other processes' indexes to reload).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from pulse.core.records import MemoryItem, Provenance, RecordError
+from pulse.memory import graph
+from pulse.memory.interface import ItemMeta, StoreError
+
+APP = "pulse-memory"
+SCHEMA_VERSION = 1
+STORE_FILE = "memory.sqlite"
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+_SCHEMA = """
+CREATE TABLE schema_version (app TEXT NOT NULL, version INTEGER NOT NULL);
+CREATE TABLE scopes (scope TEXT PRIMARY KEY, created_at TEXT NOT NULL, generation INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE items (
+    item_id TEXT PRIMARY KEY, scope TEXT NOT NULL REFERENCES scopes(scope), kind TEXT NOT NULL,
+    text TEXT NOT NULL, slot TEXT NOT NULL, value TEXT NOT NULL, topic TEXT NOT NULL,
+    entities TEXT NOT NULL, conditions TEXT NOT NULL, source_kind TEXT NOT NULL, event_id TEXT NOT NULL,
+    quote TEXT NOT NULL, valid_from TEXT NOT NULL, valid_to TEXT NOT NULL, supersedes TEXT NOT NULL,
+    task_id TEXT NOT NULL, links TEXT NOT NULL, conversation_id TEXT NOT NULL);
+CREATE INDEX items_by_scope ON items(scope);
+CREATE INDEX items_by_conversation ON items(conversation_id);
+CREATE TABLE topics (scope TEXT NOT NULL, path TEXT NOT NULL, parent TEXT NOT NULL, PRIMARY KEY (scope, path));
+CREATE TABLE item_topics (item_id TEXT NOT NULL, topic TEXT NOT NULL, role TEXT NOT NULL, PRIMARY KEY (item_id, topic));
+CREATE TABLE entities (scope TEXT NOT NULL, key TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY (scope, key));
+CREATE TABLE item_entities (item_id TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (item_id, key));
+CREATE TABLE vectors (embedder_id TEXT NOT NULL, text_hash TEXT NOT NULL, dim INTEGER NOT NULL, vec BLOB NOT NULL,
+    PRIMARY KEY (embedder_id, text_hash)) WITHOUT ROWID;
+CREATE TABLE conversations (conversation_id TEXT PRIMARY KEY, user_scope TEXT NOT NULL, project_scope TEXT NOT NULL,
+    committed_at TEXT NOT NULL, n_items INTEGER NOT NULL, n_merged INTEGER NOT NULL, n_rejected INTEGER NOT NULL);
+"""
+
+_ITEM_COLS = ("item_id, scope, kind, text, slot, value, topic, entities, conditions, source_kind, event_id, quote, "
+              "valid_from, valid_to, supersedes, task_id, links, conversation_id")
+
+
+def text_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def _row_to_item(r: sqlite3.Row | tuple) -> tuple[MemoryItem, ItemMeta, str]:
+    (item_id, scope, kind, text, slot, value, topic, entities, conditions, source_kind, event_id, quote,
+     valid_from, valid_to, supersedes, task_id, links, conversation_id) = r
+    item = MemoryItem(item_id=item_id, kind=kind, scope=scope, text=text, slot=slot, value=value, topic=topic,
+                      entities=tuple(json.loads(entities)), conditions=conditions,
+                      provenance=Provenance(source_kind, event_id, quote), valid_from=valid_from,
+                      valid_to=valid_to, supersedes=supersedes)
+    return item, ItemMeta(links=tuple(json.loads(links)), task_id=task_id), conversation_id
+
+
+class MemoryStore:
+    """Thread-safe wrapper of one SQLite connection. Writes happen only inside `transaction()`."""
+
+    def __init__(self, root: str | Path, create: bool = True, check: bool = True):
+        self.root = Path(root)
+        self.path = self.root / STORE_FILE
+        if not self.path.exists():
+            if not create:
+                raise StoreError(f"no memory store at {self.path} (memory root {self.root} is empty or missing)")
+            self.root.mkdir(parents=True, exist_ok=True)
+        elif self.path.stat().st_size > 0:
+            with open(self.path, "rb") as f:
+                if f.read(16) != _SQLITE_MAGIC:
+                    raise StoreError(f"memory store {self.path} is corrupted or not a SQLite file (bad header)")
+        self._lock = threading.RLock()
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+            self._db.execute("PRAGMA busy_timeout=30000")
+            if check:
+                res = self._db.execute("PRAGMA quick_check").fetchone()[0]
+                if res != "ok":
+                    raise StoreError(f"memory store {self.path} is corrupted (quick_check: {res})")
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._init_schema()
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"memory store {self.path} is corrupted or not a Pulse memory store ({e})") from None
+
+    # ---------------------------------------------------------------- schema / lifecycle
+    def _init_schema(self) -> None:
+        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not tables:
+            with self.transaction():
+                for stmt in _SCHEMA.strip().split(";"):  # not executescript: it would COMMIT early
+                    if stmt.strip():
+                        self._db.execute(stmt)
+                self._db.execute("INSERT INTO schema_version VALUES (?, ?)", (APP, SCHEMA_VERSION))
+            return
+        if "schema_version" not in tables:
+            raise StoreError(f"{self.path} is a SQLite file of another application (no schema_version table; "
+                             f"tables: {sorted(tables)[:5]})")
+        row = self._db.execute("SELECT app, version FROM schema_version").fetchone()
+        if row is None or row[0] != APP:
+            raise StoreError(f"{self.path} is a SQLite file of another application (schema_version app {row and row[0]!r})")
+        if row[1] > SCHEMA_VERSION:
+            raise StoreError(f"{self.path} has schema version {row[1]}, newer than this code's {SCHEMA_VERSION}; "
+                             f"upgrade pulse")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic write: everything in the block commits together or not at all."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            else:
+                self._db.execute("COMMIT")
+
+    def _q(self, sql: str, params: Sequence = ()) -> list[tuple]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, params).fetchall()
+            except sqlite3.DatabaseError as e:
+                raise StoreError(f"memory store {self.path}: {e}") from None
+
+    def data_version(self) -> int:
+        """Changes when another connection commits: a cheap signal to drop cached indexes."""
+        return self._q("PRAGMA data_version")[0][0]
+
+    # ---------------------------------------------------------------- scopes
+    def has_scope(self, scope: str) -> bool:
+        return bool(self._q("SELECT 1 FROM scopes WHERE scope=?", (scope,)))
+
+    def scopes(self, prefix: str = "") -> list[str]:
+        return [r[0] for r in self._q("SELECT scope FROM scopes WHERE scope LIKE ? ORDER BY scope", (prefix + "%",))]
+
+    def generations(self) -> dict[str, int]:
+        return dict(self._q("SELECT scope, generation FROM scopes"))
+
+    def ensure_scope(self, db: sqlite3.Connection, scope: str, now: str) -> None:
+        db.execute("INSERT OR IGNORE INTO scopes(scope, created_at) VALUES (?, ?)", (scope, now))
+
+    def bump(self, db: sqlite3.Connection, scopes: set[str]) -> None:
+        db.executemany("UPDATE scopes SET generation = generation + 1 WHERE scope=?", [(s,) for s in scopes])
+
+    # ---------------------------------------------------------------- items
+    def get(self, item_id: str) -> tuple[MemoryItem, ItemMeta, str] | None:
+        rows = self._q(f"SELECT {_ITEM_COLS} FROM items WHERE item_id=?", (item_id,))
+        return _row_to_item(rows[0]) if rows else None
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, tuple[MemoryItem, ItemMeta, str]]:
+        out: dict[str, tuple[MemoryItem, ItemMeta, str]] = {}
+        ids = list(ids)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            for r in self._q(f"SELECT {_ITEM_COLS} FROM items WHERE item_id IN ({','.join('?' * len(chunk))})", chunk):
+                out[r[0]] = _row_to_item(r)
+        return out
+
+    def scope_items(self, scope: str) -> list[tuple[MemoryItem, ItemMeta, str]]:
+        """All versions in insertion order (rowid), so supersession chains read oldest first."""
+        try:
+            return [_row_to_item(r) for r in self._q(f"SELECT {_ITEM_COLS} FROM items WHERE scope=? ORDER BY rowid",
+                                                     (scope,))]
+        except RecordError as e:
+            raise StoreError(f"memory store {self.path}: a stored record is invalid ({e})") from None
+
+    def insert_item(self, db: sqlite3.Connection, item: MemoryItem, meta: ItemMeta, conversation_id: str = "") -> None:
+        db.execute(f"INSERT INTO items ({_ITEM_COLS}) VALUES ({','.join('?' * 18)})", (
+            item.item_id, item.scope, item.kind, item.text, item.slot, item.value, item.topic,
+            json.dumps(list(item.entities)), item.conditions, item.provenance.source_kind, item.provenance.event_id,
+            item.provenance.quote, item.valid_from, item.valid_to, item.supersedes, meta.task_id,
+            json.dumps(list(meta.links)), conversation_id))
+        for topic, role in graph.item_topics(item, meta):
+            for node in graph.topic_chain(topic):
+                db.execute("INSERT OR IGNORE INTO topics VALUES (?, ?, ?)", (item.scope, node, graph.topic_parent(node)))
+            db.execute("INSERT OR IGNORE INTO item_topics VALUES (?, ?, ?)", (item.item_id, topic, role))
+        for key, name in graph.item_entities(item).items():
+            db.execute("INSERT OR IGNORE INTO entities VALUES (?, ?, ?)", (item.scope, key, name))
+            db.execute("INSERT OR IGNORE INTO item_entities VALUES (?, ?)", (item.item_id, key))
+
+    def end_validity(self, db: sqlite3.Connection, item_id: str, valid_to: str) -> None:
+        """The only update an item row ever gets: its validity ends when a revision supersedes it."""
+        db.execute("UPDATE items SET valid_to=? WHERE item_id=? AND valid_to=''", (valid_to, item_id))
+
+    # ---------------------------------------------------------------- graph layers (for show / export)
+    def topics(self, scope: str) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self._q("SELECT path, parent FROM topics WHERE scope=? ORDER BY path", (scope,))]
+
+    def entities(self, scope: str) -> dict[str, str]:
+        return dict(self._q("SELECT key, name FROM entities WHERE scope=? ORDER BY key", (scope,)))
+
+    # ---------------------------------------------------------------- conversations
+    def conversation_committed(self, conversation_id: str) -> bool:
+        return bool(self._q("SELECT 1 FROM conversations WHERE conversation_id=?", (conversation_id,)))
+
+    def record_conversation(self, db: sqlite3.Connection, conversation_id: str, user_scope: str, project_scope: str,
+                            now: str, n_items: int, n_merged: int, n_rejected: int) -> None:
+        db.execute("INSERT INTO conversations VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   (conversation_id, user_scope, project_scope, now, n_items, n_merged, n_rejected))
+
+    def conversations(self) -> list[tuple]:
+        return self._q("SELECT conversation_id, user_scope, project_scope, committed_at, n_items FROM conversations")
+
+    # ---------------------------------------------------------------- vector cache
+    def cached_vectors(self, embedder_id: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """text hash -> vector for the texts already embedded by this embedder."""
+        hashes = list(dict.fromkeys(text_hash(t) for t in texts))
+        out: dict[str, np.ndarray] = {}
+        for start in range(0, len(hashes), 500):
+            chunk = hashes[start:start + 500]
+            for h, dim, blob in self._q(f"SELECT text_hash, dim, vec FROM vectors WHERE embedder_id=? AND text_hash IN "
+                                        f"({','.join('?' * len(chunk))})", [embedder_id, *chunk]):
+                out[h] = np.frombuffer(blob, dtype=np.float32, count=dim)
+        return out
+
+    def put_vectors(self, db: sqlite3.Connection, embedder_id: str, texts: Sequence[str], vecs: np.ndarray) -> None:
+        vecs = np.asarray(vecs, dtype=np.float32)
+        db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?, ?, ?)",
+                       [(embedder_id, text_hash(t), vecs.shape[1], vecs[i].tobytes()) for i, t in enumerate(texts)])
+
+    def seed_vectors(self, embedder_id: str, texts: Sequence[str], vecs: np.ndarray) -> None:
+        """Pre-fill the cache (benchmarks with precomputed vectors; imports from another run)."""
+        with self.transaction() as db:
+            self.put_vectors(db, embedder_id, texts, vecs)
