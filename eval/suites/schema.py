@@ -1,0 +1,242 @@
+"""Offline suite records: personas (seed memory, tools), tasks (steps, checkpoints) and their
+validated JSON form. A suite file that does not validate fails with an error naming the file, the
+record (persona / task / step) and the key.
+
+A task is a plan of tool calls ("steps"). Each step's arguments are *slots* with a gold value and
+a source saying where a capable agent would learn it:
+  explicit        stated in the request
+  preference      a current user preference in memory; the request leaves it implicit
+  revised         a preference revised in the past (memory holds the old and the new value)
+  habit_override  the user has a habit for this slot, but the request explicitly asks otherwise
+                  (a wrong intervention here misleads the agent: the Notion-vs-Obsidian case)
+  project         a decision in project memory (seeded, or made by an earlier task: a dependency)
+  user_message    the user states it mid-task (a hidden intent revealed at that step); it is
+                  written to memory at task end and later tasks depend on it
+  default         nothing says otherwise; gold is the slot's default (the agent's prior guess)
+Checkpoints are checked deterministically on the final workspace state.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from pulse.core.records import MemoryItem, RecordError
+
+ARG_SOURCES = ("explicit", "preference", "revised", "habit_override", "project", "user_message", "default")
+STAGES = ("early", "middle", "late")
+
+
+class SuiteError(ValueError):
+    """A suite or task file failed validation; the message names file, record and key."""
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    service: str
+    description: str
+    # argument name -> allowed values; the artifact argument takes any string
+    params: dict[str, list[str]]
+    artifact_param: str = "name"
+    # a tool whose receipt confirms a project decision (its result carries decision.<slot> fields)
+    records_decision: bool = False
+
+    def json_schema(self) -> dict[str, Any]:
+        props: dict[str, Any] = {self.artifact_param: {"type": "string", "description": "artifact name"}}
+        for p, values in self.params.items():
+            props[p] = {"type": "string", "enum": list(values)}
+        return {"type": "object", "properties": props, "required": [self.artifact_param, *self.params]}
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    slot: str
+    gold: str
+    source: str
+    default: str  # the agent's prior guess when nothing informs it
+
+
+@dataclass(frozen=True)
+class StepSpec:
+    step_id: str
+    tool: str
+    artifact: str
+    subgoal: str
+    args: tuple[ArgSpec, ...]
+    stage: str
+    # the user's message right before this step (slot -> value), "" text when none
+    user_message: dict[str, str] = field(default_factory=dict)
+    user_message_text: str = ""
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    checkpoint_id: str
+    artifact: str
+    slot: str
+    expected: str
+    stage: str
+    source: str
+
+
+@dataclass(frozen=True)
+class SimTask:
+    task_id: str
+    user_id: str
+    project_id: str
+    category: str
+    session: int
+    time: str
+    level: int  # 1 implicit .. 3 explicit (Persona2Web levels)
+    request_text: str
+    request_args: dict[str, str]  # explicit slot values; "?" = referred to but left implicit
+    steps: tuple[StepSpec, ...]
+    checkpoints: tuple[Checkpoint, ...]
+    depends_on: tuple[str, ...] = ()
+    topic: str = ""
+
+
+@dataclass(frozen=True)
+class Persona:
+    user_id: str
+    role: str
+    memory: tuple[MemoryItem, ...]
+    tools: tuple[ToolSpec, ...]
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    version: str
+    seed: int
+    personas: tuple[Persona, ...]
+    tasks: tuple[SimTask, ...]  # in execution order; a persona's tasks form one chain
+    metric: str = "comp"  # comp (checkpoints passed / total) | acc (1 / 0.5 partial / 0 per task)
+    categories: tuple[str, ...] = ()
+
+    def persona(self, user_id: str) -> Persona:
+        for p in self.personas:
+            if p.user_id == user_id:
+                return p
+        raise SuiteError(f"suite {self.name}: no persona {user_id!r}")
+
+    def chains(self) -> dict[str, list[SimTask]]:
+        out: dict[str, list[SimTask]] = {}
+        for t in self.tasks:
+            out.setdefault(t.user_id, []).append(t)
+        return out
+
+    # -- serialisation ----------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["personas"] = [{**asdict(p), "memory": [m.to_dict() for m in p.memory]} for p in self.personas]
+        return d
+
+    def save(self, path: str | Path) -> None:
+        from pulse.utils.atomic import atomic_write_text
+        atomic_write_text(path, json.dumps(self.to_json(), indent=1, sort_keys=True) + "\n")
+
+
+def _need(d: Mapping[str, Any], key: str, typ, where: str):
+    if not isinstance(d, Mapping):
+        raise SuiteError(f"{where}: expected an object, got {type(d).__name__}")
+    if key not in d:
+        raise SuiteError(f"{where}: missing key {key!r}")
+    v = d[key]
+    if typ is not None and not isinstance(v, typ):
+        raise SuiteError(f"{where}: key {key!r} must be {getattr(typ, '__name__', typ)}, got {type(v).__name__}")
+    return v
+
+
+def suite_from_json(d: Mapping[str, Any], where: str = "suite") -> Suite:
+    personas = []
+    for i, p in enumerate(_need(d, "personas", list, where)):
+        pw = f"{where}: personas[{i}]"
+        tools = []
+        for j, t in enumerate(_need(p, "tools", list, pw)):
+            tw = f"{pw}.tools[{j}]"
+            params = _need(t, "params", dict, tw)
+            for k, v in params.items():
+                if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
+                    raise SuiteError(f"{tw}: params[{k!r}] must be a non-empty list of strings")
+            tools.append(ToolSpec(_need(t, "name", str, tw), _need(t, "service", str, tw),
+                                  t.get("description", ""), params, t.get("artifact_param", "name"),
+                                  bool(t.get("records_decision", False))))
+        try:
+            memory = tuple(MemoryItem.from_dict(m, f"{pw}.memory[{k}]")
+                           for k, m in enumerate(_need(p, "memory", list, pw)))
+        except RecordError as e:
+            raise SuiteError(str(e)) from None
+        personas.append(Persona(_need(p, "user_id", str, pw), p.get("role", ""), memory, tuple(tools)))
+    by_user = {p.user_id: p for p in personas}
+    tasks, seen = [], set()
+    for i, t in enumerate(_need(d, "tasks", list, where)):
+        tid = t.get("task_id", f"#{i}") if isinstance(t, Mapping) else f"#{i}"
+        tw = f"{where}: tasks[{i}] ({tid})"
+        user = _need(t, "user_id", str, tw)
+        if user not in by_user:
+            raise SuiteError(f"{tw}: user_id {user!r} is not a persona of this suite")
+        tools = {x.name: x for x in by_user[user].tools}
+        steps = []
+        for j, s in enumerate(_need(t, "steps", list, tw)):
+            sw = f"{tw}.steps[{j}]"
+            tool = _need(s, "tool", str, sw)
+            if tool not in tools:
+                raise SuiteError(f"{sw}: tool {tool!r} is not one of persona {user}'s tools {sorted(tools)}")
+            args = []
+            for k, a in enumerate(_need(s, "args", list, sw)):
+                aw = f"{sw}.args[{k}]"
+                slot = _need(a, "slot", str, aw)
+                if slot not in tools[tool].params:
+                    raise SuiteError(f"{aw}: slot {slot!r} is not a parameter of tool {tool}")
+                gold = _need(a, "gold", str, aw)
+                if gold not in tools[tool].params[slot]:
+                    raise SuiteError(f"{aw}: gold {gold!r} not among {tool}.{slot} values")
+                src = _need(a, "source", str, aw)
+                if src not in ARG_SOURCES:
+                    raise SuiteError(f"{aw}: source {src!r} not in {ARG_SOURCES}")
+                args.append(ArgSpec(slot, gold, src, _need(a, "default", str, aw)))
+            stage = _need(s, "stage", str, sw)
+            if stage not in STAGES:
+                raise SuiteError(f"{sw}: stage {stage!r} not in {STAGES}")
+            steps.append(StepSpec(_need(s, "step_id", str, sw), tool, _need(s, "artifact", str, sw),
+                                  s.get("subgoal", ""), tuple(args), stage, dict(s.get("user_message") or {}),
+                                  s.get("user_message_text", "")))
+        cps = []
+        for j, c in enumerate(_need(t, "checkpoints", list, tw)):
+            cw = f"{tw}.checkpoints[{j}]"
+            cps.append(Checkpoint(_need(c, "checkpoint_id", str, cw), _need(c, "artifact", str, cw),
+                                  _need(c, "slot", str, cw), _need(c, "expected", str, cw),
+                                  _need(c, "stage", str, cw), c.get("source", "")))
+        if not cps:
+            raise SuiteError(f"{tw}: a task needs at least one checkpoint")
+        deps = tuple(_need(t, "depends_on", list, tw))
+        for dep in deps:
+            if dep not in seen:
+                raise SuiteError(f"{tw}: depends_on {dep!r} must name an earlier task")
+        task_id = _need(t, "task_id", str, tw)
+        if task_id in seen:
+            raise SuiteError(f"{tw}: duplicate task_id")
+        seen.add(task_id)
+        tasks.append(SimTask(task_id, user, t.get("project_id", ""), _need(t, "category", str, tw),
+                             int(t.get("session", 0)), t.get("time", ""), int(t.get("level", 0)),
+                             _need(t, "request_text", str, tw), dict(_need(t, "request_args", dict, tw)),
+                             tuple(steps), tuple(cps), deps, t.get("topic", "")))
+    metric = d.get("metric", "comp")
+    if metric not in ("comp", "acc"):
+        raise SuiteError(f"{where}: metric {metric!r} not in ('comp', 'acc')")
+    return Suite(_need(d, "name", str, where), _need(d, "version", str, where), int(d.get("seed", 0)),
+                 tuple(personas), tuple(tasks), metric, tuple(d.get("categories", ())))
+
+
+def load_suite(path: str | Path) -> Suite:
+    path = Path(path)
+    if not path.exists():
+        raise SuiteError(f"suite file {path} does not exist")
+    try:
+        d = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise SuiteError(f"{path}: not valid JSON ({e})") from None
+    return suite_from_json(d, str(path))
