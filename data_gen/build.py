@@ -1,0 +1,232 @@
+"""Generate the labeled policy dataset: personas -> histories -> preferences -> tasks -> prefixes.
+
+Run:
+    .venv/bin/python -m data_gen.build --out artifacts/data/policy_v1 [--seed 0] [--n-users 480]
+or from Python:
+    from data_gen.config import GenDataConfig
+    from data_gen.build import generate_examples, build_dataset
+    card = build_dataset(GenDataConfig(seed=0), "artifacts/data/policy_v1")
+
+Deterministic from the seed, no LLM, no network, no files read. The output directory is a
+`datasets.DatasetDict` (train/validation/test, rows = `PolicyExample.to_row()`) plus
+dataset_card.json and README.md; it is written to a temp directory beside the target and renamed
+into place, so a failed run never leaves a half-written dataset.
+
+How this differs from Persona2Web: Persona2Web releases tasks but no generator and no
+silent/supplement/intervene labels; the preference derivation, trajectory prefixes and labels here
+are Pulse's own (reference persona2web.md §6.3).
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import random
+import shutil
+import tempfile
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Mapping
+
+from pulse.core.examples import ROW_COLUMNS, PolicyExample
+from pulse.core.policy_io import PolicyInput, render_compact
+from pulse.core.records import Event
+
+from data_gen.card import card_markdown, make_card
+from data_gen.cases import CASES, CaseType, Ev, GroupMemory, fillers, initial_plan
+from data_gen.config import GenDataConfig
+from data_gen.labels import current_preferences, gold_decision
+from data_gen.snapshot import assemble_snapshot, snapshot_pool
+from data_gen.splits import SPLITS, assign_splits
+from data_gen.world.domains import DomainSpec
+from data_gen.world.history import generate_history
+from data_gen.world.personas import make_persona
+from data_gen.world.preferences import UserFact, attribute_facts, derive_facts
+from data_gen.world.tasks import TaskGroup, make_task_groups, request_text
+from data_gen.world.tool_calls import call_event, message_event, request_event, result_event
+from data_gen.world.vocab_web import WEB_DOMAINS
+
+
+class GenerationError(RuntimeError):
+    """A generated prefix did not get the label its case type promises (a generator bug)."""
+
+
+def select_domains(cfg: GenDataConfig, domains: Mapping[str, DomainSpec] | None = None) -> dict[str, DomainSpec]:
+    pool = dict(domains if domains is not None else WEB_DOMAINS)
+    if not cfg.domains:
+        return pool
+    unknown = [d for d in cfg.domains if d not in pool]
+    if unknown:
+        hints = {d: difflib.get_close_matches(d, list(pool), n=1) for d in unknown}
+        raise ValueError(f"unknown domain(s) {hints} (name: closest); known: {sorted(pool)}")
+    return {d: pool[d] for d in cfg.domains}
+
+
+def _check_weights(cfg: GenDataConfig) -> None:
+    unknown = [c for c in cfg.case_weights if c not in CASES]
+    if unknown:
+        hints = {c: difflib.get_close_matches(c, list(CASES), n=1) for c in unknown}
+        raise ValueError(f"unknown case type(s) in case_weights {hints} (name: closest); known: {sorted(CASES)}")
+
+
+def generate_examples(cfg: GenDataConfig, *, domains: Mapping[str, DomainSpec] | None = None
+                      ) -> dict[str, list[PolicyExample]]:
+    """Labeled prefixes per split ("train", "validation", "test"), in a deterministic order.
+
+    `domains` replaces the built-in web vocabulary (e.g. professional or personal-app domains).
+    """
+    _check_weights(cfg)
+    doms = select_domains(cfg, domains)
+    user_ids = [f"u{i:04d}" for i in range(cfg.n_users)]
+    split_of = assign_splits(user_ids, cfg.val_user_fraction, cfg.test_user_fraction, cfg.seed)
+    out: dict[str, list[PolicyExample]] = {s: [] for s in SPLITS}
+    for i, uid in enumerate(user_ids):
+        out[split_of[uid]].extend(user_examples(cfg, i, doms))
+    return out
+
+
+def user_examples(cfg: GenDataConfig, index: int, domains: Mapping[str, DomainSpec]) -> list[PolicyExample]:
+    """All examples of one user; its own random stream makes users independent of each other."""
+    rng = random.Random(f"pulse-data:{cfg.seed}:{index}")
+    persona = make_persona(index, rng, domains, cfg.persona_params())
+    history = generate_history(persona, domains, rng, cfg.history_params())
+    facts = derive_facts(history) + attribute_facts(persona)
+    labels = {d.name: d.label for d in domains.values()}
+    examples = []
+    for group in make_task_groups(persona, facts, domains, cfg.tasks_per_user, rng, params=cfg.task_params()):
+        mem = group_memory(domains[group.domain], group, facts)
+        pool = snapshot_pool(facts, group.domain, group.slots)
+        feasible = {name: opts for name, c in CASES.items()
+                    if cfg.case_weights.get(name, 0) > 0 and (opts := c.options(mem))}
+        if not feasible:
+            continue
+        names = list(feasible)
+        weights = [cfg.case_weights[n] for n in names]
+        for k in range(cfg.prefixes_per_task):
+            case = CASES[rng.choices(names, weights)[0]]
+            inp = _prefix(cfg, case, feasible[case.name], mem, rng)
+            snapshot = assemble_snapshot(pool, rng, f"user:{persona.user_id}", cfg.min_snapshot_items,
+                                         cfg.max_snapshot_items, labels)
+            inp = PolicyInput(inp.prefix, snapshot, group.slots, group.domain, inp.task_level)
+            gold = gold_decision(inp)
+            _check(case, inp, gold.action, gold.evidence, mem)
+            examples.append(PolicyExample(f"{group.group_id}_{k:02d}", group.group_id, persona.user_id,
+                                          case.name, inp, gold, as_of=inp.last_event.time))
+    return examples
+
+
+def group_memory(spec: DomainSpec, group: TaskGroup, facts: tuple[UserFact, ...]) -> GroupMemory:
+    cur, old, habit = {}, {}, {}
+    for f in facts:
+        if f.topic != group.domain or f.slot not in group.slots:
+            continue
+        if f.kind == "preference":
+            (cur if f.is_current else old)[f.slot] = f.value
+        elif f.kind == "habit":
+            habit[f.slot] = f.value
+    return GroupMemory(spec, group, cur, old, habit)
+
+
+def _prefix(cfg: GenDataConfig, case: CaseType, options: list[tuple[int, str]], mem: GroupMemory,
+            rng: random.Random) -> PolicyInput:
+    level = rng.choice(sorted({lv for lv, _ in options}))
+    target = rng.choice([s for lv, s in options if lv == level])
+    plan = initial_plan(mem, level, target, rng, cfg.p_absent_slot)
+    tail = case.build(plan)  # may adjust plan.modes / plan.gold before the request is rendered
+    n_total = 1 if not tail else rng.randint(1 + len(tail), cfg.max_prefix_events)
+    body = fillers(plan, n_total - 1 - len(tail)) + tail
+    t = datetime.fromisoformat(mem.group.start_time) + timedelta(minutes=rng.randrange(240))
+    spec, obj = mem.spec, mem.group.obj
+    events: list[Event] = [request_event(0, t.isoformat(), request_text(spec, obj, plan.modes), plan.modes)]
+    for step, ev in enumerate(body, start=1):
+        t += timedelta(seconds=rng.randint(5, 90))
+        events.append(_event(ev, step, t.isoformat(), obj, rng))
+    return PolicyInput(tuple(events), (), mem.group.slots, mem.group.domain, level)
+
+
+def _event(ev: Ev, step: int, time: str, obj: str, rng: random.Random) -> Event:
+    if ev.kind == "call":
+        return call_event(step, time, ev.tool, obj, ev.args)
+    if ev.kind == "result":
+        return result_event(step, time, ev.tool, rng.randint(1, 40), obj)
+    return message_event(step, time, ev.role, ev.text, ev.args)
+
+
+def _check(case: CaseType, inp: PolicyInput, action: str, evidence: tuple[str, ...], mem: GroupMemory) -> None:
+    """The case must produce its promised action, and a non-silent label must cite real evidence."""
+    ok = action == case.action
+    if ok and action != "silent":
+        ids = {m.item_id for m in inp.snapshot if m.kind == "preference" and m.is_current}
+        ok = bool(evidence) and set(evidence) <= ids
+    if not ok:
+        raise GenerationError(f"case {case.name} expected {case.action}, labeller gave {action} {evidence}:\n"
+                              f"{render_compact(inp)}")
+
+
+# -- writing ------------------------------------------------------------------------------------
+def _features():
+    from datasets import Features, Sequence, Value
+
+    types = {"label_evidence": Sequence(Value("string")), "task_slots": Sequence(Value("string")),
+             "task_level": Value("int64")}
+    return Features({c: types.get(c, Value("string")) for c in ROW_COLUMNS})
+
+
+def build_dataset(cfg: GenDataConfig, out_dir: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Generate, then atomically write the DatasetDict + card to out_dir (default cfg.out_dir).
+
+    An existing dataset at out_dir is replaced only after the new one is complete. Returns the card.
+    """
+    from datasets import Dataset, DatasetDict
+
+    target = Path(out_dir if out_dir is not None else cfg.out_dir).resolve()
+    splits = generate_examples(cfg)
+    card = make_card(cfg, splits)
+    features = _features()
+    dd = DatasetDict({name: Dataset.from_list([e.to_row() for e in exs], features=features)
+                      for name, exs in splits.items()})
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        dd.save_to_disk(str(tmp))
+        (tmp / "dataset_card.json").write_text(json.dumps(card, indent=2) + "\n")
+        (tmp / "README.md").write_text(card_markdown(card))
+        _replace_dir(tmp, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return card
+
+
+def _replace_dir(src: Path, target: Path) -> None:
+    """Move src to target; an existing target is moved aside first and deleted only after."""
+    if not target.exists():
+        os.replace(src, target)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    os.replace(target, old / "d")
+    try:
+        os.replace(src, target)
+    except BaseException:
+        os.replace(old / "d", target)  # put the previous dataset back
+        raise
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m data_gen.build", description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=GenDataConfig.out_dir, help="output directory")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--n-users", type=int, default=GenDataConfig.n_users)
+    ap.add_argument("--tasks-per-user", type=int, default=GenDataConfig.tasks_per_user)
+    ap.add_argument("--prefixes-per-task", type=int, default=GenDataConfig.prefixes_per_task)
+    a = ap.parse_args(argv)
+    cfg = GenDataConfig(seed=a.seed, n_users=a.n_users, tasks_per_user=a.tasks_per_user,
+                        prefixes_per_task=a.prefixes_per_task, out_dir=a.out)
+    card = build_dataset(cfg, a.out)
+    print(json.dumps({"out": str(Path(a.out).resolve()), **card["total"]}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
