@@ -50,6 +50,15 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
+def stem(word: str) -> str:
+    """A crude suffix stripper so "writing" names the Topic "write"; embedders handle the rest."""
+    for suffix in ("ings", "ing", "ies", "es", "ed", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+
 def item_topics(item: MemoryItem, meta: ItemMeta) -> list[tuple[str, str]]:
     """(topic key, role) pairs; role is "primary" or "link"."""
     primary = topic_key(item.topic)

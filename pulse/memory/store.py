@@ -40,8 +40,11 @@ CREATE TABLE items (
     text TEXT NOT NULL, slot TEXT NOT NULL, value TEXT NOT NULL, topic TEXT NOT NULL,
     entities TEXT NOT NULL, conditions TEXT NOT NULL, source_kind TEXT NOT NULL, event_id TEXT NOT NULL,
     quote TEXT NOT NULL, valid_from TEXT NOT NULL, valid_to TEXT NOT NULL, supersedes TEXT NOT NULL,
-    task_id TEXT NOT NULL, links TEXT NOT NULL, conversation_id TEXT NOT NULL);
+    task_id TEXT NOT NULL, links TEXT NOT NULL, conversation_id TEXT NOT NULL,
+    eq_key TEXT NOT NULL, rev_key TEXT NOT NULL);
 CREATE INDEX items_by_scope ON items(scope);
+CREATE INDEX items_by_eq ON items(eq_key);
+CREATE INDEX items_by_rev ON items(rev_key, valid_to);
 CREATE INDEX items_by_conversation ON items(conversation_id);
 CREATE TABLE topics (scope TEXT NOT NULL, path TEXT NOT NULL, parent TEXT NOT NULL, PRIMARY KEY (scope, path));
 CREATE TABLE item_topics (item_id TEXT NOT NULL, topic TEXT NOT NULL, role TEXT NOT NULL, PRIMARY KEY (item_id, topic));
@@ -59,6 +62,10 @@ _ITEM_COLS = ("item_id, scope, kind, text, slot, value, topic, entities, conditi
 
 def text_hash(text: str) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def key_hash(key: tuple[str, ...]) -> str:
+    return hashlib.blake2b("\x1f".join(key).encode(), digest_size=12).hexdigest()
 
 
 def _row_to_item(r: sqlite3.Row | tuple) -> tuple[MemoryItem, ItemMeta, str]:
@@ -186,11 +193,13 @@ class MemoryStore:
             raise StoreError(f"memory store {self.path}: a stored record is invalid ({e})") from None
 
     def insert_item(self, db: sqlite3.Connection, item: MemoryItem, meta: ItemMeta, conversation_id: str = "") -> None:
-        db.execute(f"INSERT INTO items ({_ITEM_COLS}) VALUES ({','.join('?' * 18)})", (
+        rev = graph.revision_key(item, meta.task_id)
+        db.execute(f"INSERT INTO items ({_ITEM_COLS}, eq_key, rev_key) VALUES ({','.join('?' * 20)})", (
             item.item_id, item.scope, item.kind, item.text, item.slot, item.value, item.topic,
             json.dumps(list(item.entities)), item.conditions, item.provenance.source_kind, item.provenance.event_id,
             item.provenance.quote, item.valid_from, item.valid_to, item.supersedes, meta.task_id,
-            json.dumps(list(meta.links)), conversation_id))
+            json.dumps(list(meta.links)), conversation_id, key_hash(graph.equivalence_key(item, meta.task_id)),
+            key_hash(rev) if rev else ""))
         for topic, role in graph.item_topics(item, meta):
             for node in graph.topic_chain(topic):
                 db.execute("INSERT OR IGNORE INTO topics VALUES (?, ?, ?)", (item.scope, node, graph.topic_parent(node)))
@@ -198,6 +207,13 @@ class MemoryStore:
         for key, name in graph.item_entities(item).items():
             db.execute("INSERT OR IGNORE INTO entities VALUES (?, ?, ?)", (item.scope, key, name))
             db.execute("INSERT OR IGNORE INTO item_entities VALUES (?, ?)", (item.item_id, key))
+
+    def find_by_key(self, db: sqlite3.Connection, column: str, key: tuple[str, ...],
+                    current_only: bool = True) -> list[tuple[MemoryItem, ItemMeta, str]]:
+        """Stored records with this equivalence (`eq_key`) or revision (`rev_key`) key."""
+        assert column in ("eq_key", "rev_key")
+        sql = f"SELECT {_ITEM_COLS} FROM items WHERE {column}=?" + (" AND valid_to=''" if current_only else "")
+        return [_row_to_item(r) for r in db.execute(sql + " ORDER BY rowid", (key_hash(key),)).fetchall()]
 
     def end_validity(self, db: sqlite3.Connection, item_id: str, valid_to: str) -> None:
         """The only update an item row ever gets: its validity ends when a revision supersedes it."""

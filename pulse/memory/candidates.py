@@ -1,0 +1,39 @@
+"""Per-scope retrieval candidates and the merge step every retriever shares.
+
+Retrievers score each scope on its own (a user and a project never mix inside one index), then
+`select` merges them: information gain drops items already delivered in this episode unless nothing
+new qualifies, and the top k by score are returned with their reasons.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from pulse.core.records import MemoryItem
+from pulse.memory.interface import ScoredItem
+from pulse.memory.timeutil import parse_time
+
+
+@dataclass(frozen=True)
+class Candidate:
+    score: float
+    item: MemoryItem
+    reason: str
+    delivered: bool
+
+
+def as_seen(item: MemoryItem, as_of: float | None) -> MemoryItem:
+    """The record as it looked at the cutoff: a revision after `as_of` had not ended it yet."""
+    if as_of is not None and item.valid_to and parse_time(item.valid_to) > as_of:
+        return replace(item, valid_to="")
+    return item
+
+
+def select(cands: list[Candidate], k: int) -> list[ScoredItem]:
+    fresh = [c for c in cands if not c.delivered]
+    pool = fresh if fresh else [c for c in cands]
+    pool.sort(key=lambda c: -c.score)
+    out = []
+    for c in pool[:k]:
+        reason = c.reason if not c.delivered else c.reason + "; already delivered (nothing new qualifies)"
+        out.append(ScoredItem(item=c.item, score=round(float(c.score), 6), reason=reason))
+    return out

@@ -1,0 +1,135 @@
+"""`pulse memory show|export|import`: inspect and move a memory root without writing code.
+
+    python -m pulse.memory.cli show   --root runs/mem --user u1 [--project p1] [--as-of 2025-06-01]
+    python -m pulse.memory.cli export --root runs/mem --user u1 [--project p1] [--as-of T] --out snap.json
+    python -m pulse.memory.cli import --root runs/mem --file snap.json
+The top-level `pulse` CLI dispatches `pulse memory ...` to `main(argv)`. Reading needs no embedder
+(show/export never embed); import caches vectors lazily on first retrieval. Errors print one line
+naming the user / project / record / file and exit with status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from typing import Sequence
+
+from pulse.core.records import MemoryItem, RecordError
+from pulse.memory.embedders.hashing import HashEmbedder
+from pulse.memory.interface import ItemMeta, MemoryError_
+from pulse.memory.memory import StoreMemory
+from pulse.memory.project import Workflow, state_kind_of
+from pulse.memory.retrieval_flat import FlatRetriever
+from pulse.memory.retrieval_graph import GraphRetriever
+from pulse.memory.snapshot import export_snapshot, import_snapshot
+
+
+def _open(root: str, create: bool = False) -> StoreMemory:
+    # show/export/import never embed; the hashing embedder is only a placeholder that costs nothing
+    return StoreMemory(root, HashEmbedder(), GraphRetriever(), FlatRetriever(), kind="inspect", create=create)
+
+
+def _validity(item: MemoryItem) -> str:
+    if item.valid_to:
+        return f"[{item.valid_from or '…'} → {item.valid_to}, superseded]"
+    return f"[since {item.valid_from}]" if item.valid_from else "[current]"
+
+
+def _line(item: MemoryItem, meta: ItemMeta) -> str:
+    slot = f" {item.slot}={item.value!r}" if item.slot and item.kind != "workflow" else ""
+    extra = []
+    if item.conditions:
+        extra.append(f"when {item.conditions}")
+    if item.entities:
+        extra.append("entities " + ", ".join(item.entities))
+    if meta.links:
+        extra.append("links " + ", ".join(meta.links))
+    if meta.task_id:
+        extra.append(f"task-scoped to {meta.task_id}")
+    if item.supersedes:
+        extra.append(f"supersedes {item.supersedes}")
+    p = item.provenance
+    extra.append(f"from {p.source_kind}" + (f" {p.event_id}" if p.event_id else ""))
+    return f"  {item.item_id} {item.kind}{slot} {_validity(item)}: {item.text}" + (f"  ({'; '.join(extra)})" if extra else "")
+
+
+def show(mem: StoreMemory, user: str, project: str, as_of: str) -> str:
+    pairs = mem.snapshot_with_meta(user, project, as_of)
+    out = [f"memory root {mem.store.root}" + (f" as of {as_of}" if as_of else "")]
+    user_pairs = [(i, m) for i, m in pairs if i.scope == f"user:{user}"]
+    out.append(f"user {user}: {len(user_pairs)} records, "
+               f"{sum(1 for i, _ in user_pairs if not i.valid_to)} current")
+    by_topic: dict[str, list[tuple[MemoryItem, ItemMeta]]] = defaultdict(list)
+    for i, m in user_pairs:
+        by_topic[i.topic or "general"].append((i, m))
+    for topic in sorted(by_topic):
+        out.append(f" Topic {topic}")
+        out.extend(_line(i, m) for i, m in by_topic[topic])
+    ents = mem.store.entities(f"user:{user}")
+    if ents:
+        out.append(" entities: " + ", ".join(sorted(ents.values())))
+    if project:
+        proj = [(i, m) for i, m in pairs if i.scope == f"project:{project}"]
+        out.append(f"project {project}: {len(proj)} records")
+        wfs = [(i, m) for i, m in proj if i.kind == "workflow"]
+        if wfs:
+            out.append(" workflows")
+            for i, m in wfs:
+                out.append(_line(i, m))
+                try:
+                    wf = Workflow.from_item(i)
+                    for n, s in enumerate(wf.steps):
+                        dep = f" (after {', '.join(str(d + 1) for d in s.depends_on)})" if s.depends_on else ""
+                        out.append(f"      {n + 1}. {s.name} [{s.tool}] in={list(s.inputs)} out={list(s.outputs)}{dep}")
+                except RecordError as e:
+                    out.append(f"      (unreadable steps: {e})")
+        by_state: dict[str, list[tuple[MemoryItem, ItemMeta]]] = defaultdict(list)
+        for i, m in proj:
+            if i.kind != "workflow":
+                by_state[state_kind_of(i) or "other"].append((i, m))
+        for sk in sorted(by_state):
+            out.append(f" state: {sk}")
+            out.extend(_line(i, m) for i, m in by_state[sk])
+    return "\n".join(out)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="pulse memory", description="Inspect, export and import Pulse memory roots.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("show", help="print a user's Topic graph and a project's workflows and state")
+    e = sub.add_parser("export", help="write a user's (+ a project's) memory to a JSON snapshot")
+    for sp in (s, e):
+        sp.add_argument("--root", required=True, help="memory root directory (holds memory.sqlite)")
+        sp.add_argument("--user", required=True, help="user id")
+        sp.add_argument("--project", default="", help="project id (optional)")
+        sp.add_argument("--as-of", default="", help="information cutoff, ISO-8601 (default: now)")
+    e.add_argument("--out", required=True, help="snapshot file to write")
+    i = sub.add_parser("import", help="load a JSON snapshot into a memory root (creates it if missing)")
+    i.add_argument("--root", required=True)
+    i.add_argument("--file", required=True)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(list(argv) if argv is not None else None)
+    try:
+        if args.cmd == "import":
+            with _open(args.root, create=True) as mem:
+                snap = import_snapshot(mem, args.file)
+            print(f"imported {len(snap.items)} records for user {snap.user_id}"
+                  + (f" and project {snap.project_id}" if snap.project_id else "") + f" into {args.root}")
+            return 0
+        with _open(args.root) as mem:
+            if args.cmd == "show":
+                print(show(mem, args.user, args.project, args.as_of))
+            else:
+                path = export_snapshot(mem, args.user, args.project, args.as_of).write(args.out)
+                print(f"wrote {path}")
+        return 0
+    except (MemoryError_, ValueError) as e:
+        print(f"pulse memory {args.cmd}: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""Rule-based candidate extraction from a finished conversation (no LLM needed).
+
+- user statements (request / user message) -> preference / habit candidates, one per sentence
+  with a preference cue, carrying the sentence as quote and the event id; "my preferred X is Y"
+  fills slot X and value Y; "this time" / "for this task" marks a temporary, task-scoped choice;
+  "let's go with ..." / "we decided ..." -> a project decision; "still need to ..." -> pending item.
+- successful tool receipts -> project progress ("progress:<tool>") and, when the receipt names an
+  artifact and a version, an artifact version ("artifact:<name>");
+- the task_end text -> a stage summary;
+- two or more successful calls -> a reusable workflow whose step dependencies are read from the
+  data flow (a later call's argument equals an earlier receipt's field or appears in its text).
+An LLM extractor can add richer candidates through `ConversationWriter.add_candidate`; every
+candidate, extracted here or not, goes through the same source validation.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Sequence
+
+from pulse.core.records import Event, MemoryItem, Provenance
+from pulse.memory.interface import WriteCandidate
+from pulse.memory.project import Workflow, WorkflowStep, state_slot
+from pulse.memory.validation import event_source, receipt_succeeded
+
+_SENT = re.compile(r"(?<=[.!?;])\s+|\n+")
+_PREF = re.compile(r"\b(i|we)\s+(?:really\s+|strongly\s+|also\s+)?(?:always\s+)?(prefer|like|love|want|need|hate|dislike|avoid)\b"
+                   r"|\b(always|never)\b|\bfrom now on\b|\bplease (?:always|never|don't|do not)\b"
+                   r"|\bmy (?:usual|preferred|favou?rite|default)\b", re.I)
+_HABIT = re.compile(r"\b(i|we)\s+(?:usually|often|normally|tend to|typically)\b", re.I)
+_SLOT = re.compile(r"\bmy (?:usual|preferred|favou?rite|default) ([\w][\w \-]{0,30}?) (?:is|are|=) ([^.;!?]+)", re.I)
+_TASK_SCOPE = re.compile(r"\b(this time|for this task|just for now|for now|only this once|just this once|temporarily|"
+                         r"for this (?:one|request|order|trip|booking|project step))\b", re.I)
+_DECISION = re.compile(r"\b(let's go with|lets go with|we(?:'ll| will) go with|we decided|i decide|decision:|approved)\b", re.I)
+_PENDING = re.compile(r"\b(still need to|todo:|to do:|remind me to|pending:|later we should)\b", re.I)
+_ARTIFACT_NAME = ("artifact", "path", "file", "filename", "name")
+_ARTIFACT_VERSION = ("version", "revision", "rev", "sha", "commit")
+
+
+def _cid(*parts: str) -> str:
+    return hashlib.blake2b("\x1f".join(parts).encode(), digest_size=8).hexdigest()
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENT.split(text) if s.strip()]
+
+
+def extract(events: Sequence[Event], conversation_id: str, user_id: str, project_id: str, now: str) -> list[WriteCandidate]:
+    out: list[WriteCandidate] = []
+    user_scope = f"user:{user_id}"
+    for ev in events:
+        t = ev.time or now
+        if event_source(ev) == "user_statement":
+            for sent in _sentences(ev.text):
+                prov = Provenance("user_statement", ev.event_id, sent)
+                if project_id and _DECISION.search(sent):
+                    out.append(WriteCandidate(MemoryItem(
+                        f"state-{_cid(conversation_id, ev.event_id, sent)}", "project_state", f"project:{project_id}",
+                        sent, slot=state_slot("decision", _cid(sent)[:6]), value=sent, topic="decisions",
+                        provenance=prov, valid_from=t), source_event=ev))
+                    continue
+                if project_id and _PENDING.search(sent):
+                    out.append(WriteCandidate(MemoryItem(
+                        f"state-{_cid(conversation_id, ev.event_id, sent)}", "project_state", f"project:{project_id}",
+                        sent, slot=state_slot("pending", _cid(sent)[:6]), value="open", topic="pending",
+                        provenance=prov, valid_from=t), source_event=ev))
+                    continue
+                habit = bool(_HABIT.search(sent)) and not _PREF.search(sent)
+                if not (habit or _PREF.search(sent)):
+                    continue
+                m = _SLOT.search(sent)
+                slot, value = (m.group(1).strip().lower(), m.group(2).strip()) if m else ("", "")
+                out.append(WriteCandidate(MemoryItem(
+                    f"pref-{_cid(conversation_id, ev.event_id, sent)}", "habit" if habit else "preference", user_scope,
+                    sent, slot=slot, value=value, provenance=prov, valid_from=t), source_event=ev,
+                    task_scoped=bool(_TASK_SCOPE.search(sent))))
+        elif ev.kind == "tool_result" and project_id and receipt_succeeded(ev):
+            prov = Provenance("tool_receipt", ev.event_id, "")
+            scope = f"project:{project_id}"
+            out.append(WriteCandidate(MemoryItem(
+                f"state-{_cid(conversation_id, ev.event_id, 'progress')}", "project_state", scope,
+                f"{ev.tool} completed" + (f": {ev.text[:160]}" if ev.text else ""),
+                slot=state_slot("progress", ev.tool), value="done", topic="progress", entities=(f"tool:{ev.tool}",),
+                provenance=prov, valid_from=t), source_event=ev))
+            name = next((ev.args[k] for k in _ARTIFACT_NAME if ev.args.get(k)), "")
+            version = next((ev.args[k] for k in _ARTIFACT_VERSION if ev.args.get(k)), "")
+            if name and version:
+                out.append(WriteCandidate(MemoryItem(
+                    f"state-{_cid(conversation_id, ev.event_id, 'artifact')}", "project_state", scope,
+                    f"{name} is at version {version} (from {ev.tool})", slot=state_slot("artifact", name),
+                    value=version, topic="artifacts", entities=(name,), provenance=prov, valid_from=t),
+                    source_event=ev))
+        elif ev.kind == "task_end" and project_id and ev.text.strip():
+            out.append(WriteCandidate(MemoryItem(
+                f"state-{_cid(conversation_id, ev.event_id, 'stage')}", "project_state", f"project:{project_id}",
+                ev.text.strip(), slot=state_slot("stage", conversation_id), value=ev.text.strip()[:500],
+                topic="stages", provenance=Provenance("system", ev.event_id, ""), valid_from=t), source_event=ev))
+    if project_id:
+        wf = _workflow(events, conversation_id, project_id, now)
+        if wf is not None:
+            out.append(wf)
+    return out
+
+
+def _workflow(events: Sequence[Event], conversation_id: str, project_id: str, now: str) -> WriteCandidate | None:
+    """Successful calls in order, each depending on the earlier receipts whose values it consumes."""
+    calls: dict[str, Event] = {}
+    steps: list[tuple[Event, Event]] = []
+    pending_call: Event | None = None
+    for ev in events:
+        if ev.kind == "candidate_call":
+            pending_call = ev
+        elif ev.kind == "tool_result":
+            call = pending_call if pending_call is not None and pending_call.tool == ev.tool else None
+            pending_call = None
+            if receipt_succeeded(ev):
+                steps.append((call or ev, ev))
+    if len(steps) < 2:
+        return None
+    goal = next((e.text for e in events if e.kind == "request" and e.text), "") or \
+        " then ".join(r.tool for _, r in steps)
+    wsteps: list[WorkflowStep] = []
+    for j, (call, res) in enumerate(steps):
+        deps = []
+        values = [v for v in call.args.values() if len(v) >= 3]
+        for i in range(j):
+            prev = steps[i][1]
+            produced = set(prev.args.values())
+            if any(v in produced or v in prev.text for v in values):
+                deps.append(i)
+        wsteps.append(WorkflowStep(name=res.tool, tool=res.tool, inputs=tuple(call.args),
+                                   outputs=tuple(res.args), depends_on=tuple(deps)))
+    name = "-".join(s.tool for s in wsteps)[:80]
+    last = steps[-1][1]
+    item = Workflow(name=name, goal=goal[:300], steps=tuple(wsteps)).to_item(
+        f"wf-{_cid(conversation_id, name)}", project_id, Provenance("tool_receipt", last.event_id, ""),
+        valid_from=last.time or now)
+    return WriteCandidate(item, source_event=last)

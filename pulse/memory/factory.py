@@ -1,0 +1,49 @@
+"""`open_memory(kind, root, embedder)`: every memory variant by name.
+
+    from pulse.memory import open_memory
+    mem = open_memory("structured", "runs/mem", "minilm")        # the paper's Full memory
+    mem = open_memory("flat", "runs/mem", make_embedder("bm25"))  # the Flat Memory ablation
+Kinds: structured, flat, flat_user ("flat+user": structured user memory, flat project memory),
+flat_project ("flat+project": flat user memory, structured project memory). All four share the store
+format, so one root can be opened as any kind.
+"""
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any, Callable
+
+from pulse.memory.embedders import Embedder, make_embedder
+from pulse.memory.interface import MemoryError_
+from pulse.memory.memory import StoreMemory
+from pulse.memory.retrieval_flat import FlatRetrievalConfig, FlatRetriever
+from pulse.memory.retrieval_graph import GraphRetrievalConfig, GraphRetriever
+from pulse.memory.timeutil import utc_now
+
+# kind -> (user layer, project layer)
+KINDS: dict[str, tuple[str, str]] = {
+    "structured": ("graph", "graph"),
+    "flat": ("flat", "flat"),
+    "flat_user": ("graph", "flat"),
+    "flat_project": ("flat", "graph"),
+}
+ALIASES: dict[str, str] = {"full": "structured", "graph": "structured", "flat+user": "flat_user",
+                           "flat+project": "flat_project"}
+
+
+def open_memory(kind: str, root: str | Path, embedder: Embedder | str = "minilm", *,
+                graph_config: GraphRetrievalConfig | None = None, flat_config: FlatRetrievalConfig | None = None,
+                clock: Callable[[], str] = utc_now, create: bool = True, **embedder_kwargs: Any) -> StoreMemory:
+    name = ALIASES.get(kind, kind)
+    if name not in KINDS:
+        close = difflib.get_close_matches(kind, [*KINDS, *ALIASES], n=2, cutoff=0.5)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        raise MemoryError_(f"unknown memory kind {kind!r}{hint} (known: {', '.join(KINDS)})")
+    emb = make_embedder(embedder, **embedder_kwargs) if isinstance(embedder, str) else embedder
+
+    def retriever(layer: str) -> GraphRetriever | FlatRetriever:
+        return GraphRetriever(graph_config) if layer == "graph" else FlatRetriever(flat_config)
+
+    user_layer, project_layer = KINDS[name]
+    return StoreMemory(root, emb, retriever(user_layer), retriever(project_layer), kind=name, clock=clock,
+                       create=create)

@@ -1,0 +1,144 @@
+"""Memory snapshots: one user's (and optionally one project's) memory as a JSON file.
+
+Used as the "valid memory snapshot" of generated training data and for inspection:
+
+    snap = export_snapshot(memory, "u1", "p1", as_of="2025-06-01")   # -> Snapshot
+    snap.write("snap.json")
+    import_snapshot(memory, "snap.json")                              # validates, then one transaction
+    load_snapshot("snap.json")                                        # validate without a store
+
+Format (version 1):
+    {"format": "pulse-memory-snapshot", "version": 1, "user_id": "u1", "project_id": "p1",
+     "as_of": "", "items": [<MemoryItem.to_dict()>...], "meta": {"<item_id>": {"links": [...], "task_id": ""}}}
+`items` holds every version known at `as_of`, oldest first, as it looked then. Every validation
+error is a `SnapshotError` naming the file and the record (index and item_id).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pulse.core.records import MemoryItem, RecordError
+from pulse.memory.interface import ItemMeta, SnapshotError
+from pulse.memory.timeutil import check_time
+
+if TYPE_CHECKING:
+    from pulse.memory.memory import StoreMemory
+
+FORMAT = "pulse-memory-snapshot"
+VERSION = 1
+
+
+@dataclass
+class Snapshot:
+    user_id: str
+    project_id: str = ""
+    as_of: str = ""
+    items: list[MemoryItem] = field(default_factory=list)
+    meta: dict[str, ItemMeta] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": FORMAT, "version": VERSION, "user_id": self.user_id, "project_id": self.project_id,
+                "as_of": self.as_of, "items": [i.to_dict() for i in self.items],
+                "meta": {k: {"links": list(m.links), "task_id": m.task_id} for k, m in self.meta.items()
+                         if m != ItemMeta()}}
+
+    def write(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n")
+        tmp.replace(path)  # never leave a half-written snapshot under the real name
+        return path
+
+
+def export_snapshot(memory: "StoreMemory", user_id: str, project_id: str = "", as_of: str = "") -> Snapshot:
+    pairs = memory.snapshot_with_meta(user_id, project_id, as_of)
+    return Snapshot(user_id, project_id, as_of, [i for i, _ in pairs],
+                    {i.item_id: m for i, m in pairs if m != ItemMeta()})
+
+
+def snapshot_from_dict(d: Any, where: str) -> Snapshot:
+    """Validate a parsed snapshot; `where` (usually the file path) prefixes every error."""
+    if not isinstance(d, dict):
+        raise SnapshotError(f"{where}: expected a JSON object at the top level, got {type(d).__name__}")
+    if d.get("format") != FORMAT:
+        raise SnapshotError(f"{where}: 'format' must be {FORMAT!r}, got {d.get('format')!r}")
+    if d.get("version") != VERSION:
+        raise SnapshotError(f"{where}: unsupported snapshot version {d.get('version')!r} (this code reads {VERSION})")
+    user_id, project_id = d.get("user_id"), d.get("project_id", "")
+    if not isinstance(user_id, str) or not user_id:
+        raise SnapshotError(f"{where}: 'user_id' must be a non-empty string")
+    if not isinstance(project_id, str):
+        raise SnapshotError(f"{where}: 'project_id' must be a string")
+    as_of = d.get("as_of", "")
+    try:
+        check_time(as_of, "as_of")
+    except ValueError as e:
+        raise SnapshotError(f"{where}: {e}") from None
+    raw_items = d.get("items")
+    if not isinstance(raw_items, list):
+        raise SnapshotError(f"{where}: 'items' must be a list")
+    allowed = {f"user:{user_id}"} | ({f"project:{project_id}"} if project_id else set())
+    items: list[MemoryItem] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(raw_items):
+        rid = raw.get("item_id", "?") if isinstance(raw, dict) else "?"
+        rec = f"{where}: items[{i}] (item_id {rid!r})"
+        try:
+            item = MemoryItem.from_dict(raw, where=rec)
+            check_time(item.valid_from, f"{rec}: valid_from")
+            check_time(item.valid_to, f"{rec}: valid_to")
+        except (RecordError, ValueError) as e:
+            raise SnapshotError(str(e) if str(e).startswith(where) else f"{rec}: {e}") from None
+        if item.scope not in allowed:
+            raise SnapshotError(f"{rec}: scope {item.scope!r} is outside this snapshot ({', '.join(sorted(allowed))})")
+        if item.item_id in seen:
+            raise SnapshotError(f"{rec}: duplicate item_id (also items[{seen[item.item_id]}])")
+        seen[item.item_id] = i
+        items.append(item)
+    for i, item in enumerate(items):
+        if item.supersedes and item.supersedes not in seen:
+            raise SnapshotError(f"{where}: items[{i}] (item_id {item.item_id!r}) supersedes {item.supersedes!r}, "
+                                f"which is not in the snapshot")
+    raw_meta = d.get("meta", {})
+    if not isinstance(raw_meta, dict):
+        raise SnapshotError(f"{where}: 'meta' must be an object keyed by item_id")
+    meta: dict[str, ItemMeta] = {}
+    for key, m in raw_meta.items():
+        if key not in seen:
+            raise SnapshotError(f"{where}: meta[{key!r}] names no item in the snapshot")
+        if not isinstance(m, dict) or set(m) - {"links", "task_id"} or \
+                not isinstance(m.get("links", []), list) or not isinstance(m.get("task_id", ""), str):
+            raise SnapshotError(f"{where}: meta[{key!r}] must be {{'links': [str], 'task_id': str}}")
+        meta[key] = ItemMeta(links=tuple(str(x) for x in m.get("links", [])), task_id=m.get("task_id", ""))
+    return Snapshot(user_id, project_id, as_of, items, meta)
+
+
+def load_snapshot(path: str | Path) -> Snapshot:
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise SnapshotError(f"{path}: cannot read snapshot ({e.strerror or e})") from None
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise SnapshotError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    return snapshot_from_dict(d, str(path))
+
+
+def import_snapshot(memory: "StoreMemory", path: str | Path) -> Snapshot:
+    """Validate the whole file first, then load it in one transaction (all or nothing)."""
+    snap = load_snapshot(path)
+    try:
+        memory.add_items(snap.items, snap.meta)
+    except RecordError as e:
+        raise SnapshotError(f"{path}: {e}") from None
+    if snap.project_id and snap.project_id not in memory.projects():
+        memory.create_project(snap.project_id)
+    if snap.user_id not in memory.users():
+        memory.create_user(snap.user_id)
+    return snap

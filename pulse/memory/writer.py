@@ -1,0 +1,233 @@
+"""Conversation writes: candidate extraction -> source validation -> merge -> one-transaction commit.
+
+    with memory.conversation("u1", "p1", "task-42") as conv:   # commits on a clean exit, aborts on error
+        for ev in events: conv.observe(ev)
+        conv.add_candidate(WriteCandidate(item, source_event=ev))   # optional, e.g. from an LLM extractor
+    conv.committed, conv.merged, conv.rejected                     # what happened to each candidate
+
+Merging: a candidate equal to a current record (same scope, kind, slot, value, conditions, task scope;
+or the same words when it has no slot; or, with a dense embedder, a near-identical sentence) adds
+nothing. A candidate with the slot of a current record but another value is a revision: it is
+written as a new record that `supersedes` the old one, whose `valid_to` is set to the new record's
+`valid_from` — the only update a stored record ever gets. Commit writes every accepted record, the
+validity ends, the vectors and the conversation's own row in one SQLite transaction: after a crash
+a conversation is either fully present or absent. `abort` (or an exception inside the `with`)
+discards everything.
+"""
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from pulse.core.records import Event, MemoryItem
+from pulse.memory import graph
+from pulse.memory.extraction import extract
+from pulse.memory.interface import (ConversationClosedError, ItemMeta, MemoryError_, MissingRecordError,
+                                    UnknownScopeError, WriteCandidate)
+from pulse.memory.store import text_hash
+from pulse.memory.timeutil import parse_time
+from pulse.memory.validation import USER_FACT_KINDS, check, find_source
+
+if TYPE_CHECKING:
+    from pulse.memory.memory import StoreMemory
+
+
+class Conversation:
+    """Implements `ConversationWriter` for a `StoreMemory` (every memory kind writes the same way)."""
+
+    def __init__(self, memory: "StoreMemory", user_id: str, project_id: str = "", conversation_id: str = "",
+                 extract_candidates: bool = True):
+        self.memory = memory
+        self.user_id = user_id
+        self.project_id = project_id
+        self.conversation_id = conversation_id or f"conv-{uuid.uuid4().hex[:16]}"
+        self.extract_candidates = extract_candidates
+        self.events: list[Event] = []
+        self.candidates: list[WriteCandidate] = []
+        self.committed: list[MemoryItem] = []
+        self.merged: list[tuple[WriteCandidate, str]] = []  # (candidate, id of the record it equals)
+        self.rejected: list[tuple[WriteCandidate, str]] = []  # (candidate, reason)
+        self.state = "open"
+        if memory.store.conversation_committed(self.conversation_id):
+            raise MemoryError_(f"conversation {self.conversation_id!r} was already committed to {memory.store.path}")
+
+    # ------------------------------------------------------------------ ConversationWriter
+    def observe(self, event: Event) -> None:
+        self._check_open()
+        self.events.append(event)
+
+    def add_candidate(self, candidate: WriteCandidate) -> None:
+        self._check_open()
+        item = candidate.item
+        user_kind = item.kind in USER_FACT_KINDS
+        want = f"user:{self.user_id}" if user_kind else (f"project:{self.project_id}" if self.project_id else "")
+        if not want:
+            raise UnknownScopeError(f"candidate {item.item_id} is {item.kind} project memory but conversation "
+                                    f"{self.conversation_id} has no project")
+        if item.scope != want:
+            raise UnknownScopeError(f"candidate {item.item_id} has scope {item.scope!r} but conversation "
+                                    f"{self.conversation_id} writes {item.kind} records to {want!r}")
+        if item.supersedes and self.memory.store.get(item.supersedes) is None and \
+                not any(c.item.item_id == item.supersedes for c in self.candidates):
+            raise MissingRecordError(f"candidate {item.item_id} revises record {item.supersedes!r}, which does not "
+                                     f"exist in {self.memory.store.path}")
+        self.candidates.append(candidate)
+
+    def abort(self) -> None:
+        self._check_open()
+        self.candidates.clear()
+        self.state = "aborted"
+
+    def commit(self) -> list[MemoryItem]:
+        self._check_open()
+        now = self.memory.now()
+        cands = list(self.candidates)
+        if self.extract_candidates:
+            cands += extract(self.events, self.conversation_id, self.user_id, self.project_id, now)
+        accepted: list[tuple[WriteCandidate, Event]] = []
+        for c in cands:
+            reason = check(c, self.events)
+            if reason is None:
+                accepted.append((c, find_source(c, self.events)[0]))  # type: ignore[arg-type]
+            else:
+                self.rejected.append((c, reason))
+        prepared = [self._prepare(c, ev, now) for c, ev in accepted]
+        self.committed = self.memory._write_conversation(self, prepared, now)
+        self.state = "committed"
+        return self.committed
+
+    # ------------------------------------------------------------------ helpers
+    def _check_open(self) -> None:
+        if self.state != "open":
+            raise ConversationClosedError(f"conversation {self.conversation_id} is already {self.state}")
+
+    def _prepare(self, c: WriteCandidate, ev: Event, now: str) -> tuple[WriteCandidate, MemoryItem, ItemMeta]:
+        item = c.item
+        changes: dict[str, object] = {}
+        if not item.valid_from:
+            changes["valid_from"] = ev.time or now
+        if item.valid_to:
+            changes["valid_to"] = ""  # a new record is current; only a later revision ends it
+        if not item.provenance.event_id and ev.event_id:
+            changes["provenance"] = replace(item.provenance, event_id=ev.event_id)
+        if changes:
+            item = replace(item, **changes)  # type: ignore[arg-type]
+        return c, item, ItemMeta(links=tuple(c.links), task_id=self.conversation_id if c.task_scoped else "")
+
+    def __enter__(self) -> "Conversation":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if self.state != "open":
+            return
+        if exc_type is None:
+            self.commit()
+        else:
+            self.abort()
+
+
+def plan_and_write(memory: "StoreMemory", conv: Conversation, prepared: Sequence[tuple[WriteCandidate, MemoryItem, ItemMeta]],
+                   now: str) -> list[MemoryItem]:
+    """Merge, link revisions, and write everything in one transaction. Returns the new records."""
+    store = memory.store
+    scopes = {f"user:{conv.user_id}"} | ({f"project:{conv.project_id}"} if conv.project_id else set())
+    prepared = [(c, *_enrich(memory, item, meta)) for c, item, meta in prepared]
+    # near-duplicate detection and vectors are computed before the write lock is taken
+    texts = [graph.embed_text(i) for _, i, _ in prepared]
+    vec_by_hash = memory.embed_cached(texts)
+    # process in time order so a later statement in the same conversation revises an earlier one
+    order = sorted(range(len(prepared)), key=lambda j: (parse_time(prepared[j][1].valid_from), j))
+    # the index may need building (and caching vectors): do it before the write lock is held
+    dups = {j: memory.near_duplicate(item, meta, vec_by_hash.get(text_hash(texts[j])))
+            for j, (_, item, meta) in enumerate(prepared)}
+    written: list[MemoryItem] = []
+    ended: dict[str, str] = {}  # item_id -> valid_to set in this transaction
+    with store.transaction() as db:
+        batch_eq: dict[tuple[str, ...], str] = {}
+        batch_rev: dict[tuple[str, ...], int] = {}  # revision key -> index in `written`
+        for j in order:
+            c, item, meta = prepared[j]
+            eq = graph.equivalence_key(item, meta.task_id)
+            if eq in batch_eq:
+                conv.merged.append((c, batch_eq[eq]))
+                continue
+            same = store.find_by_key(db, "eq_key", eq)
+            if same:
+                conv.merged.append((c, same[0][0].item_id))
+                continue
+            existing = store.get(item.item_id)
+            if existing is not None:
+                conv.rejected.append((c, f"item_id {item.item_id} already exists with different content"))
+                continue
+            dup = dups[j]
+            if dup:
+                conv.merged.append((c, dup))
+                continue
+            # revision: explicit `supersedes`, else the current record with the same slot in this scope
+            target: MemoryItem | None = None
+            rk = graph.revision_key(item, meta.task_id)
+            if item.supersedes:
+                prev = next((w for w in written if w.item_id == item.supersedes), None)
+                got = store.get(item.supersedes)
+                target = prev or (got[0] if got else None)
+                if target is None:
+                    raise MissingRecordError(f"conversation {conv.conversation_id}: candidate {item.item_id} revises "
+                                             f"record {item.supersedes!r}, which does not exist in {store.path}")
+                if target.valid_to or target.item_id in ended:
+                    raise MemoryError_(f"conversation {conv.conversation_id}: record {target.item_id} was already "
+                                       f"superseded; revise its current version instead")
+                if (target.kind in USER_FACT_KINDS) != (item.kind in USER_FACT_KINDS) or target.scope != item.scope:
+                    conv.rejected.append((c, f"a {item.kind} in {item.scope} cannot supersede the {target.kind} "
+                                             f"{target.item_id} in {target.scope}"))
+                    continue
+            elif rk is not None:
+                if rk in batch_rev:
+                    target = written[batch_rev[rk]]
+                else:
+                    cur = store.find_by_key(db, "rev_key", rk)
+                    target = cur[-1][0] if cur else None
+            if target is not None:
+                if parse_time(item.valid_from) < parse_time(target.valid_from or item.valid_from):
+                    conv.rejected.append((c, f"revision at {item.valid_from} predates {target.item_id} "
+                                             f"(valid from {target.valid_from})"))
+                    continue
+                item = replace(item, supersedes=target.item_id)
+                store.end_validity(db, target.item_id, item.valid_from)
+                ended[target.item_id] = item.valid_from
+                written = [replace(w, valid_to=item.valid_from) if w.item_id == target.item_id else w for w in written]
+            store.insert_item(db, item, meta, conv.conversation_id)
+            batch_eq[eq] = item.item_id
+            if rk is not None:
+                batch_rev[rk] = len(written)
+            written.append(item)
+        if memory.embedder.dense and written:
+            wtexts = [graph.embed_text(i) for i in written]
+            store.put_vectors(db, memory.embedder.embedder_id, wtexts,
+                              np.stack([vec_by_hash[text_hash(t)] for t in wtexts]))
+        store.record_conversation(db, conv.conversation_id, f"user:{conv.user_id}",
+                                  f"project:{conv.project_id}" if conv.project_id else "", now, len(written),
+                                  len(conv.merged), len(conv.rejected))
+        store.bump(db, scopes)
+    memory.invalidate(scopes)
+    return written
+
+
+def _enrich(memory: "StoreMemory", item: MemoryItem, meta: ItemMeta) -> tuple[MemoryItem, ItemMeta]:
+    """Attach an extracted fact to the graph: nearest Topic when it has none, known entities it names."""
+    changes: dict[str, object] = {}
+    prev = memory.current_version(item, meta)
+    if prev is not None:  # a revision stays where the fact it revises lives in the graph
+        if not item.topic:
+            changes["topic"] = prev.topic
+        if not item.entities and prev.entities:
+            changes["entities"] = prev.entities
+    if not item.topic and "topic" not in changes:
+        changes["topic"] = memory.infer_topic(item)
+    if not item.entities:
+        ents = memory.link_entities(item)
+        if ents:
+            changes["entities"] = ents
+    return (replace(item, **changes) if changes else item), meta  # type: ignore[arg-type]
