@@ -190,7 +190,7 @@ def build_tasks(rng: random.Random, spec: PersonaSpec, truth: _Truth, values: di
             utext = ""
             if i == msg_at:
                 umsg = {msg_slot: msg_value}
-                utext = f"By the way, from now on I want {_words(msg_slot)} {msg_value}."
+                utext = f"By the way, from now on my preferred {msg_slot} is {msg_value}."
             for slot in t.params:
                 v, src = gold[slot]
                 if msg_at >= 0 and slot == msg_slot and i >= msg_at:

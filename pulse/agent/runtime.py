@@ -38,6 +38,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Literal, Sequence
 
@@ -79,6 +80,8 @@ class PulseAgentConfig:
     skip_policy_without_evidence: bool = True
     task_topic: str = ""
     task_level: int = 0
+    # id of this task's conversation in the memory store ("" = a fresh random id)
+    conversation_id: str = ""
 
     def __post_init__(self) -> None:
         if self.mode not in AGENT_MODES:
@@ -246,11 +249,15 @@ class PulseAgent:
         if self.config.writeback:
             t0 = time.perf_counter()
             writer = self.memory.conversation(self.config.user_id, self.config.project_id,
-                                              f"conv-{id(self)}")
+                                              self.config.conversation_id or f"conv-{uuid.uuid4().hex[:16]}")
             for ev in self._events:
                 writer.observe(ev)
             if completed:
-                for cand in extract_candidates(self._events, self.config.user_id, self.config.project_id):
+                # a store that extracts user statements itself (pulse.memory) gets only the
+                # structured decision receipts from us; a plain store gets every candidate
+                own = bool(getattr(writer, "extract_candidates", False))
+                for cand in extract_candidates(self._events, self.config.user_id, self.config.project_id,
+                                               include_user_statements=not own):
                     writer.add_candidate(cand)
                 committed = writer.commit()
                 self.stats.committed_items = len(committed)

@@ -24,10 +24,11 @@ def _item_id(*parts: str) -> str:
     return "w" + hashlib.sha1("|".join(parts).encode()).hexdigest()[:10]
 
 
-def extract_candidates(events: Sequence[Event], user_id: str, project_id: str = "") -> list[WriteCandidate]:
+def extract_candidates(events: Sequence[Event], user_id: str, project_id: str = "",
+                       include_user_statements: bool = True) -> list[WriteCandidate]:
     out: list[WriteCandidate] = []
     for ev in events:
-        if ev.kind == "message" and ev.role == "user":
+        if ev.kind == "message" and ev.role == "user" and include_user_statements:
             for slot, value in ev.args.items():
                 if slot == SUBGOAL_KEY or not value or value == "?":
                     continue

@@ -1,0 +1,46 @@
+"""The method interface: what memory the task agent gets, and when.
+
+A method opens one `MemorySession` per task. The task agent calls the session at the same points
+for every method: `start` with the request (initial personalization), `observe` for every public
+non-gate event, `decide_call` for every candidate tool call (return None = no gate), and
+`take_supplements` before each decision; `end` at task end (memory writes). `PulseAgent` is one
+such session; a memory baseline (Mem0, LightMem, A-MEM, ...) is another: add one file with a
+`build(cfg, ctx) -> Method` and one `configs/method/<name>.yaml`, and register it in
+`eval/registry.py`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pulse.agent.gate import GateDecision
+from pulse.agent.runtime import AgentStats, Delivery
+from pulse.core.records import Event
+from eval.suites.schema import SimTask
+
+
+class MemorySession(Protocol):
+    def start(self, request: Event) -> Delivery | None: ...
+
+    def observe(self, event: Event) -> None: ...
+
+    def decide_call(self, event: Event) -> GateDecision | None: ...
+
+    def take_supplements(self, wait: bool = False) -> list[Delivery]: ...
+
+    def end(self, completed: bool = True) -> AgentStats: ...
+
+
+class Method(Protocol):
+    name: str
+    uses_memory: bool
+    memory_kind: str
+
+    def open_session(self, task: SimTask, memory: Any, concurrent: bool) -> MemorySession: ...
+
+
+@dataclass(frozen=True)
+class MethodContext:
+    """What the harness hands a method factory besides its own config: lazily built policies."""
+
+    get_policy: Any  # callable(source: str) -> Policy; source in {trained, base, rule}

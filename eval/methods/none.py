@@ -1,0 +1,41 @@
+"""`none`: the task agent runs without any memory (no delivery, no gate, no writes)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pulse.agent.runtime import AgentStats
+
+
+class _NoMemorySession:
+    def __init__(self):
+        self.stats = AgentStats()
+
+    def start(self, request):
+        return None
+
+    def observe(self, event):
+        pass
+
+    def decide_call(self, event):
+        return None
+
+    def take_supplements(self, wait=False):
+        return []
+
+    def end(self, completed=True):
+        return self.stats
+
+
+@dataclass
+class NoMemory:
+    name: str = "none"
+    uses_memory: bool = False
+    memory_kind: str = ""
+
+    def open_session(self, task, memory: Any, concurrent: bool):
+        return _NoMemorySession()
+
+
+def build(cfg, ctx) -> NoMemory:
+    return NoMemory(name=cfg.name)

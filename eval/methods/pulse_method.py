@@ -1,0 +1,47 @@
+"""Pulse and its ablations: one `PulseAgent` per task, configured by the method config.
+
+| config (configs/method/)      | memory       | policy  | mode        | interventions |
+|-------------------------------|--------------|---------|-------------|---------------|
+| pulse                         | structured   | trained | streaming   | yes           |
+| pulse_no_rl                   | structured   | base    | streaming   | yes           |
+| pulse_flat / _flat_user / _flat_project | flat / flat user / flat project | trained | streaming | yes |
+| pulse_start_only              | structured   | -       | start_only  | no            |
+| pulse_supplement_only         | structured   | trained | streaming   | turned into supplements |
+| pulse_flat_no_rl              | flat         | base    | streaming   | yes           |
+| pulse_rule (reference)        | structured   | rule    | streaming   | yes           |
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pulse.agent.runtime import PulseAgent, PulseAgentConfig
+
+
+@dataclass
+class PulseMethod:
+    name: str
+    memory_kind: str
+    policy: Any
+    mode: str = "streaming"
+    allow_intervene: bool = True
+    initial_personalization: bool = True
+    writeback: bool = True
+    retrieve_k: int = 6
+    uses_memory: bool = True
+
+    def open_session(self, task, memory, concurrent: bool) -> PulseAgent:
+        cfg = PulseAgentConfig(user_id=task.user_id, project_id=task.project_id, mode=self.mode,
+                               allow_intervene=self.allow_intervene,
+                               initial_personalization=self.initial_personalization, retrieve_k=self.retrieve_k,
+                               concurrent=concurrent, writeback=self.writeback, as_of=task.time,
+                               task_topic=task.topic, task_level=task.level,
+                               conversation_id=task.task_id)
+        return PulseAgent(memory, self.policy, cfg)
+
+
+def build(cfg, ctx) -> PulseMethod:
+    policy = ctx.get_policy(cfg.policy) if cfg.mode != "start_only" else None
+    return PulseMethod(name=cfg.name, memory_kind=cfg.memory, policy=policy, mode=cfg.mode,
+                       allow_intervene=cfg.allow_intervene, initial_personalization=cfg.initial_personalization,
+                       writeback=cfg.writeback, retrieve_k=cfg.retrieve_k)

@@ -1,0 +1,25 @@
+"""Name -> factory registries for benchmarks, methods and task agents (command-line boundary only).
+
+Add a memory baseline: write `eval/methods/<name>.py` with `build(cfg, ctx) -> Method`, add one
+line here and one `configs/method/<name>.yaml` with `impl: <name>`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pulse.registry import Registry
+
+BENCHMARKS: Registry[Any] = Registry("benchmark", {
+    "pibench_sim": "eval.benchmarks:load_pibench_sim",
+    "mcp_persona_sim": "eval.benchmarks:load_mcp_persona_sim",
+})
+
+METHODS: Registry[Any] = Registry("method", {
+    "none": "eval.methods.none:build",
+    "pulse": "eval.methods.pulse_method:build",
+})
+
+AGENTS: Registry[Any] = Registry("task agent", {
+    "simulated": "eval.agents.simulated:build",
+    "openai": "eval.agents.llm_tool_agent:build",
+})
