@@ -96,6 +96,8 @@ def _score_row(task: SimTask, suite: Suite, env, outcome, stats: AgentStats) -> 
 
 
 def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
+    import logging
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     suite: Suite = BENCHMARKS.get(cfg.benchmark.name)(cfg.benchmark)

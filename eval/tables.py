@@ -1,0 +1,198 @@
+"""Render paper-style tables (Markdown + LaTeX) and the stage-accuracy plot from run directories.
+
+Only the per-episode JSONL rows are read; per-seed metrics are computed from them and reported as
+mean ± stderr over seeds (n = number of seeds shown). Rows from the simulated task agent are marked
+"(sim)" and every table caption says so. Layout (in the spirit of the paper):
+  Table 1  main results: COMP on pibench_sim, Acc on mcp_persona_sim, Store / Retrieve tokens and
+           seconds per task for each benchmark.
+  Table 2  ablations: score per benchmark, total interventions and interruption success.
+  Table 3  accuracy by execution stage (early / middle / late) and per-category MCP accuracy.
+Runs whose `experiment` is "tableK/..." go to table K; other runs go to every table.
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Sequence
+
+from eval.metrics import STAGES, mean_stderr, read_rows, summarize
+
+BENCH_ORDER = ("pibench_sim", "mcp_persona_sim")
+BENCH_METRIC = {"pibench_sim": "COMP", "mcp_persona_sim": "Acc"}
+
+
+def find_runs(paths: Sequence[str | Path]) -> list[Path]:
+    runs = []
+    for p in map(Path, paths):
+        if not p.exists():
+            raise FileNotFoundError(f"run dir {p} does not exist")
+        if (p / "episodes.jsonl").exists():
+            runs.append(p)
+        else:
+            runs.extend(sorted(q.parent for q in p.rglob("episodes.jsonl")))
+    if not runs:
+        raise FileNotFoundError(f"no run directories (with episodes.jsonl) under {', '.join(map(str, paths))}")
+    return runs
+
+
+def collect(runs: Sequence[Path]) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
+    """(table, method, benchmark) -> per-seed summaries."""
+    out: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for run in runs:
+        rows = read_rows(run / "episodes.jsonl")
+        if not rows:
+            continue
+        by_seed: dict[int, list[dict]] = defaultdict(list)
+        for r in rows:
+            by_seed[int(r.get("seed", 0))].append(r)
+        for seed, rs in by_seed.items():
+            s = summarize(rs)
+            s.update(seed=seed, simulated=bool(rs[0].get("simulated")), run=str(run),
+                     agent_model=rs[0].get("agent_model", ""))
+            exp = rs[0].get("experiment", "") or ""
+            table = exp.split("/")[0] if exp.startswith("table") else "*"
+            out[(table, rs[0]["method"], rs[0]["benchmark"])].append(s)
+    return out
+
+
+def _cell(vals: Sequence[float], pct: bool = False, digits: int = 1) -> str:
+    m, se = mean_stderr(vals)
+    if math.isnan(m):
+        return "–"
+    k = 100 if pct else 1
+    return f"{m * k:.{digits}f} ± {se * k:.{digits}f}" if not math.isnan(se) else f"{m * k:.{digits}f}"
+
+
+def _methods(data, table: str) -> list[str]:
+    seen = []
+    for (t, m, _b) in data:
+        if (t == table or t == "*") and m not in seen:
+            seen.append(m)
+    order = ["none", "pulse_start_only", "pulse_supplement_only", "pulse_flat", "pulse_flat_user",
+             "pulse_flat_project", "pulse_flat_no_rl", "pulse_no_rl", "pulse", "pulse_rule"]
+    return sorted(seen, key=lambda m: (order.index(m) if m in order else len(order), m))
+
+
+def _get(data, table, method, bench):
+    return data.get((table, method, bench)) or data.get(("*", method, bench)) or []
+
+
+def _label(method: str, summaries_by_bench: list[list[dict]]) -> str:
+    flat = [s for ss in summaries_by_bench for s in ss]
+    sim = any(s["simulated"] for s in flat)
+    n = sorted({len(ss) for ss in summaries_by_bench if ss})
+    return f"{method}{' (sim)' if sim else ''} [n={'/'.join(map(str, n)) or 0}]"
+
+
+def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
+    tables: dict[str, tuple[list[str], list[list[str]], str]] = {}
+    benches = [b for b in BENCH_ORDER if any(k[2] == b for k in data)] + \
+        sorted({k[2] for k in data} - set(BENCH_ORDER))
+    sim_any = any(s["simulated"] for ss in data.values() for s in ss)
+    note = (" Simulated task agent (eval/agents/simulated.py); mean ± stderr over seeds."
+            if sim_any else " Mean ± stderr over seeds.")
+    # Table 1
+    head = ["Method"] + [f"{b} {BENCH_METRIC.get(b, 'score')} (%)" for b in benches]
+    for b in benches:
+        head += [f"{b} Store tok", f"{b} Retrieve tok", f"{b} s/task"]
+    rows = []
+    for m in _methods(data, "table1"):
+        per = [_get(data, "table1", m, b) for b in benches]
+        row = [_label(m, per)] + [_cell([s["score"] for s in ss], pct=True) for ss in per]
+        for ss in per:
+            row += [_cell([s["store_tokens"] for s in ss]), _cell([s["retrieve_tokens"] for s in ss]),
+                    _cell([s["seconds_per_task"] for s in ss], digits=2)]
+        rows.append(row)
+    tables["table1"] = (head, rows, "Table 1: main results." + note)
+    # Table 2
+    head = ["Method"] + [f"{b} {BENCH_METRIC.get(b, 'score')} (%)" for b in benches]
+    for b in benches:
+        head += [f"{b} interventions", f"{b} interruption success (%)"]
+    rows = []
+    for m in _methods(data, "table2"):
+        per = [_get(data, "table2", m, b) for b in benches]
+        row = [_label(m, per)] + [_cell([s["score"] for s in ss], pct=True) for ss in per]
+        for ss in per:
+            row += [_cell([s["interventions"] for s in ss]), _cell([s["interruption_success"] for s in ss], pct=True)]
+        rows.append(row)
+    tables["table2"] = (head, rows, "Table 2: ablations." + note)
+    # Table 3
+    cats = sorted({c for ss in data.values() for s in ss for c in s.get("per_category", {})
+                   if ss and ss[0] is s or True} - {"professional"})
+    head = ["Method"] + [f"{b} {st} (%)" for b in benches for st in STAGES] + [f"MCP {c} (%)" for c in cats]
+    rows = []
+    for m in _methods(data, "table3"):
+        per = {b: _get(data, "table3", m, b) for b in benches}
+        row = [_label(m, list(per.values()))]
+        for b in benches:
+            row += [_cell([s["stage_accuracy"][st] for s in per[b]], pct=True) for st in STAGES]
+        mcp = per.get("mcp_persona_sim", [])
+        row += [_cell([s["per_category"].get(c, float("nan")) for s in mcp], pct=True) for c in cats]
+        rows.append(row)
+    tables["table3"] = (head, rows, "Table 3: accuracy by execution stage and MCP category." + note)
+    return tables
+
+
+def to_markdown(head, rows, caption) -> str:
+    lines = [f"**{caption}**", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def to_latex(head, rows, caption) -> str:
+    esc = lambda s: s.replace("_", r"\_").replace("%", r"\%").replace("±", r"$\pm$")  # noqa: E731
+    lines = [r"\begin{table}[t]", r"\centering", r"\small", r"\begin{tabular}{l" + "c" * (len(head) - 1) + "}",
+             r"\toprule", " & ".join(esc(h) for h in head) + r" \\", r"\midrule"]
+    lines += [" & ".join(esc(c) for c in r) + r" \\" for r in rows]
+    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{esc(caption)}}}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def plot_stage_accuracy(data, out_dir: Path) -> list[Path]:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paths = []
+    for b in sorted({k[2] for k in data}):
+        methods = [m for m in _methods(data, "table3") if _get(data, "table3", m, b)]
+        if not methods:
+            continue
+        fig, ax = plt.subplots(figsize=(6, 3.2))
+        width = 0.8 / len(methods)
+        for i, m in enumerate(methods):
+            ss = _get(data, "table3", m, b)
+            ms = [mean_stderr([s["stage_accuracy"][st] for s in ss]) for st in STAGES]
+            ax.bar([x + i * width for x in range(3)], [100 * v[0] for v in ms], width,
+                   yerr=[0 if math.isnan(v[1]) else 100 * v[1] for v in ms], label=m)
+        ax.set_xticks([x + 0.4 - width / 2 for x in range(3)], STAGES)
+        ax.set_ylabel("checkpoint accuracy (%)")
+        sim = any(s["simulated"] for k, ss in data.items() if k[2] == b for s in ss)
+        ax.set_title(f"{b}: accuracy by stage{' (simulated agent)' if sim else ''}", fontsize=9)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        p = out_dir / f"stage_accuracy_{b}.png"
+        fig.savefig(p, dpi=120)
+        plt.close(fig)
+        paths.append(p)
+    return paths
+
+
+def render(run_dirs: Sequence[str | Path], out_dir: str | Path | None = None, plots: bool = True) -> str:
+    """Render all tables; write tables.md / tables.tex (+ PNGs) to out_dir when given; return Markdown."""
+    from pulse.utils.atomic import atomic_write_text
+    data = collect(find_runs(run_dirs))
+    tables = build_tables(data)
+    md = "\n".join(to_markdown(*t) for t in tables.values() if t[1])
+    if out_dir is not None:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(out / "tables.md", md)
+        atomic_write_text(out / "tables.tex", "\n".join(to_latex(*t) for t in tables.values() if t[1]))
+        atomic_write_text(out / "table_data.json", json.dumps(
+            {"|".join(k): v for k, v in data.items()}, indent=1, default=str))
+        if plots:
+            plot_stage_accuracy(data, out)
+    return md

@@ -1,0 +1,26 @@
+"""`pulse tables RUN_DIR... [--out DIR] [--no-plots]`: paper-style Markdown + LaTeX tables and the
+stage-accuracy plot (PNG) from evaluation run directories (searched recursively for episodes.jsonl).
+Mean ± stderr over seeds; simulated-agent rows are marked "(sim)"."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="pulse tables", description=__doc__)
+    p.add_argument("runs", nargs="+", help="run directories or folders containing them")
+    p.add_argument("--out", default=None, help="write tables.md, tables.tex and PNG plots here")
+    p.add_argument("--no-plots", action="store_true")
+    a = p.parse_args(sys.argv[1:] if argv is None else argv)
+    from eval.tables import render
+    try:
+        print(render(a.runs, a.out, plots=not a.no_plots))
+    except (FileNotFoundError, ValueError) as e:
+        print(f"pulse tables: {e}", file=sys.stderr)
+        sys.exit(2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
