@@ -125,3 +125,12 @@ def test_default_size_and_balance():
     share = {a: c / len(allx) for a, c in Counter(e.gold.action for e in allx).items()}
     assert 0.40 <= share["silent"] <= 0.50 and 0.20 <= share["supplement"] <= 0.30
     assert 0.25 <= share["intervene"] <= 0.35
+
+
+def test_config_is_a_hydra_structured_config():
+    from omegaconf import OmegaConf
+
+    conf = OmegaConf.merge(OmegaConf.structured(GenDataConfig), {"seed": 5, "case_weights": {"habit": 3.0}})
+    cfg = OmegaConf.to_object(conf)
+    assert isinstance(cfg, GenDataConfig) and cfg.seed == 5 and cfg.case_weights["habit"] == 3.0
+    assert cfg.case_weights["conflict"] > 0  # merged, not replaced

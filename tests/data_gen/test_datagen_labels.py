@@ -147,3 +147,14 @@ def test_snapshots_are_valid():
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_every_case_type_present(case):
     assert any(e.case_type == case for e in all_examples())
+
+
+def test_label_is_a_function_of_the_compact_prompt():
+    # the tiny model only sees render_compact: identical prompts must never carry different labels
+    from pulse.core.policy_io import render_compact
+
+    seen: dict[str, tuple] = {}
+    for e in all_examples():
+        key = render_compact(e.inp)
+        label = (e.gold.action, e.gold.evidence)
+        assert seen.setdefault(key, label) == label, key
