@@ -1,5 +1,6 @@
 """Rule-based candidate extraction from a finished conversation (no LLM needed).
 
+- a user message whose args state slot values -> one preference per slot (value as quote);
 - user statements (request / user message) -> preference / habit candidates, one per sentence
   with a preference cue, carrying the sentence as quote and the event id; "my preferred X is Y"
   fills slot X and value Y; "this time" / "for this task" marks a temporary, task-scoped choice;
@@ -33,6 +34,7 @@ _TASK_SCOPE = re.compile(r"\b(this time|for this task|just for now|for now|only 
                          r"for this (?:one|request|order|trip|booking|project step))\b", re.I)
 _DECISION = re.compile(r"\b(let's go with|lets go with|we(?:'ll| will) go with|we decided|i decide|decision:|approved)\b", re.I)
 _PENDING = re.compile(r"\b(still need to|todo:|to do:|remind me to|pending:|later we should)\b", re.I)
+_NOT_SLOTS = frozenset({"subgoal"})  # listener bookkeeping keys, not user-stated values
 _ARTIFACT_NAME = ("artifact", "path", "file", "filename", "name")
 _ARTIFACT_VERSION = ("version", "revision", "rev", "sha", "commit")
 
@@ -51,6 +53,17 @@ def extract(events: Sequence[Event], conversation_id: str, user_id: str, project
     for ev in events:
         t = ev.time or now
         if event_source(ev) == "user_statement":
+            stated = {k: v for k, v in ev.args.items() if k not in _NOT_SLOTS and v.strip() and v != "?"}
+            if ev.kind == "message" and stated:
+                # structured user statement (slot values in args): one preference per slot; the
+                # request's own values are task parameters, not standing preferences
+                for slot, value in stated.items():
+                    out.append(WriteCandidate(MemoryItem(
+                        f"pref-{_cid(conversation_id, ev.event_id, str(ev.step), slot, value)}", "preference",
+                        user_scope, f"The user prefers {slot} = {value}.", slot=slot, value=value,
+                        provenance=Provenance("user_statement", ev.event_id, value), valid_from=t), source_event=ev,
+                        task_scoped=bool(_TASK_SCOPE.search(ev.text))))
+                continue
             for sent in _sentences(ev.text):
                 prov = Provenance("user_statement", ev.event_id, sent)
                 if project_id and _DECISION.search(sent):

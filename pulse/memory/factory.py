@@ -33,7 +33,10 @@ ALIASES: dict[str, str] = {"full": "structured", "graph": "structured", "flat+us
 
 def open_memory(kind: str, root: str | Path, embedder: Embedder | str = "minilm", *,
                 graph_config: GraphRetrievalConfig | None = None, flat_config: FlatRetrievalConfig | None = None,
-                clock: Callable[[], str] = utc_now, create: bool = True, **embedder_kwargs: Any) -> StoreMemory:
+                clock: Callable[[], str] = utc_now, create: bool = True, auto_create_scopes: bool = False,
+                **embedder_kwargs: Any) -> StoreMemory:
+    """`embedder`: an Embedder or a name (minilm, bm25, openai, hash) built with `embedder_kwargs`.
+    `auto_create_scopes`: see `StoreMemory`; off, an unknown user/project is an `UnknownScopeError`."""
     name = ALIASES.get(kind, kind)
     if name not in KINDS:
         close = difflib.get_close_matches(kind, [*KINDS, *ALIASES], n=2, cutoff=0.5)
@@ -46,4 +49,4 @@ def open_memory(kind: str, root: str | Path, embedder: Embedder | str = "minilm"
 
     user_layer, project_layer = KINDS[name]
     return StoreMemory(root, emb, retriever(user_layer), retriever(project_layer), kind=name, clock=clock,
-                       create=create)
+                       create=create, auto_create_scopes=auto_create_scopes)

@@ -42,8 +42,12 @@ class StoreMemory:
     """Implements `pulse.memory.interface.Memory` on a SQLite memory root."""
 
     def __init__(self, root: str | Path, embedder: Embedder, user_retriever: Retriever, project_retriever: Retriever,
-                 kind: str = "custom", clock: Callable[[], str] = utc_now, create: bool = True):
+                 kind: str = "custom", clock: Callable[[], str] = utc_now, create: bool = True,
+                 auto_create_scopes: bool = False):
         self.kind = kind
+        # False: an unknown user/project is an error everywhere (catches typos). True: conversations
+        # create it and reads of it return nothing (an evaluation whose first task starts a project).
+        self.auto_create_scopes = auto_create_scopes
         self.store = MemoryStore(root, create=create)
         self.embedder = embedder
         self.user_retriever = user_retriever
@@ -86,10 +90,18 @@ class StoreMemory:
     def projects(self) -> list[str]:
         return [s.split(":", 1)[1] for s in self.store.scopes("project:")]
 
-    def require_scopes(self, user_id: str, project_id: str = "") -> list[str]:
+    def require_scopes(self, user_id: str, project_id: str = "", create: bool = False) -> list[str]:
         """The scopes of a query/conversation; an unknown user or project is one clear error."""
         if not user_id:
             raise UnknownScopeError("no user id given")
+        out = [f"user:{user_id}"] + ([f"project:{project_id}"] if project_id else [])
+        if create:
+            missing = [s for s in out if not self.store.has_scope(s)]
+            if missing:
+                with self.store.transaction() as db:
+                    for s in missing:
+                        self.store.ensure_scope(db, s, self.now())
+            return out
         out = [f"user:{user_id}"]
         if not self.store.has_scope(out[0]):
             raise UnknownScopeError(f"unknown user {user_id!r} in memory root {self.store.root} "
@@ -131,9 +143,17 @@ class StoreMemory:
     def encode_query(self, query: RetrievalQuery) -> Any:
         return self.embedder.encode_query(query_text(query))
 
+    def _known(self, user_id: str, project_id: str) -> bool:
+        """False only when auto_create_scopes lets a read of an unknown scope return nothing."""
+        if not self.auto_create_scopes:
+            self.require_scopes(user_id, project_id)
+            return True
+        return self.store.has_scope(f"user:{user_id}") and (not project_id or self.store.has_scope(f"project:{project_id}"))
+
     def retrieve(self, query: RetrievalQuery) -> list[ScoredItem]:
         t0 = time.perf_counter()
-        self.require_scopes(query.user_id, query.project_id)
+        if not self._known(query.user_id, query.project_id):
+            return []
         qrep = self.encode_query(query)
         t1 = time.perf_counter()
         out = self.retrieve_encoded(query, qrep)
@@ -144,8 +164,8 @@ class StoreMemory:
         """Retrieval with the query already encoded (benchmarks time the embedding forward apart)."""
         self._fresh()
         scopes = [f"user:{query.user_id}"] + ([f"project:{query.project_id}"] if query.project_id else [])
-        if any(sc not in self._indexes for sc in scopes):
-            self.require_scopes(query.user_id, query.project_id)  # raises naming the unknown user/project
+        if any(sc not in self._indexes for sc in scopes) and not self._known(query.user_id, query.project_id):
+            return []
         f = feats or features(query)
         delivered = set(query.delivered)
         cands: list[Candidate] = []
@@ -163,7 +183,9 @@ class StoreMemory:
         from pulse.memory.candidates import as_seen
 
         t = parse_time(as_of, "as_of") if as_of else None
-        out = []
+        out: list[tuple[MemoryItem, ItemMeta]] = []
+        if not self._known(user_id, project_id):
+            return out
         for scope in self.require_scopes(user_id, project_id):
             for item, meta, _ in self.store.scope_items(scope):
                 if t is not None and item.valid_from and parse_time(item.valid_from) > t:
@@ -180,7 +202,7 @@ class StoreMemory:
     # ------------------------------------------------------------------ writing
     def conversation(self, user_id: str, project_id: str = "", conversation_id: str = "",
                      extract: bool = True) -> Conversation:
-        self.require_scopes(user_id, project_id)
+        self.require_scopes(user_id, project_id, create=self.auto_create_scopes)
         return Conversation(self, user_id, project_id, conversation_id, extract_candidates=extract)
 
     def _write_conversation(self, conv: Conversation, prepared: list, now: str) -> list[MemoryItem]:

@@ -39,7 +39,7 @@ class GraphRetrievalConfig:
     # Relevance bonus (added to similarity) for a member of a located Topic (incl. cross-topic links).
     located_bonus: float = 0.25
     # Relevance bonus for a fact reached by expansion (subtopic, parent Topic).
-    expanded_bonus: float = 0.1
+    expanded_bonus: float = 0.2
     # Relevance bonus per query entity the fact mentions (capped at two).
     entity_bonus: float = 0.2
     # Relevance bonus when the fact's slot is an argument of the candidate call.
