@@ -1,0 +1,191 @@
+"""Pulse runtime: gate semantics, supplements, concurrency, parse failures, writeback."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from pulse.agent import PreCommitGate, PulseAgent, PulseAgentConfig
+from pulse.agent.gate import GateDecision, ToolCallError
+from pulse.agent.rule_policy import RulePolicy
+from pulse.core.records import Decision, Event, MemoryItem, Provenance
+from pulse.policy.base import outputs_from_texts
+from eval.inprocess_memory import InProcessMemory
+
+
+class ScriptedPolicy:
+    """Returns a fixed completion text for every input (goes through the real parser)."""
+
+    name = "scripted"
+
+    def __init__(self, text: str, delay_s: float = 0.0):
+        self.text, self.delay_s, self.calls = text, delay_s, 0
+
+    def decide_batch(self, inputs):
+        self.calls += len(inputs)
+        time.sleep(self.delay_s)
+        return outputs_from_texts([self.text] * len(inputs))
+
+
+def memory_with_pref() -> InProcessMemory:
+    mem = InProcessMemory("structured")
+    mem.add_items([MemoryItem("m1", "preference", "user:u1", "u1 prefers notes app obsidian.", "notes_app",
+                              "obsidian", "notes", ("notes_app",), "", Provenance("user_statement"), "2025-01-01")])
+    return mem
+
+
+def call(step=3, app="notion") -> Event:
+    return Event("candidate_call", step, tool="create_note", args={"name": "n1", "notes_app": app})
+
+
+class Recorder:
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, tool, args):
+        self.calls.append((tool, dict(args)))
+        if tool == "boom":
+            raise ToolCallError("unknown tool 'boom'")
+        return {"status": "ok"}
+
+
+def test_gate_never_executes_an_intervened_call():
+    ex = Recorder()
+    gate = PreCommitGate(ex, decide=lambda ev: GateDecision(Decision("intervene", ("m1",)), message="use obsidian"))
+    for i in range(5):
+        r = gate.call("create_note", {"name": f"n{i}", "notes_app": "notion"})
+        assert r.intervened and not r.executed and r.evidence_text == "use obsidian"
+    assert ex.calls == []
+
+
+@pytest.mark.parametrize("action", ["silent", "supplement"])
+def test_gate_always_executes_silent_and_supplement(action):
+    ex = Recorder()
+    gate = PreCommitGate(ex, decide=lambda ev: GateDecision(Decision(action)))
+    for i in range(5):
+        assert gate.call("create_note", {"name": f"n{i}"}).executed
+    assert len(ex.calls) == 5
+
+
+def test_gate_turns_tool_errors_into_results():
+    r = PreCommitGate(Recorder()).call("boom", {})
+    assert not r.executed and not r.intervened and "unknown tool" in r.error
+
+
+def test_pulse_agent_gate_blocks_with_evidence_and_never_executes():
+    agent = PulseAgent(memory_with_pref(), RulePolicy(), PulseAgentConfig("u1", concurrent=False))
+    agent.start(Event("request", 0, text="make a note", args={"notes_app": "?"}))
+    ex = Recorder()
+    gate = PreCommitGate(ex, decide=agent.decide_call)
+    r = gate.call("create_note", {"name": "n1", "notes_app": "notion"}, call())
+    assert r.intervened and ex.calls == [] and [m.item_id for m in r.decision.evidence] == ["m1"]
+    r2 = gate.call("create_note", {"name": "n1", "notes_app": "obsidian"}, call(4, "obsidian"))
+    assert r2.executed and len(ex.calls) == 1
+    assert agent.end().interventions == 1
+
+
+def test_explicit_request_value_is_not_intervened_and_habits_never_are():
+    mem = memory_with_pref()
+    mem.add_items([MemoryItem("h1", "habit", "user:u1", "u1 often uses maps app amap.", "maps_app", "amap")])
+    agent = PulseAgent(mem, RulePolicy(), PulseAgentConfig("u1", concurrent=False))
+    agent.start(Event("request", 0, text="note in notion", args={"notes_app": "notion"}))
+    assert agent.decide_call(call()).decision.action == "silent"
+    ev = Event("candidate_call", 5, tool="plan_route", args={"name": "r", "maps_app": "google_maps"})
+    assert agent.decide_call(ev).decision.action == "silent"
+
+
+def test_supplement_reaches_the_next_decision():
+    agent = PulseAgent(memory_with_pref(), ScriptedPolicy('{"action": "supplement", "evidence": ["m1"]}'),
+                       PulseAgentConfig("u1", concurrent=True, initial_personalization=False))
+    agent.start(Event("request", 0, text="hello"))
+    agent.observe(Event("message", 1, role="agent", text="next: a note", args={"subgoal": "write note", "notes_app": "?"}))
+    notes = agent.take_supplements(wait=True)
+    assert len(notes) == 1 and notes[0].items[0].item_id == "m1" and "obsidian" in notes[0].message
+    assert agent.take_supplements() == []  # delivered once
+    stats = agent.end()
+    assert stats.supplements == 1 and stats.retrieve_tokens > 0
+
+
+def test_simulated_agent_uses_a_supplement_in_its_next_decision():
+    from eval.agents.simulated import BehaviourParams, SimulatedAgent
+    from eval.envs import Workspace
+    from eval.suites.schema import ArgSpec, Checkpoint, SimTask, StepSpec, ToolSpec
+
+    tool = ToolSpec("create_note", "notes", "", {"notes_app": ["notion", "obsidian"]})
+    steps = tuple(StepSpec(f"t:{i}", "create_note", f"n{i}", "note", (ArgSpec("notes_app", "obsidian", "preference", "notion"),),
+                           "early") for i in range(2))
+    task = SimTask("t", "u1", "", "notes", 1, "2025-06-01T00:00:00", 2, "two notes", {}, steps,
+                   tuple(Checkpoint(f"c{i}", f"n{i}", "notes_app", "obsidian", "early", "preference") for i in range(2)))
+    mem = memory_with_pref()
+    # supplement-only Pulse whose policy supplements m1 at every event: step 1's call is already
+    # emitted when the supplement arrives, step 2 must use it.
+    agent = PulseAgent(mem, ScriptedPolicy('{"action": "supplement", "evidence": ["m1"]}'),
+                       PulseAgentConfig("u1", concurrent=False, initial_personalization=False))
+    env = Workspace([tool])
+    SimulatedAgent(BehaviourParams(p_use_delivered=1.0, decay_per_step=0.0)).run(task, env, agent, seed=0)
+    assert env.state["n1"]["notes_app"] == "obsidian"
+
+
+def test_observe_does_not_block_but_gate_waits():
+    pol = ScriptedPolicy('{"action": "silent"}', delay_s=0.3)
+    agent = PulseAgent(memory_with_pref(), pol, PulseAgentConfig("u1", concurrent=True, initial_personalization=False))
+    agent.start(Event("request", 0, text="x"))
+    t0 = time.perf_counter()
+    agent.observe(Event("message", 1, role="agent", text="a", args={"subgoal": "write note", "notes_app": "?"}))
+    assert time.perf_counter() - t0 < 0.1
+    t0 = time.perf_counter()
+    agent.decide_call(call())
+    assert time.perf_counter() - t0 >= 0.5  # drains the queued event, then decides
+    agent.end()
+
+
+def test_parse_failure_is_counted_and_silent():
+    agent = PulseAgent(memory_with_pref(), ScriptedPolicy("garbage {"), PulseAgentConfig("u1", concurrent=False))
+    agent.start(Event("request", 0, text="x"))
+    assert agent.decide_call(call()).decision.action == "silent"
+    assert agent.stats.parse_failures == 1
+
+
+def test_intervene_outside_a_call_is_illegal_and_silent():
+    agent = PulseAgent(memory_with_pref(), ScriptedPolicy('{"action": "intervene", "evidence": ["m1"]}'),
+                       PulseAgentConfig("u1", concurrent=False, initial_personalization=False))
+    agent.start(Event("request", 0, text="x"))
+    agent.observe(Event("message", 1, role="agent", text="a", args={"subgoal": "s", "notes_app": "?"}))
+    assert agent.stats.illegal_interventions == 1 and agent.take_supplements() == []
+
+
+def test_supplement_only_mode_converts_interventions():
+    agent = PulseAgent(memory_with_pref(), RulePolicy(), PulseAgentConfig("u1", concurrent=False, allow_intervene=False))
+    agent.start(Event("request", 0, text="x", args={"notes_app": "?"}))
+    assert agent.decide_call(call()).decision.action == "supplement"
+
+
+def test_writeback_commits_user_statements_and_decision_receipts_abort_discards():
+    for completed, expect in ((True, 2), (False, 0)):
+        mem = InProcessMemory("structured")
+        agent = PulseAgent(mem, RulePolicy(), PulseAgentConfig("u1", "p1", concurrent=False))
+        agent.start(Event("request", 0, text="x", time="2025-01-01"))
+        agent.observe(Event("message", 1, role="user", text="from now on my preferred tone is formal",
+                            args={"tone": "formal"}, time="2025-01-01"))
+        agent.observe(Event("tool_result", 2, tool="approve_plan", args={"decision.template": "acl"}, time="2025-01-01"))
+        stats = agent.end(completed)
+        assert stats.committed_items == expect
+
+
+def test_writeback_with_the_real_store(tmp_path):
+    from pulse.memory import RetrievalQuery, open_memory
+
+    mem = open_memory("structured", tmp_path / "m", "bm25")
+    mem.create_user("u1")
+    mem.create_project("p1")
+    agent = PulseAgent(mem, RulePolicy(), PulseAgentConfig("u1", "p1", concurrent=False, conversation_id="task-1"))
+    agent.start(Event("request", 0, text="x", time="2025-01-01T00:00:00"))
+    agent.observe(Event("message", 1, role="user", text="From now on, my preferred tone is formal.",
+                        args={"tone": "formal"}, time="2025-01-01T00:00:00", event_id="e1"))
+    agent.observe(Event("tool_result", 2, tool="approve_plan", text="ok", args={"status": "ok", "decision.template": "acl"},
+                        time="2025-01-01T00:00:00", event_id="e2"))
+    stats = agent.end(True)
+    assert stats.committed_items >= 2 and stats.store_tokens > 0
+    slots = {(m.kind, m.slot, m.value) for m in mem.snapshot("u1", "p1")}
+    assert ("project_state", "template", "acl") in slots
+    assert any(k == "preference" and s == "tone" for k, s, _ in slots)

@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from eval.harness import run_eval
+from eval.metrics import read_rows
+from eval.registry import AGENTS, BENCHMARKS, METHODS
+from pulse.registry import RegistryError
+
+
+CONF = Path(__file__).resolve().parents[2] / "configs"
+
+
+def test_registries_suggest_close_names():
+    with pytest.raises(RegistryError, match="did you mean 'pulse'"):
+        METHODS.get("pulsee")
+    with pytest.raises(RegistryError, match="pibench_sim"):
+        BENCHMARKS.get("pibench")
+    assert set(AGENTS.names()) == {"simulated", "openai"}
+
+
+def test_run_dir_contents_and_resume_skips_finished(tmp_path, eval_cfg):
+    cfg = eval_cfg(tmp_path, overrides=["benchmark.max_tasks=2", "benchmark.personas=[researcher,marketer]"])
+    out = run_eval(cfg, "x: 1\n")
+    rows = read_rows(out / "episodes.jsonl")
+    assert len(rows) == 4 and all(r["status"] == "ok" and r["simulated"] for r in rows)
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["agent"]["simulated"] and man["suite"]["version"] and man["seed"] == 0 and man["git_commit"]
+    assert (out / "summary.json").exists() and (out / "config.yaml").exists()
+    mtime = (out / "episodes.jsonl").stat().st_mtime_ns
+    run_eval(cfg)
+    assert len(read_rows(out / "episodes.jsonl")) == 4
+    assert (out / "episodes.jsonl").stat().st_mtime_ns == mtime  # nothing rerun
+    # a partial chain (crash after its first task, torn last line) is rerun from its start
+    lines = (out / "episodes.jsonl").read_text().splitlines()
+    keep = [l for l in lines if json.loads(l)["task_id"] != "marketer_task_002"]
+    (out / "episodes.jsonl").write_text("\n".join(keep) + "\n{\"torn")
+    run_eval(cfg)
+    rows = read_rows(out / "episodes.jsonl")
+    assert sorted(r["task_id"] for r in rows) == sorted(["researcher_task_001", "researcher_task_002",
+                                                          "marketer_task_001", "marketer_task_002"])
+
+
+def test_failed_episode_is_recorded_and_run_continues(tmp_path, monkeypatch, eval_cfg):
+    from eval.agents import simulated
+
+    orig = simulated.SimulatedAgent.run
+
+    def flaky(self, task, env, session, seed):
+        if task.task_id == "researcher_task_001":
+            raise RuntimeError("boom in episode")
+        return orig(self, task, env, session, seed)
+
+    monkeypatch.setattr(simulated.SimulatedAgent, "run", flaky)
+    cfg = eval_cfg(tmp_path, overrides=["benchmark.max_tasks=2", "benchmark.personas=[researcher]"])
+    out = run_eval(cfg)
+    rows = {r["task_id"]: r for r in read_rows(out / "episodes.jsonl")}
+    assert rows["researcher_task_001"]["status"] == "failed" and "boom" in rows["researcher_task_001"]["error"]
+    assert rows["researcher_task_002"]["status"] == "ok"
+    assert json.loads((out / "summary.json").read_text())["failed"] == 1
+
+
+def test_missing_checkpoint_is_a_clear_config_error(tmp_path, eval_cfg):
+    from pulse.config.schema import ConfigError
+    with pytest.raises(ConfigError, match="policy.name_or_path"):
+        run_eval(eval_cfg(tmp_path, method="pulse", overrides=["benchmark.max_tasks=1"]))
+
+
+METHOD_NAMES = sorted(p.stem for p in (CONF / "method").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("benchmark", ["pibench_sim", "mcp_persona_sim"])
+@pytest.mark.parametrize("method", METHOD_NAMES)
+def test_every_method_runs_one_episode_on_every_suite(method, benchmark, tmp_path, tiny_model_dir, eval_cfg):
+    persona = "researcher" if benchmark == "pibench_sim" else "mcp_user_01"
+    cfg = eval_cfg(tmp_path, method, benchmark, ["benchmark.max_tasks=1", f"benchmark.personas=[{persona}]"],
+                   model_dir=tiny_model_dir)
+    out = run_eval(cfg)
+    rows = read_rows(out / "episodes.jsonl")
+    assert len(rows) == 1 and rows[0]["status"] == "ok", rows[0].get("error")
+    assert 0.0 <= rows[0]["score"] <= 1.0 and rows[0]["method"] == method
+
+
+def test_untrained_policy_parse_failures_act_as_silent(tmp_path, tiny_model_dir, eval_cfg):
+    cfg = eval_cfg(tmp_path, "pulse_no_rl", overrides=["benchmark.max_tasks=1", "benchmark.personas=[researcher]"],
+                   model_dir=tiny_model_dir)
+    row = read_rows(run_eval(cfg) / "episodes.jsonl")[0]
+    assert row["status"] == "ok" and row["policy_calls"] > 0
+    assert row["parse_failures"] >= row["policy_calls"] - 1 and row["interventions"] == 0
+
+
+def test_tables_render_markdown_latex_and_plots(tmp_path, eval_cfg):
+    from eval.tables import render
+    for seed in (0, 1):
+        for method in ("none", "pulse_rule"):
+            run_eval(eval_cfg(tmp_path / f"{method}{seed}", method,
+                              overrides=["benchmark.max_tasks=1", "benchmark.personas=[researcher]", f"seed={seed}"]))
+    md = render([tmp_path], tmp_path / "tables")
+    assert "(sim)" in md and "±" in md and "Simulated task agent" in md
+    assert (tmp_path / "tables" / "tables.tex").exists()
+    assert list((tmp_path / "tables").glob("stage_accuracy_*.png"))
