@@ -85,9 +85,13 @@ class SimulatedAgent:
     simulated = True
     model = "simulated-agent (behaviour model, eval/agents/simulated.py)"
 
-    def __init__(self, params: BehaviourParams = BehaviourParams(), deterministic: bool = True):
+    def __init__(self, params: BehaviourParams = BehaviourParams(), deterministic: bool = True,
+                 realtime: bool = False):
         self.p = params
+        # deterministic: drain the memory agent before each decision (supplement timing fixed)
         self.deterministic = deterministic
+        # realtime: sleep the modelled latencies instead of adding them up (bench/bench_runtime.py)
+        self.realtime = realtime
 
     # ---------------------------------------------------------------------------------------
     def _latency(self, ctx_tokens: int) -> float:
@@ -163,6 +167,8 @@ class SimulatedAgent:
             out.llm_calls += 1
             lat = self._latency(base_ctx + load + p.tokens_per_step * decision)
             sim_time += lat
+            if self.realtime:
+                time.sleep(lat)
             return lat
 
         for i, step in enumerate(task.steps):
@@ -215,6 +221,8 @@ class SimulatedAgent:
                 if res.executed:
                     out.tool_calls += 1
                     sim_time += p.tool_latency_s
+                    if self.realtime:
+                        time.sleep(p.tool_latency_s)
                     result = {k: str(v) for k, v in (res.result or {}).items()}
                     tr = next_event("tool_result", tool=step.tool, text="ok", args=result)
                     observe(tr, overlaps_llm=self._latency(base_ctx + load + p.tokens_per_step * (decision + 1)))

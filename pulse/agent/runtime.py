@@ -22,7 +22,10 @@ Algorithm 1, as implemented:
 
 Concurrency: with `concurrent=True` non-gate events are handled by one worker thread, so the task
 agent never waits for them; `decide_call` first drains the queue (events are processed in order)
-and then decides, so the task agent waits only at gates. With `concurrent=False` everything runs
+and then decides, so the task agent waits only at gates. Events still queued when a gate arrives
+(typically the plan message emitted with the call) are appended to the prefix without a policy call
+of their own: the gate's decision sees them, and a decision for a stale event would only delay it.
+With `concurrent=False` everything runs
 inline in the caller's thread (deterministic; the simulated-agent harness uses this and accounts
 for overlap with a latency model, see `eval/agents/simulated.py`).
 
@@ -168,6 +171,10 @@ class PulseAgent:
         self._worker: threading.Thread | None = None
         self._worker_error: BaseException | None = None
         self._ended = False
+        # set while a gate waits: queued non-gate events are then only appended to the prefix, their
+        # own (now stale) policy decisions are skipped -- the gate decision sees the same prefix
+        self._gate_waiting = False
+        self.stats_skipped_stale = 0
         if config.concurrent and config.mode != "serial":
             self._queue = queue.Queue()
             self._worker = threading.Thread(target=self._run_worker, name="pulse-memory-agent", daemon=True)
@@ -207,7 +214,11 @@ class PulseAgent:
         if event.kind != "candidate_call":
             raise ValueError(f"decide_call needs a candidate_call event, got {event.kind!r}")
         t0 = time.perf_counter()
-        self.flush()
+        self._gate_waiting = True
+        try:
+            self.flush()
+        finally:
+            self._gate_waiting = False
         decision, items, parse_ok = self._process(event)
         self.stats.blocking_s += time.perf_counter() - t0
         message = render_items(items) if items else ""
@@ -320,6 +331,9 @@ class PulseAgent:
         trig = self.listener.observe(event)
         decision, evidence, parse_ok, called, converted = Decision("silent"), [], True, False, ""
         active = self.config.mode == "serial" or (self.config.mode == "streaming" and trig.fire)
+        if active and self._gate_waiting and event.kind != "candidate_call" and self.config.mode == "streaming":
+            active = False
+            self.stats_skipped_stale += 1
         if active:
             snapshot = self._retrieve(event, trig, k=self.config.retrieve_k)
             if snapshot or not self.config.skip_policy_without_evidence:

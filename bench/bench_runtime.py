@@ -1,0 +1,164 @@
+"""Runtime benchmark: wall time the memory agent adds to a task, and harness throughput.
+
+    .venv/bin/python bench/bench_runtime.py [--tasks 3] [--llm-latency-s 1.0] [--policy MODEL_DIR|rule]
+
+Part 1 (added wall time, measured in one run): the simulated task agent runs the same pibench_sim
+tasks in *real time* — each LLM decision sleeps the latency model (`--llm-latency-s` + per-token
+part), each tool call sleeps `--tool-latency-s` — three ways:
+  none       no memory agent (baseline wall time T0)
+  streaming  Pulse: memory agent on its own thread, event-gated retrieval, blocks only at gates
+  serial     retrieve + policy before every step, inline and blocking (the serial baseline)
+Memory is the real store (pulse.memory, BM25) and the policy is a real local model on CPU (a tiny
+Qwen3 built offline unless --policy names a checkpoint; `rule` = the non-learned rule policy).
+Added wall time = (T_mode - T0) / T0. Goal (issue 4): streaming <= 5 %, serial >= 15 %.
+Part 2: harness throughput, episodes/s with the simulated agent (no sleeps) for none and
+pulse (rule policy) on the full pibench_sim suite.
+Writes bench/results/runtime_<timestamp>.json and prints a summary.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def build_policy(arg: str, tmp: Path, max_new_tokens: int):
+    if arg == "rule":
+        from pulse.agent.rule_policy import RulePolicy
+        return RulePolicy(), "rule"
+    from pulse.policy.transformers_policy import TransformersPolicy
+    model_dir = arg
+    if not model_dir:
+        from pulse.models.tiny_qwen3 import build_tiny_qwen3
+        from eval.suites import pibench_sim
+        texts = [t.request_text for t in pibench_sim.generate(0).tasks] + ['{"action": "silent"}']
+        model_dir = str(build_tiny_qwen3(tmp / "tiny", texts))
+    return TransformersPolicy(model_dir, max_new_tokens=max_new_tokens, batch_size=1), model_dir
+
+
+def run_mode(mode: str, tasks, suite, policy, params, tmp: Path) -> dict:
+    from pulse.agent.runtime import PulseAgent, PulseAgentConfig
+    from eval.agents.simulated import SimulatedAgent
+    from eval.envs import make_env
+    from eval.memory_backends import open_memory
+    from eval.methods.none import NoMemory
+
+    agent = SimulatedAgent(params, deterministic=False, realtime=True)
+    walls, blocking, mem_work, policy_calls = [], [], [], 0
+    by_user: dict[str, list] = {}
+    for t in tasks:
+        by_user.setdefault(t.user_id, []).append(t)
+    for user, ts in by_user.items():
+        persona = suite.persona(user)
+        root = tmp / f"mem-{mode}-{user}"
+        shutil.rmtree(root, ignore_errors=True)
+        mem = open_memory("structured", root)
+        if hasattr(mem, "create_user"):
+            mem.create_user(user)
+            for pid in {t.project_id for t in ts if t.project_id}:
+                mem.create_project(pid)
+        mem.add_items(persona.memory)
+        env = make_env(persona.tools)
+        for t in ts:
+            if mode == "none":
+                session = NoMemory().open_session(t, None, False)
+            else:
+                session = PulseAgent(mem, policy, PulseAgentConfig(
+                    t.user_id, t.project_id, mode="streaming" if mode == "streaming" else "serial",
+                    concurrent=(mode == "streaming"), as_of=t.time, conversation_id=f"{mode}-{t.task_id}",
+                    task_topic=t.topic, task_level=t.level))
+            t0 = time.perf_counter()
+            agent.run(t, env, session, seed=0)
+            walls.append(time.perf_counter() - t0)
+            st = session.stats
+            blocking.append(st.blocking_s)
+            mem_work.append(st.memory_wall_s)
+            policy_calls += st.policy_calls
+    return {"wall_s": sum(walls), "per_task_wall_s": walls, "blocking_s": sum(blocking),
+            "memory_work_s": sum(mem_work), "policy_calls": policy_calls}
+
+
+def throughput(tmp: Path) -> dict:
+    from eval.config import BenchmarkConfig, EvalConfig, MethodConfig
+    from eval.harness import run_eval
+    from eval.metrics import read_rows
+
+    out = {}
+    for name, m in (("none", MethodConfig("none", "none")), ("pulse_rule", MethodConfig("pulse_rule", policy="rule"))):
+        t0 = time.perf_counter()
+        d = run_eval(EvalConfig(out_dir=str(tmp / f"tp-{name}"), method=m, benchmark=BenchmarkConfig("pibench_sim"),
+                                resume=False, progress=False))
+        dt = time.perf_counter() - t0
+        n = len(read_rows(d / "episodes.jsonl"))
+        out[name] = {"episodes": n, "seconds": round(dt, 3), "episodes_per_s": round(n / dt, 2)}
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tasks", type=int, default=4, help="pibench_sim tasks (first of each persona chain)")
+    p.add_argument("--llm-latency-s", type=float, default=1.0, help="fixed latency per task-agent LLM decision")
+    p.add_argument("--tool-latency-s", type=float, default=0.1)
+    p.add_argument("--policy", default="", help="policy model dir, 'rule', or '' = build a tiny Qwen3")
+    p.add_argument("--max-new-tokens", type=int, default=24)
+    p.add_argument("--skip-throughput", action="store_true")
+    p.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    a = p.parse_args(argv)
+
+    import logging
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    from eval.agents.simulated import BehaviourParams
+    from eval.suites import pibench_sim
+
+    tmp = Path(tempfile.mkdtemp(prefix="pulse-bench-"))
+    try:
+        suite = pibench_sim.generate(0)
+        chains = suite.chains()
+        tasks = [ts[0] for ts in chains.values()][:a.tasks]
+        policy, policy_name = build_policy(a.policy, tmp, a.max_new_tokens)
+        params = BehaviourParams(llm_latency_s=a.llm_latency_s, llm_latency_s_per_1k_ctx_tokens=0.0,
+                                 tool_latency_s=a.tool_latency_s)
+        res = {m: run_mode(m, tasks, suite, policy, params, tmp) for m in ("none", "streaming", "serial")}
+        t0 = res["none"]["wall_s"]
+        for m in ("streaming", "serial"):
+            res[m]["added_wall_pct"] = round(100 * (res[m]["wall_s"] - t0) / t0, 2)
+        result = {
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S"), "machine": platform.platform(),
+            "tasks": [t.task_id for t in tasks], "steps": sum(len(t.steps) for t in tasks),
+            "llm_latency_s": a.llm_latency_s, "tool_latency_s": a.tool_latency_s, "policy": policy_name,
+            "policy_max_new_tokens": a.max_new_tokens, "memory": "pulse.memory structured (bm25)",
+            "added_wall_time": res,
+            "throughput_simulated_agent": None if a.skip_throughput else throughput(tmp),
+            "note": "simulated task agent in real time (sleeps the latency model); memory agent and policy real",
+        }
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    from pulse.utils.atomic import atomic_write_json
+    path = out / f"runtime_{time.strftime('%Y%m%d-%H%M%S')}.json"
+    atomic_write_json(path, result)
+    r = result["added_wall_time"]
+    print(f"added wall time vs no memory (T0 = {r['none']['wall_s']:.2f} s over {len(tasks)} tasks, "
+          f"{result['steps']} steps, LLM latency {a.llm_latency_s} s/decision, policy {policy_name}):")
+    for m in ("streaming", "serial"):
+        print(f"  {m:9s}: +{r[m]['added_wall_pct']:.1f} %  (wall {r[m]['wall_s']:.2f} s, blocking "
+              f"{r[m]['blocking_s']:.2f} s, memory work {r[m]['memory_work_s']:.2f} s, policy calls {r[m]['policy_calls']})")
+    if result["throughput_simulated_agent"]:
+        for k, v in result["throughput_simulated_agent"].items():
+            print(f"  harness throughput [{k}, simulated agent]: {v['episodes_per_s']} episodes/s "
+                  f"({v['episodes']} episodes in {v['seconds']} s)")
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
