@@ -30,12 +30,31 @@ def report_and_exit(verb: str, err: BaseException) -> None:
     sys.exit(2)
 
 
+def quiet_libraries() -> None:
+    """Keep the trainers' progress bars; drop per-file loading bars and advisory warnings."""
+    import warnings
+
+    try:
+        import datasets
+        import transformers
+
+        datasets.disable_progress_bars()
+        transformers.utils.logging.disable_progress_bar()
+        transformers.utils.logging.set_verbosity_error()
+    except ImportError:
+        pass
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    warnings.filterwarnings("ignore", message=".*does not have many workers.*")
+
+
 def hydra_entry(verb: str, run: Callable[[Any], Any], config_name: str | None = None) -> Callable[[], Any]:
     import hydra
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub here; a hub id must be cached
     os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+
+    quiet_libraries()
 
     @hydra.main(config_path=str(CONFIG_DIR), config_name=config_name or verb.replace("-", "_"), version_base="1.3")
     def _main(cfg: Any) -> Any:

@@ -1,0 +1,103 @@
+"""End-to-end runs of the real `pulse` CLI on CPU with a tiny model built offline."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+PULSE = [sys.executable, "-m", "pulse.cli"]
+
+
+def _run(args, cwd=None, timeout=600):
+    return subprocess.run(PULSE + args, capture_output=True, text=True, timeout=timeout, cwd=cwd)
+
+
+def _train_args(small_dataset, tiny_model, out_dir, *extra):
+    return ["train", f"data.path={small_dataset}", "data.generate_if_missing=false", f"model.name_or_path={tiny_model}",
+            "model.build=", f"out_dir={out_dir}", "sft.steps=4", "sft.examples_per_step=8", "grpo.steps=3",
+            "grpo.prompts_per_step=2", "grpo.generations_per_prompt=4", "grpo.learning_rate=1e-2",
+            "model.max_completion_tokens=12", "data.max_train_examples=64", "data.max_eval_examples=16", *extra]
+
+
+def test_train_cli_changes_lora_weights_and_resumes(small_dataset, tiny_model, tmp_path):
+    from safetensors.torch import load_file
+
+    out = tmp_path / "run"
+    r = _run(_train_args(small_dataset, tiny_model, out))
+    assert r.returncode == 0, r.stderr[-3000:]
+    adapter = out / "grpo" / "final"
+    assert (adapter / "adapter_config.json").exists()
+    weights = load_file(str(adapter / "adapter_model.safetensors"))
+    lora_b = [t for k, t in weights.items() if "lora_B" in k]
+    assert lora_b, "no LoRA weights saved"
+    # peft initialises every lora_B to zero: any non-zero entry means GRPO updated the adapter.
+    assert any(t.abs().sum() > 0 for t in lora_b)
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    grpo = [row for row in rows if row["stage"] == "grpo" and "reward" in row]
+    assert len(grpo) == 3 and all("rewards/wrong_intervention/mean" in row for row in grpo)
+    summary = json.loads((out / "summary.json").read_text())
+    assert set(summary["eval"]) == {"sft", "grpo"} and summary["eval"]["grpo"]["n"] == 16
+    assert (out / "manifest.json").exists() and (out / "config.yaml").exists()
+    # Re-running the same command finds the finished stages and does not train again.
+    before = (out / "metrics.jsonl").read_text()
+    r2 = _run(_train_args(small_dataset, tiny_model, out))
+    assert r2.returncode == 0, r2.stderr[-3000:]
+    assert (out / "metrics.jsonl").read_text() == before
+
+
+def test_killed_grpo_resumes_from_checkpoint(small_dataset, tiny_model, tmp_path):
+    out = tmp_path / "run"
+    args = _train_args(small_dataset, tiny_model, out, "sft.enabled=false", "grpo.save_every_steps=2",
+                       "eval_after=false")
+    r = _run(args + ["grpo.steps=2"])  # stands in for a run killed after its step-2 checkpoint
+    assert r.returncode == 0, r.stderr[-3000:]
+    import shutil
+    shutil.rmtree(out / "grpo" / "final")
+    r = _run(args + ["grpo.steps=4"])
+    assert r.returncode == 0, r.stderr[-3000:]
+    steps = [json.loads(l)["step"] for l in (out / "metrics.jsonl").read_text().splitlines()
+             if '"reward"' in l]
+    assert steps == [1, 2, 3, 4]  # steps 3-4 continued from checkpoint-2, not from scratch
+    assert (out / "grpo" / "final" / "adapter_config.json").exists()
+
+
+def test_eval_policy_cli(small_dataset, tiny_model, tmp_path):
+    r = _run(["eval-policy", f"data.path={small_dataset}", "data.generate_if_missing=false",
+              f"policy.name_or_path={tiny_model}", "data.max_eval_examples=8", f"out_dir={tmp_path}/ev"])
+    assert r.returncode == 0, r.stderr[-3000:]
+    m = json.loads((tmp_path / "ev" / "metrics.json").read_text())
+    assert m["n"] == 8 and 0 <= m["parse_failure_rate"] <= 1
+    assert "action acc" in r.stdout
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["model.name_or_path=/nonexistent/model"], "model.name_or_path"),
+    (["grpo.generations_per_prompt=1"], "grpo.generations_per_prompt"),
+    (["grpo.steps=lots"], "grpo.steps"),
+])
+def test_bad_input_gets_one_clear_error(small_dataset, tiny_model, tmp_path, args, needle):
+    r = _run(_train_args(small_dataset, tiny_model, tmp_path / "bad") + args, timeout=120)
+    assert r.returncode != 0
+    assert needle in r.stderr and "Traceback" not in r.stderr
+
+
+def test_malformed_dataset_row_is_named(small_dataset, tmp_path):
+    from datasets import load_from_disk
+    dd = load_from_disk(str(small_dataset))
+    bad = dd["train"].map(lambda row, i: {"label_action": "shout" if i == 5 else row["label_action"]},
+                          with_indices=True)
+    dd["train"] = bad
+    path = tmp_path / "bad_data"
+    dd.save_to_disk(str(path))
+    r = _run(["train", f"data.path={path}", f"out_dir={tmp_path}/o"], timeout=120)
+    assert r.returncode == 2 and "row 5" in r.stderr and "label_action" in r.stderr
+
+
+def test_cli_help_and_typo():
+    r = _run(["--help"])
+    assert r.returncode == 0 and "train" in r.stdout
+    r = _run(["trian"])
+    assert r.returncode == 2 and "did you mean train" in r.stderr.lower()
