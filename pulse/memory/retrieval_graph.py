@@ -1,17 +1,19 @@
 """Graph retrieval over the Topic graph and project memory (paper §3.2 / App. A.1).
 
 For each scope (the user, then the project) at the information cutoff:
-1. locate Topics: each Topic node is scored by its best valid fact's similarity to the query (the
-   subgoal + the candidate call's tool and arguments), plus a bonus when the Topic's name appears in
-   the query or it holds an entity the query names; the top `topics_to_locate` are located;
-2. expand along relations: subtopics of a located Topic, its parent Topic, cross-topic links (a fact
-   linked into a located Topic is a member of it), every fact sharing an entity the query names,
+1. locate Topics: each Topic node is scored by the similarity of its centroid (mean of its facts'
+   vectors; with the lexical BM25 embedder, its best fact) to the query — the subgoal plus the
+   candidate call's tool and arguments — plus a bonus when the Topic's name occurs in the query or
+   it holds an entity the query names; the top `topics_to_locate` nodes are located;
+2. expand along relations: the located Topics' subtopics, their parent Topics, facts linked into
+   them from other Topics (cross-topic links), every fact that shares an entity the query names,
    facts whose slot is a candidate-call argument, workflows that use the candidate tool;
-3. select evidence: step relevance (similarity + structural bonuses), temporal validity (only
-   records valid at the cutoff; superseded versions never count as current; task-scoped records
-   only for their task), information gain (nothing already delivered, nothing that restates a
-   selected or delivered fact's slot value, no near-duplicate text).
-Each item carries the reason it was selected. Scores are comparable across scopes of one query.
+3. select evidence among those facts only: step relevance (similarity + structural bonuses),
+   temporal validity (records valid at the cutoff; superseded versions never count as current;
+   task-scoped records only inside their task), information gain (nothing already delivered,
+   nothing restating a selected or delivered slot value, no near-duplicate sentence).
+Only the located slices of the embedding matrix are scored, so latency grows with the located
+Topics' size, not the whole memory. Each item carries the reason it was selected.
 """
 from __future__ import annotations
 
@@ -20,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from pulse.memory import graph
 from pulse.memory.candidates import Candidate, as_seen
 from pulse.memory.query_features import QueryFeatures
 from pulse.memory.scope_index import ScopeIndex
@@ -30,13 +31,13 @@ from pulse.memory.scope_index import ScopeIndex
 class GraphRetrievalConfig:
     # How many Topic nodes are located per scope before expansion.
     topics_to_locate: int = 3
-    # A Topic is located only if its score (best-member similarity + bonuses) reaches this.
-    min_topic_score: float = 0.2
+    # A Topic is located only if its score (centroid similarity + bonuses) reaches this.
+    min_topic_score: float = 0.15
     # Topic-location bonus when a Topic's own name word occurs in the query.
     topic_name_bonus: float = 0.3
     # Topic-location bonus when the Topic holds an entity the query names.
     topic_entity_bonus: float = 0.2
-    # Relevance bonus (added to similarity) for a member of a located Topic (incl. cross-topic links).
+    # Relevance bonus (added to similarity) for a fact of a located Topic (incl. cross-topic links).
     located_bonus: float = 0.25
     # Relevance bonus for a fact reached by expansion (subtopic, parent Topic).
     expanded_bonus: float = 0.2
@@ -44,11 +45,9 @@ class GraphRetrievalConfig:
     entity_bonus: float = 0.2
     # Relevance bonus when the fact's slot is an argument of the candidate call.
     slot_bonus: float = 0.35
-    # Relevance bonus for a workflow that uses the candidate call's tool.
+    # Relevance bonus for a workflow / state record that uses the candidate call's tool.
     tool_bonus: float = 0.3
-    # A fact outside every located Topic still enters the pool with raw similarity >= this.
-    semantic_floor: float = 0.5
-    # Selected evidence needs relevance (similarity + bonuses) >= this.
+    # Selected evidence needs relevance (max(similarity, 0) + bonuses) >= this.
     min_score: float = 0.2
     # Two dense vectors this similar are the same statement: the second adds no information.
     duplicate_similarity: float = 0.97
@@ -66,17 +65,18 @@ class GraphRetriever:
         n = len(ix)
         if n == 0:
             return []
-        valid = ix.valid_mask(f.as_of, task_id)
-        if not valid.any():
-            return []
-        raw = np.asarray(ix.scores.scores(qrep), np.float32)
-        masked = np.where(valid, raw, np.float32(-np.inf))
+        dense = ix.vectors is not None
+        full = None if dense else np.asarray(ix.scores.scores(qrep), np.float32)  # lexical: scores are cheap
 
         # 1. locate Topics
-        tscore = ix.topic_best(masked)
+        if dense:
+            tscore = ix.centroids @ qrep
+        else:
+            tscore = ix.topic_best(np.where(ix.valid_mask(f.as_of, task_id), full, np.float32(-np.inf)))
+        tscore = np.where(ix.has_members, tscore, -np.inf).astype(np.float32)
         how: dict[int, list[str]] = {}
         for t, ws in enumerate(ix.topic_words):
-            if ws and ws <= f.content_words:
+            if ws and ws <= f.content_words and ix.has_members[t]:
                 tscore[t] = max(tscore[t], 0.0) + cfg.topic_name_bonus
                 how.setdefault(t, []).append("its name is in the query")
         ent_hits = ix.match_entities(f.words, f.entity_keys)
@@ -87,71 +87,118 @@ class GraphRetriever:
         order = np.argsort(-tscore)[:cfg.topics_to_locate]
         located = [int(t) for t in order if np.isfinite(tscore[t]) and tscore[t] >= cfg.min_topic_score]
 
-        # 2. expand and 3. score relevance
-        bonus = np.zeros(n, np.float32)
-        pool = raw >= cfg.semantic_floor
+        # 2. expand: contiguous slices (own facts, subtopics, parent's own facts) + gathered facts
+        ranges: list[tuple[int, int, float]] = []
+        gathered: list[np.ndarray] = []
         expanded_via: dict[int, str] = {}
         for t in located:
-            for m, b, via in ((ix.subtree_members(t), cfg.expanded_bonus, f"subtopic of '{ix.topic_names[t]}'"),
-                              (ix.exact_members[ix.topic_parent[t]] if ix.topic_parent[t] >= 0 else None,
-                               cfg.expanded_bonus, f"parent Topic of '{ix.topic_names[t]}'"),
-                              (ix.exact_members[t], cfg.located_bonus, "")):
-                if m is None or not len(m):
-                    continue
-                np.maximum.at(bonus, m, b)
-                pool[m] = True
-                if via:
-                    for i in m[:256].tolist():
-                        expanded_via.setdefault(i, via)
-        ent_count = np.zeros(n, np.int8)
+            lo, hi = (int(x) for x in ix.own_range[t])
+            slo, shi = (int(x) for x in ix.subtree_range[t])
+            for a, b in ((slo, lo), (hi, shi)):  # subtopics (own slice sits at the subtree's start)
+                if b > a:
+                    ranges.append((a, b, cfg.expanded_bonus))
+                    for i in range(a, min(b, a + 256)):
+                        expanded_via.setdefault(i, f"subtopic of '{ix.topic_names[t]}'")
+            p = ix.topic_parent[t]
+            if p >= 0:
+                plo, phi = (int(x) for x in ix.own_range[p])
+                if phi > plo:
+                    ranges.append((plo, phi, cfg.expanded_bonus))
+                    for i in range(plo, min(phi, plo + 256)):
+                        expanded_via.setdefault(i, f"parent Topic of '{ix.topic_names[t]}'")
+            if hi > lo:
+                ranges.append((lo, hi, cfg.located_bonus))
+            if len(ix.link_members[t]):
+                gathered.append(ix.link_members[t])
+        bonus = np.zeros(n, np.float32)  # structural bonus: the best relation that reached the fact
+        for a, b, v in ranges:
+            np.maximum(bonus[a:b], v, out=bonus[a:b])
+        for t in located:
+            m = ix.link_members[t]
+            if len(m):
+                bonus[m] = np.maximum(bonus[m], cfg.located_bonus)
+        # additive bonuses of the few facts hit by entities (counted at most twice), tools and slots
+        add_idx: list[np.ndarray] = []
+        add_val: list[np.ndarray] = []
+        ent_arrays = []
         for key in ent_hits:
             m = ix.entity_members[key]
-            pool[m] = True
+            gathered.append(m)
             if key.startswith("tool:"):
-                bonus[m] += cfg.tool_bonus
+                add_idx.append(m)
+                add_val.append(np.full(len(m), cfg.tool_bonus, np.float32))
             else:
-                ent_count[m] += 1
-        bonus += cfg.entity_bonus * np.minimum(ent_count, 2)
+                ent_arrays.append(m)
+        if ent_arrays:
+            u, c = np.unique(np.concatenate(ent_arrays), return_counts=True)
+            add_idx.append(u)
+            add_val.append(cfg.entity_bonus * np.minimum(c, 2).astype(np.float32))
         slot_hit: dict[str, str] = {}
         for sk in f.arg_slots:
             m = ix.slot_members.get(sk)
             if m is not None:
-                bonus[m] += cfg.slot_bonus
-                pool[m] = True
+                gathered.append(m)
+                add_idx.append(m)
+                add_val.append(np.full(len(m), cfg.slot_bonus, np.float32))
                 slot_hit[sk] = f.arg_slots[sk]
-        # negative similarity carries no evidence either way: structure alone can qualify a fact
-        final = np.where(pool & valid, np.maximum(raw, 0) + bonus, np.float32(-np.inf))
 
-        # information gain: rank delivered items last; `select` keeps them only if nothing new qualifies
-        d_idx = [ix.pos[i] for i in delivered if i in ix.pos]
-        is_delivered = np.zeros(n, bool)
-        is_delivered[d_idx] = True
-        qualifies = final >= cfg.min_score
-        top_n = min(n, 4 * k + len(d_idx))
-        cand_idx = np.argpartition(-final, top_n - 1)[:top_n] if top_n < n else np.arange(n)
-        cand_idx = cand_idx[np.argsort(-final[cand_idx])]
+        # 3. select: score only the pool (matrix slices are views; only gathered rows are copied)
+        parts = [np.arange(a, b) for a, b, _ in ranges] + gathered
+        if not parts:
+            return []
+        pidx = np.unique(np.concatenate(parts))
+        pidx = pidx[ix.valid_subset(pidx, f.as_of, task_id)]
+        if not len(pidx):
+            return []
+        if dense:
+            buf = np.empty(n, np.float32)
+            covered = np.zeros(n, bool)
+            for a, b, _ in ranges:
+                if not covered[a:b].all():
+                    buf[a:b] = ix.vectors[a:b] @ qrep
+                    covered[a:b] = True
+            rest = pidx[~covered[pidx]]
+            if len(rest):
+                buf[rest] = ix.vectors[rest] @ qrep
+            raw = buf[pidx]
+        else:
+            raw = full[pidx]
+        final = np.maximum(raw, 0) + bonus[pidx]
+        if add_idx:  # pidx is sorted (np.unique): place the additive bonuses by binary search
+            ai, av = np.concatenate(add_idx), np.concatenate(add_val)
+            at = np.searchsorted(pidx, ai)
+            ok = at < len(pidx)
+            ok[ok] = pidx[at[ok]] == ai[ok]
+            np.add.at(final, at[ok], av[ok])
+        d_pos = {ix.pos[i] for i in delivered if i in ix.pos}
+        keep = final >= cfg.min_score
+        pidx, raw, final = pidx[keep], raw[keep], final[keep]
+        top_n = min(len(pidx), 4 * k + len(d_pos))
+        sel = np.argpartition(-final, top_n - 1)[:top_n] if top_n < len(pidx) else np.arange(len(pidx))
+        sel = sel[np.argsort(-final[sel], kind="stable")]
 
-        known_values = {(ix.item_slot[i], ix.items[i].value.strip().lower()) for i in d_idx if ix.item_slot[i]}
+        known_values = {(ix.item_slot[i], ix.items[i].value.strip().lower()) for i in d_pos if ix.item_slot[i]}
         chosen: list[int] = []
         out: list[Candidate] = []
         loc_set = set(located)
-        for i in cand_idx.tolist():
-            if not qualifies[i] or len(out) >= k + len(d_idx):
+        for j in sel.tolist():
+            i = int(pidx[j])
+            if len(out) >= k + len(d_pos):
                 break
+            is_delivered = i in d_pos
             sv = (ix.item_slot[i], ix.items[i].value.strip().lower())
-            if not is_delivered[i]:
+            if not is_delivered:
                 if sv[0] and sv in known_values:
                     continue  # restates a delivered/selected value: no information gain
-                if ix.vectors is not None and chosen and \
-                        float(np.max(ix.vectors[chosen] @ ix.vectors[i])) >= cfg.duplicate_similarity:
+                if dense and chosen and float(np.max(ix.vectors[chosen] @ ix.vectors[i])) >= cfg.duplicate_similarity:
                     continue
                 if sv[0]:
                     known_values.add(sv)
                 chosen.append(i)
-            out.append(Candidate(score=float(final[i]), item=as_seen(ix.items[i], f.as_of),
-                                 reason=self._reason(ix, i, float(raw[i]), loc_set, how, expanded_via, ent_hits,
+            out.append(Candidate(score=float(final[j]), item=as_seen(ix.items[i], f.as_of),
+                                 reason=self._reason(ix, i, float(raw[j]), loc_set, how, expanded_via, ent_hits,
                                                      slot_hit, f),
-                                 delivered=bool(is_delivered[i])))
+                                 delivered=is_delivered))
         return out
 
     @staticmethod
@@ -163,27 +210,25 @@ class GraphRetriever:
         hit_topics = [t for t in tids if t in located]
         if hit_topics:
             t = hit_topics[0]
-            why = "; ".join(how.get(t, [])) or "similar facts"
+            why = "; ".join(how.get(t, [])) or "similar to the query"
             parts.append(f"Topic '{ix.topic_names[t]}' located ({why})")
             if t != tids[0]:
                 parts.append(f"cross-topic link from '{ix.topic_names[tids[0]]}'")
         elif i in expanded_via:
             parts.append(f"expanded: {expanded_via[i]}")
-        item_keys = set(graph.item_entities(ix.items[i]))
+        item_keys = ix.item_entity_keys[i]
         ents = [ix.entity_names[k] for k in ent_hits if k in item_keys]
         tools = [e for e in ents if e.startswith("tool:")]
         others = [e for e in ents if not e.startswith("tool:")]
         if others:
             parts.append("entity " + ", ".join(f"'{e}'" for e in others[:3]) + " named in the query")
         if tools:
-            parts.append(f"workflow uses the candidate tool '{f.tool}'")
+            parts.append(f"uses the candidate tool '{f.tool}'")
         sk = ix.item_slot[i]
         for cand in (sk, sk.split(":", 1)[-1]):
             if cand in slot_hit:
                 parts.append(f"slot '{ix.items[i].slot}' is an argument of {f.tool} (={slot_hit[cand]!r})")
                 break
-        if not parts:
-            parts.append("semantic match outside located Topics")
         parts.append(f"step relevance {sim:.2f}")
         parts.append("valid at the cutoff" if f.as_of is not None else "current")
         if ix.metas[i].task_id:

@@ -94,7 +94,7 @@ def test_project_workflow_and_state(mem):
                    value="v2", topic="artifacts", provenance=Provenance("tool_receipt", "r1")),
     ])
     hits = mem.retrieve(RetrievalQuery("u1", "p1", candidate_call=call("twine_upload", file="dist/x.whl")))
-    assert ids(hits)[0] == "wf1" and "workflow uses the candidate tool 'twine_upload'" in hits[0].reason
+    assert ids(hits)[0] == "wf1" and "uses the candidate tool 'twine_upload'" in hits[0].reason
     hits = mem.retrieve(RetrievalQuery("u1", "p1", subgoal="send the report", entities=("report.pdf",)))
     assert "art1" in ids(hits)
 
