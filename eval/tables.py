@@ -68,15 +68,22 @@ def _cell(vals: Sequence[float], pct: bool = False, digits: int = 1) -> str:
 def _methods(data, table: str) -> list[str]:
     seen = []
     for (t, m, _b) in data:
-        if (t == table or t == "*") and m not in seen:
+        # table 3 (stages) is computed from whichever runs exist, so its rows need no separate runs
+        if (t == table or t == "*" or table == "table3") and m not in seen:
             seen.append(m)
     order = ["none", "pulse_start_only", "pulse_supplement_only", "pulse_flat", "pulse_flat_user",
              "pulse_flat_project", "pulse_flat_no_rl", "pulse_no_rl", "pulse", "pulse_rule"]
-    return sorted(seen, key=lambda m: (order.index(m) if m in order else len(order), m))
+    base = lambda m: m.removesuffix("-rule")  # noqa: E731  ("pulse_flat-rule" sorts with pulse_flat)
+    return sorted(seen, key=lambda m: (order.index(base(m)) if base(m) in order else len(order), m))
 
 
 def _get(data, table, method, bench):
-    return data.get((table, method, bench)) or data.get(("*", method, bench)) or []
+    hit = data.get((table, method, bench)) or data.get(("*", method, bench))
+    if hit:
+        return hit
+    if table == "table3":  # same method and benchmark from any table's runs
+        return next((v for (t, m, b), v in sorted(data.items()) if m == method and b == bench), [])
+    return []
 
 
 def _label(method: str, summaries_by_bench: list[list[dict]]) -> str:

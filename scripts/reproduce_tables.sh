@@ -7,6 +7,7 @@
 #   SEEDS="0 1 2" TABLES="table1" OUT=outputs/tables scripts/reproduce_tables.sh agent.behaviour.decay_per_step=0.1
 #
 # Rows that need the trained checkpoint are skipped (with a note) when CHECKPOINT is empty.
+# CHECKPOINT=rule runs those rows with the non-learned rule policy instead, labelled "<method>-rule".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
@@ -23,15 +24,21 @@ for table in $TABLES; do
     method=$(sed -n 's/^  - override \/method: //p' "$exp")
     policy=$(sed -n 's/^policy: //p' "configs/method/$method.yaml")
     mode=$(sed -n 's/^mode: //p' "configs/method/$method.yaml")
+    impl=$(sed -n 's/^impl: //p' "configs/method/$method.yaml")
+    [[ "$impl" == "none" ]] && policy=none
+    extra=()
     if [[ "$policy" == "trained" && "$mode" != "start_only" && -z "$CHECKPOINT" ]]; then
       echo "skip $table/$name: needs CHECKPOINT (a trained policy)"; continue; fi
+    if [[ "$policy" == "trained" && "$mode" != "start_only" && "$CHECKPOINT" == "rule" ]]; then
+      extra=(method.policy=rule "method.name=${method}-rule"); fi
     if [[ "$policy" == "base" && -z "$BASE_MODEL" ]]; then
       echo "skip $table/$name: needs BASE_MODEL (the untrained base)"; continue; fi
     for bench in $BENCHMARKS; do
       for seed in $SEEDS; do
         $PY -m pulse.eval experiment="$table/$name" benchmark="$bench" seed="$seed" progress=false \
           out_dir="$OUT/runs/$table/$name/$bench/seed$seed" \
-          ${CHECKPOINT:+policy.name_or_path=$CHECKPOINT} ${BASE_MODEL:+base_policy.name_or_path=$BASE_MODEL} "$@"
+          ${CHECKPOINT:+policy.name_or_path=$CHECKPOINT} ${BASE_MODEL:+base_policy.name_or_path=$BASE_MODEL} \
+          ${extra[@]+"${extra[@]}"} "$@"
       done
     done
   done
