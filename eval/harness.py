@@ -95,9 +95,18 @@ def _score_row(task: SimTask, suite: Suite, env, outcome, stats: AgentStats) -> 
     }
 
 
-def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
+def _quiet_libraries() -> None:
     import logging
-    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    try:  # bm25s sets its logger's level when imported; import first, then quiet it
+        import bm25s  # noqa: F401
+    except ImportError:
+        pass
+    for name in ("bm25s", "mcp", "httpx"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
+def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
+    _quiet_libraries()
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     suite: Suite = BENCHMARKS.get(cfg.benchmark.name)(cfg.benchmark)
