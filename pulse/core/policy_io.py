@@ -81,6 +81,10 @@ def _memory_tag(item: MemoryItem) -> str:
     return f"{item.item_id} {item.kind} {status} {item.value}"
 
 
+def _line_order(item: MemoryItem) -> int:
+    return 0 if (item.is_current and item.kind == "preference") else (1 if item.is_current else 2)
+
+
 def render_compact(inp: PolicyInput) -> str:
     last = inp.last_event
     ctx = context_slot_values(inp.prefix)
@@ -89,7 +93,9 @@ def render_compact(inp: PolicyInput) -> str:
         head = f"msg {last.role or 'agent'}"
     lines = [f"task {inp.task_topic or '-'} L{inp.task_level}", f"now {head}"]
     by_slot: dict[str, list[MemoryItem]] = {}
-    for item in inp.snapshot:
+    # Within a slot line: current preferences first, then other current items, then superseded ones,
+    # so the item a decision cites sits at a fixed place next to the proposed value.
+    for item in sorted(inp.snapshot, key=_line_order):
         by_slot.setdefault(item.slot, []).append(item)
     slots = list(inp.task_slots) or sorted({s for s in by_slot if s})
     for slot in slots:
@@ -97,8 +103,8 @@ def render_compact(inp: PolicyInput) -> str:
         now = last.args.get(slot, ABSENT)
         lines.append(f"{slot}: req={ctx.get(slot, ABSENT)} now={now} | {mem}".rstrip(" |"))
     other = [m for m in inp.snapshot if m.slot not in slots]
-    if other:
-        lines.append("other: " + " | ".join(f"{m.item_id} {m.topic or '-'} {m.slot or m.kind}" for m in other))
+    if other:  # memory about slots this task does not use: listed, not detailed
+        lines.append("other: " + " ".join(m.item_id for m in other))
     return "\n".join(lines)
 
 
