@@ -117,7 +117,6 @@ def extract(events: Sequence[Event], conversation_id: str, user_id: str, project
 
 def _workflow(events: Sequence[Event], conversation_id: str, project_id: str, now: str) -> WriteCandidate | None:
     """Successful calls in order, each depending on the earlier receipts whose values it consumes."""
-    calls: dict[str, Event] = {}
     steps: list[tuple[Event, Event]] = []
     pending_call: Event | None = None
     for ev in events:

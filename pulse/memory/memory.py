@@ -14,6 +14,7 @@ Construct through `pulse.memory.open_memory(kind, root, embedder)`.
 """
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -54,6 +55,8 @@ class StoreMemory:
         self.project_retriever = project_retriever
         self.clock = clock
         self._indexes: dict[str, ScopeIndex] = {}
+        # the agent runtime retrieves from a worker thread while the main thread may commit
+        self._ix_lock = threading.RLock()
         self._data_version = self.store.data_version()
         # seconds spent in the last retrieve(): query embedding forward vs everything else
         self.last_timing: dict[str, float] = {}
@@ -118,23 +121,28 @@ class StoreMemory:
         """Drop indexes another process made stale (its commits change SQLite's data_version)."""
         dv = self.store.data_version()
         if dv != self._data_version:
-            self._data_version = dv
-            gens = self.store.generations()
-            for scope in [s for s, ix in self._indexes.items() if gens.get(s) != ix.generation]:
-                del self._indexes[scope]
+            with self._ix_lock:
+                self._data_version = dv
+                gens = self.store.generations()
+                for scope in [s for s, ix in self._indexes.items() if gens.get(s) != ix.generation]:
+                    del self._indexes[scope]
 
     def index(self, scope: str) -> ScopeIndex:
         ix = self._indexes.get(scope)
         if ix is None:
-            gen = self.store.generations().get(scope, 0)
-            ix = build_scope_index(self.store, self.embedder, scope, gen)
-            self._indexes[scope] = ix
+            with self._ix_lock:
+                ix = self._indexes.get(scope)
+                if ix is None:
+                    gen = self.store.generations().get(scope, 0)
+                    ix = build_scope_index(self.store, self.embedder, scope, gen)
+                    self._indexes[scope] = ix
         return ix
 
     def invalidate(self, scopes: set[str]) -> None:
-        for s in scopes:
-            self._indexes.pop(s, None)
-        self._data_version = self.store.data_version()
+        with self._ix_lock:
+            for s in scopes:
+                self._indexes.pop(s, None)
+            self._data_version = self.store.data_version()
 
     def embed_cached(self, texts: list[str]) -> dict[str, Any]:
         return embed_with_cache(self.store, self.embedder, texts)

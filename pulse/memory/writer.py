@@ -83,6 +83,7 @@ class Conversation:
 
     def commit(self) -> list[MemoryItem]:
         self._check_open()
+        self.merged, self.rejected = [], []  # a commit that raised (and rolled back) may be retried
         now = self.memory.now()
         cands = list(self.candidates)
         if self.extract_candidates:
