@@ -10,6 +10,7 @@ What is timed:
 - Mem0 (mem0ai==1.0.11, separate venv .venv-mem0, FAISS and Qdrant local path mode, telemetry off,
   MiniLM through Mem0's huggingface embedder): `Memory.search` as is, and with the query embedding
   served from a cache (see bench/mem0_probe.py). If Mem0 cannot run, the JSON says why.
+Threads: one BLAS/OpenMP thread in every process (set before numpy/torch load; see below).
 Vectors: the first 10k fact texts are embedded with MiniLM for real; larger worlds reuse those
 vectors with small Gaussian noise (latency does not depend on vector content; embedding 100k texts
 on 2 shared cores would take minutes). All facts of a size live in one user (90%) and one project
@@ -18,9 +19,15 @@ excluding the embedding forward; >= 20x faster than Mem0's search.
 """
 from __future__ import annotations
 
+import os
+
+# One BLAS/OpenMP thread for every process in the run (ours, Mem0's): a single query's mat-vec gains
+# nothing from threads, and on 2 shared cores a second spinning thread turns 0.5 ms into 10+ ms.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 import argparse
 import json
-import os
 import platform
 import random
 import shutil
@@ -136,7 +143,7 @@ def run_mem0(texts, vecs, users, queries, qvecs, sizes, out_dir: Path, budget_s:
              qtexts=np.array([query_text(q) for q in queries]), qvectors=np.stack(qvecs), quser=np.array("bench-user"))
     outp = out_dir / "mem0_out.json"
     cmd = [str(py), str(REPO / "bench" / "mem0_probe.py"), str(inp), str(outp), "--stores", "faiss,qdrant",
-           "--sizes", ",".join(map(str, sizes)), "--budget-s", str(budget_s)]
+           "--sizes", ",".join(map(str, sizes)), "--budget-s", str(budget_s), "--qdrant-max", "10000"]
     env = {**os.environ, "MEM0_TELEMETRY": "False", "HF_HUB_OFFLINE": "1"}
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=budget_s + 600)
     if p.returncode != 0 or not outp.exists():
@@ -167,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         qlat.append(time.perf_counter() - t0)
     result: dict = {
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
-                    "platform": platform.platform(), "note": "2 cores shared with other jobs; wall-clock"},
+                    "platform": platform.platform(), "load_avg_at_start": list(os.getloadavg()),
+                    "note": "2 cores shared with other jobs (see load averages); wall-clock"},
         "embedder": emb.embedder_id, "queries": len(queries), "k": 8,
         "vectors": f"first {min(len(texts), a.real_vectors)} facts embedded with MiniLM; the rest reuse them + N(0, 0.02) noise",
         "embedding_forward": {"query_p50_ms": pct(qlat, 50), "query_p95_ms": pct(qlat, 95),
@@ -211,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
                 e2e = g["p50_ms"] + result["embedding_forward"]["query_p50_ms"]
                 goals[f"speedup_p50_incl_our_embed_vs_mem0_{store}_search_at_10k"] = round(r["search_p50_ms"] / e2e, 1)
     result["goals"] = goals
+    result["machine"]["load_avg_at_end"] = list(os.getloadavg())
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(result["goals"], indent=1))
