@@ -3,7 +3,9 @@
 - a user message whose args state slot values -> one preference per slot (value as quote);
 - user statements (request / user message) -> preference / habit candidates, one per sentence
   with a preference cue, carrying the sentence as quote and the event id; "my preferred X is Y"
-  fills slot X and value Y; "this time" / "for this task" marks a temporary, task-scoped choice;
+  fills slot X and value Y; a sentence whose only cue is "my usual / preferred X" without a value
+  ("use my usual palette") refers to memory instead of stating anything, so it writes nothing;
+  "this time" / "for this task" marks a temporary, task-scoped choice;
   "let's go with ..." / "we decided ..." -> a project decision; "still need to ..." -> pending item.
 - successful tool receipts -> project progress ("progress:<tool>") and, when the receipt names an
   artifact and a version, an artifact version ("artifact:<name>");
@@ -29,6 +31,8 @@ _PREF = re.compile(r"\b(i|we)\s+(?:really\s+|strongly\s+|also\s+)?(?:always\s+)?
                    r"|\b(always|never)\b|\bfrom now on\b|\bplease (?:always|never|don't|do not)\b"
                    r"|\bmy (?:usual|preferred|favou?rite|default)\b", re.I)
 _HABIT = re.compile(r"\b(i|we)\s+(?:usually|often|normally|tend to|typically)\b", re.I)
+# "my usual X" names a preference without stating it: a cue only when a value follows (_SLOT)
+_REFERENCE = re.compile(r"\bmy (?:usual|preferred|favou?rite|default)\b", re.I)
 _SLOT = re.compile(r"\bmy (?:usual|preferred|favou?rite|default) ([\w][\w \-]{0,30}?) (?:is|are|=) ([^.;!?]+)", re.I)
 _TASK_SCOPE = re.compile(r"\b(this time|for this task|just for now|for now|only this once|just this once|temporarily|"
                          r"for this (?:one|request|order|trip|booking|project step))\b", re.I)
@@ -82,6 +86,8 @@ def extract(events: Sequence[Event], conversation_id: str, user_id: str, project
                 if not (habit or _PREF.search(sent)):
                     continue
                 m = _SLOT.search(sent)
+                if m is None and not habit and not _PREF.search(_REFERENCE.sub("", sent)):
+                    continue  # "use my usual palette": a reference to memory, not a statement
                 slot, value = (m.group(1).strip().lower(), m.group(2).strip()) if m else ("", "")
                 out.append(WriteCandidate(MemoryItem(
                     f"pref-{_cid(conversation_id, ev.event_id, sent)}", "habit" if habit else "preference", user_scope,

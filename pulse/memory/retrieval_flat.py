@@ -1,7 +1,14 @@
 """Flat top-k retrieval (the paper's Flat Memory ablation).
 
 The same records (text, provenance, times, conditions) with no Topics, entities or slots: rank every
-record the cutoff allows by similarity to the query with the same embedder, return the top k.
+record the cutoff allows by similarity to the query with the same embedder, return the top k *among
+records that have some similarity to the query* (score > `min_similarity`). Without that floor a
+top-k retriever pads its answer with records that share nothing with the query (BM25 score 0), which
+delivers unrelated preferences to the task agent by accident; fewer than k records come back when
+fewer are similar, and none when nothing is.
+Plain top-k: the episode's delivery log (`RetrievalQuery.delivered`) is not consulted, so a record
+delivered before is returned again whenever it ranks (the structured retriever's information-gain
+step is part of what the ablation removes).
 Flat memory knows when a record was written (`valid_from` <= cutoff) but has no revision structure,
 so by default superseded versions stay in the ranking with their validity shown — that is exactly
 what the ablation removes. Task-scoped records stay in their task (that is a visibility rule, not
@@ -23,6 +30,12 @@ from pulse.memory.scope_index import ScopeIndex
 class FlatRetrievalConfig:
     # True drops superseded versions (a flat store that still honours valid_to); False = the ablation.
     hide_superseded: bool = False
+    # A record is returned only if its similarity to the query is strictly above this (the
+    # embedder's scale: BM25 scores are divided by the best score, so in [0, 1], and 0 means no
+    # query term in common; cosines for dense embedders). 0.0 = "any similarity at all". Dense
+    # embedders give unrelated sentences small positive cosines (MiniLM: ~0.0-0.2), so a
+    # deployment on them should raise it, e.g. to 0.2.
+    min_similarity: float = 0.0
 
 
 class FlatRetriever:
@@ -38,7 +51,7 @@ class FlatRetriever:
             return []
         valid = ix.valid_mask(f.as_of, task_id, current_only=self.config.hide_superseded)
         raw = np.asarray(ix.scores.scores(qrep), np.float32)
-        final = np.where(valid, raw, np.float32(-np.inf))
+        final = np.where(valid & (raw > self.config.min_similarity), raw, np.float32(-np.inf))
         top_n = min(n, k)
         idx = np.argpartition(-final, top_n - 1)[:top_n] if top_n < n else np.arange(n)
         idx = idx[np.argsort(-final[idx])]

@@ -11,7 +11,10 @@ For each scope (the user, then the project) at the information cutoff:
 3. select evidence among those facts only: step relevance (similarity + structural bonuses),
    temporal validity (records valid at the cutoff; superseded versions never count as current;
    task-scoped records only inside their task), information gain (nothing already delivered,
-   nothing restating a selected or delivered slot value, no near-duplicate sentence).
+   nothing restating a selected or delivered slot value, no near-duplicate sentence). Information
+   gain is measured against what the task agent acts on: a delivered fact whose slot the candidate
+   call sets to a *different* value was evidently not taken up, so it counts as new again (it is
+   the evidence a pre-commit intervention needs).
 Only the located slices of the embedding matrix are scored, so latency grows with the located
 Topics' size, not the whole memory. Each item carries the reason it was selected.
 """
@@ -171,6 +174,10 @@ class GraphRetriever:
             ok[ok] = pidx[at[ok]] == ai[ok]
             np.add.at(final, at[ok], av[ok])
         d_pos = {ix.pos[i] for i in delivered if i in ix.pos}
+        reopened: set[int] = set()
+        if f.arg_slots:  # delivered, but the candidate call contradicts it: not known to the agent
+            reopened = {i for i in d_pos if self._contradicted(ix, i, f)}
+            d_pos -= reopened
         keep = final >= cfg.min_score
         pidx, raw, final = pidx[keep], raw[keep], final[keep]
         top_n = min(len(pidx), 4 * k + len(d_pos))
@@ -195,11 +202,20 @@ class GraphRetriever:
                 if sv[0]:
                     known_values.add(sv)
                 chosen.append(i)
-            out.append(Candidate(score=float(final[j]), item=as_seen(ix.items[i], f.as_of),
-                                 reason=self._reason(ix, i, float(raw[j]), loc_set, how, expanded_via, ent_hits,
-                                                     slot_hit, f),
+            reason = self._reason(ix, i, float(raw[j]), loc_set, how, expanded_via, ent_hits, slot_hit, f)
+            if i in reopened:
+                reason += "; delivered before, but the candidate call sets another value"
+            out.append(Candidate(score=float(final[j]), item=as_seen(ix.items[i], f.as_of), reason=reason,
                                  delivered=is_delivered))
         return out
+
+    @staticmethod
+    def _contradicted(ix: ScopeIndex, i: int, f: QueryFeatures) -> bool:
+        sk = ix.item_slot[i]
+        if not sk:
+            return False
+        value = ix.items[i].value.strip().lower()
+        return any(c in f.arg_slots and f.arg_slots[c].strip().lower() != value for c in (sk, sk.split(":", 1)[-1]))
 
     @staticmethod
     def _reason(ix: ScopeIndex, i: int, sim: float, located: set[int], how: dict[int, list[str]],

@@ -128,3 +128,30 @@ def test_openai_compatible_endpoint(tmp_path):
         m.close()
     finally:
         server.shutdown()
+
+
+def test_flat_returns_only_records_similar_to_the_query(mem_factory, tmp_path):
+    """Flat top-k never pads its answer with records that share nothing with the query."""
+    m = mem_factory("flat", root=tmp_path / "f0", embedder="bm25")
+    m.add_items(WORLD)
+    hits = m.retrieve(RetrievalQuery("u1", subgoal="green tea", k=8))
+    assert {h.item.item_id for h in hits} == {"tea"} and all(h.score > 0 for h in hits)
+    assert m.retrieve(RetrievalQuery("u1", subgoal="zzz qqq", k=8)) == []
+
+
+def test_flat_similarity_floor_is_configurable(tmp_path):
+    from pulse.memory import FlatRetrievalConfig
+
+    m = open_memory("flat", tmp_path / "f1", make_embedder("bm25"), flat_config=FlatRetrievalConfig(min_similarity=0.99))
+    m.add_items(WORLD)
+    # "I like" matches coffee and tea partly; only the best match clears a 0.99 floor
+    hits = m.retrieve(RetrievalQuery("u1", subgoal="like green tea", k=8))
+    assert [h.item.item_id for h in hits] == ["tea"]
+    m.close()
+
+
+def test_bm25_splits_snake_case_identifiers():
+    from pulse.memory.embedders.bm25 import tokenize
+
+    assert tokenize("seed_policy five_seeds") == ["seed_policy", "seed", "policy", "five_seeds", "five", "seeds"]
+    assert "policy" in tokenize("prefers seed policy")

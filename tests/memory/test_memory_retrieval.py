@@ -60,8 +60,24 @@ def test_information_gain_skips_delivered(mem):
     again = mem.retrieve(RetrievalQuery("u1", subgoal="buy a present", entities=("Alice",), delivered=("gift",)))
     assert "gift" in first and "gift" not in ids(again)
     # nothing else qualifies -> the delivered item may come back, marked as such
-    only = mem.retrieve(RetrievalQuery("u1", candidate_call=call("render_icon", size="8x8"), delivered=("size",), k=1))
+    only = mem.retrieve(RetrievalQuery("u1", candidate_call=call("render_icon", size="32x32"), delivered=("size",), k=1))
     assert ids(only) == ["size"] and "already delivered" in only[0].reason
+
+
+def test_delivered_fact_the_call_contradicts_counts_as_new(mem):
+    """A candidate call that sets a delivered slot to another value shows the agent did not take the
+    fact up: the fact is evidence again (for the gate), even when fresh items also qualify."""
+    mem.add_items(WORLD + [pref("icons-style", "Icons use a flat style", topic="design/icons", slot="style",
+                                value="flat")], META)
+    q = dict(candidate_call=call("render_icon", size="8x8", style="flat"), delivered=("size",))
+    hits = mem.retrieve(RetrievalQuery("u1", **q))
+    assert "size" in ids(hits) and "icons-style" in ids(hits)
+    size = next(h for h in hits if h.item.item_id == "size")
+    assert "already delivered" not in size.reason and "sets another value" in size.reason
+    # the same delivered fact is not repeated when the call agrees with it and something new qualifies
+    agree = mem.retrieve(RetrievalQuery("u1", candidate_call=call("render_icon", size="32x32", style="flat"),
+                                        delivered=("size",)))
+    assert "size" not in ids(agree) and "icons-style" in ids(agree)
 
 
 def test_every_result_has_a_reason_and_k_is_respected(mem):

@@ -194,3 +194,12 @@ def test_duplicates_in_one_conversation_merge(mem):
         conv.observe(user_msg("e1", "I prefer green tea."))
         conv.observe(user_msg("e2", "I prefer green tea.", step=1))
     assert len(conv.committed) == 1 and len(conv.merged) == 1
+
+
+def test_a_reference_to_a_usual_preference_writes_nothing(mem):
+    """ "use my usual palette" asks for a stored preference; it states no new one."""
+    mem.create_user("u1")
+    with mem.conversation("u1", conversation_id="c-ref") as conv:
+        conv.observe(user_msg("e1", "Please make a figure. Also use my usual palette; use my usual tone."))
+        conv.observe(user_msg("e2", "My usual palette is grayscale.", step=1))
+    assert [(i.slot, i.value) for i in conv.committed] == [("palette", "grayscale")]

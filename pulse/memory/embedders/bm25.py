@@ -21,7 +21,15 @@ _STOP = frozenset("a an and are as at be by for from has have i in is it its me 
 
 
 def tokenize(text: str) -> list[str]:
-    return [t for t in _TOKEN.findall(text.lower()) if t not in _STOP]
+    """Words of 2+ characters, stop words removed. A snake_case identifier (a tool argument such as
+    `seed_policy`) also yields its parts, so it matches prose that spells it "seed policy"."""
+    out = []
+    for t in _TOKEN.findall(text.lower()):
+        if t not in _STOP:
+            out.append(t)
+        if "_" in t:
+            out.extend(p for p in t.split("_") if len(p) >= 2 and p not in _STOP)
+    return out
 
 
 class BM25Index(ScoreIndex):
