@@ -52,7 +52,7 @@ def run_mode(mode: str, tasks, suite, policy, params, tmp: Path) -> dict:
     from pulse.agent.runtime import PulseAgent, PulseAgentConfig
     from eval.agents.simulated import SimulatedAgent
     from eval.envs import make_env
-    from eval.memory_backends import open_memory
+    from eval.memory_backends import open_chain_memory
     from eval.methods.none import NoMemory
 
     agent = SimulatedAgent(params, deterministic=False, realtime=True)
@@ -64,12 +64,7 @@ def run_mode(mode: str, tasks, suite, policy, params, tmp: Path) -> dict:
         persona = suite.persona(user)
         root = tmp / f"mem-{mode}-{user}"
         shutil.rmtree(root, ignore_errors=True)
-        mem = open_memory("structured", root)
-        if hasattr(mem, "create_user"):
-            mem.create_user(user)
-            for pid in {t.project_id for t in ts if t.project_id}:
-                mem.create_project(pid)
-        mem.add_items(persona.memory)
+        mem = open_chain_memory("structured", root, user, [t.project_id for t in ts], persona.memory)
         env = make_env(persona.tools)
         for t in ts:
             if mode == "none":

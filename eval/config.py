@@ -21,7 +21,7 @@ class BenchmarkConfig:
 class MethodConfig:
     name: str = "pulse"
     impl: str = "pulse"
-    memory: str = "structured"
+    memory: str = "structured"  # pulse.memory kind: structured | flat | flat_user | flat_project
     policy: str = "trained"  # trained | base | rule
     mode: str = "streaming"
     allow_intervene: bool = True
@@ -56,7 +56,6 @@ class EvalConfig:
     agent: AgentConfig = field(default_factory=AgentConfig)
     policy: PolicyBackendConfig = field(default_factory=PolicyBackendConfig)
     base_policy: PolicyBackendConfig = field(default_factory=PolicyBackendConfig)
-    memory_impl: str = "auto"  # auto | real | inprocess
     resume: bool = True
     retry_failed: bool = False
     progress: bool = True

@@ -3,7 +3,7 @@
 Run directory (`out_dir`):
   config.yaml      the resolved config
   manifest.json    git commit, package versions, seed, suite name/version/seed, agent and judge
-                   models, whether the agent is simulated, which memory implementation ran
+                   models, whether the agent is simulated, which memory store and kind ran
   episodes.jsonl   one row per task episode (appended as each finishes)
   summary.json     metrics over the rows (eval/metrics.py)
 A persona's tasks form one chain (shared memory and workspace, in order). Resume skips chains
@@ -27,7 +27,7 @@ from pulse.utils.manifest import write_manifest
 from eval.config import EvalConfig
 from eval.envs import check_task, make_env, task_score
 from eval.memory_backends import describe as describe_memory
-from eval.memory_backends import open_memory
+from eval.memory_backends import open_chain_memory
 from eval.methods.base import MethodContext
 from eval.metrics import STAGES, read_rows, summarize
 from eval.registry import AGENTS, BENCHMARKS, METHODS
@@ -121,7 +121,7 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
                    method=cfg.method.name, agent={"name": agent.name, "model": agent.model,
                                                    "simulated": agent.simulated},
                    judge="deterministic checkpoint checks (no LLM judge)",
-                   memory_impl=describe_memory(cfg.memory_impl) if method.uses_memory else "none",
+                   memory=describe_memory(method.memory_kind) if method.uses_memory else "none",
                    transport=cfg.benchmark.transport)
     rows_path = out / ROWS
     rows = read_rows(rows_path) if cfg.resume else []
@@ -149,13 +149,8 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
         if method.uses_memory:
             root = out / "memory" / user
             shutil.rmtree(root, ignore_errors=True)
-            memory = open_memory(method.memory_kind, root, cfg.memory_impl)
-            for fn_name, ids in (("create_user", [user]),
-                                 ("create_project", sorted({t.project_id for t in tasks if t.project_id}))):
-                fn = getattr(memory, fn_name, None)  # the real store needs scopes to exist
-                for scope_id in ids if fn else ():
-                    fn(scope_id)
-            memory.add_items(persona.memory)
+            memory = open_chain_memory(method.memory_kind, root, user, [t.project_id for t in tasks],
+                                       persona.memory)
         env = make_env(persona.tools, cfg.benchmark.transport)
         try:
             for task in tasks:
@@ -180,6 +175,8 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
                     bar.update(1)
         finally:
             env.close()
+            if memory is not None:
+                memory.close()
     if bar:
         bar.close()
     summary = summarize(read_rows(rows_path))

@@ -1,39 +1,44 @@
-"""Open a memory store of a given organisation for an evaluation chain.
+"""Open the memory store of one evaluation chain: always the real store, `pulse.memory.open_memory`.
 
-Uses the real store (`pulse.memory.open_memory(kind, root, embedder)`) when it is importable, and
-the in-process reference implementation (`eval/inprocess_memory.py`) otherwise; `describe()` says
-which one ran, and the run manifest records it.
+Method configs name the organisation with pulse.memory's kinds (and the paper's rows):
+  structured    Full (graph user memory + graph project memory)
+  flat          Flat Memory (flat user + flat project)
+  flat_user     Flat + User: flat memory plus the structured *user* part (graph user, flat project)
+  flat_project  Flat + Project: flat memory plus the structured *project* part (flat user, graph project)
+Every kind reads the same records; only the retriever of each layer differs (pulse/memory/memory.py).
+Retrieval is lexical (BM25): no model download, identical for every method.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Sequence
 
-from eval.inprocess_memory import KINDS, InProcessMemory
+from pulse.core.records import MemoryItem
+from pulse.memory import KINDS, MemoryError_, StoreMemory
+from pulse.memory import open_memory as _open_memory
 
-
-def _real_open():
-    try:
-        from pulse.memory import open_memory  # type: ignore[attr-defined]
-        return open_memory
-    except Exception:
-        return None
+# Embedder every evaluation store uses (a name understood by pulse.memory.make_embedder).
+EMBEDDER = "bm25"
 
 
-def describe(impl: str = "auto") -> str:
-    if impl == "inprocess" or (impl == "auto" and _real_open() is None):
-        return "eval.inprocess_memory (reference in-process store)"
-    return "pulse.memory.open_memory"
+def describe(kind: str) -> str:
+    """What the run manifest records about the memory that ran."""
+    return f"pulse.memory.open_memory(kind={kind!r}, embedder={EMBEDDER!r})"
 
 
-def open_memory(kind: str, root: str | Path, impl: str = "auto", embedder: str = "bm25") -> Any:
-    """`impl`: auto (real store if importable) | real | inprocess."""
+def open_memory(kind: str, root: str | Path, embedder: str = EMBEDDER) -> StoreMemory:
     if kind not in KINDS:
-        raise ValueError(f"method.memory: {kind!r} not in {KINDS}")
-    opener = _real_open() if impl in ("auto", "real") else None
-    if impl == "real" and opener is None:
-        raise ImportError("memory_impl=real but pulse.memory.open_memory is not available")
-    if opener is not None:
-        Path(root).mkdir(parents=True, exist_ok=True)
-        return opener(kind, root, embedder)
-    return InProcessMemory(kind)
+        raise MemoryError_(f"method.memory: {kind!r} is not a memory kind (known: {', '.join(KINDS)})")
+    Path(root).mkdir(parents=True, exist_ok=True)
+    return _open_memory(kind, root, embedder)
+
+
+def open_chain_memory(kind: str, root: str | Path, user_id: str, project_ids: Sequence[str],
+                      items: Sequence[MemoryItem], embedder: str = EMBEDDER) -> StoreMemory:
+    """A fresh store for one persona chain: its user and projects created, its seed memory loaded."""
+    mem = open_memory(kind, root, embedder)
+    mem.create_user(user_id)
+    for pid in sorted(set(project_ids) - {""}):
+        mem.create_project(pid)
+    mem.add_items(items)
+    return mem

@@ -4,11 +4,17 @@
 |-------------------------------|--------------|---------|-------------|---------------|
 | pulse                         | structured   | trained | streaming   | yes           |
 | pulse_no_rl                   | structured   | base    | streaming   | yes           |
-| pulse_flat / _flat_user / _flat_project | flat / flat user / flat project | trained | streaming | yes |
+| pulse_flat                    | flat         | trained | streaming   | yes           |
+| pulse_flat_user (Flat + User) | flat_user    | trained | streaming   | yes           |
+| pulse_flat_project (Flat + Project) | flat_project | trained | streaming | yes         |
 | pulse_start_only              | structured   | -       | start_only  | no            |
 | pulse_supplement_only         | structured   | trained | streaming   | turned into supplements |
 | pulse_flat_no_rl              | flat         | base    | streaming   | yes           |
 | pulse_rule (reference)        | structured   | rule    | streaming   | yes           |
+
+`memory` is a `pulse.memory` kind (eval/memory_backends.py): flat_user = structured user memory +
+flat project memory, flat_project = flat user memory + structured project memory, i.e. flat memory
+plus the structured user (resp. project) part, as in the paper's "Flat + User" / "Flat + Project".
 """
 from __future__ import annotations
 

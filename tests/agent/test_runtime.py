@@ -10,7 +10,24 @@ from pulse.agent.gate import GateDecision, ToolCallError
 from pulse.agent.rule_policy import RulePolicy
 from pulse.core.records import Decision, Event, MemoryItem, Provenance
 from pulse.policy.base import outputs_from_texts
-from eval.inprocess_memory import InProcessMemory
+from pulse.memory import StoreMemory, open_memory
+
+_ROOTS: list = []
+
+
+@pytest.fixture(autouse=True)
+def _memory_roots(tmp_path_factory):
+    """Each test's stores live under pytest's tmp dirs (the real SQLite store, BM25 embedder)."""
+    _ROOTS.append(tmp_path_factory)
+    yield
+    _ROOTS.pop()
+
+
+def structured_memory() -> StoreMemory:
+    mem = open_memory("structured", _ROOTS[-1].mktemp("mem"), "bm25")
+    mem.create_user("u1")
+    mem.create_project("p1")
+    return mem
 
 
 class ScriptedPolicy:
@@ -27,8 +44,8 @@ class ScriptedPolicy:
         return outputs_from_texts([self.text] * len(inputs))
 
 
-def memory_with_pref() -> InProcessMemory:
-    mem = InProcessMemory("structured")
+def memory_with_pref() -> StoreMemory:
+    mem = structured_memory()
     mem.add_items([MemoryItem("m1", "preference", "user:u1", "u1 prefers notes app obsidian.", "notes_app",
                               "obsidian", "notes", ("notes_app",), "", Provenance("user_statement"), "2025-01-01")])
     return mem
@@ -163,15 +180,20 @@ def test_supplement_only_mode_converts_interventions():
 
 
 def test_writeback_commits_user_statements_and_decision_receipts_abort_discards():
-    for completed, expect in ((True, 2), (False, 0)):
-        mem = InProcessMemory("structured")
+    for completed in (True, False):
+        mem = structured_memory()
         agent = PulseAgent(mem, RulePolicy(), PulseAgentConfig("u1", "p1", concurrent=False))
         agent.start(Event("request", 0, text="x", time="2025-01-01"))
         agent.observe(Event("message", 1, role="user", text="from now on my preferred tone is formal",
                             args={"tone": "formal"}, time="2025-01-01"))
         agent.observe(Event("tool_result", 2, tool="approve_plan", args={"decision.template": "acl"}, time="2025-01-01"))
         stats = agent.end(completed)
-        assert stats.committed_items == expect
+        slots = {(m.kind, m.slot, m.value) for m in mem.snapshot("u1", "p1")}
+        if completed:
+            assert stats.committed_items >= 2
+            assert {("preference", "tone", "formal"), ("project_state", "template", "acl")} <= slots
+        else:
+            assert stats.committed_items == 0 and slots == set()
 
 
 def test_writeback_with_the_real_store(tmp_path):

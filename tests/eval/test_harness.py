@@ -29,6 +29,7 @@ def test_run_dir_contents_and_resume_skips_finished(tmp_path, eval_cfg):
     assert len(rows) == 4 and all(r["status"] == "ok" and r["simulated"] for r in rows)
     man = json.loads((out / "manifest.json").read_text())
     assert man["agent"]["simulated"] and man["suite"]["version"] and man["seed"] == 0 and man["git_commit"]
+    assert man["memory"] == "pulse.memory.open_memory(kind='structured', embedder='bm25')"
     assert (out / "summary.json").exists() and (out / "config.yaml").exists()
     mtime = (out / "episodes.jsonl").stat().st_mtime_ns
     run_eval(cfg)
@@ -102,3 +103,50 @@ def test_tables_render_markdown_latex_and_plots(tmp_path, eval_cfg):
     assert "(sim)" in md and "±" in md and "Simulated task agent" in md
     assert (tmp_path / "tables" / "tables.tex").exists()
     assert list((tmp_path / "tables").glob("stage_accuracy_*.png"))
+
+
+def test_method_memory_kinds_are_pulse_memory_kinds_with_the_papers_layers(tmp_path):
+    """Every method config names a pulse.memory kind; Flat + User keeps the structured *user* part,
+    Flat + Project the structured *project* part (the paper's ablation rows)."""
+    import yaml
+    from pulse.memory import KINDS
+    from eval.memory_backends import open_chain_memory
+
+    conf = Path(__file__).resolve().parents[2] / "configs" / "method"
+    kinds = {p.stem: yaml.safe_load(p.read_text())["memory"] for p in conf.glob("*.yaml")}
+    assert set(kinds.values()) <= set(KINDS)
+    assert kinds["pulse_flat_user"] == "flat_user" and kinds["pulse_flat_project"] == "flat_project"
+    expect = {"flat_user": ("graph", "flat"), "flat_project": ("flat", "graph"), "flat": ("flat", "flat"),
+              "structured": ("graph", "graph")}
+    for kind, layers in expect.items():
+        mem = open_chain_memory(kind, tmp_path / kind, "u1", ["p1"], [])
+        assert (mem.user_retriever.name, mem.project_retriever.name) == layers
+        mem.close()
+
+
+def test_unknown_memory_kind_is_a_clear_error(tmp_path, eval_cfg):
+    from pulse.memory import MemoryError_
+
+    cfg = eval_cfg(tmp_path / "run", overrides=["method.memory=flat_usr", "benchmark.max_tasks=1"])
+    with pytest.raises(MemoryError_, match="flat_usr"):
+        run_eval(cfg)
+
+
+@pytest.mark.parametrize("kind", ["flat", "flat_user", "flat_project", "structured"])
+def test_every_memory_kind_keeps_projects_isolated(tmp_path, kind):
+    """No kind, flat ones included, returns another project's records."""
+    from pulse.core.records import MemoryItem, Provenance
+    from pulse.memory import RetrievalQuery
+    from eval.memory_backends import open_chain_memory
+
+    items = [MemoryItem(f"{p}-tpl", "project_state", f"project:{p}", f"Project {p} decided latex template = {v}.",
+                        slot="latex_template", value=v, topic=p, provenance=Provenance("tool_receipt"),
+                        valid_from="2025-01-01T00:00:00")
+             for p, v in (("p1", "article"), ("p2", "revtex"))]
+    mem = open_chain_memory(kind, tmp_path / kind, "u1", ["p1", "p2"], items)
+    from pulse.core.records import Event
+    q = RetrievalQuery("u1", "p1", subgoal="latex template revtex article",
+                       candidate_call=Event("candidate_call", 1, tool="approve_plan", args={"latex_template": "revtex"}))
+    hits = mem.retrieve(q)
+    assert [h.item.item_id for h in hits] == ["p1-tpl"]
+    mem.close()
