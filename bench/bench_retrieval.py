@@ -2,6 +2,9 @@
 
     .venv/bin/python bench/bench_retrieval.py                      # 1k, 10k, 100k facts -> bench/results/retrieval.json
     .venv/bin/python bench/bench_retrieval.py --sizes 1000 --no-mem0 --queries 50   # quick look
+    .venv/bin/python bench/bench_retrieval.py --sizes 1000,10000 --no-mem0 --keep-old  # rerun some sizes
+With --keep-old, sizes (and Mem0 results) not rerun are carried over from the existing JSON and
+marked `"stale"` with the run they came from; `goals` are always computed from fresh 10k numbers.
 
 What is timed:
 - embedding forward: all-MiniLM-L6-v2 (package weights) on one query at a time, reported apart;
@@ -98,6 +101,14 @@ def make_queries(n: int, vocab: dict, seed: int = 1) -> list[RetrievalQuery]:
     return out
 
 
+def _git_commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True,
+                              timeout=10).stdout.strip() or "unknown"
+    except Exception:
+        return "unknown"
+
+
 def pct(xs: list[float], p: float) -> float:
     return round(float(np.percentile(np.asarray(xs) * 1000.0, p)), 4)
 
@@ -159,7 +170,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-mem0", action="store_true")
     ap.add_argument("--mem0-budget-s", type=float, default=900)
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "retrieval.json"))
+    ap.add_argument("--keep-old", action="store_true",
+                    help="carry over sizes / Mem0 results not rerun from --out, marked stale")
     a = ap.parse_args(argv)
+    old = json.loads(Path(a.out).read_text()) if a.keep_old and Path(a.out).exists() else None
     sizes = [int(s) for s in a.sizes.split(",")]
     emb = make_embedder("minilm")
     items, meta, vocab = make_world(max(sizes))
@@ -173,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         qvecs.append(emb.encode_query(query_text(q)))
         qlat.append(time.perf_counter() - t0)
     result: dict = {
+        "run": {"git_commit": _git_commit(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "sizes_run": sizes},
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
                     "platform": platform.platform(), "load_avg_at_start": list(os.getloadavg()),
                     "note": "2 cores shared with other jobs (see load averages); wall-clock"},
@@ -204,6 +220,15 @@ def main(argv: list[str] | None = None) -> int:
             result["mem0"] = run_mem0(texts, vecs, users, queries, qvecs, sizes, tmp, a.mem0_budget_s)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    if old is not None:
+        origin = old.get("run", {}) or {"git_commit": "unknown", "created": "unknown"}
+        note = (f"stale: not rerun here; from the run at git commit {origin.get('git_commit')} "
+                f"({origin.get('created')}), i.e. before any later retrieval changes")
+        for n, row in old.get("sizes", {}).items():
+            if n not in result["sizes"]:
+                result["sizes"][n] = {**row, "stale": row.get("stale", note)}
+        if a.no_mem0 and "mem0" in old:
+            result["mem0"] = {**old["mem0"], "stale": old["mem0"].get("stale", note)}
     # goals
     g = result["sizes"].get("10000", {}).get("graph")
     goals: dict = {}
@@ -218,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
                 goals[f"speedup_p50_vs_mem0_{store}_search_ex_embed_at_10k"] = round(r["search_ex_embed_p50_ms"] / g["p50_ms"], 1)
                 e2e = g["p50_ms"] + result["embedding_forward"]["query_p50_ms"]
                 goals[f"speedup_p50_incl_our_embed_vs_mem0_{store}_search_at_10k"] = round(r["search_p50_ms"] / e2e, 1)
+        if "stale" in result.get("mem0", {}):
+            goals["mem0_speedups_use_stale_mem0_numbers"] = True
     result["goals"] = goals
     result["machine"]["load_avg_at_end"] = list(os.getloadavg())
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
