@@ -42,7 +42,9 @@ class RetrievalQuery:
 
     `as_of` is the information cutoff (ISO-8601; "" = now); superseded items are never returned as
     current. `delivered` lists ids already given to the task agent in this episode (information
-    gain: they are not returned again unless nothing else qualifies).
+    gain: they are not returned again unless nothing else qualifies, or unless the candidate call
+    sets their slot to another value, i.e. the agent did not take them up). The flat ablation
+    ranks by similarity only and does not consult it (pulse/memory/retrieval_flat.py).
     """
 
     user_id: str
