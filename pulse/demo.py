@@ -155,8 +155,13 @@ def _run_suites(root: Path, base: str, checkpoints: dict[str, Any], demo_cfg) ->
         return {"table": "", "skipped": f"offline suites unavailable: {e}"}
     first = checkpoints[f"s{demo_cfg.seeds[0]}"]
     trained = first.get("pulse") or next(v for k, v in first.items() if k != "sft")
-    return run_suites(checkpoint_dir=trained, base_model_dir=base, out_dir=str(root / "suites"),
-                      seeds=list(demo_cfg.seeds))
+    # "w/o RL" here is the SFT-only policy: the random-init base cannot emit a parseable decision,
+    # so as a no-RL row it would only repeat the start-only result (the paper's base is instruct-tuned).
+    table = run_suites(checkpoint_dir=trained, base_model_dir=first["sft"], out_dir=str(root / "suites"),
+                       seeds=list(demo_cfg.seeds), max_tasks=demo_cfg.suite_max_tasks)
+    table += ("\n\npulse = GRPO (penalty -1) checkpoint of seed "
+              f"{demo_cfg.seeds[0]}; pulse_no_rl = its SFT-only checkpoint. Simulated task agent.")
+    return {"table": table, "out_dir": str(root / "suites")}
 
 
 def _run(cfg) -> None:

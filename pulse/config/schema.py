@@ -73,11 +73,11 @@ class DataConfig:
 @dataclass(frozen=True)
 class SFTConfig:
     enabled: bool = True
-    steps: int = 300
-    examples_per_step: int = 32
+    steps: int = 600
+    examples_per_step: int = 16
     learning_rate: float = 2e-3
     warmup_ratio: float = 0.05
-    save_every_steps: int = 100
+    save_every_steps: int = 200
 
 
 @dataclass(frozen=True)
@@ -155,6 +155,7 @@ class DemoConfig:
     seeds: list[int] = field(default_factory=lambda: [0])
     penalties: list[float] = field(default_factory=lambda: [-1.0, 0.0])
     suites: bool = True  # also run the offline suites (none / pulse_no_rl / pulse) after training
+    suite_max_tasks: int = 0  # 0 = every task of each suite persona chain
 
 
 def to_typed(cfg: Any, cls: type[T]) -> T:

@@ -4,9 +4,10 @@ Data generation, SFT, GRPO, policy evaluation and the run-time agent all call `r
 `parse_completion` from here; nothing else formats or parses policy text.
 
 Two renderings of the same records:
-- `compact`: a slot-aligned table for small models. Each slot the task needs gets one line that
-  puts side by side what the context states (`req`), what the newest event proposes (`now`) and
-  every memory item about that slot (id, kind, current/old, value). A 3M-parameter model can then
+- `compact`: a slot-aligned table for small models: one line per memory item about a task slot
+  that puts side by side the item (kind, current/old, value), what the context states for the
+  slot (`req`), what the newest event proposes (`now`), and last the item's id. Memory about other
+  slots is omitted. A 3M-parameter model can then
   compare values locally instead of searching free text (a first probe with free-text prompts did
   not learn; see ../shared/reference/offline-models.md).
 - `rich`: natural-language events and memory sentences with a system instruction, for Qwen3-8B.
@@ -76,35 +77,32 @@ def context_slot_values(prefix: Sequence[Event]) -> dict[str, str]:
     return ctx
 
 
-def _memory_tag(item: MemoryItem) -> str:
-    status = "cur" if item.is_current else "old"
-    return f"{item.item_id} {item.kind} {status} {item.value}"
-
-
 def _line_order(item: MemoryItem) -> int:
     return 0 if (item.is_current and item.kind == "preference") else (1 if item.is_current else 2)
 
 
 def render_compact(inp: PolicyInput) -> str:
+    """One line per memory item about a task slot, ending with the item's id:
+    `<slot> <kind> <cur|old> <value> req=<context value> now=<proposed value> <id>`.
+
+    Everything that decides whether an item matters sits on its own line *before* its id, so a
+    small causal model can flag the id token itself and copy it into the evidence.
+    """
     last = inp.last_event
     ctx = context_slot_values(inp.prefix)
     head = last.kind if last.kind != "candidate_call" else f"call {last.tool}"
     if last.kind == "message":
         head = f"msg {last.role or 'agent'}"
     lines = [f"task {inp.task_topic or '-'} L{inp.task_level}", f"now {head}"]
-    by_slot: dict[str, list[MemoryItem]] = {}
-    # Within a slot line: current preferences first, then other current items, then superseded ones,
-    # so the item a decision cites sits at a fixed place next to the proposed value.
-    for item in sorted(inp.snapshot, key=_line_order):
-        by_slot.setdefault(item.slot, []).append(item)
-    slots = list(inp.task_slots) or sorted({s for s in by_slot if s})
-    for slot in slots:
-        mem = " | ".join(_memory_tag(m) for m in by_slot.get(slot, ()))
-        now = last.args.get(slot, ABSENT)
-        lines.append(f"{slot}: req={ctx.get(slot, ABSENT)} now={now} | {mem}".rstrip(" |"))
-    other = [m for m in inp.snapshot if m.slot not in slots]
-    if other:  # memory about slots this task does not use: listed, not detailed
-        lines.append("other: " + " ".join(m.item_id for m in other))
+    slots = list(inp.task_slots) or sorted({m.slot for m in inp.snapshot if m.slot})
+    # Per slot: current preferences first, then other current items, then superseded ones.
+    items = sorted((m for m in inp.snapshot if m.slot in slots), key=lambda m: (slots.index(m.slot), _line_order(m)))
+    for m in items:
+        status = "cur" if m.is_current else "old"
+        lines.append(f"{m.slot} {m.kind} {status} {m.value} req={ctx.get(m.slot, ABSENT)} "
+                     f"now={last.args.get(m.slot, ABSENT)} {m.item_id}")
+    # Memory about slots this task does not use is left out: for a small model its ids are only
+    # distractors (a first run copied them as evidence), and it can never be cited correctly.
     return "\n".join(lines)
 
 

@@ -43,11 +43,18 @@ class TinyQwen3Spec:
 
 def train_tokenizer(texts: Iterable[str], vocab_size: int):
     """Byte-level BPE trained offline; returns a transformers PreTrainedTokenizerFast."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    # Split only at whitespace and the prompt/JSON punctuation, so a value ("amazonfresh.com",
+    # "$80", "32x32") or a memory id ("m8") stays one word and, once frequent, one token: comparing
+    # two values and copying an id into the completion are then single-token operations, and "m8"
+    # is the same token in the prompt and in `["m8"]`. (GPT-2's regex splits "m8" into "m" + "8".)
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(r'[\s"\[\]{},:=|]'), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+    ])
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
