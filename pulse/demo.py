@@ -41,14 +41,17 @@ def _fmt(values: list[Any], pct: bool = True) -> str:
 def comparison_table(results: dict[str, list[dict[str, Any]]], seeds: list[int], n: int) -> str:
     lines = [f"Held-out policy metrics on generated data ({n} examples, held-out users and task groups; "
              f"seeds {seeds}; mean ± stderr)",
-             "| policy | action acc % | strict acc % | interruption success % | interventions | parse fail % |",
+             "| policy | action acc % | decision acc % | interruption success % | interventions | parse fail % |",
              "|---|---|---|---|---|---|"]
     for name, runs in results.items():
         lines.append(f"| {name} | {_fmt([r['action_accuracy'] for r in runs])} | "
-                     f"{_fmt([r['strict_accuracy'] for r in runs])} | "
+                     f"{_fmt([r['decision_accuracy'] for r in runs])} | "
                      f"{_fmt([r['interruption_success'] for r in runs])} | "
                      f"{_fmt([r['interventions'] for r in runs], pct=False)} | "
                      f"{_fmt([r['parse_failure_rate'] for r in runs])} |")
+    lines.append("action acc: chosen action = gold action. decision acc: action and required evidence right "
+                 "(pulse/core/correctness.py). interruption success: correct interventions / chosen interventions. "
+                 "Parse failures act as silent.")
     return "\n".join(lines)
 
 
@@ -61,8 +64,9 @@ def plot_reward_curves(runs: dict[str, list[Path]], out_png: Path) -> None:
     from pulse.train.metrics_log import read_metrics
 
     keys = [("reward", "total reward"), ("rewards/correct_action/mean", "correct action rate"),
+            ("rewards/correct_decision/mean", "correct decision (with evidence) rate"),
             ("rewards/wrong_intervention/mean", "wrong intervention rate")]
-    fig, axes = plt.subplots(1, len(keys), figsize=(5 * len(keys), 3.6))
+    fig, axes = plt.subplots(1, len(keys), figsize=(4.5 * len(keys), 3.6))
     for name, paths in runs.items():
         for ax, (key, title) in zip(axes, keys):
             series = []

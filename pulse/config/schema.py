@@ -56,6 +56,7 @@ class ModelConfig:
 class RewardConfig:
     name: str = "pulse"
     correct_action: float = 1.0
+    correct_decision: float = 0.5
     wrong_intervention: float = -1.0
     well_formed: float = 0.0
 
@@ -96,7 +97,7 @@ class GRPOStageConfig:
     prompts_per_step: int = 8
     generations_per_prompt: int = 8
     gradient_accumulation_steps: int = 1
-    learning_rate: float = 5e-4
+    learning_rate: float = 3e-4
     temperature: float = 1.0
     beta: float = 0.0
     loss_type: str = "dapo"

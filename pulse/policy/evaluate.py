@@ -2,8 +2,12 @@
 interruption success (share of chosen interventions that are correct, the paper's Fig. 3), total
 interventions, parse-failure rate, and accuracy per case type.
 
-Two accuracies are reported: `action_accuracy` uses the run-time semantics (a parse failure acts as
-silent), `strict_accuracy` counts every parse failure as wrong.
+Accuracies (all on the run-time semantics, a parse failure acting as silent, unless "strict"):
+- `action_accuracy`: the chosen action equals the gold action;
+- `decision_accuracy`: the decision is *correct* (`pulse.core.correctness`): right action and, for
+  supplement/intervene, evidence naming every gold item;
+- `strict_decision_accuracy`: as decision_accuracy, but every parse failure counts as wrong.
+Per-action precision/recall and interruption success use correctness (evidence included).
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ def _ratio(num: float, den: float) -> float | None:
 def policy_metrics(examples: Sequence[PolicyExample], outputs: Sequence[PolicyOutput]) -> dict[str, Any]:
     n = len(examples)
     correct = [is_correct(o.decision, ex.gold) for ex, o in zip(examples, outputs)]
+    same_action = [o.decision.action == ex.gold.action for ex, o in zip(examples, outputs)]
     strict = [is_correct_parse(o.parse, ex.gold) for ex, o in zip(examples, outputs)]
     per_action = {}
     for a in ACTIONS:
@@ -37,18 +42,23 @@ def policy_metrics(examples: Sequence[PolicyExample], outputs: Sequence[PolicyOu
     by_case: dict[str, list[bool]] = {}
     for ex, c in zip(examples, correct):
         by_case.setdefault(ex.case_type, []).append(c)
+    action_by_case: dict[str, list[bool]] = {}
+    for ex, c in zip(examples, same_action):
+        action_by_case.setdefault(ex.case_type, []).append(c)
     confusion = Counter(f"{ex.gold.action}->{o.decision.action}" for ex, o in zip(examples, outputs))
     return {
         "n": n,
-        "action_accuracy": _ratio(sum(correct), n),
-        "strict_accuracy": _ratio(sum(strict), n),
+        "action_accuracy": _ratio(sum(same_action), n),
+        "decision_accuracy": _ratio(sum(correct), n),
+        "strict_decision_accuracy": _ratio(sum(strict), n),
         "parse_failure_rate": _ratio(sum(not o.parse.ok for o in outputs), n),
         "interventions": interventions,
         "correct_interventions": correct_int,
         "wrong_interventions": interventions - correct_int,
         "interruption_success": _ratio(correct_int, interventions),
         "per_action": per_action,
-        "accuracy_by_case": {k: sum(v) / len(v) for k, v in sorted(by_case.items())},
+        "decision_accuracy_by_case": {k: sum(v) / len(v) for k, v in sorted(by_case.items())},
+        "action_accuracy_by_case": {k: sum(v) / len(v) for k, v in sorted(action_by_case.items())},
         "confusion": dict(sorted(confusion.items())),
         "mean_completion_tokens": _ratio(sum(o.completion_tokens for o in outputs), n),
     }
@@ -83,9 +93,9 @@ def format_metrics_table(results: dict[str, dict[str, Any]], title: str = "") ->
         return "n/a" if v is None else f"{100 * v:.1f}"
 
     lines = [title] if title else []
-    lines += ["| policy | n | action acc % | strict acc % | interruption success % | interventions | parse fail % |",
+    lines += ["| policy | n | action acc % | decision acc % | interruption success % | interventions | parse fail % |",
               "|---|---|---|---|---|---|---|"]
     for name, m in results.items():
-        lines.append(f"| {name} | {m['n']} | {pct(m['action_accuracy'])} | {pct(m['strict_accuracy'])} | "
+        lines.append(f"| {name} | {m['n']} | {pct(m['action_accuracy'])} | {pct(m['decision_accuracy'])} | "
                      f"{pct(m['interruption_success'])} | {m['interventions']} | {pct(m['parse_failure_rate'])} |")
     return "\n".join(lines)

@@ -26,7 +26,8 @@ def _run(cfg) -> None:
     atomic_write_text(Path(typed.out_dir) / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))
     summary = run_training(typed)
     for stage, m in summary["eval"].items():
-        print(f"[pulse train] {stage}: held-out action accuracy {m['action_accuracy']:.3f}, interruption success "
+        print(f"[pulse train] {stage}: held-out action accuracy {m['action_accuracy']:.3f}, decision accuracy "
+              f"{m['decision_accuracy']:.3f}, interruption success "
               f"{m['interruption_success'] if m['interruption_success'] is None else round(m['interruption_success'], 3)}, "
               f"interventions {m['interventions']}, parse failures {m['parse_failure_rate']:.3f}")
 

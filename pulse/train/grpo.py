@@ -13,7 +13,7 @@ from pulse.config.schema import ConfigError, TrainConfig
 from pulse.core.examples import PolicyExample
 from pulse.train.data import grpo_rows
 from pulse.train.metrics_log import JsonlMetricsCallback
-from pulse.train.rewards import make_reward_terms
+from pulse.train.rewards import TERM_NAMES, make_reward_terms
 from pulse.train.trainer_common import common_args, last_checkpoint, lora_config, report_to
 from pulse.utils.atomic import atomic_dir
 
@@ -42,7 +42,7 @@ def build_grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1
 
     g = cfg.grpo
     sizes = derived_batch_sizes(cfg, num_processes)
-    weights = [cfg.reward.correct_action, cfg.reward.wrong_intervention, cfg.reward.well_formed]
+    weights = [getattr(cfg.reward, name) for name in TERM_NAMES]  # same order as make_reward_terms
     vllm = {}
     if g.vllm.enabled:
         vllm = dict(use_vllm=True, vllm_mode=g.vllm.mode, vllm_gpu_memory_utilization=g.vllm.gpu_memory_utilization,

@@ -27,7 +27,7 @@ def test_impossible_batches_name_the_key(kw, key):
 def test_build_grpo_config(tmp_path):
     c = build_grpo_config(_cfg(prompts_per_step=4, generations_per_prompt=4), tmp_path)
     assert c.num_generations == 4 and c.per_device_train_batch_size == 16
-    assert c.reward_weights == [1.0, -1.0, 0.0]
+    assert c.reward_weights == [1.0, 0.5, -1.0, 0.0]
     assert c.use_cpu and not c.bf16 and not c.gradient_checkpointing and not c.use_vllm
 
 
