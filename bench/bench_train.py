@@ -104,8 +104,8 @@ def main() -> int:
     import torch
     from transformers.utils import logging as hf_logging
 
-    from pulse.config.schema import TrainConfig
-    from pulse.models.tiny_qwen3 import TinyQwen3Spec, build_tiny_qwen3
+    from pulse.config.schema import TinyModelSpec, TrainConfig
+    from pulse.models.tiny_qwen3 import build_tiny_qwen3
     from pulse.train.data import load_examples, tokenizer_corpus
     from data_gen.build import build_dataset
     from data_gen.config import GenDataConfig
@@ -114,7 +114,7 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="pulse-bench-"))
     build_dataset(GenDataConfig(seed=0, n_users=48), tmp / "data")
     examples = load_examples(tmp / "data", "train", 512)
-    model = build_tiny_qwen3(tmp / "model", tokenizer_corpus(examples, "compact"), TinyQwen3Spec())
+    model = build_tiny_qwen3(tmp / "model", tokenizer_corpus(examples, "compact"), TinyModelSpec())
     base = TrainConfig()
     cfg = dataclasses.replace(
         base, out_dir=str(tmp), grpo=dataclasses.replace(base.grpo, steps=a.steps, learning_rate=0.0, save_every_steps=10**6),

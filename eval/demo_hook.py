@@ -25,7 +25,7 @@ DEMO_METHODS = (MethodConfig("none", "none"), MethodConfig("pulse_no_rl", policy
 
 def run_suites(checkpoint_dir: str, base_model_dir: str, out_dir: str, seeds: Sequence[int] = (0, 1, 2),
                benchmarks: Sequence[str] = ("pibench_sim", "mcp_persona_sim"), max_tasks: int = 0,
-               prompt_style: str = "compact", max_new_tokens: int = 24) -> str:
+               prompt_style: str = "compact", max_new_tokens: int = 32) -> str:
     out = Path(out_dir)
     pol = PolicyBackendConfig(backend="transformers", name_or_path=str(checkpoint_dir), prompt_style=prompt_style,
                               max_new_tokens=max_new_tokens, batch_size=8)

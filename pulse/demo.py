@@ -141,7 +141,7 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
     out = {"table": table, "seeds": list(demo_cfg.seeds), "results": results, "checkpoints": checkpoints,
            "train_config": as_dict(train_cfg)}
     if demo_cfg.suites:
-        out["suites"] = _run_suites(root, base, checkpoints, demo_cfg)
+        out["suites"] = _run_suites(root, checkpoints, train_cfg, demo_cfg)
     atomic_write_json(root / "demo_results.json", out)
     atomic_write_text(root / "demo_table.md", table + "\n" + (out.get("suites") or {}).get("table", "") + "\n")
     print("\n" + table)
@@ -151,7 +151,7 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
     return out
 
 
-def _run_suites(root: Path, base: str, checkpoints: dict[str, Any], demo_cfg) -> dict[str, Any]:
+def _run_suites(root: Path, checkpoints: dict[str, Any], train_cfg, demo_cfg) -> dict[str, Any]:
     """Offline benchmark suites with the simulated task agent (eval/), if that part is installed."""
     try:
         from eval.demo_hook import run_suites
@@ -162,7 +162,8 @@ def _run_suites(root: Path, base: str, checkpoints: dict[str, Any], demo_cfg) ->
     # "w/o RL" here is the SFT-only policy: the random-init base cannot emit a parseable decision,
     # so as a no-RL row it would only repeat the start-only result (the paper's base is instruct-tuned).
     table = run_suites(checkpoint_dir=trained, base_model_dir=first["sft"], out_dir=str(root / "suites"),
-                       seeds=list(demo_cfg.seeds), max_tasks=demo_cfg.suite_max_tasks)
+                       seeds=list(demo_cfg.seeds), max_tasks=demo_cfg.suite_max_tasks,
+                       prompt_style=train_cfg.model.prompt_style, max_new_tokens=train_cfg.model.max_completion_tokens)
     table += ("\n\npulse = GRPO (penalty -1) checkpoint of seed "
               f"{demo_cfg.seeds[0]}; pulse_no_rl = its SFT-only checkpoint. Simulated task agent.")
     return {"table": table, "out_dir": str(root / "suites")}

@@ -21,11 +21,12 @@ def small_dataset(tmp_path_factory):
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory, small_dataset):
     """A random-init tiny Qwen3 with a tokenizer trained on the small dataset."""
-    from pulse.models.tiny_qwen3 import TinyQwen3Spec, build_tiny_qwen3
+    from pulse.config.schema import TinyModelSpec
+    from pulse.models.tiny_qwen3 import build_tiny_qwen3
     from pulse.train.data import load_examples, tokenizer_corpus
 
     examples = load_examples(small_dataset, "train")
     path = tmp_path_factory.mktemp("models") / "tiny"
-    spec = TinyQwen3Spec(vocab_size=600, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+    spec = TinyModelSpec(vocab_size=600, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                          num_attention_heads=2, num_key_value_heads=1, head_dim=32, max_position_embeddings=512)
     return build_tiny_qwen3(path, tokenizer_corpus(examples, "compact"), spec)

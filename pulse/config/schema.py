@@ -18,6 +18,10 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class TinyModelSpec:
+    """Shape of the offline tiny Qwen3 (pulse/models/tiny_qwen3.py); YAML: configs/model/tiny_qwen3.yaml."""
+
+    # BPE vocabulary size (tokens). Small on purpose: with Qwen's 151k vocabulary the same model is
+    # ~25x slower per GRPO step (../shared/reference/offline-models.md).
     vocab_size: int = 2048
     hidden_size: int = 256
     intermediate_size: int = 768
@@ -45,7 +49,7 @@ class ModelConfig:
     tiny: TinyModelSpec = field(default_factory=TinyModelSpec)
     dtype: str = "float32"
     prompt_style: str = "compact"
-    max_completion_tokens: int = 24
+    max_completion_tokens: int = 32
     sft_full_finetune: bool = True
     gradient_checkpointing: bool = False
     chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -136,7 +140,7 @@ class PolicyBackendConfig:
     base_url: str = ""  # openai backend
     api_key: str = "EMPTY"
     prompt_style: str = "compact"
-    max_new_tokens: int = 24
+    max_new_tokens: int = 32
     batch_size: int = 64
     dtype: str = "float32"
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from pulse.config.schema import TinyModelSpec
 from pulse.utils.atomic import atomic_dir
 
 # ChatML, as Qwen uses. The assistant turn ends with <|im_end|>, which is the EOS token, so a
@@ -23,22 +23,6 @@ CHATML_TEMPLATE = (
     "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
 )
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
-
-
-@dataclass(frozen=True)
-class TinyQwen3Spec:
-    # Target BPE vocabulary (tokens). Small on purpose: with Qwen's 151k vocabulary the same model
-    # is ~25x slower per GRPO step (offline-models.md).
-    vocab_size: int = 2048
-    hidden_size: int = 256
-    intermediate_size: int = 768
-    num_hidden_layers: int = 4
-    num_attention_heads: int = 4
-    num_key_value_heads: int = 2
-    head_dim: int = 64
-    # Longest prompt + completion in tokens the model can see.
-    max_position_embeddings: int = 1024
-    seed: int = 0
 
 
 def train_tokenizer(texts: Iterable[str], vocab_size: int):
@@ -66,13 +50,14 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int):
     return fast
 
 
-def build_tiny_qwen3(out_dir: str | Path, texts: Iterable[str], spec: TinyQwen3Spec = TinyQwen3Spec()) -> Path:
+def build_tiny_qwen3(out_dir: str | Path, texts: Iterable[str], spec: TinyModelSpec = TinyModelSpec(),
+                     seed: int = 0) -> Path:
     """Train the tokenizer on `texts`, build a random-init Qwen3, save both atomically to out_dir."""
     import torch
     from transformers import GenerationConfig, Qwen3Config, Qwen3ForCausalLM
 
     tokenizer = train_tokenizer(texts, spec.vocab_size)
-    torch.manual_seed(spec.seed)
+    torch.manual_seed(seed)
     config = Qwen3Config(
         vocab_size=len(tokenizer), hidden_size=spec.hidden_size, intermediate_size=spec.intermediate_size,
         num_hidden_layers=spec.num_hidden_layers, num_attention_heads=spec.num_attention_heads,
@@ -87,7 +72,7 @@ def build_tiny_qwen3(out_dir: str | Path, texts: Iterable[str], spec: TinyQwen3S
     with atomic_dir(out_dir) as tmp:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
-        (tmp / "pulse_model.json").write_text(json.dumps({"builder": "tiny_qwen3", **spec.__dict__,
+        (tmp / "pulse_model.json").write_text(json.dumps({"builder": "tiny_qwen3", "seed": seed, **spec.__dict__,
                                                           "parameters": model.num_parameters()}, indent=2))
     return out_dir
 

@@ -25,12 +25,11 @@ def ensure_model(cfg: TrainConfig, train_examples: list[PolicyExample]) -> str:
     """The base model path; builds the tiny model offline when configured and missing."""
     path = cfg.model.name_or_path
     if cfg.model.build == "tiny_qwen3" and not Path(path).exists():
-        from pulse.models.tiny_qwen3 import TinyQwen3Spec, build_tiny_qwen3
+        from pulse.models.tiny_qwen3 import build_tiny_qwen3
 
-        spec = TinyQwen3Spec(**as_dict(cfg.model.tiny), seed=cfg.seed)
         log.info("building tiny Qwen3 at %s (tokenizer trained on %d examples)", path, len(train_examples))
         build_tiny_qwen3(path, tokenizer_corpus(train_examples, "compact") + tokenizer_corpus(train_examples, "rich"),
-                         spec)
+                         cfg.model.tiny, seed=cfg.seed)
     elif cfg.model.build == "smollm2_135m" and not Path(path).exists():
         from pulse.models.smollm2 import rebuild_smollm2
 

@@ -17,9 +17,9 @@ def _run(args, cwd=None, timeout=600):
 
 def _train_args(small_dataset, tiny_model, out_dir, *extra):
     return ["train", f"data.path={small_dataset}", "data.generate_if_missing=false", f"model.name_or_path={tiny_model}",
-            "model.build=", f"out_dir={out_dir}", "sft.steps=4", "sft.examples_per_step=8", "grpo.steps=3",
+            "model.build=", f"out_dir={out_dir}", "sft.steps=150", "sft.examples_per_step=16", "sft.learning_rate=3e-3", "grpo.steps=3",
             "grpo.prompts_per_step=2", "grpo.generations_per_prompt=4", "grpo.learning_rate=1e-2",
-            "model.max_completion_tokens=12", "data.max_train_examples=64", "data.max_eval_examples=16", *extra]
+            "model.max_completion_tokens=32", "data.max_train_examples=64", "data.max_eval_examples=16", *extra]
 
 
 def test_train_cli_changes_lora_weights_and_resumes(small_dataset, tiny_model, tmp_path):

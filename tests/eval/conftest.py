@@ -9,7 +9,8 @@ def tiny_model_dir(tmp_path_factory):
     from pulse.core.policy_io import render_prompt
     from pulse.core.records import Event
     from pulse.core.policy_io import PolicyInput
-    from pulse.models.tiny_qwen3 import TinyQwen3Spec, build_tiny_qwen3
+    from pulse.config.schema import TinyModelSpec
+    from pulse.models.tiny_qwen3 import build_tiny_qwen3
     from eval.suites import mcp_persona_sim
 
     suite = mcp_persona_sim.generate(0, n_personas=1)
@@ -17,7 +18,7 @@ def tiny_model_dir(tmp_path_factory):
     texts += [render_prompt(PolicyInput((Event("request", 0, text=t.request_text, args=t.request_args),),
                                         suite.personas[0].memory))[0]["content"] for t in suite.tasks]
     texts += ['{"action": "silent"}', '{"action": "intervene", "evidence": ["m1"]}', '<tool_call>{"name": "x"}']
-    spec = TinyQwen3Spec(vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+    spec = TinyModelSpec(vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                          num_attention_heads=2, num_key_value_heads=1, head_dim=32, max_position_embeddings=2048)
     return str(build_tiny_qwen3(tmp_path_factory.mktemp("models") / "tiny", texts, spec))
 
