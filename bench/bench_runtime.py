@@ -107,7 +107,7 @@ def main(argv=None) -> int:
     p.add_argument("--llm-latency-s", type=float, default=1.0, help="fixed latency per task-agent LLM decision")
     p.add_argument("--tool-latency-s", type=float, default=0.1)
     p.add_argument("--policy", default="", help="policy model dir, 'rule', or '' = build a tiny Qwen3")
-    p.add_argument("--max-new-tokens", type=int, default=24)
+    p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--skip-throughput", action="store_true")
     p.add_argument("--out", default=str(ROOT / "bench" / "results"))
     a = p.parse_args(argv)

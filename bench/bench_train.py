@@ -69,7 +69,9 @@ def run_grpo(kind: str, model_path: str, examples, cfg, out: Path) -> list[float
             return [0.0] * len(completions)
 
         # Same sizes, trl defaults otherwise; only the prompt column.
-        args = GRPOConfig(**{**args.to_dict(), "reward_weights": None, "report_to": []})
+        # Same sizes; trl re-derives the generation batch from them.
+        args = GRPOConfig(**{**args.to_dict(), "reward_weights": None, "report_to": [],
+                             "generation_batch_size": None, "steps_per_generation": None})
         funcs, callbacks = [constant], [timer]
         dataset = Dataset.from_list([{"prompt": r["prompt"]} for r in rows])
     trainer = GRPOTrainer(model=model, reward_funcs=funcs, args=args, train_dataset=dataset, processing_class=tok,
