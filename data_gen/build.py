@@ -23,8 +23,6 @@ import difflib
 import json
 import os
 import random
-import shutil
-import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Mapping
@@ -32,6 +30,7 @@ from typing import Any, Mapping
 from pulse.core.examples import ROW_COLUMNS, PolicyExample
 from pulse.core.policy_io import PolicyInput, render_compact
 from pulse.core.records import Event
+from pulse.utils.atomic import atomic_dir
 
 from data_gen.card import card_markdown, make_card
 from data_gen.cases import CASES, CaseType, Ev, GroupMemory, fillers, initial_plan
@@ -186,32 +185,11 @@ def build_dataset(cfg: GenDataConfig, out_dir: str | os.PathLike | None = None) 
     features = _features()
     dd = DatasetDict({name: Dataset.from_list([e.to_row() for e in exs], features=features)
                       for name, exs in splits.items()})
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    try:
+    with atomic_dir(target) as tmp:
         dd.save_to_disk(str(tmp))
         (tmp / "dataset_card.json").write_text(json.dumps(card, indent=2) + "\n")
         (tmp / "README.md").write_text(card_markdown(card))
-        _replace_dir(tmp, target)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return card
-
-
-def _replace_dir(src: Path, target: Path) -> None:
-    """Move src to target; an existing target is moved aside first and deleted only after."""
-    if not target.exists():
-        os.replace(src, target)
-        return
-    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-    os.replace(target, old / "d")
-    try:
-        os.replace(src, target)
-    except BaseException:
-        os.replace(old / "d", target)  # put the previous dataset back
-        raise
-    finally:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -23,10 +23,16 @@ def atomic_dir(target: str | Path) -> Iterator[Path]:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     old = None
-    if target.exists():
+    if target.exists():  # moved aside, deleted only once the new copy is in place
         old = target.with_name(f".{target.name}.old-{os.getpid()}")
         os.replace(target, old)
-    os.replace(tmp, target)
+    try:
+        os.replace(tmp, target)
+    except BaseException:
+        if old is not None:
+            os.replace(old, target)  # put the previous copy back
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
 
