@@ -11,10 +11,10 @@ task agent is the simulator).
 from __future__ import annotations
 
 import json
-import sys
 
-import hydra
 from omegaconf import DictConfig, OmegaConf
+
+from pulse.cli_support import hydra_entry, report_and_exit
 
 
 def _fmt(summary: dict) -> str:
@@ -28,10 +28,8 @@ def _fmt(summary: dict) -> str:
             f"{summary['policy_calls']}; stage acc: {stage}")
 
 
-@hydra.main(config_path="../configs", config_name="eval", version_base="1.3")
-def _main(cfg: DictConfig) -> None:
-    from pulse.config.schema import ConfigError, to_typed
-    from pulse.registry import RegistryError
+def _run(cfg: DictConfig) -> None:
+    from pulse.config.schema import to_typed
     from eval.config import EvalConfig
     from eval.harness import run_eval
     from eval.suites.schema import SuiteError
@@ -39,17 +37,15 @@ def _main(cfg: DictConfig) -> None:
     try:
         typed = to_typed(cfg, EvalConfig)
         out = run_eval(typed, OmegaConf.to_yaml(cfg, resolve=True))
-    except (ConfigError, RegistryError, SuiteError) as e:
-        print(f"pulse eval: {e}", file=sys.stderr)
-        sys.exit(2)
+    except SuiteError as e:
+        report_and_exit("eval", e)
     summary = json.loads((out / "summary.json").read_text())
     print(_fmt(summary))
     print(f"run dir: {out}")
 
 
-def main() -> None:
-    _main()
-
+# Config errors, registry typos, missing models: one message, exit 2 (pulse/cli_support.py).
+main = hydra_entry("eval", _run)
 
 if __name__ == "__main__":
     main()
