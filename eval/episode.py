@@ -9,8 +9,13 @@ from typing import Any
 class InterventionRecord:
     step: int
     tool: str
-    right: bool  # the held call had at least one argument that differs from gold
-    fixed: bool = False  # the call finally executed for this step was correct on those arguments
+    # a correct intervention (pulse.core.correctness.is_correct_intervention): the held call
+    # conflicts with a current binding memory item of the true memory *and* the evidence names it
+    correct: bool
+    fixed: bool = False  # the call finally executed for this step had every argument right
+    # the held call had every argument right, and the call finally executed did not (the
+    # intervention made a right call wrong: the paper's Notion/Obsidian case)
+    misled: bool = False
     evidence: tuple[str, ...] = ()
 
 

@@ -89,8 +89,9 @@ def _score_row(task: SimTask, suite: Suite, env, outcome, stats: AgentStats) -> 
         "llm_calls": outcome.llm_calls, "tool_calls": outcome.tool_calls, "tool_errors": outcome.tool_errors,
         "abandoned_steps": outcome.abandoned_steps,
         "interventions": len(outcome.interventions),
-        "interventions_right": sum(i.right for i in outcome.interventions),
+        "interventions_correct": sum(i.correct for i in outcome.interventions),
         "interventions_fixed": sum(i.fixed for i in outcome.interventions),
+        "interventions_misled": sum(i.misled for i in outcome.interventions),
         **{k: v for k, v in stats.to_dict().items() if k != "interventions"},
     }
 
