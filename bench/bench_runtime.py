@@ -60,6 +60,7 @@ def run_mode(mode: str, tasks, suite, policy, params, tmp: Path) -> dict:
     by_user: dict[str, list] = {}
     for t in tasks:
         by_user.setdefault(t.user_id, []).append(t)
+    from eval.methods.pulse_method import tools_vocab
     for user, ts in by_user.items():
         persona = suite.persona(user)
         root = tmp / f"mem-{mode}-{user}"
@@ -73,7 +74,7 @@ def run_mode(mode: str, tasks, suite, policy, params, tmp: Path) -> dict:
                 session = PulseAgent(mem, policy, PulseAgentConfig(
                     t.user_id, t.project_id, mode="streaming" if mode == "streaming" else "serial",
                     concurrent=(mode == "streaming"), as_of=t.time, conversation_id=f"{mode}-{t.task_id}",
-                    task_topic=t.topic, task_level=t.level))
+                    slot_vocab=tools_vocab(persona.tools)))
             t0 = time.perf_counter()
             agent.run(t, env, session, seed=0)
             walls.append(time.perf_counter() - t0)

@@ -28,14 +28,15 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pulse.core.examples import ROW_COLUMNS, PolicyExample
+from pulse.core.gold import BINDING_KINDS, gold_decision
 from pulse.core.policy_io import PolicyInput, render_compact
+from pulse.core.statements import SlotVocab, parse_statement, vocab_from_params
 from pulse.core.records import Event
 from pulse.utils.atomic import atomic_dir
 
 from data_gen.card import card_markdown, make_card
 from data_gen.cases import CASES, CaseType, Ev, GroupMemory, fillers, initial_plan
 from data_gen.config import GenDataConfig
-from data_gen.labels import current_preferences, gold_decision
 from data_gen.snapshot import assemble_snapshot, snapshot_pool
 from data_gen.splits import SPLITS, assign_splits
 from data_gen.world.domains import DomainSpec
@@ -104,14 +105,15 @@ def user_examples(cfg: GenDataConfig, index: int, domains: Mapping[str, DomainSp
         weights = [cfg.case_weights[n] for n in names]
         for k in range(cfg.prefixes_per_task):
             case = CASES[rng.choices(names, weights)[0]]
-            inp = _prefix(cfg, case, feasible[case.name], mem, rng)
+            prefix, level = _prefix(cfg, case, feasible[case.name], mem, rng)
             snapshot = assemble_snapshot(pool, rng, f"user:{persona.user_id}", cfg.min_snapshot_items,
                                          cfg.max_snapshot_items, labels)
-            inp = PolicyInput(inp.prefix, snapshot, group.slots, group.domain, inp.task_level)
-            gold = gold_decision(inp)
+            inp = PolicyInput(prefix, snapshot)
+            gold = gold_decision(prefix, snapshot)
             _check(case, inp, gold.action, gold.evidence, mem)
             examples.append(PolicyExample(f"{group.group_id}_{k:02d}", group.group_id, persona.user_id,
-                                          case.name, inp, gold, as_of=inp.last_event.time))
+                                          case.name, inp, gold, inp.last_event.time, group.slots,
+                                          group.domain, level))
     return examples
 
 
@@ -127,8 +129,20 @@ def group_memory(spec: DomainSpec, group: TaskGroup, facts: tuple[UserFact, ...]
     return GroupMemory(spec, group, cur, old, habit)
 
 
+def domain_vocab(spec: DomainSpec) -> SlotVocab:
+    """What the domain's tools publish about each slot: its values and the words that name it
+    (the slot name and the noun of its request phrase, "within my usual fare" -> "fare")."""
+    return vocab_from_params({s.name: s.values for s in spec.slots},
+                             {s.name: (_phrase_noun(s.implicit),) for s in spec.slots})
+
+
+def _phrase_noun(phrase: str) -> str:
+    return phrase.rstrip(".").split()[-1]
+
+
 def _prefix(cfg: GenDataConfig, case: CaseType, options: list[tuple[int, str]], mem: GroupMemory,
-            rng: random.Random) -> PolicyInput:
+            rng: random.Random) -> tuple[tuple[Event, ...], int]:
+    """The prefix's events (request and message args parsed from their text, as at run time)."""
     level = rng.choice(sorted({lv for lv, _ in options}))
     target = rng.choice([s for lv, s in options if lv == level])
     plan = initial_plan(mem, level, target, rng, cfg.p_absent_slot)
@@ -137,26 +151,28 @@ def _prefix(cfg: GenDataConfig, case: CaseType, options: list[tuple[int, str]], 
     body = fillers(plan, n_total - 1 - len(tail)) + tail
     t = datetime.fromisoformat(mem.group.start_time) + timedelta(minutes=rng.randrange(240))
     spec, obj = mem.spec, mem.group.obj
-    events: list[Event] = [request_event(0, t.isoformat(), request_text(spec, obj, plan.modes), plan.modes)]
+    vocab = domain_vocab(spec)
+    text = request_text(spec, obj, plan.modes)
+    events: list[Event] = [request_event(0, t.isoformat(), text, parse_statement(text, vocab))]
     for step, ev in enumerate(body, start=1):
         t += timedelta(seconds=rng.randint(5, 90))
-        events.append(_event(ev, step, t.isoformat(), obj, rng))
-    return PolicyInput(tuple(events), (), mem.group.slots, mem.group.domain, level)
+        events.append(_event(ev, step, t.isoformat(), obj, rng, vocab))
+    return tuple(events), level
 
 
-def _event(ev: Ev, step: int, time: str, obj: str, rng: random.Random) -> Event:
+def _event(ev: Ev, step: int, time: str, obj: str, rng: random.Random, vocab: SlotVocab) -> Event:
     if ev.kind == "call":
         return call_event(step, time, ev.tool, obj, ev.args)
     if ev.kind == "result":
         return result_event(step, time, ev.tool, rng.randint(1, 40), obj)
-    return message_event(step, time, ev.role, ev.text, ev.args)
+    return message_event(step, time, ev.role, ev.text, parse_statement(ev.text, vocab))
 
 
 def _check(case: CaseType, inp: PolicyInput, action: str, evidence: tuple[str, ...], mem: GroupMemory) -> None:
     """The case must produce its promised action, and a non-silent label must cite real evidence."""
     ok = action == case.action
     if ok and action != "silent":
-        ids = {m.item_id for m in inp.snapshot if m.kind == "preference" and m.is_current}
+        ids = {m.item_id for m in inp.snapshot if m.kind in BINDING_KINDS and m.is_current}
         ok = bool(evidence) and set(evidence) <= ids
     if not ok:
         raise GenerationError(f"case {case.name} expected {case.action}, labeller gave {action} {evidence}:\n"

@@ -26,10 +26,10 @@ def _summary(examples: Sequence[PolicyExample]) -> dict[str, Any]:
         "task_groups": len({e.task_group for e in examples}),
         "labels": _counts(e.gold.action for e in examples),
         "case_types": _counts(e.case_type for e in examples),
-        "levels": _counts(f"L{e.inp.task_level}" for e in examples),
+        "levels": _counts(f"L{e.task_level}" for e in examples),
         "prefix_events": _counts(str(len(e.inp.prefix)) for e in examples),
         "snapshot_items": _counts(str(len(e.inp.snapshot)) for e in examples),
-        "task_slots": _counts(str(len(e.inp.task_slots)) for e in examples),
+        "task_slots": _counts(str(len(e.task_slots)) for e in examples),
         "last_event": _counts(e.inp.last_event.kind for e in examples),
     }
 

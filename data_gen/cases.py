@@ -3,7 +3,7 @@
 Each case names the action its prefixes must get, the (level, target slot) pairs it can be built
 for in a task group, and a builder that returns the case-specific tail of the prefix (the events
 after the request and the neutral fillers, ending with the newest event). The generator checks
-that `data_gen.labels.gold_decision` gives the case's action; the case never sets the label.
+that `pulse.core.gold.gold_decision` gives the case's action; the case never sets the label.
 
 Adding a case = adding a `CaseType` to `CASES` (and a weight to the config).
 """
@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable
 
-from pulse.core.policy_io import IMPLICIT
+from pulse.core.statements import IMPLICIT
 
 from data_gen.world.domains import DomainSpec
 from data_gen.world.tasks import LEVELS, TaskGroup, level_modes

@@ -5,7 +5,7 @@
 - L3 everything explicit, website and location included.
 
 A request's `args` map each slot to its value, to `IMPLICIT` ("?"), or leave it out (the request
-does not mention the slot); `pulse.core.policy_io.context_slot_values` reads exactly this.
+does not mention the slot); `pulse.core.statements.parse_statement` recovers exactly this from the rendered text.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Mapping, Sequence
 
-from pulse.core.policy_io import IMPLICIT
+from pulse.core.statements import IMPLICIT
 
 from data_gen.world.domains import DomainSpec
 from data_gen.world.personas import Persona

@@ -13,7 +13,7 @@ from pulse.core.records import Event
 from data_gen.world.domains import DomainSpec
 
 # Roles of message events. A supplement the memory agent delivered earlier is a message too
-# (policy_io.context_slot_values counts it as context); it gets its own role so both prompts show it.
+# (pulse.core.gold.context_values counts it as context); it gets its own role so both prompts show it.
 USER, AGENT, MEMORY = "user", "agent", "memory"
 
 

@@ -72,7 +72,7 @@ class LLMToolAgent:
 
         tools = [{"type": "function", "function": {"name": t.name, "description": t.description,
                                                    "parameters": t.json_schema()}} for t in env.tool_specs()]
-        request = event("request", text=task.request_text, args=dict(task.request_args))
+        request = event("request", text=task.request_text, role="user")  # text only: Pulse parses it
         first = session.start(request)
         user_text = task.request_text + (f"\n\nWhat I remember about you:\n{first.message}" if first else "")
         messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user_text}]
@@ -83,7 +83,7 @@ class LLMToolAgent:
             if turn in pending_user:  # the user's mid-task message arrives at this turn
                 s = pending_user[turn]
                 messages.append({"role": "user", "content": s.user_message_text})
-                session.observe(event("message", role="user", text=s.user_message_text, args=dict(s.user_message)))
+                session.observe(event("message", role="user", text=s.user_message_text))
             notes = session.take_supplements(wait=False)
             if notes:
                 messages.append({"role": "user", "content": "Memory note (from the user's long-term memory):\n"

@@ -11,13 +11,22 @@ it must get right) and fills each argument as follows:
    values for one slot (e.g. flat memory returning a superseded record): the newest is taken
    with `p_latest_on_conflict`, another one otherwise;
 3. otherwise the slot's default value (the agent's prior guess).
-Each step is one LLM decision that emits a short plan message and the candidate call. A supplement
+Each step is one LLM decision that emits a short plan message and the candidate call. The plan
+message says, in words, the subgoal and every value the agent intends to use, as a real agent's
+plan would, without marking where a value came from; the request and user messages reach the
+memory agent as text only (Pulse's listener parses them). A supplement
 enters the *next* decision (it cannot change a call already emitted; the gate can). On an
 intervention the call is not executed; the agent replans (one more LLM decision): an argument the
 evidence covers takes the evidence value with `p_replan_fix`, except an argument the user stated
 explicitly, which the evidence overrides only with `p_misled` (a wrong intervention misleading the
 agent, the paper's Notion/Obsidian case). More than `max_interventions_per_step` interventions on
 one step: the agent abandons that step.
+An intervention is scored with the one definition of `pulse.core.correctness`: it is correct when
+the held call conflicts with a current binding memory item whose value is the argument's true value
+(the step's gold for arguments that come from a preference, a revised preference or a project
+decision) and the evidence names that item. Each intervention also records whether the call finally
+executed for the step was right on every argument (`fixed`) and whether the held call was already
+right and the final one is not, or the step was abandoned (`misled`).
 Randomness uses common random numbers keyed by (seed, task, step, slot, purpose), so methods are
 compared on the same draws.
 
@@ -39,11 +48,20 @@ from pulse.agent.gate import PreCommitGate
 from pulse.agent.listener import SUBGOAL_KEY
 from pulse.agent.runtime import Delivery
 from pulse.agent.tokens import count_tokens
+from pulse.core.correctness import is_correct_intervention
 from pulse.core.records import Event
 from eval.episode import EpisodeOutcome, InterventionRecord
 from eval.suites.schema import SimTask, StepSpec
 
 BINDING = ("preference", "project_state", "habit")
+# Argument sources whose true value long-term memory holds and may enforce (eval/suites/schema.py).
+MEMORY_SOURCES = ("preference", "revised", "project")
+
+
+def plan_text(subgoal: str, args: dict[str, str]) -> str:
+    """The plan message: the subgoal and the values the agent intends to use, in words."""
+    values = ", ".join(f"{slot.replace('_', ' ')} {v}" for slot, v in args.items())
+    return f"Next I will {subgoal}" + (f" with {values}." if values else ".")
 
 
 @dataclass(frozen=True)
@@ -149,9 +167,10 @@ class SimulatedAgent:
             t_mem_inline += max(0.0, dt - overlaps_llm)
             out.events.append({"kind": ev.kind, "step": ev.step, "tool": ev.tool, "args": dict(ev.args)})
 
+        # what the user stated (the agent reads the request; the memory agent gets only its text)
         stated = {k: v for k, v in task.request_args.items() if v != "?"}
-        request = next_event("request", text=task.request_text, args=dict(task.request_args))
-        out.events.append({"kind": "request", "step": request.step, "args": dict(request.args)})
+        request = next_event("request", text=task.request_text, role="user")
+        out.events.append({"kind": "request", "step": request.step, "text": request.text})
         deliveries: list[tuple[int, Delivery]] = []
         first = session.start(request)
         if first is not None:
@@ -175,18 +194,19 @@ class SimulatedAgent:
             key = (seed, task.task_id, i)
             if step.user_message:
                 stated.update(step.user_message)
-                ev = next_event("message", role="user", text=step.user_message_text, args=dict(step.user_message))
+                ev = next_event("message", role="user", text=step.user_message_text)
                 observe(ev, overlaps_llm=self._latency(base_ctx + load))
             for d in session.take_supplements(wait=self.deterministic):
                 deliveries.append((decision + 1, d))
                 load += d.tokens
             llm_call()
             args = self._fill(step, stated, deliveries, decision, load, key)
-            plan = next_event("message", role="agent", text=f"Next I will {step.subgoal}.",
-                              args={SUBGOAL_KEY: step.subgoal, **{s: (args[s] if s in stated else "?") for s in args}})
+            plan = next_event("message", role="agent", text=plan_text(step.subgoal, args),
+                              args={SUBGOAL_KEY: step.subgoal})
             observe(plan, overlaps_llm=0.0)
             gold = {a.slot: a.gold for a in step.args}
-            n_int, record = 0, None
+            truth = {a.slot: a.gold for a in step.args if a.source in MEMORY_SOURCES}
+            n_int, records = 0, []
             while True:
                 call_args = {"name": step.artifact, **args}
                 cand = next_event("candidate_call", tool=step.tool, args=dict(call_args))
@@ -194,10 +214,14 @@ class SimulatedAgent:
                 res = gate.call(step.tool, call_args, cand)
                 if res.intervened:
                     n_int += 1
+                    # the evidence ids that resolved to memory items (made-up ids resolve to nothing)
                     ev_items = res.decision.evidence if res.decision else ()
-                    wrong = any(args.get(s) != g for s, g in gold.items())
-                    record = InterventionRecord(cand.step, step.tool, wrong, evidence=tuple(m.item_id for m in ev_items))
+                    record = InterventionRecord(
+                        cand.step, step.tool, is_correct_intervention(call_args, ev_items, truth),
+                        misled=all(args.get(s) == g for s, g in gold.items()),  # held call right; see below
+                        evidence=tuple(m.item_id for m in ev_items))
                     out.interventions.append(record)
+                    records.append(record)
                     out.events.append({"kind": "intervened", "step": cand.step, "evidence": list(record.evidence)})
                     if ev_items:
                         d = Delivery(tuple(ev_items), res.evidence_text, decision, "intervene")
@@ -231,9 +255,12 @@ class SimulatedAgent:
                     tr = next_event("tool_result", tool=step.tool, text=f"error: {res.error}", args={"status": "error"})
                     observe(tr, overlaps_llm=self._latency(base_ctx + load))
                 break
-            if record is not None:
+            if records:
                 final = env.state.get(step.artifact, {}) if hasattr(env, "state") else {}
-                record.fixed = all(final.get(s) == g for s, g in gold.items())
+                fixed = all(final.get(s) == g for s, g in gold.items())
+                for r in records:
+                    r.fixed = fixed
+                    r.misled = r.misled and not fixed
         llm_call()  # the final answer
         stats = session.end(True)
         out.memory_blocking_s = stats.blocking_s + t_mem_inline

@@ -11,12 +11,12 @@ such session; a memory baseline (Mem0, LightMem, A-MEM, ...) is another: add one
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, Sequence
 
 from pulse.agent.gate import GateDecision
 from pulse.agent.runtime import AgentStats, Delivery
 from pulse.core.records import Event
-from eval.suites.schema import SimTask
+from eval.suites.schema import SimTask, ToolSpec
 
 
 class MemorySession(Protocol):
@@ -36,7 +36,10 @@ class Method(Protocol):
     uses_memory: bool
     memory_kind: str
 
-    def open_session(self, task: SimTask, memory: Any, concurrent: bool) -> MemorySession: ...
+    def open_session(self, task: SimTask, memory: Any, concurrent: bool,
+                     tools: Sequence[ToolSpec] = ()) -> MemorySession:
+        """`tools`: the schemas the task agent's environment publishes (what a memory agent may read)."""
+        ...
 
 
 @dataclass(frozen=True)

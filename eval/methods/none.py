@@ -33,7 +33,7 @@ class NoMemory:
     uses_memory: bool = False
     memory_kind: str = ""
 
-    def open_session(self, task, memory: Any, concurrent: bool):
+    def open_session(self, task, memory: Any, concurrent: bool, tools=()):
         return _NoMemorySession()
 
 

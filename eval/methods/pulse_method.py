@@ -22,6 +22,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from pulse.agent.runtime import PulseAgent, PulseAgentConfig
+from pulse.core.statements import vocab_from_params
+
+
+def tools_vocab(tools):
+    """Slot vocabulary from tool schemas: every argument's enum values, named by its own words."""
+    params: dict[str, list[str]] = {}
+    for t in tools:
+        for p, values in t.params.items():
+            params.setdefault(p, []).extend(values)
+    return vocab_from_params(params)
 
 
 @dataclass
@@ -36,13 +46,14 @@ class PulseMethod:
     retrieve_k: int = 6
     uses_memory: bool = True
 
-    def open_session(self, task, memory, concurrent: bool) -> PulseAgent:
+    def open_session(self, task, memory, concurrent: bool, tools=()) -> PulseAgent:
+        # the memory agent reads request and message text with the tools' published vocabulary;
+        # it gets no task label (level, topic) and no parse of the request from the suite
         cfg = PulseAgentConfig(user_id=task.user_id, project_id=task.project_id, mode=self.mode,
                                allow_intervene=self.allow_intervene,
                                initial_personalization=self.initial_personalization, retrieve_k=self.retrieve_k,
                                concurrent=concurrent, writeback=self.writeback, as_of=task.time,
-                               task_topic=task.topic, task_level=task.level,
-                               conversation_id=task.task_id)
+                               slot_vocab=tools_vocab(tools), conversation_id=task.task_id)
         return PulseAgent(memory, self.policy, cfg)
 
 

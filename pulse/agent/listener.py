@@ -5,12 +5,20 @@ it is a candidate call (always: the pre-commit gate needs evidence about the pro
 when it introduces an entity not seen before in this episode (a new tool, a new argument slot or
 value, a new named artifact), or when it states a new subgoal (an agent message with a `subgoal`
 field). Tool results and repeated messages about known entities do not trigger retrieval.
+
+The listener is also where Pulse reads what a request or message *states*: their slot values are
+parsed from the text with the tools' vocabulary (`pulse.core.statements.parse_statement`), replacing
+whatever `args` the caller attached, so a benchmark's own parse of its request never reaches the
+policy. Only the subgoal an agent message announces is kept from its args. Candidate calls and tool
+results are structured already and pass unchanged.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Mapping
 
 from pulse.core.records import Event
+from pulse.core.statements import SlotTerms, parse_statement
 
 # Event args that name the subgoal an agent message announces (e.g. "draft the methods section").
 SUBGOAL_KEY = "subgoal"
@@ -38,14 +46,26 @@ class Trigger:
     subgoal: str = ""
 
 
+def read_statement(event: Event, vocab: Mapping[str, SlotTerms]) -> Event:
+    """`event` with the slot values of its text parsed by Pulse (requests and messages)."""
+    if event.kind not in ("request", "message") or not vocab:
+        return event
+    args = parse_statement(event.text, vocab)
+    if event.kind == "message" and event.args.get(SUBGOAL_KEY):
+        args = {SUBGOAL_KEY: event.args[SUBGOAL_KEY], **args}
+    return replace(event, args=args)
+
+
 @dataclass
 class Listener:
+    vocab: Mapping[str, SlotTerms] = field(default_factory=dict)
     prefix: list[Event] = field(default_factory=list)
     seen_entities: set[str] = field(default_factory=set)
     subgoals: list[str] = field(default_factory=list)
 
     def observe(self, event: Event) -> Trigger:
-        """Append `event` to the prefix; say whether (and why) it triggers retrieval."""
+        """Append `event` (as Pulse reads it) to the prefix; say whether it triggers retrieval."""
+        event = read_statement(event, self.vocab)
         self.prefix.append(event)
         ents = event_entities(event)
         new = tuple(e for e in ents if e not in self.seen_entities)

@@ -43,14 +43,15 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Literal, Sequence
+from typing import Literal, Mapping, Sequence
 
 from pulse.agent.gate import GateDecision
-from pulse.agent.listener import SUBGOAL_KEY, Listener, Trigger, event_entities
+from pulse.agent.listener import Listener, Trigger, event_entities
 from pulse.agent.tokens import count_tokens
 from pulse.agent.writeback import extract_candidates
 from pulse.core.policy_io import PolicyInput
 from pulse.core.records import Decision, Event, MemoryItem
+from pulse.core.statements import SlotTerms
 from pulse.memory.interface import Memory, RetrievalQuery
 
 AgentMode = Literal["streaming", "start_only", "serial"]
@@ -81,8 +82,9 @@ class PulseAgentConfig:
     max_prefix_events: int = 12
     # a triggering event whose retrieval returns nothing is silent without a policy call
     skip_policy_without_evidence: bool = True
-    task_topic: str = ""
-    task_level: int = 0
+    # what the task agent's tools publish about their arguments (values, names): the listener
+    # parses request and message text with it (pulse.core.statements); empty = no slot parsing
+    slot_vocab: Mapping[str, SlotTerms] = field(default_factory=dict)
     # id of this task's conversation in the memory store ("" = a fresh random id)
     conversation_id: str = ""
 
@@ -161,7 +163,7 @@ class PulseAgent:
         self.memory = memory
         self.policy = policy
         self.config = config
-        self.listener = Listener()
+        self.listener = Listener(vocab=config.slot_vocab)
         self.stats = AgentStats()
         self.delivered: list[str] = []
         self._pending: list[Delivery] = []
@@ -186,6 +188,7 @@ class PulseAgent:
         t0 = time.perf_counter()
         self._events.append(request)
         trig = self.listener.observe(request)
+        request = self.listener.prefix[-1]  # as Pulse read it
         delivery = None
         if self.config.initial_personalization:
             items = self._retrieve(request, trig, k=self.config.initial_k)
@@ -321,14 +324,13 @@ class PulseAgent:
         keep = self.config.max_prefix_events
         if len(prefix) > keep + 1:
             prefix = [prefix[0]] + prefix[-keep:]
-        last = prefix[-1]
-        slots = tuple(k for k in last.args if k != SUBGOAL_KEY)
-        return PolicyInput(tuple(prefix), tuple(snapshot), slots, self.config.task_topic, self.config.task_level)
+        return PolicyInput(tuple(prefix), tuple(snapshot))
 
     def _process(self, event: Event) -> tuple[Decision, list[MemoryItem], bool]:
         t0 = time.perf_counter()
         self._events.append(event)
         trig = self.listener.observe(event)
+        event = self.listener.prefix[-1]  # as Pulse read it
         decision, evidence, parse_ok, called, converted = Decision("silent"), [], True, False, ""
         active = self.config.mode == "serial" or (self.config.mode == "streaming" and trig.fire)
         if active and self._gate_waiting and event.kind != "candidate_call" and self.config.mode == "streaming":

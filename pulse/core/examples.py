@@ -28,6 +28,10 @@ class PolicyExample:
     inp: PolicyInput
     gold: Decision
     as_of: str = ""  # information cutoff of the snapshot (ISO-8601)
+    # Generator labels kept for slicing metrics only; the policy never sees them (not in `inp`).
+    task_slots: tuple[str, ...] = ()
+    task_topic: str = ""
+    task_level: int = 0
 
     def to_row(self) -> dict[str, Any]:
         return {
@@ -39,9 +43,9 @@ class PolicyExample:
             "label_evidence": list(self.gold.evidence),
             "prefix_json": json.dumps([e.to_dict() for e in self.inp.prefix]),
             "snapshot_json": json.dumps([m.to_dict() for m in self.inp.snapshot]),
-            "task_slots": list(self.inp.task_slots),
-            "task_topic": self.inp.task_topic,
-            "task_level": self.inp.task_level,
+            "task_slots": list(self.task_slots),
+            "task_topic": self.task_topic,
+            "task_level": self.task_level,
             "as_of": self.as_of,
         }
 
@@ -67,6 +71,6 @@ def example_from_row(row: Mapping[str, Any], where: str = "row") -> PolicyExampl
     bad = [e for e in row["label_evidence"] if e not in ids]
     if bad:
         raise RecordError(f"{where}: label_evidence {bad} not in the memory snapshot")
-    inp = PolicyInput(prefix, snapshot, tuple(row["task_slots"]), row["task_topic"], int(row["task_level"]))
-    return PolicyExample(row["example_id"], row["task_group"], row["user_id"], row["case_type"], inp,
-                         Decision(row["label_action"], tuple(row["label_evidence"])), row["as_of"])
+    return PolicyExample(row["example_id"], row["task_group"], row["user_id"], row["case_type"],
+                         PolicyInput(prefix, snapshot), Decision(row["label_action"], tuple(row["label_evidence"])),
+                         row["as_of"], tuple(row["task_slots"]), row["task_topic"], int(row["task_level"]))

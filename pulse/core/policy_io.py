@@ -5,11 +5,11 @@ Data generation, SFT, GRPO, policy evaluation and the run-time agent all call `r
 
 Two renderings of the same records:
 - `compact`: a slot-aligned table for small models: one line per memory item about a task slot
-  that puts side by side the item (kind, current/old, value), what the context states for the
-  slot (`req`), what the newest event proposes (`now`), and last the item's id. Memory about other
-  slots is omitted. A 3M-parameter model can then
+  that puts side by side the item (kind, current/old, value), what the user stated for the slot
+  (`req`), what the context states (`ctx`), what the newest event proposes (`now`), and last the
+  item's id. Memory about slots the task has not touched is omitted. A 3M-parameter model can then
   compare values locally instead of searching free text (a first probe with free-text prompts did
-  not learn; see ../shared/reference/offline-models.md).
+  not learn).
 - `rich`: natural-language events and memory sentences with a system instruction, for Qwen3-8B.
 
 Completion format (both renderings): one JSON object and nothing after it, e.g.
@@ -22,19 +22,16 @@ counts and treats as silent. `parse_completion` never raises.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Literal, Sequence
 
+from pulse.core.gold import ABSENT, BINDING_KINDS, context_values, task_slots, user_stated
 from pulse.core.records import ACTIONS, Decision, Event, MemoryItem
 
 PromptStyle = Literal["compact", "rich"]
 PROMPT_STYLES: tuple[str, ...] = ("compact", "rich")
-
-# `req` column markers: the context refers to the user's usual value without stating it ("my usual
-# size"), or does not mention the slot at all.
-IMPLICIT = "?"
-ABSENT = "-"
 
 RICH_SYSTEM = (
     "You are a memory agent watching a task agent work for a user. At each event decide whether to "
@@ -49,59 +46,48 @@ RICH_SYSTEM = (
 
 @dataclass(frozen=True)
 class PolicyInput:
-    """Everything the policy sees at one decision point."""
+    """Everything the policy sees at one decision point: what a deployed memory agent observes.
+
+    No generator label (task level, topic, the task's slot list) is part of it: slots come from the
+    prefix itself (`pulse.core.gold.task_slots`), request and message values from Pulse's own parse
+    of their text (`pulse.core.statements`).
+    """
 
     prefix: tuple[Event, ...]
     snapshot: tuple[MemoryItem, ...]
-    task_slots: tuple[str, ...] = ()  # slots the task depends on, in display order
-    task_topic: str = ""
-    task_level: int = 0  # Persona2Web ambiguity level (1 implicit .. 3 explicit); 0 unknown
 
     @property
     def last_event(self) -> Event:
         return self.prefix[-1]
 
 
-def context_slot_values(prefix: Sequence[Event]) -> dict[str, str]:
-    """What the context (request and messages before the newest event) states per slot.
-
-    Request args and user messages carry slot values; an agent message or a delivered supplement
-    also puts a value into context. `IMPLICIT` marks a slot referred to but not stated.
-    """
-    ctx: dict[str, str] = {}
-    for ev in prefix[:-1]:
-        if ev.kind in ("request", "message"):
-            for slot, value in ev.args.items():
-                if value != IMPLICIT or slot not in ctx:
-                    ctx[slot] = value
-    return ctx
-
-
 def _line_order(item: MemoryItem) -> int:
-    return 0 if (item.is_current and item.kind == "preference") else (1 if item.is_current else 2)
+    return 0 if (item.is_current and item.kind in BINDING_KINDS) else (1 if item.is_current else 2)
 
 
 def render_compact(inp: PolicyInput) -> str:
-    """One line per memory item about a task slot, ending with the item's id:
-    `<slot> <kind> <cur|old> <value> req=<context value> now=<proposed value> <id>`.
+    """One line per memory item about a slot the task has touched, ending with the item's id:
+    `<slot> <kind> <cur|old> <value> req=<user-stated> ctx=<context> now=<proposed> <id>`.
 
-    Everything that decides whether an item matters sits on its own line *before* its id, so a
-    small causal model can flag the id token itself and copy it into the evidence.
+    The columns are exactly what `pulse.core.gold.gold_decision` reads, and everything that decides
+    whether an item matters sits on its own line *before* its id, so a small causal model can flag
+    the id token itself and copy it into the evidence.
     """
     last = inp.last_event
-    ctx = context_slot_values(inp.prefix)
+    earlier = inp.prefix[:-1]
+    stated, ctx = user_stated(earlier), context_values(earlier)
     head = last.kind if last.kind != "candidate_call" else f"call {last.tool}"
     if last.kind == "message":
         head = f"msg {last.role or 'agent'}"
-    lines = [f"task {inp.task_topic or '-'} L{inp.task_level}", f"now {head}"]
-    slots = list(inp.task_slots) or sorted({m.slot for m in inp.snapshot if m.slot})
-    # Per slot: current preferences first, then other current items, then superseded ones.
+    lines = [f"now {head}"]
+    slots = list(task_slots(inp.prefix))
+    # Per slot: current binding items first, then other current items, then superseded ones.
     items = sorted((m for m in inp.snapshot if m.slot in slots), key=lambda m: (slots.index(m.slot), _line_order(m)))
     for m in items:
         status = "cur" if m.is_current else "old"
-        lines.append(f"{m.slot} {m.kind} {status} {m.value} req={ctx.get(m.slot, ABSENT)} "
-                     f"now={last.args.get(m.slot, ABSENT)} {m.item_id}")
-    # Memory about slots this task does not use is left out: for a small model its ids are only
+        lines.append(f"{m.slot} {m.kind} {status} {m.value} req={stated.get(m.slot, ABSENT)} "
+                     f"ctx={ctx.get(m.slot, ABSENT)} now={last.args.get(m.slot, ABSENT)} {m.item_id}")
+    # Memory about slots the task has not touched is left out: for a small model its ids are only
     # distractors (a first run copied them as evidence), and it can never be cited correctly.
     return "\n".join(lines)
 
@@ -179,7 +165,9 @@ def parse_completion(completion: Any) -> ParseResult:
     """Strictly parse one completion. Never raises."""
     try:
         return _parse(completion_text(completion))
-    except Exception as e:  # defensive: the parser must never stop an episode
+    except Exception as e:  # defensive: the parser must never stop an episode...
+        if os.environ.get("PULSE_STRICT_PARSER") == "1":  # ...but a parser bug fails the tests
+            raise
         return ParseResult(None, f"internal parser error: {type(e).__name__}")
 
 

@@ -3,8 +3,10 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pulse.core.policy_io import (PolicyInput, parse_completion, render_completion, render_compact, render_prompt,
-                                  context_slot_values)
+import pytest
+
+from pulse.core.gold import context_values, task_slots, user_stated
+from pulse.core.policy_io import PolicyInput, parse_completion, render_completion, render_compact, render_prompt
 from pulse.core.records import Decision, Event, MemoryItem
 
 
@@ -16,17 +18,24 @@ def _inp():
            MemoryItem("m4", "preference", "user:u", "likes thai", slot="cuisine", value="thai", topic="dining"))
     prefix = (Event("request", 0, text="find chinos in my usual size", args={"size": "?", "site": "amazon.com"}),
               Event("candidate_call", 1, tool="search_products", args={"size": "30x30", "site": "amazon.com"}))
-    return PolicyInput(prefix, mem, ("size", "site"), "apparel", 1)
+    return PolicyInput(prefix, mem)
 
 
 def test_compact_prompt_aligns_slots():
     text = render_compact(_inp())
     assert "now call search_products" in text
     lines = text.splitlines()
-    assert lines[2:] == ["size preference cur 32x32 req=? now=30x30 m1",
-                         "size preference old 30x30 req=? now=30x30 m2",
-                         "site habit cur kohls.com req=amazon.com now=amazon.com m3"]
-    assert "m4" not in text  # memory about other slots is omitted
+    assert lines[1:] == ["size preference cur 32x32 req=? ctx=? now=30x30 m1",
+                         "size preference old 30x30 req=? ctx=? now=30x30 m2",
+                         "site habit cur kohls.com req=amazon.com ctx=amazon.com now=amazon.com m3"]
+    assert "m4" not in text  # memory about slots the task has not touched is omitted
+
+
+def test_prompt_carries_no_generator_label():
+    # the policy input has no task level / topic / slot list: nothing but what the agent observed
+    assert set(PolicyInput.__dataclass_fields__) == {"prefix", "snapshot"}
+    text = render_compact(_inp())
+    assert "apparel" not in text and "L1" not in text
 
 
 def test_rich_prompt_has_system_and_memory():
@@ -36,7 +45,31 @@ def test_rich_prompt_has_system_and_memory():
 
 
 def test_context_excludes_newest_event():
-    assert context_slot_values(_inp().prefix) == {"size": "?", "site": "amazon.com"}
+    prefix = _inp().prefix
+    assert context_values(prefix[:-1]) == {"size": "?", "site": "amazon.com"}
+    assert task_slots(prefix) == ("size", "site")
+
+
+def test_user_stated_ignores_agent_and_memory_messages():
+    prefix = (Event("request", 0, text="r", args={"size": "?"}),
+              Event("message", 1, role="agent", text="a", args={"size": "30x30", "subgoal": "search"}),
+              Event("message", 2, role="memory", text="m", args={"site": "kohls.com"}),
+              Event("message", 3, role="user", text="u", args={"color": "navy"}))
+    assert user_stated(prefix) == {"size": "?", "color": "navy"}
+    assert context_values(prefix) == {"size": "30x30", "site": "kohls.com", "color": "navy"}
+
+
+def test_strict_parser_switch_reraises_internal_errors(monkeypatch):
+    import pulse.core.policy_io as pio
+
+    def boom(text):
+        raise KeyError("bug")
+    monkeypatch.setattr(pio, "_parse", boom)
+    monkeypatch.setenv("PULSE_STRICT_PARSER", "1")
+    with pytest.raises(KeyError):
+        pio.parse_completion('{"action": "silent"}')
+    monkeypatch.setenv("PULSE_STRICT_PARSER", "0")
+    assert not pio.parse_completion('{"action": "silent"}').ok
 
 
 def test_round_trip():

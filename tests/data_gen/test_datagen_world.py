@@ -72,5 +72,5 @@ def test_other_domains_are_data_not_code():
     notes = {"notes": WEB_DOMAINS["notes"], "pharmacy": pharmacy, "courses": WEB_DOMAINS["courses"]}
     cfg = GenDataConfig(seed=1, n_users=12, tasks_per_user=2)
     exs = [e for s in generate_examples(cfg, domains=notes).values() for e in s]
-    assert exs and {e.inp.task_topic for e in exs} <= set(notes)
-    assert any(e.inp.task_topic == "pharmacy" for e in exs)
+    assert exs and {e.task_topic for e in exs} <= set(notes)
+    assert any(e.task_topic == "pharmacy" for e in exs)

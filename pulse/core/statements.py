@@ -1,0 +1,121 @@
+"""What a request or message *states*, parsed from its text by Pulse itself.
+
+A deployed memory agent sees text (the user's request, user and agent messages) and structured
+tool calls; it is never handed a benchmark's own parse of the request. `parse_statement` is the one
+parser the listener (`pulse.agent.listener`), the data generator and the simulated agent's plan
+messages all go through, so training prefixes and run-time prefixes carry the same `args`.
+
+The vocabulary comes from what the task agent's tools publish (argument names, enum values, and the
+words that name an argument) -- `SlotTerms` per slot:
+- a slot is stated with a value when one of its values occurs in the text as a whole token
+  ("in size 32x32", "use citation style IEEE"); a value several slots share ("none", "pdf") counts
+  only right after the slot's name ("use signature none"); the last mention wins ("X, actually Y");
+- a slot is referred to without a value (`IMPLICIT`, "?") when one of its names follows a
+  possessive or habitual cue within a few words ("in my usual size", "my home airport");
+- otherwise the slot is not mentioned (absent from the result).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+IMPLICIT = "?"  # the text refers to the slot ("my usual size") without stating a value
+
+# Words that mark a reference to the user's standing choice ("my usual size", "my home airport").
+_CUES = frozenset({"my", "usual", "usually", "always", "preferred", "home", "regular", "normal", "normally",
+                   "standard", "typical", "typically"})
+# How many words before a slot name a cue may stand ("that meet my usual rating standard").
+_CUE_WINDOW = 3
+_WORD = re.compile(r"[a-z0-9][a-z0-9_+.$-]*")
+
+
+@dataclass(frozen=True)
+class SlotTerms:
+    """How text talks about one slot: its values and the words that name it."""
+
+    values: tuple[str, ...]
+    names: tuple[str, ...] = ()  # e.g. ("size",), ("budget", "fare"); defaults to the slot's words
+
+    def name_words(self, slot: str) -> tuple[tuple[str, ...], ...]:
+        names = self.names or (slot.replace("_", " "),)
+        return tuple(tuple(n.lower().split()) for n in names)
+
+
+SlotVocab = Mapping[str, SlotTerms]
+
+
+def vocab_from_params(params: Mapping[str, Iterable[str]], names: Mapping[str, Iterable[str]] | None = None
+                      ) -> dict[str, SlotTerms]:
+    """A vocabulary from tool argument enums (`{slot: values}`), optionally with extra slot names."""
+    names = names or {}
+    out: dict[str, SlotTerms] = {}
+    for slot, values in params.items():
+        prev = out.get(slot)
+        vals = tuple(dict.fromkeys((*(prev.values if prev else ()), *map(str, values))))
+        extra = tuple(names.get(slot, ()))
+        nm = tuple(dict.fromkeys((slot.replace("_", " "), *extra)))
+        out[slot] = SlotTerms(vals, nm)
+    return out
+
+
+def _value_pattern(value: str) -> re.Pattern:
+    # a value is a whole token: not glued to other token characters on either side ("new" is not
+    # in "newegg", "queen" is not in "2-queen"); a sentence's final period may follow it
+    return re.compile(r"(?<![\w$+./-])" + re.escape(value.lower()) + r"(?![\w+/-]|\.\w)")
+
+
+_PATTERNS: dict[str, re.Pattern] = {}
+
+
+def _find_last(value: str, text: str, names: tuple[tuple[str, ...], ...] | None = None) -> int:
+    """Start of the last whole-token occurrence of `value` (-1 if none); with `names`, only an
+    occurrence that one of the slot's names precedes within a few words counts."""
+    pat = _PATTERNS.get(value)
+    if pat is None:
+        pat = _PATTERNS[value] = _value_pattern(value)
+    last = -1
+    for m in pat.finditer(text):
+        if names is None or _named_before(text[:m.start()], names):
+            last = m.start()
+    return last
+
+
+def _named_before(before: str, names: tuple[tuple[str, ...], ...]) -> bool:
+    words = [w.strip(".,;:") for w in _WORD.findall(before)][-(_CUE_WINDOW + 2):]
+    return any(tuple(words[i:i + len(n)]) == n for n in names for i in range(len(words) - len(n) + 1))
+
+
+def parse_statement(text: str, vocab: SlotVocab) -> dict[str, str]:
+    """Slot -> stated value (or `IMPLICIT`) for the slots `text` mentions, in vocabulary order."""
+    low = (text or "").lower()
+    if not low or not vocab:
+        return {}
+    words = _WORD.findall(low)
+    owners: dict[str, int] = {}
+    for terms in vocab.values():
+        for v in set(terms.values):
+            owners[v.lower()] = owners.get(v.lower(), 0) + 1
+    found: dict[str, str] = {}
+    for slot, terms in vocab.items():
+        best, best_value = -1, ""
+        for v in terms.values:
+            # a value several slots share ("none", "pdf") counts only where this slot is named
+            pos = _find_last(v, low, terms.name_words(slot) if owners[v.lower()] > 1 else None)
+            if pos > best:
+                best, best_value = pos, v
+        if best >= 0:
+            found[slot] = best_value
+        elif _refers_to(words, terms.name_words(slot)):
+            found[slot] = IMPLICIT
+    return found
+
+
+def _refers_to(words: list[str], names: tuple[tuple[str, ...], ...]) -> bool:
+    words = [w.strip(".,;:") for w in words]
+    for name in names:
+        n = len(name)
+        for i in range(len(words) - n + 1):
+            if tuple(words[i:i + n]) == name and any(w in _CUES for w in words[max(0, i - _CUE_WINDOW):i]):
+                return True
+    return False
