@@ -7,7 +7,7 @@ from pulse.policy.evaluate import format_metrics_table, policy_metrics
 
 def _ex(i, gold, case="conflict"):
     inp = PolicyInput((Event("candidate_call", 0, tool="t", args={"size": "M"}),),
-                      (MemoryItem("m1", "preference", "user:u", "size L", slot="size", value="L"),), ("size",))
+                      (MemoryItem("m1", "preference", "user:u", "size L", slot="size", value="L"),))
     return PolicyExample(f"e{i}", "g", "u", case, inp, gold)
 
 
