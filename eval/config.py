@@ -2,9 +2,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from pulse.config.schema import PolicyBackendConfig
+from pulse.config.schema import PolicyBackendConfig, knob
+
+# pulse.memory kinds (pulse/memory/factory.py KINDS) and the spellings it also accepts (its ALIASES),
+# normalised here so the rest of eval/ only ever sees a kind name.
+MemoryKind = Literal["structured", "flat", "flat_user", "flat_project"]
+MEMORY_ALIASES = {"full": "structured", "graph": "structured", "flat+user": "flat_user",
+                  "flat+project": "flat_project"}
+# pulse.agent.runtime.AGENT_MODES
+AgentMode = Literal["streaming", "start_only", "serial"]
 
 
 @dataclass(frozen=True)
@@ -12,8 +20,8 @@ class BenchmarkConfig:
     name: str = "pibench_sim"
     seed: int = 0  # suite generation seed (fixed: the suite is versioned by name, version, seed)
     path: str = ""  # a suite JSON file to load instead of generating
-    transport: str = "direct"  # direct | mcp (tools served by real MCP servers)
-    max_tasks: int = 0  # 0 = all; >0 keeps the first N tasks of each persona chain
+    transport: Literal["direct", "mcp"] = "direct"  # mcp: tools served by real MCP servers
+    max_tasks: int = knob(0, ge=0)  # 0 = all; >0 keeps the first N tasks of each persona chain
     personas: list[str] = field(default_factory=list)  # [] = all
 
 
@@ -21,13 +29,13 @@ class BenchmarkConfig:
 class MethodConfig:
     name: str = "pulse"
     impl: str = "pulse"
-    memory: str = "structured"  # pulse.memory kind: structured | flat | flat_user | flat_project
-    policy: str = "trained"  # trained | base | rule
-    mode: str = "streaming"
+    memory: MemoryKind = knob("structured", aliases=MEMORY_ALIASES)
+    policy: Literal["trained", "base", "rule"] = "trained"
+    mode: AgentMode = "streaming"
     allow_intervene: bool = True
     initial_personalization: bool = True
     writeback: bool = True
-    retrieve_k: int = 6
+    retrieve_k: int = knob(6, ge=1)
 
 
 @dataclass(frozen=True)
@@ -37,12 +45,12 @@ class AgentConfig:
     model: str = ""
     base_url: str = ""
     api_key: str = "EMPTY"
-    max_turns: int = 12
-    temperature: float = 0.0
-    max_tokens: int = 256
-    retries: int = 3
-    backoff_s: float = 0.5
-    timeout_s: float = 60.0
+    max_turns: int = knob(12, ge=1)
+    temperature: float = knob(0.0, ge=0.0)
+    max_tokens: int = knob(256, ge=1)
+    retries: int = knob(3, ge=0)
+    backoff_s: float = knob(0.5, ge=0.0)
+    timeout_s: float = knob(60.0, gt=0.0)
     concurrent: bool = False
 
 

@@ -5,6 +5,10 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("WANDB_MODE", "offline")
+# A bug inside the policy parser must fail the test that hits it, not pass as a counted "parse
+# failure" (pulse/core/policy_io.py: parse_completion re-raises internal errors under this switch).
+# Set here, before any test runs, so subprocesses of the e2e tests inherit it too.
+os.environ["PULSE_STRICT_PARSER"] = "1"
 
 
 @pytest.fixture(scope="session")

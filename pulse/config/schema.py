@@ -3,11 +3,21 @@
 Hydra composes YAML from `configs/`; each entry point converts the result once, at its top, with
 `to_typed`, and library code only ever sees these dataclasses. The YAML files carry a comment above
 every knob (unit and effect); the defaults here mirror the CPU default.
+
+Validation happens in `to_typed`, before any data, model or trainer is touched:
+- unknown keys, wrong types and missing values;
+- enumerated knobs are annotated `Literal[...]`: a value outside the choices is refused with the
+  dotted key, the value and the choices (`knob(aliases=...)` maps accepted spellings onto a choice);
+- numeric knobs declare their range with `knob(default, ge=/gt=/le=/lt=)` (dataclass field metadata).
+Every failure is a `ConfigError`; the CLI prints it on one line and exits with status 2.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, TypeVar
+import difflib
+import math
+import typing
+from dataclasses import MISSING, Field, dataclass, field, fields, is_dataclass
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 T = TypeVar("T")
 
@@ -16,27 +26,53 @@ class ConfigError(ValueError):
     """A config value is invalid; the message names the key."""
 
 
+def knob(default: Any = MISSING, *, default_factory: Any = MISSING, ge: float | None = None,
+         gt: float | None = None, le: float | None = None, lt: float | None = None,
+         aliases: dict[Any, Any] | None = None) -> Any:
+    """A dataclass field with declared checks that `to_typed` enforces: a numeric range (ge/gt/le/lt,
+    inclusive/exclusive bounds) and, for a Literal field, accepted spellings mapped onto a choice."""
+    checks = {k: v for k, v in (("ge", ge), ("gt", gt), ("le", le), ("lt", lt)) if v is not None}
+    meta: dict[str, Any] = {}
+    if checks:
+        meta["range"] = checks
+    if aliases:
+        meta["aliases"] = dict(aliases)
+    if default_factory is not MISSING:
+        return field(default_factory=default_factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+# Enumerated values shared by several configs. Each mirrors the code that consumes it (the tests in
+# tests/test_typed_configs.py check they agree): pulse.core.policy_io.PROMPT_STYLES,
+# pulse.models.loading.resolve_dtype, pulse.registry.POLICY_BACKENDS.
+PromptStyle = Literal["compact", "rich"]
+Dtype = Literal["float32", "fp32", "bfloat16", "bf16", "float16", "fp16", "auto"]
+PolicyBackend = Literal["transformers", "openai", "vllm"]
+# trl GRPOConfig.loss_type values (trl pinned in pyproject.toml).
+LossType = Literal["grpo", "dapo", "dr_grpo", "bnpo", "cispo", "sapo", "luspo", "vespo"]
+
+
 @dataclass(frozen=True)
 class TinyModelSpec:
     """Shape of the offline tiny Qwen3 (pulse/models/tiny_qwen3.py); YAML: configs/model/tiny_qwen3.yaml."""
 
     # BPE vocabulary size (tokens). Small on purpose: with Qwen's 151k vocabulary the same model is
-    # ~25x slower per GRPO step (../shared/reference/offline-models.md).
-    vocab_size: int = 2048
-    hidden_size: int = 256
-    intermediate_size: int = 768
-    num_hidden_layers: int = 4
-    num_attention_heads: int = 4
-    num_key_value_heads: int = 2
-    head_dim: int = 64
-    max_position_embeddings: int = 1024
+    # many times slower per GRPO step on CPU (the output layer and log-prob over the vocabulary dominate).
+    vocab_size: int = knob(2048, ge=1)
+    hidden_size: int = knob(256, ge=1)
+    intermediate_size: int = knob(768, ge=1)
+    num_hidden_layers: int = knob(4, ge=1)
+    num_attention_heads: int = knob(4, ge=1)
+    num_key_value_heads: int = knob(2, ge=1)
+    head_dim: int = knob(64, ge=1)
+    max_position_embeddings: int = knob(1024, ge=1)
 
 
 @dataclass(frozen=True)
 class LoraSpec:
-    r: int = 16
-    alpha: int = 32
-    dropout: float = 0.0
+    r: int = knob(16, ge=1)
+    alpha: int = knob(32, gt=0)
+    dropout: float = knob(0.0, ge=0.0, lt=1.0)
     target_modules: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj",
                                                                "gate_proj", "up_proj", "down_proj"])
 
@@ -45,11 +81,12 @@ class LoraSpec:
 class ModelConfig:
     name: str = "tiny_qwen3"
     name_or_path: str = "artifacts/models/tiny_qwen3"
-    build: str = "tiny_qwen3"  # "" = must exist; "tiny_qwen3" = build offline if missing
+    # "" = must exist; otherwise the builder used when name_or_path is missing (pulse/train/pipeline.py)
+    build: Literal["", "tiny_qwen3", "smollm2_135m"] = "tiny_qwen3"
     tiny: TinyModelSpec = field(default_factory=TinyModelSpec)
-    dtype: str = "float32"
-    prompt_style: str = "compact"
-    max_completion_tokens: int = 32
+    dtype: Dtype = "float32"
+    prompt_style: PromptStyle = "compact"
+    max_completion_tokens: int = knob(32, ge=1)
     sft_full_finetune: bool = True
     gradient_checkpointing: bool = False
     chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -70,50 +107,59 @@ class DataConfig:
     path: str = "artifacts/data/pulse_v1"
     generate_if_missing: bool = True
     seed: int = 0
-    n_users: int = 0  # 0 = generator default
-    max_train_examples: int = 0  # 0 = all
-    max_eval_examples: int = 0  # 0 = all
+    n_users: int = knob(0, ge=0)  # 0 = generator default
+    max_train_examples: int = knob(0, ge=0)  # 0 = all
+    max_eval_examples: int = knob(0, ge=0)  # 0 = all
 
 
 @dataclass(frozen=True)
 class SFTConfig:
     enabled: bool = True
-    steps: int = 600
-    examples_per_step: int = 16
-    learning_rate: float = 2e-3
-    warmup_ratio: float = 0.05
-    save_every_steps: int = 200
+    steps: int = knob(600, ge=1)
+    examples_per_step: int = knob(16, ge=1)
+    learning_rate: float = knob(2e-3, gt=0.0)
+    warmup_ratio: float = knob(0.05, ge=0.0, le=1.0)
+    save_every_steps: int = knob(200, ge=1)
 
 
 @dataclass(frozen=True)
 class VLLMConfig:
     enabled: bool = False
-    mode: str = "colocate"  # colocate | server
+    mode: Literal["colocate", "server"] = "colocate"
     server_base_url: str = ""
-    gpu_memory_utilization: float = 0.3
-    tensor_parallel_size: int = 1
+    gpu_memory_utilization: float = knob(0.3, gt=0.0, le=1.0)
+    tensor_parallel_size: int = knob(1, ge=1)
 
 
 @dataclass(frozen=True)
 class GRPOStageConfig:
     enabled: bool = True
-    steps: int = 60
-    prompts_per_step: int = 8
-    generations_per_prompt: int = 8
-    gradient_accumulation_steps: int = 1
-    learning_rate: float = 3e-4
-    temperature: float = 1.0
-    beta: float = 0.0
-    loss_type: str = "dapo"
-    save_every_steps: int = 20
+    steps: int = knob(60, ge=1)
+    prompts_per_step: int = knob(8, ge=1)
+    # GRPO's advantage is relative to the group: one completion per prompt learns nothing.
+    generations_per_prompt: int = knob(8, ge=2)
+    gradient_accumulation_steps: int = knob(1, ge=1)
+    learning_rate: float = knob(3e-4, gt=0.0)
+    temperature: float = knob(1.0, gt=0.0)
+    beta: float = knob(0.0, ge=0.0)
+    loss_type: LossType = "dapo"
+    save_every_steps: int = knob(20, ge=1)
     vllm: VLLMConfig = field(default_factory=VLLMConfig)
 
 
 @dataclass(frozen=True)
 class LoggerConfig:
-    name: str = "jsonl"  # jsonl | wandb (the local metrics JSONL is always written)
+    name: Literal["jsonl", "wandb"] = "jsonl"  # the local metrics JSONL is always written
     project: str = "pulse"
-    wandb_mode: str = "offline"
+    wandb_mode: Literal["offline", "online", "disabled"] = "offline"
+
+
+# `resume` of `pulse train` (configs/train.yaml, docs/DESIGN.md "Provenance and resume"):
+#   true   continue the run in out_dir (finished stages skipped, killed ones from their newest
+#          checkpoint); refused when out_dir was made by a different config (keys named)
+#   false  start over: delete this run's outputs in out_dir, then train from scratch
+#   fork   keep out_dir untouched when its config differs; train in <out_dir>-<new config hash>
+ResumeMode = Literal[True, False, "fork"]
 
 
 @dataclass(frozen=True)
@@ -121,8 +167,8 @@ class TrainConfig:
     run_name: str = "tiny_qwen3-pulse-s0"
     out_dir: str = "outputs/train/tiny_qwen3-pulse-s0"
     seed: int = 0
-    device: str = "cpu"  # cpu | auto (accelerate decides)
-    resume: bool = True
+    device: Literal["cpu", "auto"] = "cpu"  # auto: accelerate decides
+    resume: ResumeMode = True
     eval_after: bool = True
     init_from: str = ""  # start the policy from this checkpoint (e.g. an SFT run's final) instead of model
     model: ModelConfig = field(default_factory=ModelConfig)
@@ -135,20 +181,20 @@ class TrainConfig:
 
 @dataclass(frozen=True)
 class PolicyBackendConfig:
-    backend: str = "transformers"  # transformers | openai | vllm
+    backend: PolicyBackend = "transformers"
     name_or_path: str = ""  # checkpoint dir, LoRA adapter dir, or hub id
     base_url: str = ""  # openai backend
     api_key: str = "EMPTY"
-    prompt_style: str = "compact"
-    max_new_tokens: int = 32
-    batch_size: int = 64
-    dtype: str = "float32"
+    prompt_style: PromptStyle = "compact"
+    max_new_tokens: int = knob(32, ge=1)
+    batch_size: int = knob(64, ge=1)
+    dtype: Dtype = "float32"
 
 
 @dataclass(frozen=True)
 class EvalPolicyConfig:
     out_dir: str = "outputs/eval_policy/run"
-    split: str = "test"
+    split: Literal["train", "validation", "test"] = "test"
     seed: int = 0
     label: str = ""  # row name in tables
     data: DataConfig = field(default_factory=DataConfig)
@@ -160,36 +206,168 @@ class DemoConfig:
     seeds: list[int] = field(default_factory=lambda: [0])
     penalties: list[float] = field(default_factory=lambda: [-1.0, 0.0])
     suites: bool = True  # also run the offline suites (none / pulse_no_rl / pulse) after training
-    suite_max_tasks: int = 0  # 0 = every task of each suite persona chain
+    suite_max_tasks: int = knob(0, ge=0)  # 0 = every task of each suite persona chain
 
 
-def to_typed(cfg: Any, cls: type[T]) -> T:
-    """Merge a hydra DictConfig onto the dataclass schema and build frozen objects.
+# ---------------------------------------------------------------------------------------------------
+# DictConfig -> frozen dataclasses
 
-    Unknown keys and type mismatches raise ConfigError naming the full key.
+
+def to_typed(cfg: Any, cls: type[T], prefix: str | None = None) -> T:
+    """Check a hydra DictConfig (or a plain mapping) against the dataclass schema and build frozen objects.
+
+    Missing keys take the dataclass defaults. Unknown keys, wrong types, values outside a Literal's
+    choices and numbers outside a declared range raise ConfigError naming the full dotted key
+    (`prefix` or, for a DictConfig node, its path in the composed config).
     """
-    from omegaconf import OmegaConf
+    from omegaconf import DictConfig, ListConfig, OmegaConf
     from omegaconf.errors import OmegaConfBaseException
 
-    try:
-        schema = OmegaConf.structured(cls)
-        _writable(schema)  # frozen dataclasses make every schema node read-only
-        merged = OmegaConf.merge(schema, cfg)
-        obj = OmegaConf.to_object(merged)
-    except OmegaConfBaseException as e:
-        key = getattr(e, "full_key", "") or ""
-        raise ConfigError(f"config key {key!r}: {e.msg if hasattr(e, 'msg') else e}".replace("\n", " ")) from None
-    return obj  # type: ignore[return-value]
+    if isinstance(cfg, (DictConfig, ListConfig)):
+        if prefix is None:
+            prefix = cfg._get_full_key(None) or ""
+        try:
+            data = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
+        except OmegaConfBaseException as e:
+            key = getattr(e, "full_key", "") or ""
+            raise ConfigError(f"config key {key!r}: {getattr(e, 'msg', e)}".replace("\n", " ")) from None
+    else:
+        data = cfg
+    return _build(cls, data, prefix or "")
 
 
-def _writable(node: Any) -> None:
-    from omegaconf import DictConfig, OmegaConf
+def _join(prefix: str, key: str) -> str:
+    return f"{prefix}.{key}" if prefix else key
 
-    OmegaConf.set_readonly(node, False)
-    for key in node.keys() if isinstance(node, DictConfig) else ():
-        child = node._get_node(key)
-        if isinstance(child, DictConfig):
-            _writable(child)
+
+def _fail(key: str, msg: str) -> ConfigError:
+    return ConfigError(f"config key {key!r}: {msg}")
+
+
+def _build(cls: type[T], data: Any, prefix: str) -> T:
+    if not isinstance(data, dict):
+        raise _fail(prefix or "<root>", f"expected a mapping of {cls.__name__} keys, got {data!r}")
+    hints = typing.get_type_hints(cls)
+    known = {f.name: f for f in fields(cls)}  # type: ignore[arg-type]
+    for key in data:
+        if key not in known:
+            close = difflib.get_close_matches(str(key), known, n=2, cutoff=0.6)
+            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            raise _fail(_join(prefix, str(key)), f"unknown key{hint} (known keys here: {', '.join(known)})")
+    kwargs = {}
+    for name, f in known.items():
+        if name in data:
+            kwargs[name] = _field_value(f, hints[name], data[name], _join(prefix, name))
+    return cls(**kwargs)
+
+
+def _field_value(f: Field, tp: Any, value: Any, key: str) -> Any:
+    aliases = f.metadata.get("aliases") or {}
+    if isinstance(value, str) and value in aliases:
+        value = aliases[value]
+    out = _convert(tp, value, key, aliases)
+    bounds = f.metadata.get("range")
+    if bounds:
+        _check_range(out, bounds, key)
+    return out
+
+
+_OPS = {"ge": (">=", lambda v, b: v >= b), "gt": (">", lambda v, b: v > b),
+        "le": ("<=", lambda v, b: v <= b), "lt": ("<", lambda v, b: v < b)}
+
+
+def _check_range(value: Any, bounds: dict[str, float], key: str) -> None:
+    if isinstance(value, float) and math.isnan(value):
+        raise _fail(key, "nan is not a valid value")
+    failed = [f"{_OPS[op][0]} {b:g}" for op, b in bounds.items() if not _OPS[op][1](value, b)]
+    if failed:
+        need = " and ".join(f"{_OPS[op][0]} {b:g}" for op, b in bounds.items())
+        raise _fail(key, f"{value!r} is out of range (must be {need})")
+
+
+def _same_literal(value: Any, choice: Any) -> bool:
+    # type-exact: 1 must not match True, "1" must not match 1
+    return type(value) is type(choice) and value == choice
+
+
+def _fmt_choice(c: Any) -> str:
+    return str(c).lower() if isinstance(c, bool) else (repr(c) if c == "" else str(c))
+
+
+def _convert(tp: Any, value: Any, key: str, aliases: dict[Any, Any] | None = None) -> Any:
+    origin = get_origin(tp)
+    if tp is Any:
+        return value
+    if origin is Literal:
+        choices = get_args(tp)
+        for c in choices:
+            if _same_literal(value, c):
+                return c
+        names = [_fmt_choice(c) for c in choices]
+        extra = f" (also accepted: {', '.join(map(str, aliases))})" if aliases else ""
+        close = difflib.get_close_matches(str(value), [str(c) for c in choices if isinstance(c, str)], n=1,
+                                          cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise _fail(key, f"{value!r} is not a valid choice; choose one of: {' | '.join(names)}{extra}{hint}")
+    if origin is Union or (origin is not None and type(tp).__name__ == "UnionType"):
+        args = get_args(tp)
+        if value is None and type(None) in args:
+            return None
+        error: ConfigError | None = None
+        for a in args:
+            if a is not type(None):
+                try:
+                    return _convert(a, value, key)
+                except ConfigError as e:
+                    error = e
+        raise error or _fail(key, f"invalid value {value!r}")
+    if is_dataclass(tp):
+        return _build(tp, value, key)
+    if origin in (list, tuple, typing.Sequence):
+        if not isinstance(value, (list, tuple)):
+            raise _fail(key, f"expected a list, got {value!r}")
+        (item,) = get_args(tp)[:1] or (Any,)
+        return [_convert(item, v, f"{key}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise _fail(key, f"expected a mapping, got {value!r}")
+        _, vt = get_args(tp) or (Any, Any)
+        return {k: _convert(vt, v, _join(key, str(k))) for k, v in value.items()}
+    if value is None:
+        raise _fail(key, f"a value is required (expected {getattr(tp, '__name__', tp)}, got null)")
+    if tp is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        raise _fail(key, f"expected true or false, got {value!r}")
+    if tp is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str):
+            try:
+                return int(value)
+            except ValueError:
+                pass
+        raise _fail(key, f"expected an integer, got {value!r}")
+    if tp is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        raise _fail(key, f"expected a number, got {value!r}")
+    if tp is str:
+        if isinstance(value, str):
+            return value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+        raise _fail(key, f"expected a string, got {value!r}")
+    raise _fail(key, f"unsupported schema type {tp!r}")
 
 
 def as_dict(obj: Any) -> Any:
