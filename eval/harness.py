@@ -3,33 +3,39 @@
 Run directory (`out_dir`):
   config.yaml      the resolved config
   manifest.json    git commit, package versions, seed, suite name/version/seed, agent and judge
-                   models, whether the agent is simulated, which memory store and kind ran
-  episodes.jsonl   one row per task episode (appended as each finishes)
-  summary.json     metrics over the rows (eval/metrics.py)
+                   models, whether the agent is simulated, which memory store and kind ran, the
+                   policy checkpoint path(s) used and their content hash, the config hash
+                   (eval/provenance.py)
+  episodes.jsonl   one row per task episode (appended as each finishes); every row carries the
+                   same provenance (policy_checkpoints, checkpoint_hash, config_hash)
+  summary.json     metrics over the rows (eval/metrics.py); standard JSON (undefined -> null)
 A persona's tasks form one chain (shared memory and workspace, in order). Resume skips chains
 whose every task already has a row; a partially finished chain is rerun from its start (its memory
 state depends on the earlier tasks) after its old rows are dropped. An episode that raises is
-recorded with status "failed" and the error, and the run continues.
+recorded with status "failed" and the error, and the run continues (it scores 0 and is counted
+in the summary; `pulse eval` then exits non-zero unless allow_failures=true).
+Resume refuses (ConfigError) a run dir whose rows came from another method, benchmark, suite
+version, config or policy checkpoint: one run dir never mixes them.
 """
 from __future__ import annotations
 
-import json
+import math
 import os
 import shutil
 import traceback
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
 from pulse.agent.runtime import AgentStats
-from pulse.utils.atomic import atomic_write_json, atomic_write_text
+from pulse.utils.atomic import atomic_write_text
 from pulse.utils.manifest import write_manifest
 from eval.config import EvalConfig
 from eval.envs import check_task, make_env, task_score
 from eval.memory_backends import describe as describe_memory
 from eval.memory_backends import open_chain_memory
 from eval.methods.base import MethodContext
-from eval.metrics import STAGES, read_rows, summarize
+from eval.metrics import STAGES, dumps_strict, read_rows, summarize
+from eval.provenance import config_hash, policy_provenance
 from eval.registry import AGENTS, BENCHMARKS, METHODS
 from eval.suites.schema import SimTask, Suite
 
@@ -37,9 +43,12 @@ ROWS = "episodes.jsonl"
 
 
 def make_policy_getter(cfg: EvalConfig) -> Callable[[str], Any]:
+    """get(source) -> the policy; `get.used` lists the sources asked for (the provenance)."""
     cache: dict[str, Any] = {}
 
     def get(source: str):
+        if source not in get.used:
+            get.used.append(source)
         if source in cache:
             return cache[source]
         from pulse.config.schema import ConfigError
@@ -59,11 +68,54 @@ def make_policy_getter(cfg: EvalConfig) -> Callable[[str], Any]:
         cache[source] = pol
         return pol
 
+    get.used = []
     return get
 
 
+def _finite(obj: Any, path: str = "", bad: list[str] | None = None) -> Any:
+    """obj with every NaN / infinite float replaced by None (their dotted paths appended to `bad`)."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        if bad is not None:
+            bad.append(path)
+        return None
+    if isinstance(obj, dict):
+        return {k: _finite(v, f"{path}.{k}" if path else str(k), bad) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v, f"{path}[{i}]", bad) for i, v in enumerate(obj)]
+    return obj
+
+
+def _row_json(row: dict[str, Any]) -> str:
+    bad: list[str] = []
+    row = _finite(row, bad=bad)
+    if bad:
+        row.setdefault("undefined", {}).update({p: "not a finite number" for p in bad})
+    return dumps_strict(row, sort_keys=True)
+
+
+# what must agree between a run dir's rows and the run that resumes it
+PROVENANCE_KEYS = ("method", "benchmark", "suite_version", "checkpoint_hash", "config_hash")
+
+
+def check_resume(rows: list[dict[str, Any]], current: dict[str, Any], out: Path) -> None:
+    """Refuse (ConfigError) to resume a run dir whose rows were produced by something else."""
+    from pulse.config.schema import ConfigError
+    for key in PROVENANCE_KEYS:
+        old = sorted({str(r.get(key, "<not recorded>")) for r in rows})
+        if old != [str(current[key])]:
+            what = "policy checkpoint hash" if key == "checkpoint_hash" else key.replace("_", " ")
+            olds = ", ".join(repr(o) for o in old)
+            paths = sorted({"/".join(r.get("policy_checkpoints") or []) or "-" for r in rows})
+            extra = (f" (rows: checkpoint(s) {', '.join(paths)}; this run: "
+                     f"{'/'.join(current['policy_checkpoints']) or '-'})" if key == "checkpoint_hash" else "")
+            raise ConfigError(
+                f"resume: {out / ROWS} holds rows with {what} {olds} but this run has {str(current[key])!r}"
+                f"{extra}; refusing to mix them in one run dir. Use a new out_dir, or resume=false to "
+                f"discard the old rows.")
+
+
 def _append_row(path: Path, row: dict[str, Any]) -> None:
-    line = json.dumps(row, sort_keys=True, default=str) + "\n"
+    line = _row_json(row) + "\n"
     with open(path, "a") as f:
         f.write(line)
         f.flush()
@@ -83,6 +135,8 @@ def _score_row(task: SimTask, suite: Suite, env, outcome, stats: AgentStats) -> 
     return {
         "score": task_score(checks, suite.metric), "metric": suite.metric,
         "checkpoints_passed": sum(c.passed for c in checks), "checkpoints_total": len(checks),
+        "checkpoint_weight_passed": sum(c.checkpoint.weight for c in checks if c.passed),
+        "checkpoint_weight_total": sum(c.checkpoint.weight for c in checks),
         "stage_counts": stage_counts, "source_counts": source_counts,
         "failed_checkpoints": [c.checkpoint.checkpoint_id for c in checks if not c.passed],
         "seconds": round(outcome.seconds, 4), "memory_blocking_s": round(outcome.memory_blocking_s, 6),
@@ -112,11 +166,22 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
     out.mkdir(parents=True, exist_ok=True)
     suite: Suite = BENCHMARKS.get(cfg.benchmark.name)(cfg.benchmark)
     agent = AGENTS.get(cfg.agent.name)(cfg.agent)
-    method = METHODS.get(cfg.method.impl)(cfg.method, MethodContext(make_policy_getter(cfg)))
+    getter = make_policy_getter(cfg)
+    method = METHODS.get(cfg.method.impl)(cfg.method, MethodContext(getter))
+    prov = {**policy_provenance(getter.used, cfg), "config_hash": config_hash(cfg)}
+    rows_path = out / ROWS
+    rows = read_rows(rows_path) if cfg.resume else []
+    base = {"run": cfg.experiment or out.name, "benchmark": suite.name, "suite_version": suite.version,
+            "suite_seed": suite.seed, "method": cfg.method.name, "agent": agent.name, "agent_model": agent.model,
+            "simulated": agent.simulated, "seed": cfg.seed, "experiment": cfg.experiment, "metric": suite.metric,
+            **prov}
+    if rows:
+        check_resume(rows, base, out)  # before anything in the run dir is touched
     if resolved_config_yaml:
         atomic_write_text(out / "config.yaml", resolved_config_yaml)
     from pulse.config.schema import as_dict
     write_manifest(out, seed=cfg.seed, experiment=cfg.experiment, config=as_dict(cfg),
+                   policy={"sources": list(getter.used), **prov},
                    suite={"name": suite.name, "version": suite.version, "seed": suite.seed,
                           "tasks": len(suite.tasks), "metric": suite.metric},
                    method=cfg.method.name, agent={"name": agent.name, "model": agent.model,
@@ -124,8 +189,6 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
                    judge="deterministic checkpoint checks (no LLM judge)",
                    memory=describe_memory(method.memory_kind) if method.uses_memory else "none",
                    transport=cfg.benchmark.transport)
-    rows_path = out / ROWS
-    rows = read_rows(rows_path) if cfg.resume else []
     if not cfg.resume and rows_path.exists():
         rows_path.unlink()
     done = {r["task_id"] for r in rows if r.get("status") == "ok" or (r.get("status") == "failed" and not cfg.retry_failed)}
@@ -135,15 +198,12 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
         rerun = {t.task_id for ts in todo.values() for t in ts}
         kept = [r for r in rows if r["task_id"] not in rerun]
         if len(kept) != len(rows):
-            atomic_write_text(rows_path, "".join(json.dumps(r, sort_keys=True, default=str) + "\n" for r in kept))
+            atomic_write_text(rows_path, "".join(_row_json(r) + "\n" for r in kept))
     n_todo = sum(len(ts) for ts in todo.values())
     bar = None
     if cfg.progress and n_todo:
         from tqdm import tqdm
         bar = tqdm(total=n_todo, desc=f"{suite.name}/{cfg.method.name}/seed{cfg.seed}", unit="ep", leave=False)
-    base = {"run": cfg.experiment or out.name, "benchmark": suite.name, "suite_version": suite.version,
-            "suite_seed": suite.seed, "method": cfg.method.name, "agent": agent.name, "agent_model": agent.model,
-            "simulated": agent.simulated, "seed": cfg.seed, "experiment": cfg.experiment}
     for user, tasks in todo.items():
         persona = suite.persona(user)
         memory = None
@@ -159,7 +219,7 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
                        "level": task.level, "depends_on": list(task.depends_on)}
                 session = None
                 try:
-                    session = method.open_session(task, memory, cfg.agent.concurrent)
+                    session = method.open_session(task, memory, cfg.agent.concurrent, tools=persona.tools)
                     outcome = agent.run(task, env, session, cfg.seed)
                     stats = getattr(session, "stats", AgentStats())
                     row.update(status="ok", **_score_row(task, suite, env, outcome, stats))
@@ -182,6 +242,6 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
         bar.close()
     summary = summarize(read_rows(rows_path))
     summary.update({k: base[k] for k in ("benchmark", "suite_version", "method", "agent", "simulated", "seed",
-                                          "experiment")})
-    atomic_write_json(out / "summary.json", summary)
+                                          "experiment", "policy_checkpoints", "checkpoint_hash", "config_hash")})
+    atomic_write_text(out / "summary.json", dumps_strict(summary, indent=2, sort_keys=True) + "\n")
     return out

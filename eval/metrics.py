@@ -1,13 +1,18 @@
 """Metrics from per-episode rows (the JSONL files are the only source of truth).
 
-- score: COMP (pibench_sim: checkpoints passed / total per task) or Acc (mcp_persona_sim: 1 / 0.5
-  partial / 0 per task), averaged over tasks;
-- per-category score; accuracy by execution stage (checkpoint pass rate of early / middle / late
-  steps, the paper's Fig. 4);
+Each metric is defined in one function here (the per-task score in `eval.envs.task_score`):
+- `suite_comp`: pi-Bench's COMP aggregation (per task -> per persona by dependency-group size ->
+  unweighted mean over personas); `suite_acc`: MCP-Persona's Acc (mean over tasks);
+  `suite_score` picks the suite's metric; per-category score is a plain mean over tasks;
+- `stage_accuracy`: checkpoint pass rate of early / middle / late steps (the paper's Fig. 4);
 - Store tokens (memory written per task), Retrieve tokens (memory supplied to the task agent per
-  task, repeats counted), seconds per task;
-- interventions (total per seed) and interruption success (right interventions / interventions).
-Failed episodes count as score 0 and are reported separately.
+  task, repeats counted), seconds per task: means over the episodes that ran;
+- interventions, correct / fixed / misled interventions (totals per seed) and
+  `interruption_success` = correct interventions / interventions;
+- failed episodes (count, task ids, errors), tool errors and abandoned steps.
+Failed episodes score 0 in every score mean and are counted and listed. A metric that is undefined
+(no interventions, no checkpoints in a stage, no episode that ran) is `None` (JSON `null`) and the
+summary's `undefined` map says why; no NaN ever reaches a result file.
 """
 from __future__ import annotations
 
@@ -38,48 +43,154 @@ def read_rows(path: str | Path) -> list[dict[str, Any]]:
     return rows
 
 
+def dumps_strict(obj: Any, **kw: Any) -> str:
+    """JSON text that any standard parser reads: a NaN / Infinity anywhere is an error, not a token."""
+    return json.dumps(obj, allow_nan=False, default=str, **kw)
+
+
+# -- scores ----------------------------------------------------------------------------------------
+def row_score(row: dict[str, Any]) -> float:
+    """A task's score as it enters the means: its score if the episode ran, 0 if it failed."""
+    return float(row.get("score", 0.0)) if row.get("status") == "ok" else 0.0
+
+
+def group_size(row: dict[str, Any]) -> int:
+    """|group_t|, pi-Bench's dependency-group size of task t: the task plus the tasks it depends on
+    (1 for an independent task), i.e. 1 + len(depends_on)."""
+    return 1 + len(row.get("depends_on") or ())
+
+
+def persona_comp(rows: Sequence[dict[str, Any]]) -> float:
+    """pi-Bench's persona COMP (checklist_evaluator.py): sum_t |group_t| * COMP_t / sum_t |group_t|
+    over the persona's scored tasks, COMP_t = `eval.envs.task_score(..., "comp")` (0 for a failed
+    episode) and |group_t| = `group_size`.
+
+    Offline-suite departure: in pibench_sim every task has checkpoints, prerequisites included, so
+    every task is scored (a prerequisite with its own group size) and sum_t |group_t| exceeds the
+    number of tasks; in pi-Bench prerequisites carry no criteria, are not scored, and the group sizes
+    of a persona's scored tasks add up to its 20 tasks.
+    """
+    if not rows:
+        raise ValueError("persona_comp: no rows")
+    w = [group_size(r) for r in rows]
+    return sum(wi * row_score(r) for wi, r in zip(w, rows)) / sum(w)
+
+
+def _by_persona(rows: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        out.setdefault(str(r.get("user_id", "")), []).append(r)
+    return dict(sorted(out.items()))
+
+
+def suite_comp(rows: Sequence[dict[str, Any]]) -> tuple[float, dict[str, float]]:
+    """pi-Bench's overall COMP ("Average"): the unweighted mean of the persona COMPs (`persona_comp`).
+    Returns (suite COMP, {persona: COMP}); fractions in [0, 1] (pi-Bench reports them x100)."""
+    per = {u: persona_comp(rs) for u, rs in _by_persona(rows).items()}
+    return sum(per.values()) / len(per), per
+
+
+def suite_acc(rows: Sequence[dict[str, Any]]) -> tuple[float, dict[str, float]]:
+    """MCP-Persona's Acc: per task 1 / 0.5 partial / 0 (`eval.envs.task_score(..., "acc")`, 0 for a
+    failed episode), averaged over tasks. Returns (Acc, {persona: mean over its tasks})."""
+    per = {u: sum(map(row_score, rs)) / len(rs) for u, rs in _by_persona(rows).items()}
+    return sum(map(row_score, rows)) / len(rows), per
+
+
+def suite_metric(rows: Sequence[dict[str, Any]]) -> str:
+    """The suite's metric as the rows record it ("comp" when no row says)."""
+    metrics = {r["metric"] for r in rows if r.get("metric")}
+    if len(metrics) > 1:
+        raise ValueError(f"rows mix metrics {sorted(metrics)}; one run dir holds one benchmark")
+    return metrics.pop() if metrics else "comp"
+
+
+def suite_score(rows: Sequence[dict[str, Any]], metric: str) -> tuple[float, dict[str, float]]:
+    """The benchmark's headline score: `suite_comp` (pibench_sim) or `suite_acc` (mcp_persona_sim)."""
+    if metric == "comp":
+        return suite_comp(rows)
+    if metric == "acc":
+        return suite_acc(rows)
+    raise ValueError(f"metric {metric!r} not in ('comp', 'acc')")
+
+
+def stage_accuracy(rows: Sequence[dict[str, Any]]) -> tuple[dict[str, float | None], dict[str, list[int]]]:
+    """Checkpoint pass rate by execution stage over the episodes that ran (unweighted checkpoints;
+    the paper's Fig. 4). A stage with no checkpoints is None. Returns (rates, {stage: [passed, total]})."""
+    counts = {s: [0, 0] for s in STAGES}
+    for r in rows:
+        if r.get("status") != "ok":
+            continue
+        for s in STAGES:
+            p, t = (r.get("stage_counts") or {}).get(s, [0, 0])
+            counts[s][0] += p
+            counts[s][1] += t
+    return {s: (p / t if t else None) for s, (p, t) in counts.items()}, counts
+
+
+def interruption_success(correct: int, interventions: int) -> float | None:
+    """Correct interventions / interventions (an intervention is correct when the held call conflicts
+    with a current binding memory item and the evidence names it: eval.episode.InterventionRecord);
+    None when there were no interventions."""
+    return correct / interventions if interventions else None
+
+
+# -- the summary -------------------------------------------------------------------------------------
+def _mean(xs: Iterable[float]) -> float | None:
+    xs = list(xs)
+    return sum(xs) / len(xs) if xs else None
+
+
 def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """All metrics of one run (one benchmark x method x seed) from its rows; standard JSON values only."""
     n = len(rows)
     if not n:
-        return {"episodes": 0}
+        return {"episodes": 0, "ok": 0, "failed": 0, "failed_task_ids": [], "failures": [], "score": None,
+                "score_per_persona": {}, "undefined": {"score": "no episodes"}}
+    undefined: dict[str, str] = {}
     ok = [r for r in rows if r.get("status") == "ok"]
-    score = sum(r.get("score", 0.0) if r.get("status") == "ok" else 0.0 for r in rows) / n
+    failed = [r for r in rows if r.get("status") != "ok"]
+    metric = suite_metric(rows)
+    score, per_persona = suite_score(rows, metric)
     cats: dict[str, list[float]] = {}
     for r in rows:
-        cats.setdefault(r.get("category", ""), []).append(r.get("score", 0.0) if r.get("status") == "ok" else 0.0)
-    stage = {}
-    for s in STAGES:
-        p = sum(r.get("stage_counts", {}).get(s, [0, 0])[0] for r in ok)
-        t = sum(r.get("stage_counts", {}).get(s, [0, 0])[1] for r in ok)
-        stage[s] = p / t if t else float("nan")
-    ints = sum(r.get("interventions", 0) for r in ok)
-    right = sum(r.get("interventions_right", 0) for r in ok)
-    return {
-        "episodes": n, "failed": n - len(ok), "score": score,
+        cats.setdefault(r.get("category", ""), []).append(row_score(r))
+    stage, stage_counts = stage_accuracy(rows)
+    for s, v in stage.items():
+        if v is None:
+            undefined[f"stage_accuracy.{s}"] = f"no checkpoints in the {s} stage of an episode that ran"
+    out: dict[str, Any] = {
+        "episodes": n, "ok": len(ok), "failed": len(failed),
+        "failed_task_ids": [r.get("task_id", "") for r in failed],
+        "failures": [{"task_id": r.get("task_id", ""), "error": r.get("error", "")} for r in failed],
+        "metric": metric, "score": score, "score_per_persona": per_persona,
         "per_category": {k: sum(v) / len(v) for k, v in sorted(cats.items())},
-        "stage_accuracy": stage,
-        "store_tokens": _mean(r.get("store_tokens", 0) for r in ok),
-        "retrieve_tokens": _mean(r.get("retrieve_tokens", 0) for r in ok),
-        "seconds_per_task": _mean(r.get("seconds", 0.0) for r in ok),
-        "memory_blocking_s": _mean(r.get("memory_blocking_s", 0.0) for r in ok),
-        "interventions": ints, "interventions_right": right,
-        "interruption_success": right / ints if ints else float("nan"),
-        "parse_failures": sum(r.get("parse_failures", 0) for r in ok),
-        "policy_calls": sum(r.get("policy_calls", 0) for r in ok),
+        "stage_accuracy": stage, "stage_checkpoints": stage_counts,
     }
+    for key, field in (("store_tokens", "store_tokens"), ("retrieve_tokens", "retrieve_tokens"),
+                       ("seconds_per_task", "seconds"), ("memory_blocking_s", "memory_blocking_s")):
+        out[key] = _mean(r.get(field, 0) for r in ok)
+        if out[key] is None:
+            undefined[key] = "no episode ran (all failed)"
+    totals = {k: sum(int(r.get(k, 0) or 0) for r in ok)
+              for k in ("interventions", "interventions_correct", "interventions_fixed", "interventions_misled",
+                        "tool_errors", "abandoned_steps", "parse_failures", "policy_calls")}
+    out.update(totals)
+    out["interruption_success"] = interruption_success(totals["interventions_correct"], totals["interventions"])
+    if out["interruption_success"] is None:
+        undefined["interruption_success"] = "no interventions"
+    out["undefined"] = undefined
+    return out
 
 
-def _mean(xs: Iterable[float]) -> float:
-    xs = list(xs)
-    return sum(xs) / len(xs) if xs else float("nan")
-
-
-def mean_stderr(xs: Sequence[float]) -> tuple[float, float]:
-    xs = [x for x in xs if not (isinstance(x, float) and math.isnan(x))]
+def mean_stderr(xs: Sequence[float | None]) -> tuple[float | None, float | None]:
+    """Mean and standard error over seeds, skipping undefined values (None, or a legacy NaN);
+    (None, None) when nothing is defined, (mean, None) for a single value."""
+    xs = [float(x) for x in xs if x is not None and not (isinstance(x, float) and math.isnan(x))]
     if not xs:
-        return float("nan"), float("nan")
+        return None, None
     m = sum(xs) / len(xs)
     if len(xs) < 2:
-        return m, float("nan")
+        return m, None
     var = sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
     return m, math.sqrt(var / len(xs))

@@ -1,26 +1,37 @@
 """Render paper-style tables (Markdown + LaTeX) and the stage-accuracy plot from run directories.
 
-Only the per-episode JSONL rows are read; per-seed metrics are computed from them and reported as
-mean ± stderr over seeds (n = number of seeds shown). Rows from the simulated task agent are marked
-"(sim)" and every table caption says so. Layout (in the spirit of the paper):
-  Table 1  main results: COMP on pibench_sim, Acc on mcp_persona_sim, Store / Retrieve tokens and
-           seconds per task for each benchmark.
-  Table 2  ablations: score per benchmark, total interventions and interruption success.
+Only the per-episode JSONL rows are read; per-seed metrics are computed from them (eval/metrics.py)
+and reported as mean ± stderr over seeds (n = number of seeds shown; an undefined per-seed value,
+e.g. interruption success with no interventions, is skipped; "–" when none is defined). Rows from
+the simulated task agent are marked "(sim)" and every table caption says so. A row that includes
+failed episodes (scored 0) is marked † and the footnote names them. Layout (in the spirit of the paper):
+  Table 1  main results: COMP on pibench_sim (pi-Bench's aggregation), Acc on mcp_persona_sim, Store /
+           Retrieve tokens and seconds per task for each benchmark.
+  Table 2  ablations, one row per method and benchmark: score, interventions, correct, fixed, misled,
+           interruption success (= correct / interventions), failed episodes, tool errors, abandoned
+           steps (counts are totals per seed).
   Table 3  accuracy by execution stage (early / middle / late) and per-category MCP accuracy.
-Runs whose `experiment` is "tableK/..." go to table K; other runs go to every table.
+Runs whose `experiment` is "tableK/..." go to table K; other runs go to every table; tables 2 and 3
+fall back to a method's runs from any table. Rows produced by different policy checkpoints (content
+hash, eval/provenance.py) are never merged into one cell: that is an error.
 """
 from __future__ import annotations
 
-import json
 import math
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Sequence
 
-from eval.metrics import STAGES, mean_stderr, read_rows, summarize
+from eval.metrics import STAGES, dumps_strict, mean_stderr, read_rows, summarize
 
 BENCH_ORDER = ("pibench_sim", "mcp_persona_sim")
 BENCH_METRIC = {"pibench_sim": "COMP", "mcp_persona_sim": "Acc"}
+FAILED_MARK = "†"
+NOT_RECORDED = "<not recorded>"
+
+
+class TableError(ValueError):
+    """Run directories that cannot be tabulated honestly (e.g. mixed checkpoints in one cell)."""
 
 
 def find_runs(paths: Sequence[str | Path]) -> list[Path]:
@@ -37,8 +48,14 @@ def find_runs(paths: Sequence[str | Path]) -> list[Path]:
     return runs
 
 
+def _hash_of(row: dict[str, Any]) -> str:
+    h = row.get("checkpoint_hash", NOT_RECORDED)
+    return NOT_RECORDED if h is None else str(h)
+
+
 def collect(runs: Sequence[Path]) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
-    """(table, method, benchmark) -> per-seed summaries."""
+    """(table, method, benchmark) -> per-seed summaries. Raises TableError when one such cell would
+    hold rows from different policy checkpoints (content hashes)."""
     out: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for run in runs:
         rows = read_rows(run / "episodes.jsonl")
@@ -48,28 +65,41 @@ def collect(runs: Sequence[Path]) -> dict[tuple[str, str, str], list[dict[str, A
         for r in rows:
             by_seed[int(r.get("seed", 0))].append(r)
         for seed, rs in by_seed.items():
+            hashes = sorted({_hash_of(r) for r in rs})
+            if len(hashes) > 1:
+                raise TableError(f"{run}: seed {seed} rows come from different policy checkpoints "
+                                 f"{', '.join(map(repr, hashes))}; rerun with a fresh out_dir")
             s = summarize(rs)
             s.update(seed=seed, simulated=bool(rs[0].get("simulated")), run=str(run),
-                     agent_model=rs[0].get("agent_model", ""))
+                     agent_model=rs[0].get("agent_model", ""), checkpoint_hash=hashes[0],
+                     policy_checkpoints=list(rs[0].get("policy_checkpoints") or []))
             exp = rs[0].get("experiment", "") or ""
             table = exp.split("/")[0] if exp.startswith("table") else "*"
             out[(table, rs[0]["method"], rs[0]["benchmark"])].append(s)
+    for (table, method, bench), ss in out.items():
+        hashes = sorted({s["checkpoint_hash"] for s in ss})
+        if len(hashes) > 1:
+            where = "; ".join(f"{s['run']} (seed {s['seed']}): {s['checkpoint_hash']!r} "
+                              f"[{'/'.join(s['policy_checkpoints']) or '-'}]" for s in ss)
+            raise TableError(f"method {method!r} on {bench} ({'every table' if table == '*' else table}): runs "
+                             f"come from different policy checkpoints {', '.join(map(repr, hashes))}: {where}. "
+                             f"Give them different experiment labels or method names, or tabulate them separately.")
     return out
 
 
-def _cell(vals: Sequence[float], pct: bool = False, digits: int = 1) -> str:
+def _cell(vals: Sequence[float | None], pct: bool = False, digits: int = 1) -> str:
     m, se = mean_stderr(vals)
-    if math.isnan(m):
+    if m is None:
         return "–"
     k = 100 if pct else 1
-    return f"{m * k:.{digits}f} ± {se * k:.{digits}f}" if not math.isnan(se) else f"{m * k:.{digits}f}"
+    return f"{m * k:.{digits}f} ± {se * k:.{digits}f}" if se is not None else f"{m * k:.{digits}f}"
 
 
 def _methods(data, table: str) -> list[str]:
     seen = []
     for (t, m, _b) in data:
-        # table 3 (stages) is computed from whichever runs exist, so its rows need no separate runs
-        if (t == table or t == "*" or table == "table3") and m not in seen:
+        # tables 2 and 3 are computed from whichever runs exist, so their rows need no separate runs
+        if (t == table or t == "*" or table in ("table2", "table3")) and m not in seen:
             seen.append(m)
     order = ["none", "pulse_start_only", "pulse_supplement_only", "pulse_flat", "pulse_flat_user",
              "pulse_flat_project", "pulse_flat_no_rl", "pulse_no_rl", "pulse", "pulse_rule"]
@@ -81,79 +111,124 @@ def _get(data, table, method, bench):
     hit = data.get((table, method, bench)) or data.get(("*", method, bench))
     if hit:
         return hit
-    if table == "table3":  # same method and benchmark from any table's runs
+    if table in ("table2", "table3"):  # same method and benchmark from any table's runs
         return next((v for (t, m, b), v in sorted(data.items()) if m == method and b == bench), [])
     return []
 
 
-def _label(method: str, summaries_by_bench: list[list[dict]]) -> str:
+class _Failures:
+    """Collects the failed episodes behind the rows of one table, for the † footnote."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def mark(self, method: str, bench: str, ss: Sequence[dict]) -> bool:
+        bad = [s for s in ss if s.get("failed")]
+        if not bad:
+            return False
+        n = sum(s["failed"] for s in bad)
+        total = sum(s.get("episodes", 0) for s in ss)
+        first = next((f for s in bad for f in s.get("failures", [])), {})
+        seeds = ", ".join(f"seed {s['seed']}: {', '.join(s.get('failed_task_ids', [])[:3])}"
+                          f"{' …' if len(s.get('failed_task_ids', [])) > 3 else ''}" for s in bad)
+        line = (f"{FAILED_MARK} {method} on {bench}: {n} of {total} episodes failed (scored 0) [{seeds}]; "
+                f"first error: {first.get('error', '?')[:160]}")
+        if line not in self.lines:
+            self.lines.append(line)
+        return True
+
+    def footnote(self) -> str:
+        return "".join("\n" + line for line in self.lines)
+
+
+def _label(method: str, summaries_by_bench: list[list[dict]], failed: bool = False) -> str:
     flat = [s for ss in summaries_by_bench for s in ss]
     sim = any(s["simulated"] for s in flat)
     n = sorted({len(ss) for ss in summaries_by_bench if ss})
-    return f"{method}{' (sim)' if sim else ''} [n={'/'.join(map(str, n)) or 0}]"
+    return f"{method}{' (sim)' if sim else ''}{FAILED_MARK if failed else ''} [n={'/'.join(map(str, n)) or 0}]"
 
 
 def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
+    """table name -> (header, rows, caption); the caption's lines after the first are footnotes."""
     tables: dict[str, tuple[list[str], list[list[str]], str]] = {}
     benches = [b for b in BENCH_ORDER if any(k[2] == b for k in data)] + \
         sorted({k[2] for k in data} - set(BENCH_ORDER))
     sim_any = any(s["simulated"] for ss in data.values() for s in ss)
     note = (" Simulated task agent (eval/agents/simulated.py); mean ± stderr over seeds."
             if sim_any else " Mean ± stderr over seeds.")
+    comp_note = (" COMP as pi-Bench aggregates it: per task sum(w·passed)/sum(w), per persona weighted by "
+                 "dependency-group size, then the mean over personas." if "pibench_sim" in benches else "")
     # Table 1
+    fails = _Failures()
     head = ["Method"] + [f"{b} {BENCH_METRIC.get(b, 'score')} (%)" for b in benches]
     for b in benches:
         head += [f"{b} Store tok", f"{b} Retrieve tok", f"{b} s/task"]
     rows = []
     for m in _methods(data, "table1"):
         per = [_get(data, "table1", m, b) for b in benches]
-        row = [_label(m, per)] + [_cell([s["score"] for s in ss], pct=True) for ss in per]
+        failed = any([fails.mark(m, b, ss) for b, ss in zip(benches, per)])
+        row = [_label(m, per, failed)] + [_cell([s["score"] for s in ss], pct=True) for ss in per]
         for ss in per:
             row += [_cell([s["store_tokens"] for s in ss]), _cell([s["retrieve_tokens"] for s in ss]),
                     _cell([s["seconds_per_task"] for s in ss], digits=2)]
         rows.append(row)
-    tables["table1"] = (head, rows, "Table 1: main results." + note)
+    tables["table1"] = (head, rows, "Table 1: main results." + comp_note + note + fails.footnote())
     # Table 2
-    head = ["Method"] + [f"{b} {BENCH_METRIC.get(b, 'score')} (%)" for b in benches]
-    for b in benches:
-        head += [f"{b} interventions", f"{b} interruption success (%)"]
+    fails = _Failures()
+    head = ["Method", "Benchmark", "score (%)", "interventions", "correct", "fixed", "misled",
+            "interruption success (%)", "failed episodes", "tool errors", "abandoned steps"]
     rows = []
     for m in _methods(data, "table2"):
-        per = [_get(data, "table2", m, b) for b in benches]
-        row = [_label(m, per)] + [_cell([s["score"] for s in ss], pct=True) for ss in per]
-        for ss in per:
-            row += [_cell([s["interventions"] for s in ss]), _cell([s["interruption_success"] for s in ss], pct=True)]
-        rows.append(row)
-    tables["table2"] = (head, rows, "Table 2: ablations." + note)
+        for b in benches:
+            ss = _get(data, "table2", m, b)
+            if not ss:
+                continue
+            failed = fails.mark(m, b, ss)
+            rows.append([_label(m, [ss], failed), f"{b} ({BENCH_METRIC.get(b, 'score')})",
+                         _cell([s["score"] for s in ss], pct=True)]
+                        + [_cell([s.get(k, 0) for s in ss]) for k in
+                           ("interventions", "interventions_correct", "interventions_fixed", "interventions_misled")]
+                        + [_cell([s.get("interruption_success") for s in ss], pct=True)]
+                        + [_cell([s.get(k, 0) for s in ss]) for k in ("failed", "tool_errors", "abandoned_steps")])
+    tables["table2"] = (head, rows, "Table 2: ablations. Counts are totals per seed; interruption success = "
+                        "correct interventions / interventions (– when there were none)." + note + fails.footnote())
     # Table 3
-    cats = sorted({c for ss in data.values() for s in ss for c in s.get("per_category", {})
-                   if ss and ss[0] is s or True} - {"professional"})
+    fails = _Failures()
+    cats = sorted({c for ss in data.values() for s in ss for c in s.get("per_category", {})} - {"professional"})
     head = ["Method"] + [f"{b} {st} (%)" for b in benches for st in STAGES] + [f"MCP {c} (%)" for c in cats]
     rows = []
     for m in _methods(data, "table3"):
         per = {b: _get(data, "table3", m, b) for b in benches}
-        row = [_label(m, list(per.values()))]
+        failed = any([fails.mark(m, b, ss) for b, ss in per.items()])
+        row = [_label(m, list(per.values()), failed)]
         for b in benches:
-            row += [_cell([s["stage_accuracy"][st] for s in per[b]], pct=True) for st in STAGES]
+            row += [_cell([s["stage_accuracy"].get(st) for s in per[b]], pct=True) for st in STAGES]
         mcp = per.get("mcp_persona_sim", [])
-        row += [_cell([s["per_category"].get(c, float("nan")) for s in mcp], pct=True) for c in cats]
+        row += [_cell([s["per_category"].get(c) for s in mcp], pct=True) for c in cats]
         rows.append(row)
-    tables["table3"] = (head, rows, "Table 3: accuracy by execution stage and MCP category." + note)
+    tables["table3"] = (head, rows, "Table 3: accuracy by execution stage and MCP category." + note + fails.footnote())
     return tables
 
 
 def to_markdown(head, rows, caption) -> str:
-    lines = [f"**{caption}**", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    title, *notes = caption.split("\n")
+    lines = [f"**{title}**", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
+    if notes:
+        lines += [""] + [f"{n}  " for n in notes]
     return "\n".join(lines) + "\n"
 
 
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "±": r"$\pm$", FAILED_MARK: r"$^\dagger$"}
+
+
 def to_latex(head, rows, caption) -> str:
-    esc = lambda s: s.replace("_", r"\_").replace("%", r"\%").replace("±", r"$\pm$")  # noqa: E731
+    esc = lambda s: "".join(_LATEX.get(ch, ch) for ch in s)  # noqa: E731
     lines = [r"\begin{table}[t]", r"\centering", r"\small", r"\begin{tabular}{l" + "c" * (len(head) - 1) + "}",
              r"\toprule", " & ".join(esc(h) for h in head) + r" \\", r"\midrule"]
     lines += [" & ".join(esc(c) for c in r) + r" \\" for r in rows]
-    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{esc(caption)}}}", r"\end{table}"]
+    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{esc(' '.join(caption.split(chr(10))))}}}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 
@@ -171,9 +246,9 @@ def plot_stage_accuracy(data, out_dir: Path) -> list[Path]:
         width = 0.8 / len(methods)
         for i, m in enumerate(methods):
             ss = _get(data, "table3", m, b)
-            ms = [mean_stderr([s["stage_accuracy"][st] for s in ss]) for st in STAGES]
-            ax.bar([x + i * width for x in range(3)], [100 * v[0] for v in ms], width,
-                   yerr=[0 if math.isnan(v[1]) else 100 * v[1] for v in ms], label=m)
+            ms = [mean_stderr([s["stage_accuracy"].get(st) for s in ss]) for st in STAGES]
+            ax.bar([x + i * width for x in range(3)], [math.nan if v[0] is None else 100 * v[0] for v in ms],
+                   width, yerr=[0 if v[1] is None else 100 * v[1] for v in ms], label=m)
         ax.set_xticks([x + 0.4 - width / 2 for x in range(3)], STAGES)
         ax.set_ylabel("checkpoint accuracy (%)")
         sim = any(s["simulated"] for k, ss in data.items() if k[2] == b for s in ss)
@@ -198,8 +273,8 @@ def render(run_dirs: Sequence[str | Path], out_dir: str | Path | None = None, pl
         out.mkdir(parents=True, exist_ok=True)
         atomic_write_text(out / "tables.md", md)
         atomic_write_text(out / "tables.tex", "\n".join(to_latex(*t) for t in tables.values() if t[1]))
-        atomic_write_text(out / "table_data.json", json.dumps(
-            {"|".join(k): v for k, v in data.items()}, indent=1, default=str))
+        atomic_write_text(out / "table_data.json", dumps_strict(
+            {"|".join(k): v for k, v in data.items()}, indent=1))
         if plots:
             plot_stage_accuracy(data, out)
     return md

@@ -1,6 +1,8 @@
 """`pulse tables RUN_DIR... [--out DIR] [--no-plots]`: paper-style Markdown + LaTeX tables and the
 stage-accuracy plot (PNG) from evaluation run directories (searched recursively for episodes.jsonl).
-Mean ± stderr over seeds; simulated-agent rows are marked "(sim)"."""
+Mean ± stderr over seeds; simulated-agent rows are marked "(sim)", rows that include failed episodes
+"†" (with a footnote naming them). Exit 2 with one message when the runs cannot be tabulated honestly,
+e.g. two policy checkpoints (content hashes) under one method and benchmark."""
 from __future__ import annotations
 
 import argparse

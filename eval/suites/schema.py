@@ -13,11 +13,13 @@ a source saying where a capable agent would learn it:
   user_message    the user states it mid-task (a hidden intent revealed at that step); it is
                   written to memory at task end and later tasks depend on it
   default         nothing says otherwise; gold is the slot's default (the agent's prior guess)
-Checkpoints are checked deterministically on the final workspace state.
+Checkpoints are checked deterministically on the final workspace state; each has a weight (default 1,
+as a pi-Bench checklist criterion) used by the task score.
 """
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -79,6 +81,9 @@ class Checkpoint:
     expected: str
     stage: str
     source: str
+    # the criterion's weight in the task score (pi-Bench: a checklist criterion's YAML weight,
+    # default 1): COMP_t = sum(w * passed) / sum(w) (eval.envs.task_score)
+    weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -207,9 +212,13 @@ def suite_from_json(d: Mapping[str, Any], where: str = "suite") -> Suite:
         cps = []
         for j, c in enumerate(_need(t, "checkpoints", list, tw)):
             cw = f"{tw}.checkpoints[{j}]"
+            weight = c.get("weight", 1.0) if isinstance(c, Mapping) else 1.0
+            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) \
+                    or weight <= 0:
+                raise SuiteError(f"{cw}: key 'weight' must be a number > 0, got {weight!r}")
             cps.append(Checkpoint(_need(c, "checkpoint_id", str, cw), _need(c, "artifact", str, cw),
                                   _need(c, "slot", str, cw), _need(c, "expected", str, cw),
-                                  _need(c, "stage", str, cw), c.get("source", "")))
+                                  _need(c, "stage", str, cw), c.get("source", ""), float(weight)))
         if not cps:
             raise SuiteError(f"{tw}: a task needs at least one checkpoint")
         deps = tuple(_need(t, "depends_on", list, tw))
