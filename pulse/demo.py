@@ -157,15 +157,16 @@ def _run_suites(root: Path, checkpoints: dict[str, Any], train_cfg, demo_cfg) ->
         from eval.demo_hook import run_suites
     except ImportError as e:
         return {"table": "", "skipped": f"offline suites unavailable: {e}"}
-    first = checkpoints[f"s{demo_cfg.seeds[0]}"]
-    trained = first.get("pulse") or next(v for k, v in first.items() if k != "sft")
     # "w/o RL" here is the SFT-only policy: the random-init base cannot emit a parseable decision,
     # so as a no-RL row it would only repeat the start-only result (the paper's base is instruct-tuned).
-    table = run_suites(checkpoint_dir=trained, base_model_dir=first["sft"], out_dir=str(root / "suites"),
-                       seeds=list(demo_cfg.seeds), max_tasks=demo_cfg.suite_max_tasks,
+    pairs = {}
+    for seed in demo_cfg.seeds:
+        ck = checkpoints[f"s{seed}"]
+        pairs[seed] = (ck.get("pulse") or next(v for k, v in ck.items() if k != "sft"), ck["sft"])
+    table = run_suites(pairs, out_dir=str(root / "suites"), max_tasks=demo_cfg.suite_max_tasks,
                        prompt_style=train_cfg.model.prompt_style, max_new_tokens=train_cfg.model.max_completion_tokens)
-    table += ("\n\npulse = GRPO (penalty -1) checkpoint of seed "
-              f"{demo_cfg.seeds[0]}; pulse_no_rl = its SFT-only checkpoint. Simulated task agent.")
+    table += ("\n\npulse = the GRPO (penalty -1) checkpoint of the same training seed as the evaluation seed; "
+              "pulse_no_rl = that seed's SFT-only checkpoint. Simulated task agent.")
     return {"table": table, "out_dir": str(root / "suites")}
 
 
