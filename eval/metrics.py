@@ -17,9 +17,10 @@ summary's `undefined` map says why; no NaN ever reaches a result file.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any, Iterable, Sequence
+
+from pulse.utils.stats import mean_stderr  # noqa: F401  (re-exported: tables and tests use it here)
 
 STAGES = ("early", "middle", "late")
 
@@ -183,14 +184,3 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def mean_stderr(xs: Sequence[float | None]) -> tuple[float | None, float | None]:
-    """Mean and standard error over seeds, skipping undefined values (None, or a legacy NaN);
-    (None, None) when nothing is defined, (mean, None) for a single value."""
-    xs = [float(x) for x in xs if x is not None and not (isinstance(x, float) and math.isnan(x))]
-    if not xs:
-        return None, None
-    m = sum(xs) / len(xs)
-    if len(xs) < 2:
-        return m, None
-    var = sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
-    return m, math.sqrt(var / len(xs))

@@ -10,32 +10,19 @@ in this table (the suite table that follows, if enabled, is simulated-agent and 
 from __future__ import annotations
 
 import dataclasses
-import math
 from pathlib import Path
 from typing import Any
 
 from pulse.cli_support import hydra_entry
-
-
-def mean_stderr(values: list[float]) -> tuple[float, float]:
-    vals = [v for v in values if v is not None]
-    if not vals:
-        return float("nan"), float("nan")
-    m = sum(vals) / len(vals)
-    if len(vals) < 2:
-        return m, float("nan")
-    var = sum((v - m) ** 2 for v in vals) / (len(vals) - 1)
-    return m, math.sqrt(var / len(vals))
+from pulse.utils.stats import mean_stderr
 
 
 def _fmt(values: list[Any], pct: bool = True) -> str:
-    vals = [v for v in values if v is not None]
-    if not vals:
+    m, se = mean_stderr(values)
+    if m is None:
         return "n/a"
-    m, se = mean_stderr(vals)
     scale = 100 if pct else 1
-    prec = 1 if pct else 1
-    return f"{scale * m:.{prec}f}" + ("" if math.isnan(se) else f" ± {scale * se:.{prec}f}")
+    return f"{scale * m:.1f}" + ("" if se is None else f" ± {scale * se:.1f}")
 
 
 def comparison_table(results: dict[str, list[dict[str, Any]]], seeds: list[int], n: int) -> str:

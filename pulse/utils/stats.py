@@ -1,0 +1,18 @@
+"""Spread over seeds: one definition used by the demo table and the evaluation tables."""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+
+def mean_stderr(xs: Sequence[float | None]) -> tuple[float | None, float | None]:
+    """Mean and standard error over seeds, skipping undefined values (None, or a legacy NaN);
+    (None, None) when nothing is defined, (mean, None) for a single value."""
+    xs = [float(x) for x in xs if x is not None and not (isinstance(x, float) and math.isnan(x))]
+    if not xs:
+        return None, None
+    m = sum(xs) / len(xs)
+    if len(xs) < 2:
+        return m, None
+    var = sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
+    return m, math.sqrt(var / len(xs))
