@@ -4,6 +4,7 @@ Examples:
     pulse train                                   # CPU default: tiny Qwen3, SFT warm start + GRPO
     pulse train -m reward=pulse,no_penalty        # penalty sweep (two runs)
     pulse train grpo.steps=100 seed=1 logger=wandb
+    pulse train grpo.learning_rate=1e-4 resume=fork   # out_dir holds a run with another config: keep it
     accelerate launch --config_file configs/accelerate/zero2.yaml -m pulse.train \
         +experiment=paper/qwen3_8b_grpo            # Qwen3-8B on GPUs, vLLM generation
 """
@@ -15,15 +16,9 @@ from pulse.cli_support import hydra_entry
 def _run(cfg) -> None:
     from pulse.config.schema import TrainConfig, to_typed
     from pulse.train.pipeline import run_training
-    from pulse.utils.atomic import atomic_write_text
 
-    typed = to_typed(cfg, TrainConfig)
-    from omegaconf import OmegaConf
-
-    from pathlib import Path
-
-    Path(typed.out_dir).mkdir(parents=True, exist_ok=True)
-    atomic_write_text(Path(typed.out_dir) / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))
+    typed = to_typed(cfg, TrainConfig)  # every value checked here, before anything is loaded
+    # run_training applies `resume` to out_dir, then records the resolved config there (config.yaml)
     summary = run_training(typed)
     for stage, m in summary["eval"].items():
         print(f"[pulse train] {stage}: held-out action accuracy {m['action_accuracy']:.3f}, decision accuracy "

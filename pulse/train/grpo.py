@@ -14,7 +14,7 @@ from pulse.core.examples import PolicyExample
 from pulse.train.data import grpo_rows
 from pulse.train.metrics_log import JsonlMetricsCallback
 from pulse.train.rewards import TERM_NAMES, make_reward_terms
-from pulse.train.trainer_common import common_args, last_checkpoint, lora_config, report_to
+from pulse.train.trainer_common import common_args, last_checkpoint, lora_config, report_to, write_provenance
 from pulse.utils.atomic import atomic_dir
 
 
@@ -90,4 +90,5 @@ def run_grpo(cfg: TrainConfig, base_path: str, examples: list[PolicyExample], ou
         with atomic_dir(final) as tmp:
             trainer.model.save_pretrained(tmp)  # LoRA adapter; adapter_config names base_path
             tokenizer.save_pretrained(tmp)
+            write_provenance(tmp, cfg, "grpo", base_path)
     return final

@@ -1,24 +1,114 @@
 """`pulse train`: data -> (build tiny model) -> SFT warm start -> GRPO (LoRA) -> held-out eval.
 
-Run directory (`out_dir`): config.yaml (resolved), manifest.json, metrics.jsonl, sft/ and grpo/
-(trl checkpoints + `final`), eval_<stage>.json, summary.json. Each stage is skipped when its
-`final` exists and resumes from its newest checkpoint otherwise, so re-running a killed command
-continues it.
+Run directory (`out_dir`): config.yaml (the resolved typed config: the run's record), manifest.json
+(with `config_hash`), metrics.jsonl, sft/ and grpo/ (trl checkpoints + `final`, whose provenance.json
+names the config hash that produced it), eval_<stage>.json, summary.json.
+
+Resume (`resume`, checked before any data or model is loaded): a rerun in the same out_dir compares
+its config with the recorded config.yaml key by key (keys in pulse.utils.manifest.NON_RESULT_KEYS
+excepted). Same config: each stage is skipped when its `final` exists and resumes from its newest
+checkpoint otherwise, so re-running a killed command continues it. Different config: refused with
+the differing keys (old -> new), because the old checkpoints and final/ weights would be reused
+silently; `resume=fork` trains in `<out_dir>-<first 12 hex of the new config hash>` instead and
+`resume=false` deletes this run's outputs and starts over.
 """
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
+import shutil
 from pathlib import Path
 from typing import Any
 
-from pulse.config.schema import PolicyBackendConfig, TrainConfig, as_dict
+from pulse.config.schema import ConfigError, PolicyBackendConfig, TrainConfig, as_dict, to_typed
 from pulse.core.examples import PolicyExample
 from pulse.models.loading import check_model_path
 from pulse.train.data import ensure_dataset, load_examples, tokenizer_corpus
-from pulse.utils.atomic import atomic_write_json
-from pulse.utils.manifest import write_manifest
+from pulse.utils.atomic import atomic_write_json, atomic_write_text
+from pulse.utils.manifest import config_diff, config_hash, format_diff, write_manifest
 
 log = logging.getLogger("pulse.train")
+
+CONFIG_RECORD = "config.yaml"
+# What a run writes in out_dir besides the record; `resume=false` deletes exactly these.
+STAGE_OUTPUTS = ("sft", "grpo", "eval_sft.json", "eval_grpo.json", "summary.json", "metrics.jsonl")
+RUN_OUTPUTS = (*STAGE_OUTPUTS, "manifest.json", CONFIG_RECORD)
+STAGE_PROVENANCE = "provenance.json"  # inside each stage's final/
+
+
+class ResumeConflict(ConfigError):
+    """out_dir holds a run made by a different config; the message names the differing keys."""
+
+
+def recorded_config(out: Path) -> dict[str, Any] | None:
+    """The config recorded in out_dir (None when there is none), as a plain dict with schema defaults."""
+    path = out / CONFIG_RECORD
+    if not path.exists():
+        return None
+    import yaml
+
+    raw = yaml.safe_load(path.read_text()) or {}
+    try:
+        return as_dict(to_typed(raw, TrainConfig))
+    except ConfigError:  # recorded by an older schema: compare what was written
+        return raw
+
+
+def prepare_run_dir(cfg: TrainConfig) -> TrainConfig:
+    """Apply `resume` to out_dir before anything is loaded; returns the config to train with (a new
+    out_dir for `resume=fork`). Raises ResumeConflict when out_dir was made by a different config."""
+    out = Path(cfg.out_dir)
+    if cfg.resume is False:
+        if any((out / name).exists() for name in RUN_OUTPUTS) and _is_main():
+            log.info("resume=false: deleting the previous run's outputs in %s", out)
+            for name in RUN_OUTPUTS:
+                p = out / name
+                shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
+        _wait_for_everyone()
+        return cfg
+    conflict = _conflict(cfg, out)
+    if conflict is None:
+        return cfg
+    if cfg.resume == "fork":
+        forked = dataclasses.replace(cfg, out_dir=f"{cfg.out_dir}-{config_hash(cfg)[:12]}")
+        print(f"[pulse train] resume=fork: {out} was made by a different config ({conflict}); "
+              f"training in {forked.out_dir}", flush=True)
+        again = _conflict(forked, Path(forked.out_dir))
+        if again is not None:
+            raise ResumeConflict(f"resume=fork: {forked.out_dir} also holds a run with a different config "
+                                 f"({again}); choose another out_dir")
+        return forked
+    raise ResumeConflict(
+        f"out_dir {str(out)!r} holds a run made by a different config ({conflict}). Resuming would reuse "
+        f"its checkpoints and final/ weights. Pass resume=fork to train in "
+        f"{cfg.out_dir}-{config_hash(cfg)[:12]} (keeps this run), resume=false to delete its outputs and "
+        f"start over, or another out_dir")
+
+
+def _conflict(cfg: TrainConfig, out: Path) -> str | None:
+    """None when out_dir is fresh or was made by the same config; else what differs, in words."""
+    if not any((out / name).exists() for name in STAGE_OUTPUTS):
+        return None  # nothing a rerun could reuse
+    old = recorded_config(out)
+    if old is None:
+        return f"it has training outputs but no recorded {CONFIG_RECORD}, so they cannot be matched"
+    diff = config_diff(old, cfg)
+    return f"differing keys, recorded -> now: {format_diff(diff)}" if diff else None
+
+
+def record_config(cfg: TrainConfig) -> None:
+    import yaml
+
+    if _is_main():
+        atomic_write_text(Path(cfg.out_dir) / CONFIG_RECORD,
+                          f"# config hash {config_hash(cfg)} (pulse.utils.manifest.config_hash)\n"
+                          + yaml.safe_dump(as_dict(cfg), sort_keys=False))
+
+
+def stage_provenance(final: str | Path) -> dict[str, Any] | None:
+    path = Path(final) / STAGE_PROVENANCE
+    return json.loads(path.read_text()) if path.exists() else None
 
 
 def ensure_model(cfg: TrainConfig, train_examples: list[PolicyExample]) -> str:
@@ -60,8 +150,11 @@ def run_training(cfg: TrainConfig) -> dict[str, Any]:
 
     from pulse.train.grpo import derived_batch_sizes
 
+    cfg = prepare_run_dir(cfg)  # before any data or model is loaded: refuse a changed config early
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    record_config(cfg)
+    chash = config_hash(cfg)
     nproc = num_processes()
     sizes = derived_batch_sizes(cfg, nproc) if cfg.grpo.enabled else {}  # fail fast on bad batches
     if cfg.device == "cpu":
@@ -71,14 +164,16 @@ def run_training(cfg: TrainConfig) -> dict[str, Any]:
     train = load_examples(data_path, "train", cfg.data.max_train_examples)
     held_out = load_examples(data_path, "test", cfg.data.max_eval_examples)
     base = ensure_model(cfg, train)
-    write_manifest(out, seeds={"train": cfg.seed, "data": cfg.data.seed}, dataset=str(data_path),
-                   model=base, derived_batch_sizes=sizes, n_train=len(train), n_test=len(held_out))
+    if _is_main():
+        write_manifest(out, config=cfg, seeds={"train": cfg.seed, "data": cfg.data.seed}, dataset=str(data_path),
+                       model=base, derived_batch_sizes=sizes, n_train=len(train), n_test=len(held_out))
     log.info("derived batch sizes: %s", sizes)
-    print(f"[pulse train] run dir {out} | {len(train)} train / {len(held_out)} held-out examples | "
-          f"model {base} | batch {sizes}", flush=True)
+    print(f"[pulse train] run dir {out} | config {chash[:12]} | {len(train)} train / {len(held_out)} held-out "
+          f"examples | model {base} | batch {sizes}", flush=True)
 
-    summary: dict[str, Any] = {"run_name": cfg.run_name, "reward": as_dict(cfg.reward), "seed": cfg.seed,
-                               "checkpoints": {"base": base}, "eval": {}}
+    summary: dict[str, Any] = {"run_name": cfg.run_name, "out_dir": str(out), "config_hash": chash,
+                               "reward": as_dict(cfg.reward), "seed": cfg.seed,
+                               "checkpoints": {"base": base}, "stage_config_hash": {}, "eval": {}}
     policy_path = cfg.init_from or base
     if cfg.init_from:
         check_model_path(cfg.init_from, key="init_from")
@@ -93,13 +188,15 @@ def run_training(cfg: TrainConfig) -> dict[str, Any]:
         policy_path = str(run_grpo(cfg, policy_path, train, out / "grpo", nproc))
         summary["checkpoints"]["grpo"] = policy_path
     summary["checkpoints"]["final"] = policy_path
+    for stage in [s for s in ("sft", "grpo") if s in summary["checkpoints"]]:
+        # which config produced the weights (read back from final/, not assumed)
+        prov = stage_provenance(summary["checkpoints"][stage])
+        summary["stage_config_hash"][stage] = prov.get("config_hash") if prov else None
     if cfg.eval_after and _is_main():
         for stage in [s for s in ("sft", "grpo") if s in summary["checkpoints"]]:
             path = out / f"eval_{stage}.json"
             if not path.exists():
                 atomic_write_json(path, evaluate_checkpoint(cfg, summary["checkpoints"][stage], held_out))
-            import json
-
             summary["eval"][stage] = json.loads(path.read_text())
     if _is_main():
         atomic_write_json(out / "summary.json", summary)
@@ -110,3 +207,9 @@ def _is_main() -> bool:
     from accelerate import PartialState
 
     return PartialState().is_main_process
+
+
+def _wait_for_everyone() -> None:
+    from accelerate import PartialState
+
+    PartialState().wait_for_everyone()

@@ -8,7 +8,7 @@ from pulse.config.schema import TrainConfig
 from pulse.core.examples import PolicyExample
 from pulse.train.data import sft_rows
 from pulse.train.metrics_log import JsonlMetricsCallback
-from pulse.train.trainer_common import common_args, last_checkpoint, lora_config, report_to
+from pulse.train.trainer_common import common_args, last_checkpoint, lora_config, report_to, write_provenance
 from pulse.utils.atomic import atomic_dir
 
 
@@ -48,4 +48,5 @@ def run_sft(cfg: TrainConfig, base_path: str, examples: list[PolicyExample], out
         with atomic_dir(final) as tmp:
             model.save_pretrained(tmp)
             tokenizer.save_pretrained(tmp)
+            write_provenance(tmp, cfg, "sft", base_path)
     return final

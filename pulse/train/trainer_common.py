@@ -1,4 +1,4 @@
-"""Pieces shared by the SFT and GRPO stages: device/precision args, LoRA, resume, logging."""
+"""Pieces shared by the SFT and GRPO stages: device/precision args, LoRA, resume, logging, provenance."""
 from __future__ import annotations
 
 import os
@@ -43,3 +43,13 @@ def last_checkpoint(output_dir: Path) -> str | None:
     from transformers.trainer_utils import get_last_checkpoint
 
     return get_last_checkpoint(str(output_dir)) if output_dir.is_dir() else None
+
+
+def write_provenance(final_dir: Path, cfg: TrainConfig, stage: str, base_path: str) -> None:
+    """final/provenance.json: which config (hash) and commit produced these weights, from which base."""
+    from pulse.utils.atomic import atomic_write_json
+    from pulse.utils.manifest import config_hash, git_commit
+
+    atomic_write_json(Path(final_dir) / "provenance.json",
+                      {"stage": stage, "config_hash": config_hash(cfg), "run_name": cfg.run_name,
+                       "base": base_path, "git_commit": git_commit()})

@@ -41,22 +41,45 @@ def test_train_cli_changes_lora_weights_and_resumes(small_dataset, tiny_model, t
     summary = json.loads((out / "summary.json").read_text())
     assert set(summary["eval"]) == {"sft", "grpo"} and summary["eval"]["grpo"]["n"] == 16
     assert (out / "manifest.json").exists() and (out / "config.yaml").exists()
+    # Provenance: the manifest, the summary and each stage's final/ name the config hash.
+    manifest = json.loads((out / "manifest.json").read_text())
+    chash = manifest["config_hash"]
+    assert len(chash) == 64 and manifest["config"]["grpo"]["learning_rate"] == 1e-2
+    assert summary["config_hash"] == chash and summary["stage_config_hash"] == {"sft": chash, "grpo": chash}
+    for stage in ("sft", "grpo"):
+        assert json.loads((out / stage / "final" / "provenance.json").read_text())["config_hash"] == chash
     # Re-running the same command finds the finished stages and does not train again.
     before = (out / "metrics.jsonl").read_text()
     r2 = _run(_train_args(small_dataset, tiny_model, out))
     assert r2.returncode == 0, r2.stderr[-3000:]
     assert (out / "metrics.jsonl").read_text() == before
+    # Re-running with a changed learning rate is refused (it would reuse the old final/ weights),
+    # naming the key, before anything is loaded or written.
+    weights_before = (adapter / "adapter_model.safetensors").read_bytes()
+    changed = [a.replace("grpo.learning_rate=1e-2", "grpo.learning_rate=2e-2")
+               for a in _train_args(small_dataset, tiny_model, out)]
+    r3 = _run(changed, timeout=120)
+    assert r3.returncode == 2 and "Traceback" not in r3.stderr, r3.stderr[-3000:]
+    assert "grpo.learning_rate: 0.01 -> 0.02" in r3.stderr and "resume=fork" in r3.stderr
+    assert (out / "metrics.jsonl").read_text() == before
+    assert (adapter / "adapter_model.safetensors").read_bytes() == weights_before
+    assert json.loads((out / "manifest.json").read_text())["config_hash"] == chash
 
 
 def test_killed_grpo_resumes_from_checkpoint(small_dataset, tiny_model, tmp_path):
+    import shutil
+
     out = tmp_path / "run"
     args = _train_args(small_dataset, tiny_model, out, "sft.enabled=false", "grpo.save_every_steps=2",
-                       "eval_after=false")
-    r = _run(args + ["grpo.steps=2"])  # stands in for a run killed after its step-2 checkpoint
+                       "eval_after=false", "grpo.steps=4")
+    r = _run(args)
     assert r.returncode == 0, r.stderr[-3000:]
-    import shutil
+    # Make it a run killed right after its step-2 checkpoint: no final/, no checkpoint-4, no rows past 2.
     shutil.rmtree(out / "grpo" / "final")
-    r = _run(args + ["grpo.steps=4"])
+    shutil.rmtree(out / "grpo" / "checkpoint-4")
+    rows = [l for l in (out / "metrics.jsonl").read_text().splitlines() if json.loads(l)["step"] <= 2]
+    (out / "metrics.jsonl").write_text("".join(l + "\n" for l in rows))
+    r = _run(args)  # the same command resumes
     assert r.returncode == 0, r.stderr[-3000:]
     steps = [json.loads(l)["step"] for l in (out / "metrics.jsonl").read_text().splitlines()
              if '"reward"' in l]
