@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     if old is not None:
         origin = old.get("run", {}) or {"git_commit": "unknown", "created": "unknown"}
-        note = (f"stale: not rerun here; from the run at git commit {origin.get('git_commit')} "
+        note = (f"not rerun here; from the run at git commit {origin.get('git_commit')} "
                 f"({origin.get('created')}), i.e. before any later retrieval changes")
         for n, row in old.get("sizes", {}).items():
             if n not in result["sizes"]:
