@@ -39,6 +39,16 @@ def test_manifest_records_config_and_hash(tmp_path):
     assert "config_hash" not in write_manifest(tmp_path)
 
 
+def test_eval_runs_carry_one_config_hash(tmp_path):
+    """The eval harness hashes with eval/provenance.py; the manifest's config_hash must agree."""
+    from eval.config import EvalConfig
+    from eval.provenance import config_hash as eval_config_hash
+
+    cfg = EvalConfig(out_dir=str(tmp_path), seed=3)
+    assert config_hash(cfg) == eval_config_hash(cfg)
+    assert config_hash(dataclasses.replace(cfg, progress=False, resume=False)) == config_hash(cfg)
+
+
 def _trained(cfg):
     """out_dir as a finished run of `cfg` leaves it (record + a stage output)."""
     out = Path(cfg.out_dir)

@@ -1,7 +1,7 @@
 """Run manifest: what produced a run directory (git commit, package versions, seeds, config), and the
 config hash that identifies what a run computes.
 
-Config hash = sha256 of the canonical JSON (sorted keys, no whitespace) of the resolved config with
+Config hash = sha256 of the canonical JSON (`canonical_json`: sorted keys) of the resolved config with
 the keys that cannot change a run's results left out (`NON_RESULT_KEYS`, `NON_RESULT_LEAVES`): where
 the run is written, what it is called, how it is logged or displayed, whether it resumes, secrets.
 `write_manifest(out_dir, config=cfg)` records the full config and adds `config_hash`.
@@ -70,6 +70,8 @@ def _plain(config: Any) -> Any:
 def result_config(config: Any) -> dict[str, Any]:
     """The config as a plain dict without the keys that cannot change results (see NON_RESULT_KEYS)."""
     def strip(node: Any, prefix: str) -> Any:
+        if isinstance(node, (list, tuple)):
+            return [strip(v, prefix) for v in node]
         if not isinstance(node, Mapping):
             return node
         out = {}
@@ -84,7 +86,9 @@ def result_config(config: Any) -> dict[str, Any]:
 
 
 def canonical_json(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    """Sorted keys, json's default separators and ASCII escapes (eval/provenance.py hashes the same
+    text, so an eval run's manifest and rows carry one config hash)."""
+    return json.dumps(obj, sort_keys=True, default=str)
 
 
 def config_hash(config: Any) -> str:
