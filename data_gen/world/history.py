@@ -1,7 +1,9 @@
 """Year-long histories of web actions in which preferences show up only as repetition.
 
 Each entry is Persona2Web's memory-bank record `{timestamp, type, object, website}` plus the
-structured slot values it reveals (`slots`), which the derivation reads. A held preference is
+structured slot values it reveals (`slots`), which the derivation reads. A domain without a site
+slot (a tool service of the eval suites, `DomainSpec.site_slot == ""`) has past tool calls as
+entries, with the service as their website. A held preference is
 repeated with at most two one-off deviations; a revised preference switches value once; a habit is
 a majority (~60%) with varied alternatives; a slot without a pattern cycles through values. Other
 domains add sparse one-off entries and generic noise (news, weather) as distractors.
@@ -35,7 +37,7 @@ NOISE: tuple[tuple[str, str, str], ...] = (
 class HistoryEntry:
     entry_id: str  # "h12"
     timestamp: str  # ISO-8601, seconds
-    type: str  # one of domains.HISTORY_TYPES
+    type: str  # one of domains.KNOWN_HISTORY_TYPES
     object: str  # readable description of the target entity
     website: str
     domain: str = ""  # "" for generic noise
@@ -79,7 +81,7 @@ def generate_history(persona: Persona, domains: Mapping[str, DomainSpec], rng: r
         per_entry: list[dict[str, str]] = [{} for _ in range(n)]
         for slot in spec.slots:
             truth = persona.truth(dname, slot.name) or SlotTruth(dname, slot.name, "none")
-            idx = _observing(n, slot.name, truth, rng, params.p_observe)
+            idx = _observing(n, slot.name == spec.site_slot, truth, rng, params.p_observe)
             for i, v in zip(idx, _pattern(truth, len(idx), slot.values, rng)):
                 per_entry[i][slot.name] = v
         for t, vals in zip(times, per_entry):
@@ -89,7 +91,7 @@ def generate_history(persona: Persona, domains: Mapping[str, DomainSpec], rng: r
         spec = domains[dname]
         for _ in range(rng.randint(1, params.max_oneoff_entries)):
             vals = {s.name: rng.choice(s.values) for s in spec.slots
-                    if s.name == "site" or rng.random() < params.p_observe}
+                    if s.name == spec.site_slot or rng.random() < params.p_observe}
             raw.append(_entry(spec, rng.randrange(span), vals, rng))
     for _ in range(params.noise_entries):
         typ, obj, site = rng.choice(NOISE)
@@ -101,13 +103,14 @@ def generate_history(persona: Persona, domains: Mapping[str, DomainSpec], rng: r
 
 def _entry(spec: DomainSpec, t: int, vals: dict[str, str], rng: random.Random):
     obj = rng.choice(spec.objects)
-    detail = " ".join(spec.slot(s).explicit.format(v=v) for s, v in vals.items() if s != "site")
+    detail = " ".join(spec.slot(s).explicit.format(v=v) for s, v in vals.items() if s != spec.site_slot)
     slots = tuple(sorted(vals.items()))
-    return (t, rng.choice(spec.history_types), f"{obj} {detail}".strip(), vals["site"], spec.name, slots)
+    site = vals[spec.site_slot] if spec.site_slot else spec.name  # a domain without a site: its own name
+    return (t, rng.choice(spec.history_types), f"{obj} {detail}".strip(), site, spec.name, slots)
 
 
-def _observing(n: int, slot: str, truth: SlotTruth, rng: random.Random, p_observe: float) -> list[int]:
-    if slot == "site":
+def _observing(n: int, is_site: bool, truth: SlotTruth, rng: random.Random, p_observe: float) -> list[int]:
+    if is_site:
         return list(range(n))
     idx = [i for i in range(n) if rng.random() < p_observe]
     need = _NEED["revised" if truth.revised else truth.status]

@@ -68,10 +68,13 @@ class PersonaParams:
 
 
 def make_persona(index: int, rng: random.Random, domains: Mapping[str, DomainSpec],
-                 params: PersonaParams = PersonaParams()) -> Persona:
+                 params: PersonaParams = PersonaParams(), occupation: str = "") -> Persona:
+    """`occupation` fixes the occupation attribute (e.g. an eval suite's professional role); the
+    random draw still happens, so the rest of the persona is the same either way."""
     name = f"{rng.choice(FIRST_NAMES)}_{rng.choice(LAST_NAMES)}"
     home = rng.choice(CITIES)
-    attributes = (("home_city", home), ("occupation", rng.choice(OCCUPATIONS)),
+    drawn = rng.choice(OCCUPATIONS)
+    attributes = (("home_city", home), ("occupation", occupation or drawn),
                   ("household", rng.choice(HOUSEHOLDS)))
     k = min(len(domains), rng.randint(params.min_active_domains, params.max_active_domains))
     active = tuple(sorted(rng.sample(sorted(domains), k)))
@@ -88,10 +91,10 @@ def make_persona(index: int, rng: random.Random, domains: Mapping[str, DomainSpe
 
 
 def _slot_truth(spec: DomainSpec, slot: str, home: str, rng: random.Random, p: PersonaParams) -> SlotTruth:
-    p_habit = p.p_site_habit if slot == "site" else p.p_habit
+    p_habit = p.p_site_habit if spec.site_like(slot) else p.p_habit
     r = rng.random()
     if r < p_habit:
-        return SlotTruth(spec.name, slot, "habit", rng.choice(spec.slot(slot).values))
+        return SlotTruth(spec.name, slot, "habit", rng.choice(spec.slot(slot).held_values))
     if r < p_habit + p.p_preference:
         return _preference(spec, slot, home, rng, p)
     return SlotTruth(spec.name, slot, "none")
@@ -99,7 +102,8 @@ def _slot_truth(spec: DomainSpec, slot: str, home: str, rng: random.Random, p: P
 
 def _preference(spec: DomainSpec, slot: str, home: str, rng: random.Random, p: PersonaParams) -> SlotTruth:
     values = spec.slot(slot).values
-    value = home if slot == "location" and home in values and rng.random() < p.p_location_home else rng.choice(values)
+    held = spec.slot(slot).held_values
+    value = home if slot == "location" and home in held and rng.random() < p.p_location_home else rng.choice(held)
     if rng.random() < p.p_revised:
         old = rng.choice([v for v in values if v != value])
         return SlotTruth(spec.name, slot, "preference", value, old, rng.uniform(0.35, 0.65))

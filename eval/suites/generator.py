@@ -1,41 +1,90 @@
-"""Deterministic world + task generator shared by the offline suites.
+"""The offline suites on the one world model: `data_gen.world` plus a suite layer for projects and tasks.
 
-From one persona's tool vocabulary and a list of task plans (category, tool sequence) it draws,
-with a seeded RNG and no LLM:
-- seed memory: current preferences, revised preferences (old record superseded by the new one),
-  habits (observed regularities that are *not* constraints), distractor attributes, and project
-  decisions per project (two projects per persona disagree on the same slot: isolation matters);
-- tasks in execution order, each a plan of tool calls whose argument sources are labelled (see
-  `schema.py`), with mid-task user messages that revise a preference (written back at task end and
-  needed by later tasks: inter-task dependencies), project decisions made by an earlier task's
-  `approve_plan` receipt, and one checkpoint per (step, argument) on the final workspace.
+World layer (`data_gen.world`, the same code and parameters as the policy training data):
+  the persona's tools become data the world understands, one `DomainSpec` per service
+  (`service_domains`: one slot per tool argument that has >= 3 values and is not a project
+  decision; the argument's first value is the slot's `default`, so held preferences and habits
+  differ from what an uninformed agent guesses; history entries are `tool_call`s, the service is
+  their website). Then `make_persona` (the ground truth per slot: preference, revised preference,
+  habit or no pattern) -> `generate_history` (a year of typed tool calls in which the truth shows
+  only as repetition) -> `derive_facts` + `attribute_facts` (preferences, habits and revisions
+  derived back from the repetition; profile attributes) -> `to_memory_items`: the persona's
+  user-scope seed memory (scope `user:<user_id>`). A revision is a supersession chain as in the
+  training data: the old item's valid_to is the new item's valid_from and the new one `supersedes`
+  it. Gold preference values and their sources come from the derived facts: a current derived
+  preference is `preference`, one that supersedes an older version `revised`, a derived habit is
+  overridden explicitly by the task (`habit_override`); a slot without a derived fact (no pattern,
+  a service without history, an argument with fewer than 3 values) is free: the request states it
+  (`explicit`) or nothing does (`default`).
 
-This is the Persona2Web-style world layer applied to new domains. When `data_gen.world` lands with
-reusable persona/preference types, this module should build on it (see the eval README section).
+Suite layer (this module; the world has no projects and no multi-step tool plans):
+  - project decisions: per project, seeded `project_state` items (scope `project:<id>`; the two
+    projects of a persona disagree on some slots, so isolation matters) and decisions that an
+    earlier task's `approve_plan` receipt records (later tasks of the project depend on it);
+  - tasks in execution order, each a plan of tool calls with labelled argument sources
+    (`schema.py`), levels 1-3 (L1 refers to remembered preferences as "my usual ...", L2 leaves
+    them unmentioned, L3 states them), mid-task user messages that revise a preference (written
+    back at task end; later tasks depend on that task and the value's source becomes `revised`),
+    and one checkpoint per (step, argument) on the final workspace.
+Request and message texts are written so that `pulse.core.statements.parse_statement` with the
+tools' vocabulary (`eval.methods.pulse_method.tools_vocab`) recovers exactly `request_args` and
+`user_message`. Memory ids are "m1".."mN" over the whole seed memory in a shuffled order, as in
+the training data's snapshots, so an id says nothing about an item's role.
 """
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
+from typing import Mapping
 
+from data_gen.config import GenDataConfig
+from data_gen.world.domains import TOOL_HISTORY_TYPES, DomainSpec, SlotSpec
+from data_gen.world.history import HistoryEntry, HistoryParams, generate_history
+from data_gen.world.memory_items import to_memory_items
+from data_gen.world.personas import Persona as WorldPersona
+from data_gen.world.personas import PersonaParams, make_persona
+from data_gen.world.preferences import UserFact, attribute_facts, derive_facts
 from pulse.core.records import MemoryItem, Provenance
 from eval.suites.schema import ArgSpec, Checkpoint, Persona, SimTask, StepSpec, ToolSpec
 
+# The world parameters of the training data's default config: one world, not a suite-tuned one.
+WORLD_PERSONA: PersonaParams = GenDataConfig().persona_params()
+WORLD_HISTORY: HistoryParams = GenDataConfig().history_params()
+# Suite-layer dates: seeded project decisions fall in the history year, tasks come after it.
+HISTORY_START = WORLD_HISTORY.start_date
+TASK_START = "2025-01-06"
 
-@dataclass
+
+@dataclass(frozen=True)
 class PersonaSpec:
+    """A suite persona as data: tools (the world's domains come from them) and its projects."""
+
     user_id: str
     role: str
-    tools: list[ToolSpec]
-    projects: list[str]
-    project_slots: list[str]
-    # probability of each role for a user slot: preference, revised, habit, free
-    role_weights: tuple[float, float, float, float] = (0.4, 0.15, 0.15, 0.3)
-    habit_prone: tuple[str, ...] = ()
+    tools: tuple[ToolSpec, ...]
+    occupation: str = ""  # the world persona's occupation attribute ("" = drawn)
+    # service -> what the user's past calls there were about (history objects)
+    objects: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    projects: tuple[str, ...] = ()
+    project_slots: tuple[str, ...] = ()  # arguments that are project decisions, not user preferences
+    habit_prone: tuple[str, ...] = ()  # arguments that are habits more often (DomainSpec.habit_prone)
+
+
+@dataclass(frozen=True)
+class UserWorld:
+    """What `data_gen.world` generates for one suite persona."""
+
+    persona: WorldPersona
+    domains: dict[str, DomainSpec]
+    history: tuple[HistoryEntry, ...]
+    facts: tuple[UserFact, ...]  # derived preferences / habits / revisions, then profile attributes
 
 
 @dataclass
 class _Truth:
+    """The gold state a task chain reads and updates (derived facts + the suite's projects)."""
+
     pref: dict[str, str] = field(default_factory=dict)
     pref_source: dict[str, str] = field(default_factory=dict)  # preference | revised
     pref_set_by: dict[str, str] = field(default_factory=dict)  # slot -> task id that revised it
@@ -52,75 +101,105 @@ def _stage(i: int, n: int) -> str:
     return "early" if i < n / 3 else ("middle" if i < 2 * n / 3 else "late")
 
 
-def _date(day: int) -> str:
-    y, d = 2024 + day // 360, day % 360
-    return f"{y:04d}-{1 + d // 30:02d}-{1 + d % 30:02d}T09:00:00"
+def _day(start: str, days: int) -> str:
+    return f"{(date.fromisoformat(start) + timedelta(days=days)).isoformat()}T09:00:00"
 
 
-def build_persona(rng: random.Random, spec: PersonaSpec) -> tuple[Persona, _Truth, dict[str, list[str]]]:
-    values: dict[str, list[str]] = {}
-    service_of: dict[str, str] = {}
+# -- world layer -------------------------------------------------------------------------------
+def service_domains(spec: PersonaSpec) -> dict[str, DomainSpec]:
+    """One `DomainSpec` per service of the persona's work tools (the decision tool is no service)."""
+    by_service: dict[str, list[ToolSpec]] = {}
     for t in spec.tools:
+        if not t.records_decision:
+            by_service.setdefault(t.service, []).append(t)
+    owner: dict[str, str] = {}
+    out: dict[str, DomainSpec] = {}
+    for service, tools in by_service.items():
+        slots: dict[str, SlotSpec] = {}
+        for t in tools:
+            for p, values in t.params.items():
+                if p in spec.project_slots or len(set(values)) < 3 or p in slots:
+                    continue
+                if owner.setdefault(p, service) != service:
+                    raise ValueError(f"persona {spec.user_id}: argument {p!r} belongs to services {owner[p]!r} and "
+                                     f"{service!r}; a user preference is one memory fact per argument")
+                w = _words(p)
+                slots[p] = SlotSpec(p, tuple(values), f"with {w} {{v}}", f"with my usual {w}", default=values[0])
+        if not slots:  # only project decisions / two-valued arguments: no user history here
+            continue
+        objects = tuple(spec.objects.get(service, ())) or tuple(_words(t.name) for t in tools)
+        out[service] = DomainSpec(service, service, objects, tuple(slots.values()), tools[0].name, tools[-1].name,
+                                  TOOL_HISTORY_TYPES, "Use", site_slot="",
+                                  habit_prone=tuple(s for s in slots if s in spec.habit_prone))
+    return out
+
+
+def user_world(spec: PersonaSpec, rng: random.Random) -> UserWorld:
+    """The `data_gen.world` pipeline for one suite persona: persona -> history -> derived facts."""
+    domains = service_domains(spec)
+    persona = replace(make_persona(0, rng, domains, WORLD_PERSONA, occupation=spec.occupation), user_id=spec.user_id)
+    history = generate_history(persona, domains, rng, WORLD_HISTORY)
+    facts = derive_facts(history) + attribute_facts(persona)
+    return UserWorld(persona, domains, history, facts)
+
+
+def tool_values(tools) -> dict[str, list[str]]:
+    values: dict[str, list[str]] = {}
+    for t in tools:
         for p, vs in t.params.items():
-            values.setdefault(p, vs)
-            if not t.records_decision:
-                service_of.setdefault(p, t.service)
-    user_slots = [s for s in values if s not in spec.project_slots]
+            values.setdefault(p, list(vs))
+    return values
+
+
+def build_persona(rng: random.Random, spec: PersonaSpec
+                  ) -> tuple[Persona, _Truth, dict[str, list[str]], UserWorld]:
+    """Seed memory: the world's derived user facts plus the suite's project decisions."""
+    values = tool_values(spec.tools)
+    world = user_world(spec, rng)
     truth = _Truth()
-    mem: list[MemoryItem] = []
-    u = spec.user_id
-    scope = f"user:{u}"
-    for slot in user_slots:
-        vs = values[slot]
-        weights = list(spec.role_weights)
-        if slot in spec.habit_prone:
-            weights[2] *= 3
-        role = rng.choices(["preference", "revised", "habit", "free"], weights)[0]
-        ents = (slot, service_of.get(slot, ""))
-        if role == "preference":
-            v = rng.choice(vs[1:])
-            truth.pref[slot], truth.pref_source[slot] = v, "preference"
-            mem.append(MemoryItem(f"{u}-p-{slot}", "preference", scope, f"{u} prefers {_words(slot)} {v}.", slot, v,
-                                  service_of.get(slot, ""), ents, "",
-                                  Provenance("user_statement", "", f"I prefer {v} for {_words(slot)}"),
-                                  _date(rng.randrange(0, 200))))
-        elif role == "revised":
-            old, new = rng.sample(vs[1:] if len(vs) > 2 else vs, 2)
-            truth.pref[slot], truth.pref_source[slot] = new, "revised"
-            t_old, t_new = _date(rng.randrange(0, 100)), _date(rng.randrange(120, 300))
-            mem.append(MemoryItem(f"{u}-p-{slot}-v1", "preference", scope, f"{u} prefers {_words(slot)} {old}.",
-                                  slot, old, service_of.get(slot, ""), ents, "",
-                                  Provenance("user_statement", "", f"use {old} for {_words(slot)}"), t_old, t_new))
-            mem.append(MemoryItem(f"{u}-p-{slot}-v2", "preference", scope,
-                                  f"{u} now prefers {_words(slot)} {new} (changed from {old}).", slot, new,
-                                  service_of.get(slot, ""), ents, "",
-                                  Provenance("user_statement", "", f"switch {_words(slot)} to {new}"), t_new, "",
-                                  f"{u}-p-{slot}-v1"))
-        elif role == "habit":
-            v = rng.choice(vs[1:])
-            truth.habit[slot] = v
-            mem.append(MemoryItem(f"{u}-h-{slot}", "habit", scope,
-                                  f"{u} often uses {_words(slot)} {v} (a habit, not a rule).", slot, v,
-                                  service_of.get(slot, ""), ents, "", Provenance("history"), _date(rng.randrange(0, 300))))
-    for i, attr in enumerate(("home city", "team size")):
-        mem.append(MemoryItem(f"{u}-a-{i}", "attribute", scope, f"{u}'s {attr} is {rng.choice(['Berlin', 'Austin', '12', '4'])}.",
-                              "", "", "profile", (), "", Provenance("user_statement"), _date(10)))
+    for f in world.facts:
+        if f.kind == "preference" and f.is_current:
+            truth.pref[f.slot] = f.value
+            truth.pref_source[f.slot] = "revised" if f.supersedes else "preference"
+        elif f.kind == "habit":
+            truth.habit[f.slot] = f.value
+    # suite layer: seeded project decisions (the first project has every decision, others some)
+    decisions: list[tuple[str, str, str, str]] = []  # (project, slot, value, valid_from)
     for j, proj in enumerate(spec.projects):
         truth.project[proj] = {}
         for slot in spec.project_slots:
             v = rng.choice(values[slot])
-            seeded = j == 0 or rng.random() < 0.5
-            if seeded:
+            if j == 0 or rng.random() < 0.5:
                 truth.project[proj][slot] = v
-                mem.append(MemoryItem(f"{u}-{proj}-{slot}", "project_state", f"project:{proj}",
-                                      f"Project {proj} decided {_words(slot)} = {v}.", slot, v, proj, (slot, proj), "",
-                                      Provenance("tool_receipt"), _date(rng.randrange(200, 320))))
-    return Persona(u, spec.role, tuple(mem), tuple(spec.tools)), truth, values
+                decisions.append((proj, slot, v, _day(HISTORY_START, rng.randrange(200, 320))))
+    keys = [f.key for f in world.facts] + [f"project:{p}.{s}" for p, s, _, _ in decisions]
+    rng.shuffle(keys)
+    ids = {k: f"m{i + 1}" for i, k in enumerate(keys)}
+    labels = {d.name: d.label for d in world.domains.values()}
+    mem = list(to_memory_items(world.facts, ids, f"user:{spec.user_id}", labels))
+    for proj, slot, v, when in decisions:
+        mem.append(MemoryItem(ids[f"project:{proj}.{slot}"], "project_state", f"project:{proj}",
+                              f"Project {proj} decided {_words(slot)} = {v}.", slot, v, proj, (slot, proj), "",
+                              Provenance("tool_receipt"), when))
+    return Persona(spec.user_id, spec.role, tuple(mem), tuple(spec.tools)), truth, values, world
+
+
+# -- suite layer: tasks ------------------------------------------------------------------------
+def request_text(head: str, subgoals: list[str], request_args: Mapping[str, str]) -> str:
+    """The request: the plan, the stated values, then the values referred to as the user's usual."""
+    stated = "; ".join(f"use {_words(s)} {v}" for s, v in request_args.items() if v != "?")
+    implicit = "; ".join(f"use my usual {_words(s)}" for s, v in request_args.items() if v == "?")
+    return (f"[{head}] Please {', then '.join(subgoals)}." + (f" Constraints: {stated}." if stated else "")
+            + (f" Also {implicit}." if implicit else ""))
+
+
+def message_text(slot: str, value: str) -> str:
+    return f"By the way, from now on my preferred {_words(slot)} is {value}."
 
 
 def build_tasks(rng: random.Random, spec: PersonaSpec, truth: _Truth, values: dict[str, list[str]],
                 plans: list[tuple[str, list[str]]], p_user_message: float = 0.35,
-                level_weights: tuple[float, float, float] = (0.4, 0.45, 0.15), day0: int = 330) -> list[SimTask]:
+                level_weights: tuple[float, float, float] = (0.4, 0.45, 0.15)) -> list[SimTask]:
     tools = {t.name: t for t in spec.tools}
     decision_tool = next((t for t in spec.tools if t.records_decision), None)
     tasks: list[SimTask] = []
@@ -146,7 +225,7 @@ def build_tasks(rng: random.Random, spec: PersonaSpec, truth: _Truth, values: di
                     v = rng.choice(values[slot])
                     gold[slot] = (v, "explicit")
                     request_args[slot] = v
-            elif slot in truth.pref:
+            elif slot in truth.pref:  # a derived (or since revised) preference
                 src = truth.pref_source[slot]
                 if slot in truth.pref_set_by:
                     deps.add(truth.pref_set_by[slot])
@@ -157,7 +236,7 @@ def build_tasks(rng: random.Random, spec: PersonaSpec, truth: _Truth, values: di
                     request_args[slot] = truth.pref[slot]
                 elif level == 1:
                     request_args[slot] = "?"
-            elif slot in truth.habit:
+            elif slot in truth.habit:  # a derived habit: this task asks for something else
                 v = rng.choice([x for x in values[slot] if x != truth.habit[slot]])
                 gold[slot] = (v, "habit_override")
                 request_args[slot] = v
@@ -190,7 +269,7 @@ def build_tasks(rng: random.Random, spec: PersonaSpec, truth: _Truth, values: di
             utext = ""
             if i == msg_at:
                 umsg = {msg_slot: msg_value}
-                utext = f"By the way, from now on my preferred {msg_slot} is {msg_value}."
+                utext = message_text(msg_slot, msg_value)
             for slot in t.params:
                 v, src = gold[slot]
                 if msg_at >= 0 and slot == msg_slot and i >= msg_at:
@@ -205,11 +284,7 @@ def build_tasks(rng: random.Random, spec: PersonaSpec, truth: _Truth, values: di
         if msg_slot:
             truth.pref[msg_slot] = msg_value
             truth.pref_set_by[msg_slot] = task_id
-        stated = "; ".join(f"use {_words(s)} {v}" for s, v in request_args.items() if v != "?")
-        implicit = "; ".join(f"use my usual {_words(s)}" for s, v in request_args.items() if v == "?")
-        todo = ", then ".join(s.subgoal for s in steps)
-        text = (f"[{proj or category}] Please {todo}." + (f" Constraints: {stated}." if stated else "")
-                + (f" Also {implicit}." if implicit else ""))
-        tasks.append(SimTask(task_id, u, proj, category, ti + 1, _date(day0 + ti), level, text, request_args,
+        text = request_text(proj or category, [s.subgoal for s in steps], request_args)
+        tasks.append(SimTask(task_id, u, proj, category, ti + 1, _day(TASK_START, ti), level, text, request_args,
                              tuple(steps), tuple(cps), tuple(sorted(deps)), category))
     return tasks

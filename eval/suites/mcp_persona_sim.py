@@ -3,6 +3,8 @@
 Six personas, each with the same personal apps served as MCP tool servers (email, notes with
 Notion/Obsidian/Apple Notes, Lark team collaboration, Rednote social posting, calendar/maps), and
 one task per category: 5 single-service and 2 cross-service categories (7, as in MCP-Persona).
+Seed memory is what the one world model (`data_gen.world`, as for the training data) derives from a
+year of the persona's app use (one world domain per service; eval/suites/generator.py).
 Habit-prone slots (which notes app, which maps app) make wrong interventions costly: the user
 habitually uses Obsidian, but this task explicitly says Notion. Metric: per-task accuracy, 1 when
 every checkpoint passes, 0.5 for partial completion, 0 otherwise.
@@ -13,10 +15,10 @@ import random
 
 from eval.suites.generator import PersonaSpec, build_persona, build_tasks
 from eval.suites.schema import Suite, ToolSpec
-from eval.suites.vocab_mcp import CATEGORIES, HABIT_PRONE, PERSONA_ROLES, SERVICES
+from eval.suites.vocab_mcp import CATEGORIES, HABIT_PRONE, PERSONA_ROLES, SERVICE_OBJECTS, SERVICES
 
 NAME = "mcp_persona_sim"
-VERSION = "1.0"
+VERSION = "2.0"  # 2.0: seed memory and gold preferences from data_gen.world (one world model)
 
 
 def all_tools() -> list[ToolSpec]:
@@ -24,18 +26,29 @@ def all_tools() -> list[ToolSpec]:
             for svc, tools in SERVICES.items() for name, (desc, params) in tools.items()]
 
 
+def user_id(k: int) -> str:
+    return f"mcp_user_{k + 1:02d}"
+
+
+def persona_spec(k: int) -> PersonaSpec:
+    role = PERSONA_ROLES[k % len(PERSONA_ROLES)]
+    return PersonaSpec(user_id(k), role, tuple(all_tools()), role, SERVICE_OBJECTS, habit_prone=tuple(HABIT_PRONE))
+
+
+def stream(seed: int, user: str) -> str:
+    """The persona's random stream (world first, then tasks)."""
+    return f"{NAME}-{VERSION}-{seed}-{user}"
+
+
 def generate(seed: int = 0, n_personas: int = 6) -> Suite:
     personas, tasks = [], []
-    tools = all_tools()
     by_service: dict[str, list[str]] = {}
-    for t in tools:
+    for t in all_tools():
         by_service.setdefault(t.service, []).append(t.name)
     for k in range(n_personas):
-        user = f"mcp_user_{k + 1:02d}"
-        rng = random.Random(f"{NAME}-{VERSION}-{seed}-{user}")
-        spec = PersonaSpec(user, PERSONA_ROLES[k % len(PERSONA_ROLES)], tools, [], [],
-                           role_weights=(0.4, 0.15, 0.15, 0.3), habit_prone=tuple(HABIT_PRONE))
-        persona, truth, values = build_persona(rng, spec)
+        spec = persona_spec(k)
+        rng = random.Random(stream(seed, spec.user_id))
+        persona, truth, values, _ = build_persona(rng, spec)
         plans = []
         for cat, services in CATEGORIES.items():
             if len(services) == 1:

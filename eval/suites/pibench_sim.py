@@ -1,5 +1,9 @@
 """`pibench_sim`: an offline π-Bench-style suite (five professional personas).
 
+Seed memory is what the one world model (`data_gen.world`, as for the training data) derives from
+a year of the persona's tool calls: preferences, habits and revisions from repetition; project
+decisions are the suite's own layer (eval/suites/generator.py).
+
 Per persona one multi-session chain of tasks in a persistent workspace and memory, with inter-task
 dependencies (project decisions recorded by an earlier task, preferences the user revised in an
 earlier task), preferences and decisions that become relevant only mid-task, and deterministic
@@ -18,20 +22,30 @@ from eval.suites.schema import Suite, ToolSpec
 from eval.suites.vocab_pibench import PERSONAS
 
 NAME = "pibench_sim"
-VERSION = "1.0"
+VERSION = "2.0"  # 2.0: seed memory and gold preferences from data_gen.world (one world model)
+
+
+def persona_spec(user: str) -> PersonaSpec:
+    if user not in PERSONAS:
+        raise ValueError(f"pibench_sim: unknown persona {user!r} (known: {sorted(PERSONAS)})")
+    d = PERSONAS[user]
+    tools = tuple(ToolSpec(name, svc, desc, params, "name", rec) for name, (svc, desc, params, rec) in d["tools"].items())
+    return PersonaSpec(user, d["role"], tools, d["occupation"], d["objects"], tuple(d["projects"]),
+                       tuple(d["project_slots"]))
+
+
+def stream(seed: int, user: str) -> str:
+    """The persona's random stream (world first, then projects, then tasks)."""
+    return f"{NAME}-{VERSION}-{seed}-{user}"
 
 
 def generate(seed: int = 0, tasks_per_persona: int = 8, personas: tuple[str, ...] = tuple(PERSONAS)) -> Suite:
     out_personas, out_tasks = [], []
     for user in personas:
-        if user not in PERSONAS:
-            raise ValueError(f"pibench_sim: unknown persona {user!r} (known: {sorted(PERSONAS)})")
-        d = PERSONAS[user]
-        rng = random.Random(f"{NAME}-{VERSION}-{seed}-{user}")
-        tools = [ToolSpec(name, svc, desc, params, "name", rec) for name, (svc, desc, params, rec) in d["tools"].items()]
-        spec = PersonaSpec(user, d["role"], tools, d["projects"], d["project_slots"])
-        persona, truth, values = build_persona(rng, spec)
-        work_tools = [t.name for t in tools if not t.records_decision]
+        spec = persona_spec(user)
+        rng = random.Random(stream(seed, user))
+        persona, truth, values, _ = build_persona(rng, spec)
+        work_tools = [t.name for t in spec.tools if not t.records_decision]
         plans = []
         for _ in range(tasks_per_persona):
             n = rng.randint(4, 6)

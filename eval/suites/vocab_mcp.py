@@ -43,7 +43,17 @@ CATEGORIES: dict[str, list[str]] = {
     "plan_and_share": ["calendar", "social", "email"],
 }
 
+# service -> what the user's past tool calls there were about (objects of the world history)
+SERVICE_OBJECTS: dict[str, tuple[str, ...]] = {
+    "email": ("a reply to a friend", "a message to a colleague", "an invitation", "a thank-you note"),
+    "notes": ("reading notes", "a packing list", "meeting notes", "an idea draft"),
+    "collab": ("a sprint update", "a shared project doc", "a team announcement"),
+    "social": ("a weekend trip post", "a recipe post", "a product review post"),
+    "calendar": ("a dentist appointment", "a team meeting", "a trip to the airport", "a dinner with family"),
+}
+
 PERSONA_ROLES = ["graduate student", "product designer", "travel blogger", "startup founder",
                  "high-school teacher", "freelance photographer"]
-# Slots whose memory item is a *habit* (never a constraint) for some personas: the Notion/Obsidian case.
+# Slots that are a *habit* (never a constraint) more often than others: the Notion/Obsidian case
+# (DomainSpec.habit_prone: habits as often as a website is in the web domains).
 HABIT_PRONE = ["notes_app", "email_app", "maps_app", "cover_style"]

@@ -1,15 +1,25 @@
 """Domain vocabularies for `pibench_sim`: the five π-Bench professional personas.
 
 Each persona: tools (argument -> allowed values; the first value is the *default*, what an agent
-guesses when nothing informs it), which arguments are project decisions, and project names. The
-domains (research writing, marketing, pharmacy, law, finance) are disjoint from the training data's
-consumer web domains, so the suite measures transfer, not memorisation.
+guesses when nothing informs it), which arguments are project decisions, project names, the
+persona's occupation (its world profile attribute) and, per service, what its past work was about
+(`objects`: the objects of the year-long tool-call history that `data_gen.world.history` generates
+for the persona; see eval/suites/generator.py). The domains (research writing, marketing, pharmacy,
+law, finance) are disjoint from the training data's consumer web domains, so the suite measures
+transfer, not memorisation.
 """
 from __future__ import annotations
 
 # tool: (service, description, {param: values}, records_decision)
 PERSONAS: dict[str, dict] = {
     "researcher": {
+        "occupation": "researcher",
+        "objects": {
+            "docs": ("a grant report section", "a paper introduction", "a related-work section", "a review"),
+            "plots": ("an ablation figure", "a training-curve plot", "a results figure"),
+            "tracking": ("a baseline run", "a hyperparameter sweep", "an ablation run"),
+            "email": ("a progress update to the PI", "a note to co-authors", "a reply to a reviewer"),
+        },
         "role": "ML researcher writing papers, grant reports and reviews",
         "projects": ["grant-report", "neurips-paper"],
         "project_slots": ["latex_template", "tracker"],
@@ -31,6 +41,13 @@ PERSONAS: dict[str, dict] = {
         },
     },
     "marketer": {
+        "occupation": "marketer",
+        "objects": {
+            "social": ("a product teaser", "a customer story", "an event announcement"),
+            "slides": ("a campaign pitch deck", "a quarterly review deck", "an agency brief"),
+            "ads": ("a retargeting campaign", "a launch campaign", "a seasonal promotion"),
+            "docs": ("a campaign performance report", "a channel comparison", "a weekly metrics summary"),
+        },
         "role": "brand marketer running campaigns across channels",
         "projects": ["spring-launch", "loyalty-program"],
         "project_slots": ["brand_palette", "audience"],
@@ -52,6 +69,13 @@ PERSONAS: dict[str, dict] = {
         },
     },
     "pharmacist": {
+        "occupation": "pharmacist",
+        "objects": {
+            "drugdb": ("a warfarin interaction check", "a polypharmacy check", "an antibiotic interaction check"),
+            "docs": ("an inhaler leaflet", "an anticoagulant leaflet", "a discharge leaflet"),
+            "calc": ("a paediatric dose table", "a renal dose table", "a vancomycin dose table"),
+            "calendar": ("a ward medication review", "a clinic follow-up review", "a stewardship audit"),
+        },
         "role": "hospital pharmacist preparing medication reviews and patient leaflets",
         "projects": ["ward-7-review", "antibiotic-stewardship"],
         "project_slots": ["formulary", "review_cycle"],
@@ -73,6 +97,13 @@ PERSONAS: dict[str, dict] = {
         },
     },
     "law_trainee": {
+        "occupation": "law trainee",
+        "objects": {
+            "docs": ("a research memo", "a case summary memo", "an advice note"),
+            "research": ("a case-law search", "a precedent search", "a statute lookup"),
+            "dms": ("a signed engagement letter", "a draft contract", "a court filing"),
+            "email": ("an update to the supervising partner", "a question to the partner", "a research summary"),
+        },
         "role": "law trainee drafting memos and case research",
         "projects": ["lease-dispute", "merger-due-diligence"],
         "project_slots": ["jurisdiction", "research_db"],
@@ -93,6 +124,13 @@ PERSONAS: dict[str, dict] = {
         },
     },
     "financier": {
+        "occupation": "financial analyst",
+        "objects": {
+            "sheets": ("a revenue forecast model", "a cash-flow model", "a valuation model"),
+            "docs": ("a portfolio risk report", "a stress-test report", "a liquidity report"),
+            "plots": ("a price chart", "a returns chart", "an allocation chart"),
+            "email": ("an investor brief", "a monthly client letter", "a market note"),
+        },
         "role": "financial analyst building models and investor reports",
         "projects": ["q3-forecast", "portfolio-rebalance"],
         "project_slots": ["currency", "risk_metric"],
