@@ -186,9 +186,9 @@ class PulseAgent:
     def start(self, request: Event) -> Delivery | None:
         """Initial request personalization; returns the delivery that goes with the request."""
         t0 = time.perf_counter()
-        self._events.append(request)
         trig = self.listener.observe(request)
-        request = self.listener.prefix[-1]  # as Pulse read it
+        request = self.listener.prefix[-1]  # as Pulse read it (slot values parsed from the text)
+        self._events.append(request)
         delivery = None
         if self.config.initial_personalization:
             items = self._retrieve(request, trig, k=self.config.initial_k)
@@ -328,9 +328,9 @@ class PulseAgent:
 
     def _process(self, event: Event) -> tuple[Decision, list[MemoryItem], bool]:
         t0 = time.perf_counter()
-        self._events.append(event)
         trig = self.listener.observe(event)
-        event = self.listener.prefix[-1]  # as Pulse read it
+        event = self.listener.prefix[-1]  # as Pulse read it (slot values parsed from the text)
+        self._events.append(event)  # writeback reads these: user statements with parsed slots
         decision, evidence, parse_ok, called, converted = Decision("silent"), [], True, False, ""
         active = self.config.mode == "serial" or (self.config.mode == "streaming" and trig.fire)
         if active and self._gate_waiting and event.kind != "candidate_call" and self.config.mode == "streaming":

@@ -213,3 +213,21 @@ def test_writeback_with_the_real_store(tmp_path):
     slots = {(m.kind, m.slot, m.value) for m in mem.snapshot("u1", "p1")}
     assert ("project_state", "template", "acl") in slots
     assert any(k == "preference" and s == "tone" for k, s, _ in slots)
+
+
+def test_listener_parses_text_and_writeback_stores_the_parsed_slot():
+    """The memory agent reads slot values from text with the tools' vocabulary, replacing any args
+    the caller attached, and writes a user's revision under the tool's slot name (a multi-word slot
+    whose text form is "seed policy" must be stored as `seed_policy`)."""
+    from pulse.core.statements import vocab_from_params
+
+    mem = structured_memory()
+    vocab = vocab_from_params({"seed_policy": ["fixed", "three_seeds", "five_seeds"], "tracker": ["wandb", "mlflow"]})
+    agent = PulseAgent(mem, RulePolicy(), PulseAgentConfig("u1", "p1", concurrent=False, slot_vocab=vocab))
+    agent.start(Event("request", 0, text="Log the run; use my usual tracker.", role="user",
+                      args={"tracker": "wandb"}))  # a suite's own parse is ignored
+    assert agent.listener.prefix[0].args == {"tracker": "?"}
+    agent.observe(Event("message", 1, role="user", text="From now on my preferred seed policy is five_seeds."))
+    agent.end(True)
+    got = {(m.slot, m.value) for m in mem.snapshot("u1") if m.kind == "preference" and m.is_current}
+    assert ("seed_policy", "five_seeds") in got

@@ -162,10 +162,10 @@ def test_harness_rows_score_with_suite_weights(tmp_path, eval_cfg):
             weights[(t["task_id"], c["checkpoint_id"])] = c["weight"]
     path = tmp_path / "suite.json"
     path.write_text(json.dumps(d))
-    out = run_eval(eval_cfg(tmp_path / "run", "none", overrides=[f"benchmark.path={path}", "benchmark.max_tasks=3",
+    out = run_eval(eval_cfg(tmp_path / "run", "none", overrides=[f"benchmark.path={path}", "benchmark.max_tasks=4",
                                                                    "benchmark.personas=[researcher,marketer]"]))
     rows = read_rows(out / "episodes.jsonl")
-    assert len(rows) == 6
+    assert len(rows) == 8
     partial = 0
     for r in rows:
         ws = {cid: w for (tid, cid), w in weights.items() if tid == r["task_id"]}
