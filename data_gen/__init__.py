@@ -8,8 +8,8 @@ Pipeline (a module per step):
   world/tool_calls.py   trajectory events (request, messages, candidate calls, tool results)
   cases.py              case types: how a prefix exercises one labelling rule
   snapshot.py           a valid memory snapshot (task memory + distractors, ids m1..mN)
-  labels.py             THE gold labeller, a function of the PolicyInput alone
   build.py              generate_examples / build_dataset (atomic DatasetDict + card)
+Labels come from the one gold rule, `pulse.core.gold.gold_decision`, applied to what the policy sees.
 
 Run: `.venv/bin/python -m data_gen.build --out artifacts/data/policy_v1`;
 tests: `.venv/bin/python -m pytest tests/data_gen -q`; bench: `.venv/bin/python bench/bench_generator.py`.

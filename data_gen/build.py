@@ -14,7 +14,7 @@ into place, so a failed run never leaves a half-written dataset.
 
 How this differs from Persona2Web: Persona2Web releases tasks but no generator and no
 silent/supplement/intervene labels; the preference derivation, trajectory prefixes and labels here
-are Pulse's own (reference persona2web.md §6.3).
+are Pulse's own.
 """
 from __future__ import annotations
 

@@ -105,23 +105,10 @@ def policy_provenance(sources: Iterable[str], cfg: Any) -> dict[str, Any]:
     return {"policy_checkpoints": paths, "checkpoint_hash": combined}
 
 
-# config keys that do not change what a run produces
-_NEUTRAL = ("out_dir", "resume", "retry_failed", "progress", "allow_failures")
-
-
 def config_hash(cfg: Any) -> str:
-    """sha256 of the resolved eval config minus run-control keys (out_dir, resume, retry_failed,
-    progress, allow_failures) and secrets (api_key)."""
-    from pulse.config.schema import as_dict
+    """The one config hash (`pulse.utils.manifest.config_hash`): sha256 of the resolved config minus
+    the keys that cannot change results (out_dir, resume, retry_failed, progress, allow_failures, ...)
+    and secrets (api_key); an eval manifest, its summary and its rows carry the same value."""
+    from pulse.utils.manifest import config_hash as _hash
 
-    d = as_dict(cfg)
-
-    def scrub(x: Any) -> Any:
-        if isinstance(x, dict):
-            return {k: scrub(v) for k, v in x.items() if k != "api_key"}
-        if isinstance(x, (list, tuple)):
-            return [scrub(v) for v in x]
-        return x
-
-    d = scrub({k: v for k, v in d.items() if k not in _NEUTRAL})
-    return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()
+    return _hash(cfg)

@@ -27,7 +27,7 @@ def _run(cfg) -> None:
     policy = build_policy(c.policy)
     metrics, rows = evaluate_policy(policy, examples, batch_size=c.policy.batch_size)
     out = Path(c.out_dir)
-    write_manifest(out, policy=c.policy.__dict__, dataset=c.data.path, split=c.split, seed=c.seed)
+    write_manifest(out, config=c, policy=c.policy.__dict__, dataset=c.data.path, split=c.split, seed=c.seed)
     atomic_write_json(out / "metrics.json", metrics)
     atomic_write_text(out / "predictions.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
     print(format_metrics_table({c.label or c.policy.name_or_path: metrics},

@@ -1,7 +1,7 @@
-"""Persona2Web-style vocabularies: web domains, names and cities (written here, not read from ../shared).
+"""Persona2Web-style vocabularies: web domains, names and cities (written here, no data file read).
 
 Inspired by the reference's vocab lists (persona2web.md §4.2, §6.1-6.2) but self-contained, so the
-generator runs in CI without ../shared. Values are short tokens ("32x32", "$150", "4.5+",
+generator needs no data directory. Values are short tokens ("32x32", "$150", "4.5+",
 "economy", "thai", "kohls.com", "Austin") so a tiny model can compare them exactly. Add a domain
 by adding a `DomainSpec` to `WEB_DOMAINS`; nothing else changes.
 """

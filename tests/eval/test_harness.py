@@ -125,11 +125,11 @@ def test_method_memory_kinds_are_pulse_memory_kinds_with_the_papers_layers(tmp_p
 
 
 def test_unknown_memory_kind_is_a_clear_error(tmp_path, eval_cfg):
-    from pulse.memory import MemoryError_
+    from pulse.config.schema import ConfigError
 
-    cfg = eval_cfg(tmp_path / "run", overrides=["method.memory=flat_usr", "benchmark.max_tasks=1"])
-    with pytest.raises(MemoryError_, match="flat_usr"):
-        run_eval(cfg)
+    # rejected when the config is typed, before any store is opened, with the valid choices
+    with pytest.raises(ConfigError, match=r"method.memory.*flat_usr.*flat_user"):
+        eval_cfg(tmp_path / "run", overrides=["method.memory=flat_usr", "benchmark.max_tasks=1"])
 
 
 @pytest.mark.parametrize("kind", ["flat", "flat_user", "flat_project", "structured"])
