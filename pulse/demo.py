@@ -87,7 +87,7 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
     from pulse.policy.factory import build_policy
     from pulse.train.data import ensure_dataset, load_examples
     from pulse.train.pipeline import ensure_model, run_training
-    from pulse.utils.atomic import atomic_write_json, atomic_write_text
+    from pulse.utils.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 
     root = Path(train_cfg.out_dir)
     data_path = ensure_dataset(train_cfg.data)
@@ -129,8 +129,13 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
            "train_config": as_dict(train_cfg)}
     if demo_cfg.suites:
         out["suites"] = _run_suites(root, checkpoints, train_cfg, demo_cfg)
-    atomic_write_json(root / "demo_results.json", out)
-    atomic_write_text(root / "demo_table.md", table + "\n" + (out.get("suites") or {}).get("table", "") + "\n")
+    md = table + "\n" + (out.get("suites") or {}).get("table", "") + "\n"
+    for folder in dict.fromkeys([root] + ([Path(demo_cfg.publish)] if demo_cfg.publish else [])):
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(folder / "demo_results.json", out)
+        atomic_write_text(folder / "demo_table.md", md)
+        if folder != root and (root / "reward_curves.png").exists():
+            atomic_write_bytes(folder / "reward_curves.png", (root / "reward_curves.png").read_bytes())
     print("\n" + table)
     if out.get("suites", {}).get("table"):
         print("\n" + out["suites"]["table"])

@@ -207,6 +207,9 @@ class DemoConfig:
     penalties: list[float] = field(default_factory=lambda: [-1.0, 0.0])
     suites: bool = True  # also run the offline suites (none / pulse_no_rl / pulse) after training
     suite_max_tasks: int = knob(0, ge=0)  # 0 = every task of each suite persona chain
+    # also write demo_results.json, demo_table.md and reward_curves.png here (e.g. results/demo, the
+    # committed folder the README's figures come from); "" = only the run directory
+    publish: str = ""
 
 
 # ---------------------------------------------------------------------------------------------------
