@@ -1,6 +1,6 @@
 """Reproduce the offline Table 1-3 rows: every experiment config x suites x seeds, in one process.
 
-    .venv/bin/python scripts/reproduce_tables.py --out outputs/tables \
+    .venv/bin/python scripts/reproduce_tables.py --runs outputs/tables/runs --out results/tables \
         --checkpoint 'outputs/demo/s{seed}/grpo_pulse/grpo/final' \
         --base 'outputs/demo/s{seed}/sft/final'
 
@@ -36,7 +36,8 @@ def rows_of(tables: list[str], only: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default="outputs/tables")
+    ap.add_argument("--runs", default="outputs/tables/runs", help="run directories go here")
+    ap.add_argument("--out", default="outputs/tables", help="tables (Markdown, LaTeX, JSON, PNG) go here")
     ap.add_argument("--tables", nargs="+", default=["table1", "table2", "table3"])
     ap.add_argument("--rows", nargs="*", default=[], help="only these tableK/row names")
     ap.add_argument("--benchmarks", nargs="+", default=["pibench_sim", "mcp_persona_sim"])
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     from eval.harness import run_eval
     from pulse.config.schema import to_typed
 
-    out = Path(a.out)
+    runs = Path(a.runs)
     skipped: list[str] = []
     t0 = time.perf_counter()
     n_runs = 0
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             for bench in a.benchmarks:
                 for seed in a.seeds:
                     ov = [f"experiment={row}", f"benchmark={bench}", f"seed={seed}", "progress=false",
-                          f"out_dir={out / 'runs' / row / bench / f'seed{seed}'}", *a.overrides]
+                          f"out_dir={runs / row / bench / f'seed{seed}'}", *a.overrides]
                     probe = compose("eval", overrides=ov)
                     uses_policy = probe.method.impl != "none" and probe.method.mode != "start_only"
                     needs_trained = uses_policy and probe.method.policy == "trained"
@@ -87,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         print("rows not run: " + "; ".join(dict.fromkeys(skipped)))
     print(f"{n_runs} runs in {time.perf_counter() - t0:.1f}s")
     from pulse.tables import main as tables_main
-    return tables_main([str(out / "runs"), "--out", str(out)]) or 0
+    return tables_main([str(runs), "--out", a.out]) or 0
 
 
 if __name__ == "__main__":
