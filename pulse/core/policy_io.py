@@ -148,6 +148,20 @@ class ParseResult:
         return self.decision or Decision("silent")
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys)
 _THINK = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
 _MAX_ID_LEN = 64
 
@@ -178,9 +192,11 @@ def _parse(text: str) -> ParseResult:
     if not text.startswith("{"):
         return ParseResult(None, "completion does not start with a JSON object")
     try:
-        obj, end = json.JSONDecoder().raw_decode(text)
+        obj, end = _DECODER.raw_decode(text)
     except json.JSONDecodeError:
         return ParseResult(None, "not valid JSON (unterminated or malformed)")
+    except _DuplicateKey as e:  # {"action": "silent", "action": "intervene"} names two actions
+        return ParseResult(None, f"duplicate key {e.args[0]!r}")
     if text[end:].strip():
         return ParseResult(None, "trailing text after the JSON object")
     if not isinstance(obj, dict):

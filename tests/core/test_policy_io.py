@@ -82,7 +82,9 @@ def test_strict_failures():
            '{"action": "silent"} {"action": "intervene"}',  # several actions
            '{"action": "silent"} because',  # trailing text
            '{"action": "intervene", "evidence": ["m1"',  # cut off by the length cap
-           'silent', '', '[]', '{"action": "silent", "why": 1}', '{"action": "intervene", "evidence": "m1"}']
+           'silent', '', '[]', '{"action": "silent", "why": 1}', '{"action": "intervene", "evidence": "m1"}',
+           '{"action": "silent", "action": "intervene"}',  # a duplicate key names several actions
+           '{"action": "intervene", "evidence": ["m1"], "evidence": []}']
     for text in bad:
         r = parse_completion(text)
         assert not r.ok and r.error, text
