@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from eval.metrics import STAGES, dumps_strict, mean_stderr, read_rows, summarize
+from pulse.core.errors import PulseUserError
 
 BENCH_ORDER = ("pibench_sim", "mcp_persona_sim")
 BENCH_METRIC = {"pibench_sim": "COMP", "mcp_persona_sim": "Acc"}
@@ -30,7 +31,7 @@ FAILED_MARK = "†"
 NOT_RECORDED = "<not recorded>"
 
 
-class TableError(ValueError):
+class TableError(PulseUserError, ValueError):
     """Run directories that cannot be tabulated honestly (e.g. mixed checkpoints in one cell)."""
 
 

@@ -16,17 +16,18 @@ CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 
 
 def known_errors() -> tuple[type[BaseException], ...]:
-    from pulse.config.schema import ConfigError
-    from pulse.core.records import RecordError
-    from pulse.models.loading import ModelLoadError
-    from pulse.registry import RegistryError
-    from pulse.train.data import DataError
+    """What the entry points report as one line + exit 2: every `PulseUserError` (ConfigError,
+    RecordError, DataError, ModelLoadError, RegistryError, SuiteError, the memory errors, ...) and a
+    missing file."""
+    from pulse.core.errors import PulseUserError
 
-    return (ConfigError, RecordError, ModelLoadError, RegistryError, DataError, FileNotFoundError)
+    return (PulseUserError, FileNotFoundError)
 
 
 def report_and_exit(verb: str, err: BaseException) -> None:
-    print(f"pulse {verb}: error: {err}", file=sys.stderr, flush=True)
+    from pulse.core.errors import one_line
+
+    print(f"pulse {verb}: error: {one_line(err)}", file=sys.stderr, flush=True)
     sys.exit(2)
 
 

@@ -10,10 +10,12 @@ import difflib
 import importlib
 from typing import Any, Generic, Iterator, TypeVar
 
+from pulse.core.errors import PulseUserError
+
 T = TypeVar("T")
 
 
-class RegistryError(KeyError):
+class RegistryError(PulseUserError, KeyError):
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0])
 

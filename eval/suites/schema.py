@@ -24,13 +24,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from pulse.core.errors import PulseUserError
 from pulse.core.records import MemoryItem, RecordError
 
 ARG_SOURCES = ("explicit", "preference", "revised", "habit_override", "project", "user_message", "default")
 STAGES = ("early", "middle", "late")
 
 
-class SuiteError(ValueError):
+class SuiteError(PulseUserError, ValueError):
     """A suite or task file failed validation; the message names file, record and key."""
 
 

@@ -19,10 +19,12 @@ import typing
 from dataclasses import MISSING, Field, dataclass, field, fields, is_dataclass
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
+from pulse.core.errors import PulseUserError
+
 T = TypeVar("T")
 
 
-class ConfigError(ValueError):
+class ConfigError(PulseUserError, ValueError):
     """A config value is invalid; the message names the key."""
 
 

@@ -50,27 +50,67 @@ class PolicyExample:
         }
 
 
+_STR_COLUMNS = ("example_id", "task_group", "user_id", "case_type", "label_action", "task_topic", "as_of")
+_LIST_COLUMNS = ("label_evidence", "task_slots")
+
+
+def _json_list(row: Mapping[str, Any], col: str, where: str) -> list[Any]:
+    raw = row[col]
+    if not isinstance(raw, str):
+        raise RecordError(f"{where} column {col!r}: expected a JSON string, got {type(raw).__name__}")
+    try:
+        val = json.loads(raw)
+    except json.JSONDecodeError as e:
+        raise RecordError(f"{where} column {col!r}: not valid JSON (line {e.lineno}, column {e.colno}: "
+                          f"{e.msg})") from None
+    if not isinstance(val, list):
+        raise RecordError(f"{where} column {col!r}: expected a JSON list of objects, got {type(val).__name__}")
+    return val
+
+
 def example_from_row(row: Mapping[str, Any], where: str = "row") -> PolicyExample:
-    """Validate a dataset row; errors name the row and the field."""
+    """Validate a dataset row; every error is a RecordError naming the row (`where`) and the column
+    (and, inside prefix_json / snapshot_json, the record index and field)."""
+    if not isinstance(row, Mapping):
+        raise RecordError(f"{where}: expected a row object, got {type(row).__name__}")
     missing = [c for c in ROW_COLUMNS if c not in row]
     if missing:
         raise RecordError(f"{where}: missing column(s) {missing}")
-    try:
-        prefix = tuple(Event.from_dict(e, f"{where} prefix[{i}]") for i, e in enumerate(json.loads(row["prefix_json"])))
-        snapshot = tuple(MemoryItem.from_dict(m, f"{where} snapshot[{i}]")
-                         for i, m in enumerate(json.loads(row["snapshot_json"])))
-    except json.JSONDecodeError as e:
-        raise RecordError(f"{where}: prefix_json/snapshot_json is not valid JSON ({e})") from None
+    for col in _STR_COLUMNS:
+        if not isinstance(row[col], str):
+            raise RecordError(f"{where} column {col!r}: expected a string, got {type(row[col]).__name__} "
+                              f"{row[col]!r:.60}")
+    for col in _LIST_COLUMNS:
+        v = row[col]
+        if not isinstance(v, (list, tuple)) or not all(isinstance(x, str) for x in v):
+            raise RecordError(f"{where} column {col!r}: expected a list of strings, got {v!r:.60}")
+    level = row["task_level"]
+    if not isinstance(level, int) or isinstance(level, bool):
+        raise RecordError(f"{where} column 'task_level': expected an integer, got {type(level).__name__} {level!r:.60}")
+    if row["as_of"]:
+        from datetime import datetime
+        try:
+            datetime.fromisoformat(row["as_of"])
+        except ValueError:
+            raise RecordError(f"{where} column 'as_of': {row['as_of']!r:.60} is not an ISO-8601 time") from None
+    prefix = tuple(Event.from_dict(e, f"{where} column 'prefix_json' [{i}]")
+                   for i, e in enumerate(_json_list(row, "prefix_json", where)))
+    snapshot = tuple(MemoryItem.from_dict(m, f"{where} column 'snapshot_json' [{i}]")
+                     for i, m in enumerate(_json_list(row, "snapshot_json", where)))
     if not prefix:
-        raise RecordError(f"{where}: prefix is empty")
+        raise RecordError(f"{where} column 'prefix_json': the prefix is empty (a decision needs at least one event)")
     if row["label_action"] not in ACTIONS:
-        raise RecordError(f"{where}: label_action {row['label_action']!r} not in {ACTIONS}")
+        raise RecordError(f"{where} column 'label_action': {row['label_action']!r} not in {ACTIONS}")
     if row["label_action"] == "intervene" and prefix[-1].kind != "candidate_call":
-        raise RecordError(f"{where}: label intervene but the last event is a {prefix[-1].kind}, not a candidate_call")
-    ids = {m.item_id for m in snapshot}
-    bad = [e for e in row["label_evidence"] if e not in ids]
+        raise RecordError(f"{where} column 'label_action': intervene but the last event is a {prefix[-1].kind}, "
+                          f"not a candidate_call")
+    ids = [m.item_id for m in snapshot]
+    dup = next((i for i in ids if ids.count(i) > 1), None) if len(set(ids)) != len(ids) else None
+    if dup is not None:
+        raise RecordError(f"{where} column 'snapshot_json': item_id {dup!r} appears twice")
+    bad = [e for e in row["label_evidence"] if e not in set(ids)]
     if bad:
-        raise RecordError(f"{where}: label_evidence {bad} not in the memory snapshot")
+        raise RecordError(f"{where} column 'label_evidence': {bad} not in the memory snapshot")
     return PolicyExample(row["example_id"], row["task_group"], row["user_id"], row["case_type"],
                          PolicyInput(prefix, snapshot), Decision(row["label_action"], tuple(row["label_evidence"])),
-                         row["as_of"], tuple(row["task_slots"]), row["task_topic"], int(row["task_level"]))
+                         row["as_of"], tuple(row["task_slots"]), row["task_topic"], level)

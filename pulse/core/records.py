@@ -2,13 +2,18 @@
 
 Events are what the memory agent observes, memory items are what it knows, decisions are what it
 does. All records are frozen dataclasses with a JSON round trip (`to_dict` / `from_dict`) so they
-can live in HF datasets, SQLite rows and JSONL run logs alike. `from_dict` validates and raises
-`RecordError` naming the offending field, so a malformed dataset row fails with a clear message.
+can live in HF datasets, SQLite rows and JSONL run logs alike. `from_dict` validates (field names,
+required fields, and the type of every field: a number where a string belongs is refused, not
+coerced) and raises `RecordError` naming the offending field, so a malformed dataset row or snapshot
+fails with a clear message.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Mapping
+
+from pulse.core.errors import PulseUserError
 
 EventKind = Literal["request", "message", "candidate_call", "tool_result", "task_end"]
 EVENT_KINDS: tuple[str, ...] = ("request", "message", "candidate_call", "tool_result", "task_end")
@@ -26,7 +31,7 @@ SourceKind = Literal["user_statement", "tool_receipt", "history", "system"]
 SOURCE_KINDS: tuple[str, ...] = ("user_statement", "tool_receipt", "history", "system")
 
 
-class RecordError(ValueError):
+class RecordError(PulseUserError, ValueError):
     """A record (event, memory item, decision) failed validation; the message names the field."""
 
 
@@ -41,6 +46,27 @@ def _check_keys(d: Mapping[str, Any], allowed: set[str], required: set[str], whe
     _require(not unknown, where, f"unknown field(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
     missing = required - set(d)
     _require(not missing, where, f"missing field(s) {sorted(missing)}")
+
+
+def _shown(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_str_fields(d: Mapping[str, Any], names: tuple[str, ...], where: str) -> None:
+    """Every named field that is present must be a string (a number or a list is not coerced)."""
+    for name in names:
+        if name in d:
+            v = d[name]
+            _require(isinstance(v, str), where, f"field {name!r} must be a string, got {type(v).__name__} {_shown(v)}")
+
+
+def _check_str_list(v: Any, name: str, where: str) -> tuple[str, ...]:
+    _require(isinstance(v, (list, tuple)), where, f"field {name!r} must be a list of strings, got "
+                                                  f"{type(v).__name__} {_shown(v)}")
+    bad = [x for x in v if not isinstance(x, str)]
+    _require(not bad, where, f"field {name!r} must be a list of strings; {_shown(bad[0]) if bad else ''} is not")
+    return tuple(v)
 
 
 @dataclass(frozen=True)
@@ -76,17 +102,41 @@ class Event:
     def from_dict(cls, d: Mapping[str, Any], where: str = "event") -> "Event":
         names = {f for f in cls.__dataclass_fields__}
         _check_keys(d, names, {"kind", "step"}, where)
+        _check_str_fields(d, ("kind", "time", "text", "tool", "role", "event_id"), where)
+        step = d["step"]
+        _require(isinstance(step, int) and not isinstance(step, bool), where,
+                 f"field 'step' must be an integer, got {type(step).__name__} {_shown(step)}")
+        _require(isinstance(d.get("args", {}), Mapping), where,
+                 f"field 'args' must be an object of strings, got {type(d.get('args')).__name__}")
         try:
             return cls(**{k: (dict(v) if k == "args" else v) for k, v in d.items()})
         except (TypeError, ValueError) as e:
             raise RecordError(f"{where}: {e}") from None
 
 
+# Sources whose text is untrusted data: a tool result (search hits, web pages, API payloads) may say
+# anything, including "IGNORE PREVIOUS INSTRUCTIONS". Such text is stored as data and every renderer
+# shows it quoted (`quote_untrusted`), never as an instruction and never as the user's voice.
+UNTRUSTED_SOURCES: frozenset[str] = frozenset({"tool_receipt"})
+
+
 @dataclass(frozen=True)
 class Provenance:
     source_kind: SourceKind
     event_id: str = ""
-    quote: str = ""
+    quote: str = ""  # the source's own words that back the record (the user's, or a receipt's data)
+
+    @property
+    def untrusted(self) -> bool:
+        """True when the record's words came from a tool result: data to quote, never to obey."""
+        return self.source_kind in UNTRUSTED_SOURCES
+
+
+def quote_untrusted(text: str, limit: int = 240) -> str:
+    """Untrusted text as one quoted, escaped string literal: newlines and quotes inside it cannot
+    end the quotation or start a line that reads like an instruction."""
+    text = text if len(text) <= limit else text[:limit - 1] + "\u2026"
+    return json.dumps(text, ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -130,6 +180,11 @@ class MemoryItem:
     def is_current(self) -> bool:
         return not self.valid_to
 
+    @property
+    def untrusted(self) -> bool:
+        """The record's text or quote carries tool-result words (see `Provenance.untrusted`)."""
+        return self.provenance.untrusted
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["entities"] = list(self.entities)
@@ -139,11 +194,17 @@ class MemoryItem:
     def from_dict(cls, d: Mapping[str, Any], where: str = "memory item") -> "MemoryItem":
         names = set(cls.__dataclass_fields__)
         _check_keys(d, names, {"item_id", "kind", "scope", "text"}, where)
+        _check_str_fields(d, ("item_id", "kind", "scope", "text", "slot", "value", "topic", "conditions",
+                              "valid_from", "valid_to", "supersedes"), where)
         d = dict(d)
-        prov = d.get("provenance") or {"source_kind": "history"}
+        prov = d.get("provenance")
+        if prov is None:
+            prov = {"source_kind": "history"}
+        _check_keys(prov, {"source_kind", "event_id", "quote"}, {"source_kind"}, f"{where}: provenance")
+        _check_str_fields(prov, ("source_kind", "event_id", "quote"), f"{where}: provenance")
+        d["entities"] = _check_str_list(d.get("entities") or (), "entities", where)
         try:
             d["provenance"] = Provenance(**prov)
-            d["entities"] = tuple(d.get("entities") or ())
             return cls(**d)
         except (TypeError, ValueError) as e:
             raise RecordError(f"{where}: {e}") from None
@@ -166,6 +227,8 @@ class Decision:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], where: str = "decision") -> "Decision":
         _check_keys(d, {"action", "evidence", "message"}, {"action"}, where)
+        _check_str_fields(d, ("action", "message"), where)
+        _check_str_list(d.get("evidence") or (), "evidence", where)
         try:
             return cls(action=d["action"], evidence=tuple(d.get("evidence") or ()), message=d.get("message", ""))
         except (TypeError, ValueError) as e:

@@ -5,7 +5,8 @@
     python -m pulse.memory.cli import --root runs/mem --file snap.json
 The top-level `pulse` CLI dispatches `pulse memory ...` to `main(argv)`. Reading needs no embedder
 (show/export never embed); import caches vectors lazily on first retrieval. Errors print one line
-naming the user / project / record / file and exit with status 2.
+naming the user / project / record / file and exit with status 2. `import` validates the whole
+snapshot before it opens (or creates) the store; a bad file changes nothing.
 """
 from __future__ import annotations
 
@@ -14,14 +15,15 @@ import sys
 from collections import defaultdict
 from typing import Sequence
 
-from pulse.core.records import MemoryItem, RecordError
+from pulse.core.errors import PulseUserError, one_line
+from pulse.core.records import MemoryItem, RecordError, quote_untrusted
 from pulse.memory.embedders.hashing import HashEmbedder
-from pulse.memory.interface import ItemMeta, MemoryError_
+from pulse.memory.interface import ItemMeta
 from pulse.memory.memory import StoreMemory
 from pulse.memory.project import Workflow, state_kind_of
 from pulse.memory.retrieval_flat import FlatRetriever
 from pulse.memory.retrieval_graph import GraphRetriever
-from pulse.memory.snapshot import export_snapshot, import_snapshot
+from pulse.memory.snapshot import export_snapshot, import_snapshot, load_snapshot
 
 
 def _open(root: str, create: bool = False) -> StoreMemory:
@@ -50,7 +52,10 @@ def _line(item: MemoryItem, meta: ItemMeta) -> str:
         extra.append(f"supersedes {item.supersedes}")
     p = item.provenance
     extra.append(f"from {p.source_kind}" + (f" {p.event_id}" if p.event_id else ""))
-    return f"  {item.item_id} {item.kind}{slot} {_validity(item)}: {item.text}" + (f"  ({'; '.join(extra)})" if extra else "")
+    if p.untrusted and p.quote.strip():
+        extra.append(f"untrusted tool output {quote_untrusted(p.quote.strip(), 120)}")
+    text = quote_untrusted(item.text) if p.untrusted else item.text
+    return f"  {item.item_id} {item.kind}{slot} {_validity(item)}: {text}" + (f"  ({'; '.join(extra)})" if extra else "")
 
 
 def show(mem: StoreMemory, user: str, project: str, as_of: str) -> str:
@@ -114,8 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(argv) if argv is not None else None)
     try:
         if args.cmd == "import":
+            snap = load_snapshot(args.file)  # the whole file is valid before the store is opened or created
             with _open(args.root, create=True) as mem:
-                snap = import_snapshot(mem, args.file)
+                snap = import_snapshot(mem, args.file, snap)
             print(f"imported {len(snap.items)} records for user {snap.user_id}"
                   + (f" and project {snap.project_id}" if snap.project_id else "") + f" into {args.root}")
             return 0
@@ -126,8 +132,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 path = export_snapshot(mem, args.user, args.project, args.as_of).write(args.out)
                 print(f"wrote {path}")
         return 0
-    except (MemoryError_, ValueError) as e:
-        print(f"pulse memory {args.cmd}: error: {e}", file=sys.stderr)
+    except (PulseUserError, ValueError) as e:
+        print(f"pulse memory {args.cmd}: error: {one_line(e)}", file=sys.stderr)
+        return 2
+    except OSError as e:  # e.g. --out in a folder that cannot be written
+        where = e.filename or args.root
+        print(f"pulse memory {args.cmd}: error: {where}: {e.strerror or e}", file=sys.stderr)
         return 2
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence, runtime_checkable
 
+from pulse.core.errors import PulseUserError
 from pulse.core.records import Event, MemoryItem
 
 
-class MemoryError_(RuntimeError):
+class MemoryError_(PulseUserError, RuntimeError):
     """A memory operation failed on bad input (unknown user/project, missing record, corrupt store)."""
 
 

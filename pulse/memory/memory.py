@@ -235,6 +235,21 @@ class StoreMemory:
                     check_time(getattr(item, field_name), f"memory item {item.item_id}: {field_name}")
                 except ValueError as e:
                     raise RecordError(str(e)) from None
+            if item.valid_from and item.valid_to and parse_time(item.valid_to) < parse_time(item.valid_from):
+                raise RecordError(f"memory item {item.item_id}: valid_to {item.valid_to!r} is before valid_from "
+                                  f"{item.valid_from!r}")
+        batch = {i.item_id: i for i in items}
+        acyclic: set[str] = set()
+        for item in items:  # supersession inside the batch must not loop (a -> b -> a)
+            path: list[str] = []
+            cur: MemoryItem | None = item
+            while cur is not None and cur.item_id not in acyclic:
+                if cur.item_id in path:
+                    raise MemoryError_(f"add_items: record {cur.item_id} is in a supersession cycle "
+                                       f"({' -> '.join(path[path.index(cur.item_id):] + [cur.item_id])})")
+                path.append(cur.item_id)
+                cur = batch.get(cur.supersedes) if cur.supersedes else None
+            acyclic.update(path)
         existing = self.store.get_many(ids)
         fresh: list[MemoryItem] = []
         for item in items:

@@ -11,7 +11,10 @@ Format (version 1):
     {"format": "pulse-memory-snapshot", "version": 1, "user_id": "u1", "project_id": "p1",
      "as_of": "", "items": [<MemoryItem.to_dict()>...], "meta": {"<item_id>": {"links": [...], "task_id": ""}}}
 `items` holds every version known at `as_of`, oldest first, as it looked then. Every validation
-error is a `SnapshotError` naming the file and the record (index and item_id).
+error is a `SnapshotError` naming the file and the record (index and item_id). The whole file is
+validated before anything is loaded: every field's type (no coercion), times (ISO-8601, valid_to
+not before valid_from, a revision not older than what it revises), unique ids, supersession targets
+present, in the same scope and free of cycles, and the meta entries; a failure loads nothing.
 """
 from __future__ import annotations
 
@@ -21,14 +24,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pulse.core.records import MemoryItem, RecordError
-from pulse.memory.interface import ItemMeta, SnapshotError
-from pulse.memory.timeutil import check_time
+from pulse.memory.interface import ItemMeta, MemoryError_, SnapshotError
+from pulse.memory.timeutil import check_time, parse_time
 
 if TYPE_CHECKING:
     from pulse.memory.memory import StoreMemory
 
 FORMAT = "pulse-memory-snapshot"
 VERSION = 1
+_TOP_KEYS = frozenset({"format", "version", "user_id", "project_id", "as_of", "items", "meta"})
 
 
 @dataclass
@@ -66,7 +70,10 @@ def snapshot_from_dict(d: Any, where: str) -> Snapshot:
         raise SnapshotError(f"{where}: expected a JSON object at the top level, got {type(d).__name__}")
     if d.get("format") != FORMAT:
         raise SnapshotError(f"{where}: 'format' must be {FORMAT!r}, got {d.get('format')!r}")
-    if d.get("version") != VERSION:
+    unknown = sorted(set(d) - _TOP_KEYS)
+    if unknown:
+        raise SnapshotError(f"{where}: unknown top-level key(s) {unknown}; allowed: {sorted(_TOP_KEYS)}")
+    if type(d.get("version")) is not int or d.get("version") != VERSION:
         raise SnapshotError(f"{where}: unsupported snapshot version {d.get('version')!r} (this code reads {VERSION})")
     user_id, project_id = d.get("user_id"), d.get("project_id", "")
     if not isinstance(user_id, str) or not user_id:
@@ -74,6 +81,8 @@ def snapshot_from_dict(d: Any, where: str) -> Snapshot:
     if not isinstance(project_id, str):
         raise SnapshotError(f"{where}: 'project_id' must be a string")
     as_of = d.get("as_of", "")
+    if not isinstance(as_of, str):
+        raise SnapshotError(f"{where}: 'as_of' must be an ISO-8601 string or \"\", got {type(as_of).__name__}")
     try:
         check_time(as_of, "as_of")
     except ValueError as e:
@@ -93,6 +102,10 @@ def snapshot_from_dict(d: Any, where: str) -> Snapshot:
             check_time(item.valid_to, f"{rec}: valid_to")
         except (RecordError, ValueError) as e:
             raise SnapshotError(str(e) if str(e).startswith(where) else f"{rec}: {e}") from None
+        if item.valid_to and item.valid_from and parse_time(item.valid_to) < parse_time(item.valid_from):
+            raise SnapshotError(f"{rec}: valid_to {item.valid_to!r} is before valid_from {item.valid_from!r}")
+        if item.supersedes == item.item_id:
+            raise SnapshotError(f"{rec}: supersedes itself")
         if item.scope not in allowed:
             raise SnapshotError(f"{rec}: scope {item.scope!r} is outside this snapshot ({', '.join(sorted(allowed))})")
         if item.item_id in seen:
@@ -103,6 +116,16 @@ def snapshot_from_dict(d: Any, where: str) -> Snapshot:
         if item.supersedes and item.supersedes not in seen:
             raise SnapshotError(f"{where}: items[{i}] (item_id {item.item_id!r}) supersedes {item.supersedes!r}, "
                                 f"which is not in the snapshot")
+        if item.supersedes:
+            target = items[seen[item.supersedes]]
+            if target.scope != item.scope:
+                raise SnapshotError(f"{where}: items[{i}] (item_id {item.item_id!r}, {item.scope}) supersedes "
+                                    f"{target.item_id!r} of another scope ({target.scope})")
+            if item.valid_from and target.valid_from and parse_time(item.valid_from) < parse_time(target.valid_from):
+                raise SnapshotError(f"{where}: items[{i}] (item_id {item.item_id!r}) is valid from "
+                                    f"{item.valid_from!r}, before the record it supersedes ({target.item_id!r}, "
+                                    f"valid from {target.valid_from!r})")
+    _check_chains(items, seen, where)
     raw_meta = d.get("meta", {})
     if not isinstance(raw_meta, dict):
         raise SnapshotError(f"{where}: 'meta' must be an object keyed by item_id")
@@ -111,10 +134,30 @@ def snapshot_from_dict(d: Any, where: str) -> Snapshot:
         if key not in seen:
             raise SnapshotError(f"{where}: meta[{key!r}] names no item in the snapshot")
         if not isinstance(m, dict) or set(m) - {"links", "task_id"} or \
-                not isinstance(m.get("links", []), list) or not isinstance(m.get("task_id", ""), str):
-            raise SnapshotError(f"{where}: meta[{key!r}] must be {{'links': [str], 'task_id': str}}")
-        meta[key] = ItemMeta(links=tuple(str(x) for x in m.get("links", [])), task_id=m.get("task_id", ""))
+                not isinstance(m.get("links", []), list) or not isinstance(m.get("task_id", ""), str) or \
+                not all(isinstance(x, str) and x for x in m.get("links", [])):
+            raise SnapshotError(f"{where}: meta[{key!r}] must be {{'links': [non-empty str], 'task_id': str}}, "
+                                f"got {json.dumps(m)[:80]}")
+        meta[key] = ItemMeta(links=tuple(m.get("links", [])), task_id=m.get("task_id", ""))
     return Snapshot(user_id, project_id, as_of, items, meta)
+
+
+def _check_chains(items: list[MemoryItem], seen: dict[str, int], where: str) -> None:
+    """Following `supersedes` from any record must end: a cycle (a -> b -> a) is refused."""
+    done: set[str] = set()
+    for start in items:
+        path: list[str] = []
+        on_path: set[str] = set()
+        cur: str = start.item_id
+        while cur and cur not in done:
+            if cur in on_path:
+                cycle = path[path.index(cur):] + [cur]
+                raise SnapshotError(f"{where}: items[{seen[cur]}] (item_id {cur!r}) is in a supersession cycle "
+                                    f"({' -> '.join(cycle)})")
+            on_path.add(cur)
+            path.append(cur)
+            cur = items[seen[cur]].supersedes
+        done.update(path)
 
 
 def load_snapshot(path: str | Path) -> Snapshot:
@@ -130,12 +173,16 @@ def load_snapshot(path: str | Path) -> Snapshot:
     return snapshot_from_dict(d, str(path))
 
 
-def import_snapshot(memory: "StoreMemory", path: str | Path) -> Snapshot:
-    """Validate the whole file first, then load it in one transaction (all or nothing)."""
-    snap = load_snapshot(path)
+def import_snapshot(memory: "StoreMemory", path: str | Path, snap: Snapshot | None = None) -> Snapshot:
+    """Validate the whole file first, then load it in one transaction (all or nothing).
+
+    `snap`: the file already validated by `load_snapshot(path)` (the CLI validates before it opens
+    or creates the store, so a bad file leaves no trace at all).
+    """
+    snap = snap if snap is not None else load_snapshot(path)
     try:
         memory.add_items(snap.items, snap.meta)
-    except RecordError as e:
+    except (RecordError, MemoryError_) as e:
         raise SnapshotError(f"{path}: {e}") from None
     if snap.project_id and snap.project_id not in memory.projects():
         memory.create_project(snap.project_id)

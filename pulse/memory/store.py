@@ -1,9 +1,12 @@
 """The embedded default store: one SQLite file per memory root (`<root>/memory.sqlite`).
 
 WAL journal, `synchronous=FULL` (a commit that returned survives a SIGKILL or a power cut), explicit
-`BEGIN IMMEDIATE` transactions, and a `schema_version` table naming this app. Opening a file that is
-not SQLite, is someone else's database, was written by a newer schema, or fails `quick_check`
-raises `StoreError` naming the file; nothing is written to it.
+`BEGIN IMMEDIATE` transactions, and a `schema_version` table naming this app. Opening a directory,
+an empty file, a text file, a file that is not SQLite, someone else's database, a store written by
+a newer schema, or one that fails `quick_check` raises `StoreError` naming the path; the checks use
+a read-only connection, so nothing is written to such a file (its bytes and mtime stay the same).
+A new store is built under a temporary name and linked into place complete. A stored row whose
+fields do not parse is a `StoreError` naming the table, the row's id and the field.
 
 Tables: items (the factual layer, one row per record version; revisions add rows and only ever set
 `valid_to` on the old one), topics / item_topics (thematic layer), entities / item_entities
@@ -13,10 +16,14 @@ and projects, with a generation counter that tells other processes' indexes to r
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import sqlite3
 import threading
+import urllib.parse
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -26,6 +33,7 @@ import numpy as np
 from pulse.core.records import MemoryItem, Provenance, RecordError
 from pulse.memory import graph
 from pulse.memory.interface import ItemMeta, StoreError
+from pulse.memory.timeutil import check_time
 
 APP = "pulse-memory"
 SCHEMA_VERSION = 1
@@ -68,14 +76,188 @@ def key_hash(key: tuple[str, ...]) -> str:
     return hashlib.blake2b("\x1f".join(key).encode(), digest_size=12).hexdigest()
 
 
-def _row_to_item(r: sqlite3.Row | tuple) -> tuple[MemoryItem, ItemMeta, str]:
+def _bad_row(path: Path | str, table: str, key: str, field_name: str, why: str) -> StoreError:
+    return StoreError(f"memory store {path}: table {table}, row {key}: field {field_name} does not parse ({why})")
+
+
+def _str_list(raw: object, path: Path | str, item_id: object, field_name: str) -> tuple[str, ...]:
+    try:
+        val = json.loads(raw) if isinstance(raw, (str, bytes)) else None
+    except (ValueError, TypeError) as e:
+        raise _bad_row(path, "items", f"item_id {item_id!r}", field_name, f"not JSON: {e}") from None
+    if not isinstance(val, list) or not all(isinstance(x, str) for x in val):
+        raise _bad_row(path, "items", f"item_id {item_id!r}", field_name,
+                       f"expected a JSON list of strings, got {str(raw)[:60]!r}")
+    return tuple(val)
+
+
+def _row_to_item(r: sqlite3.Row | tuple, path: Path | str = "?") -> tuple[MemoryItem, ItemMeta, str]:
+    """One `items` row as a record; a field that does not parse is a StoreError naming table, id, field."""
     (item_id, scope, kind, text, slot, value, topic, entities, conditions, source_kind, event_id, quote,
      valid_from, valid_to, supersedes, task_id, links, conversation_id) = r
-    item = MemoryItem(item_id=item_id, kind=kind, scope=scope, text=text, slot=slot, value=value, topic=topic,
-                      entities=tuple(json.loads(entities)), conditions=conditions,
-                      provenance=Provenance(source_kind, event_id, quote), valid_from=valid_from,
-                      valid_to=valid_to, supersedes=supersedes)
-    return item, ItemMeta(links=tuple(json.loads(links)), task_id=task_id), conversation_id
+    where = f"item_id {item_id!r}"
+    for name, v in (("item_id", item_id), ("scope", scope), ("kind", kind), ("text", text), ("slot", slot),
+                    ("value", value), ("topic", topic), ("conditions", conditions), ("source_kind", source_kind),
+                    ("event_id", event_id), ("quote", quote), ("valid_from", valid_from), ("valid_to", valid_to),
+                    ("supersedes", supersedes), ("task_id", task_id), ("conversation_id", conversation_id)):
+        if not isinstance(v, str):
+            raise _bad_row(path, "items", where, name, f"expected text, got {type(v).__name__} {v!r:.60}")
+    for name, v in (("valid_from", valid_from), ("valid_to", valid_to)):
+        try:
+            check_time(v, name)
+        except ValueError as e:
+            raise _bad_row(path, "items", where, name, str(e)) from None
+    ents = _str_list(entities, path, item_id, "entities")
+    link_list = _str_list(links, path, item_id, "links")
+    try:
+        item = MemoryItem(item_id=item_id, kind=kind, scope=scope, text=text, slot=slot, value=value, topic=topic,
+                          entities=ents, conditions=conditions,
+                          provenance=Provenance(source_kind, event_id, quote), valid_from=valid_from,
+                          valid_to=valid_to, supersedes=supersedes)
+    except RecordError as e:
+        raise StoreError(f"memory store {path}: table items, row {where}: {e}") from None
+    return item, ItemMeta(links=link_list, task_id=task_id), conversation_id
+
+
+def _uri_ro(path: Path, immutable: bool = False) -> str:
+    return "file:" + urllib.parse.quote(str(path.resolve())) + ("?immutable=1" if immutable else "?mode=ro")
+
+
+def check_store_file(path: Path, quick_check: bool = True) -> None:
+    """Refuse (StoreError naming `path`) anything that is not an intact Pulse store, reading only.
+
+    A directory, an empty file, a text file, another application's SQLite file, a newer schema
+    and a store that fails `quick_check` are all refused before any connection that could write is
+    opened, so the file's bytes and mtime stay as they were.
+    """
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory, not a Pulse memory store file")
+    if not path.is_file():
+        raise StoreError(f"{path} is not a regular file, so not a Pulse memory store")
+    size = path.stat().st_size
+    if size == 0:
+        raise StoreError(f"{path} is an empty file, not a Pulse memory store (Pulse never leaves an empty "
+                         f"store: remove it to start a new one)")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError as e:
+        raise StoreError(f"{path}: cannot read ({e.strerror or e})") from None
+    if head != _SQLITE_MAGIC:
+        kind = "a text file" if _looks_text(path) else "not a SQLite file"
+        raise StoreError(f"memory store {path} is corrupted or not a Pulse memory store ({kind}: bad header)")
+    # A WAL-mode file nobody has open (no -wal file) is read as immutable: a read-only connection
+    # would otherwise leave empty -wal/-shm files beside someone else's database. If that read
+    # fails for a reason a concurrent writer could cause, the normal read-only check decides.
+    wal_mode = len(head) >= 16 and _header_byte(path, 18) == 2
+    if wal_mode and not Path(f"{path}-wal").exists():
+        try:
+            _check_schema(path, _uri_ro(path, immutable=True), quick_check)
+            return
+        except StoreError as e:
+            if "another application" in str(e) or "newer than" in str(e):
+                raise
+    _check_schema(path, _uri_ro(path), quick_check)
+
+
+def _header_byte(path: Path, offset: int) -> int:
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            b = f.read(1)
+        return b[0] if b else -1
+    except OSError:
+        return -1
+
+
+def _check_schema(path: Path, uri: str, quick_check: bool) -> None:
+    try:
+        db = sqlite3.connect(uri, uri=True, timeout=30.0)
+    except sqlite3.Error as e:
+        raise StoreError(f"memory store {path} cannot be opened ({e})") from None
+    try:
+        db.execute("PRAGMA busy_timeout=30000")
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "schema_version" not in tables:
+            raise StoreError(f"{path} is a SQLite file of another application (no schema_version table; "
+                             f"tables: {sorted(tables)[:5]})")
+        try:
+            row = db.execute("SELECT app, version FROM schema_version").fetchone()
+        except sqlite3.Error as e:
+            raise StoreError(f"{path} is a SQLite file of another application (schema_version: {e})") from None
+        if row is None or row[0] != APP:
+            raise StoreError(f"{path} is a SQLite file of another application "
+                             f"(schema_version app {row and row[0]!r})")
+        if not isinstance(row[1], int):
+            raise StoreError(f"{path}: table schema_version, row app {APP!r}: field version does not parse "
+                             f"({row[1]!r})")
+        if row[1] > SCHEMA_VERSION:
+            raise StoreError(f"{path} has schema version {row[1]}, newer than this code's {SCHEMA_VERSION}; "
+                             f"upgrade pulse")
+        missing = {"scopes", "items", "topics", "item_topics", "entities", "item_entities", "vectors",
+                   "conversations"} - tables
+        if missing:
+            raise StoreError(f"memory store {path} is corrupted (missing table(s) {sorted(missing)})")
+        res = db.execute("PRAGMA quick_check").fetchone()[0] if quick_check else "ok"
+        if res != "ok":
+            raise StoreError(f"memory store {path} is corrupted (quick_check: {res})")
+    except sqlite3.DatabaseError as e:
+        raise StoreError(f"memory store {path} is corrupted or not a Pulse memory store ({e})") from None
+    finally:
+        db.close()
+
+
+def _looks_text(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            chunk = f.read(512)
+        chunk.decode("utf-8")
+        return b"\x00" not in chunk
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _create_store_file(path: Path) -> None:
+    """Build a new, empty Pulse store beside `path` and link it into place only when complete.
+
+    A crash leaves either no store or a whole one (never an empty or half-initialised file), and a
+    concurrent creator wins cleanly: `os.link` refuses to replace a store someone else just made.
+    """
+    tmp = path.with_name(f".{path.name}.new-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    try:
+        db = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("BEGIN IMMEDIATE")
+            for stmt in _SCHEMA.strip().split(";"):  # not executescript: it would COMMIT early
+                if stmt.strip():
+                    db.execute(stmt)
+            db.execute("INSERT INTO schema_version VALUES (?, ?)", (APP, SCHEMA_VERSION))
+            db.execute("COMMIT")
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            db.close()
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process created the store first: use theirs
+        except OSError:  # a filesystem without hard links
+            if not path.exists():
+                os.replace(tmp, path)
+        try:
+            dfd = os.open(path.parent, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        except OSError:
+            pass
+    finally:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{tmp}{suffix}")
 
 
 class MemoryStore:
@@ -84,22 +266,24 @@ class MemoryStore:
     def __init__(self, root: str | Path, create: bool = True, check: bool = True):
         self.root = Path(root)
         self.path = self.root / STORE_FILE
-        if not self.path.exists():
+        if self.root.exists() and not self.root.is_dir():
+            raise StoreError(f"memory root {self.root} is a file, not a directory (it should hold {STORE_FILE})")
+        if not self.path.exists() and not self.path.is_symlink():
             if not create:
                 raise StoreError(f"no memory store at {self.path} (memory root {self.root} is empty or missing)")
-            self.root.mkdir(parents=True, exist_ok=True)
-        elif self.path.stat().st_size > 0:
-            with open(self.path, "rb") as f:
-                if f.read(16) != _SQLITE_MAGIC:
-                    raise StoreError(f"memory store {self.path} is corrupted or not a SQLite file (bad header)")
+            try:
+                self.root.mkdir(parents=True, exist_ok=True)
+                _create_store_file(self.path)
+            except OSError as e:
+                raise StoreError(f"cannot create memory store {self.path} ({e.strerror or e})") from None
+            except sqlite3.Error as e:
+                raise StoreError(f"cannot create memory store {self.path} ({e})") from None
+        # every check reads only; nothing is written to a file that is not an intact Pulse store
+        check_store_file(self.path, quick_check=check)
         self._lock = threading.RLock()
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
             self._db.execute("PRAGMA busy_timeout=30000")
-            if check:
-                res = self._db.execute("PRAGMA quick_check").fetchone()[0]
-                if res != "ok":
-                    raise StoreError(f"memory store {self.path} is corrupted (quick_check: {res})")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._init_schema()
@@ -109,20 +293,13 @@ class MemoryStore:
     # ---------------------------------------------------------------- schema / lifecycle
     def _init_schema(self) -> None:
         tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if not tables:
-            with self.transaction():
-                for stmt in _SCHEMA.strip().split(";"):  # not executescript: it would COMMIT early
-                    if stmt.strip():
-                        self._db.execute(stmt)
-                self._db.execute("INSERT INTO schema_version VALUES (?, ?)", (APP, SCHEMA_VERSION))
-            return
         if "schema_version" not in tables:
             raise StoreError(f"{self.path} is a SQLite file of another application (no schema_version table; "
                              f"tables: {sorted(tables)[:5]})")
         row = self._db.execute("SELECT app, version FROM schema_version").fetchone()
         if row is None or row[0] != APP:
             raise StoreError(f"{self.path} is a SQLite file of another application (schema_version app {row and row[0]!r})")
-        if row[1] > SCHEMA_VERSION:
+        if not isinstance(row[1], int) or row[1] > SCHEMA_VERSION:
             raise StoreError(f"{self.path} has schema version {row[1]}, newer than this code's {SCHEMA_VERSION}; "
                              f"upgrade pulse")
 
@@ -173,7 +350,7 @@ class MemoryStore:
     # ---------------------------------------------------------------- items
     def get(self, item_id: str) -> tuple[MemoryItem, ItemMeta, str] | None:
         rows = self._q(f"SELECT {_ITEM_COLS} FROM items WHERE item_id=?", (item_id,))
-        return _row_to_item(rows[0]) if rows else None
+        return _row_to_item(rows[0], self.path) if rows else None
 
     def get_many(self, ids: Sequence[str]) -> dict[str, tuple[MemoryItem, ItemMeta, str]]:
         out: dict[str, tuple[MemoryItem, ItemMeta, str]] = {}
@@ -181,16 +358,13 @@ class MemoryStore:
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
             for r in self._q(f"SELECT {_ITEM_COLS} FROM items WHERE item_id IN ({','.join('?' * len(chunk))})", chunk):
-                out[r[0]] = _row_to_item(r)
+                out[r[0]] = _row_to_item(r, self.path)
         return out
 
     def scope_items(self, scope: str) -> list[tuple[MemoryItem, ItemMeta, str]]:
         """All versions in insertion order (rowid), so supersession chains read oldest first."""
-        try:
-            return [_row_to_item(r) for r in self._q(f"SELECT {_ITEM_COLS} FROM items WHERE scope=? ORDER BY rowid",
-                                                     (scope,))]
-        except RecordError as e:
-            raise StoreError(f"memory store {self.path}: a stored record is invalid ({e})") from None
+        return [_row_to_item(r, self.path)
+                for r in self._q(f"SELECT {_ITEM_COLS} FROM items WHERE scope=? ORDER BY rowid", (scope,))]
 
     def insert_item(self, db: sqlite3.Connection, item: MemoryItem, meta: ItemMeta, conversation_id: str = "") -> None:
         rev = graph.revision_key(item, meta.task_id)
@@ -213,7 +387,7 @@ class MemoryStore:
         """Stored records with this equivalence (`eq_key`) or revision (`rev_key`) key."""
         assert column in ("eq_key", "rev_key")
         sql = f"SELECT {_ITEM_COLS} FROM items WHERE {column}=?" + (" AND valid_to=''" if current_only else "")
-        return [_row_to_item(r) for r in db.execute(sql + " ORDER BY rowid", (key_hash(key),)).fetchall()]
+        return [_row_to_item(r, self.path) for r in db.execute(sql + " ORDER BY rowid", (key_hash(key),)).fetchall()]
 
     def end_validity(self, db: sqlite3.Connection, item_id: str, valid_to: str) -> None:
         """The only update an item row ever gets: its validity ends when a revision supersedes it."""
@@ -247,6 +421,10 @@ class MemoryStore:
             chunk = hashes[start:start + 500]
             for h, dim, blob in self._q(f"SELECT text_hash, dim, vec FROM vectors WHERE embedder_id=? AND text_hash IN "
                                         f"({','.join('?' * len(chunk))})", [embedder_id, *chunk]):
+                if not isinstance(blob, bytes) or not isinstance(dim, int) or len(blob) != 4 * dim:
+                    raise _bad_row(self.path, "vectors", f"(embedder_id {embedder_id!r}, text_hash {h!r})", "vec",
+                                   f"{type(blob).__name__} of {len(blob) if isinstance(blob, bytes) else '?'} "
+                                   f"bytes for dim {dim!r}")
                 out[h] = np.frombuffer(blob, dtype=np.float32, count=dim)
         return out
 

@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from pulse.config.schema import DataConfig
+from pulse.core.errors import PulseUserError
 from pulse.core.examples import PolicyExample, example_from_row
 from pulse.core.policy_io import PromptStyle, render_completion, render_prompt
 from pulse.core.records import RecordError
 
 
-class DataError(RuntimeError):
-    pass
+class DataError(PulseUserError, RuntimeError):
+    """A dataset (folder, split or row) is unusable; the message names the file, split, row and column."""
 
 
 def ensure_dataset(cfg: DataConfig) -> Path:

@@ -93,3 +93,54 @@ def test_cli_errors_are_one_line(filled, tmp_path, capsys):
     bad = _write(tmp_path, "[1, 2]")
     assert main(["import", "--root", str(tmp_path / "n2"), "--file", str(bad)]) == 2
     assert "bad.json: expected a JSON object" in capsys.readouterr().err
+
+
+def _it(i, **kw):
+    return {**GOOD_ITEM, "item_id": i, **kw}
+
+
+@pytest.mark.parametrize("content,match", [
+    ({**BASE, "items": [_it("x", text=5)]}, r"items\[0\] \(item_id 'x'\).*'text' must be a string"),
+    ({**BASE, "items": [_it("x", slot=["a"])]}, r"items\[0\].*'slot' must be a string"),
+    ({**BASE, "items": [_it("x", entities="tea")]}, r"items\[0\].*'entities' must be a list of strings"),
+    ({**BASE, "items": [_it("x", entities=["a", 2])]}, r"items\[0\].*'entities'"),
+    ({**BASE, "items": [_it("x", provenance={"source_kind": "history", "event_id": 7})]}, r"provenance.*'event_id'"),
+    ({**BASE, "items": [_it("x", provenance={"source_kind": "history", "colour": "red"})]}, r"provenance.*unknown field"),
+    ({**BASE, "items": [_it(3)]}, r"items\[0\].*'item_id' must be a string"),
+    ({**BASE, "items": [_it("x", valid_from="2025-05-01", valid_to="2025-01-01")]},
+     r"items\[0\] \(item_id 'x'\): valid_to '2025-01-01' is before valid_from '2025-05-01'"),
+    ({**BASE, "items": [_it("x"), _it("y"), _it("x", text="other")]}, r"items\[2\].*duplicate item_id \(also items\[0\]\)"),
+    ({**BASE, "items": [_it("x", supersedes="x")]}, r"items\[0\].*supersedes itself"),
+    ({**BASE, "items": [_it("x", supersedes="z"), _it("y", supersedes="x"), _it("z", supersedes="y")]},
+     r"supersession cycle \((x -> z -> y -> x|y -> x -> z -> y|z -> y -> x -> z)\)"),
+    ({**BASE, "items": [_it("x", valid_from="2025-05-01"), _it("y", supersedes="x", valid_from="2025-01-01")]},
+     r"items\[1\].*before the record it supersedes"),
+    ({**BASE, "version": True}, "unsupported snapshot version"),
+    ({**BASE, "as_of": 20250101}, "'as_of' must be"),
+    ({**BASE, "items": [], "extra": 1}, "unknown top-level key"),
+    ({**BASE, "items": [GOOD_ITEM], "meta": {"x": {"links": ["a", 3]}}}, r"meta\['x'\] must be"),
+])
+def test_every_field_type_time_order_id_and_cycle_is_checked_before_loading(tmp_path, filled, content, match):
+    before = filled.snapshot("u1", "p1")
+    users, projects = filled.users(), filled.projects()
+    with pytest.raises(SnapshotError, match=match):
+        import_snapshot(filled, _write(tmp_path, content))
+    assert filled.snapshot("u1", "p1") == before and filled.users() == users and filled.projects() == projects
+
+
+def test_add_items_refuses_a_supersession_cycle_and_a_backwards_validity(mem):
+    from pulse.core.records import RecordError
+    from pulse.memory import MemoryError_
+
+    with pytest.raises(MemoryError_, match="supersession cycle"):
+        mem.add_items([pref("a", "x", supersedes="b"), pref("b", "y", supersedes="a")])
+    with pytest.raises(RecordError, match="before valid_from"):
+        mem.add_items([pref("a", "x", valid_from="2025-05-01", valid_to="2025-01-01")])
+    assert mem.users() == []
+
+
+def test_cli_import_of_a_bad_file_creates_no_store(tmp_path, capsys):
+    bad = _write(tmp_path, {**BASE, "items": [_it("x", text=5)]})
+    assert main(["import", "--root", str(tmp_path / "new"), "--file", str(bad)]) == 2
+    assert "'text' must be a string" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
