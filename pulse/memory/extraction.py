@@ -7,8 +7,13 @@
   ("use my usual palette") refers to memory instead of stating anything, so it writes nothing;
   "this time" / "for this task" marks a temporary, task-scoped choice;
   "let's go with ..." / "we decided ..." -> a project decision; "still need to ..." -> pending item.
+- a structured user statement's quote is the sentence that states the value as the user's own
+  choice (validation rejects a value the words negate, give to another slot, or attribute to
+  someone else);
 - successful tool receipts -> project progress ("progress:<tool>") and, when the receipt names an
-  artifact and a version, an artifact version ("artifact:<name>");
+  artifact and a version, an artifact version ("artifact:<name>"). The receipt's text is kept as
+  data (the provenance quote of an untrusted `tool_receipt`), never merged into the record's
+  sentence, and renderers show it quoted;
 - the task_end text -> a stage summary;
 - two or more successful calls -> a reusable workflow whose step dependencies are read from the
   data flow (a later call's argument equals an earlier receipt's field or appears in its text).
@@ -24,7 +29,7 @@ from typing import Sequence
 from pulse.core.records import Event, MemoryItem, Provenance
 from pulse.memory.interface import WriteCandidate
 from pulse.memory.project import Workflow, WorkflowStep, state_slot
-from pulse.memory.validation import event_source, receipt_succeeded
+from pulse.memory.validation import event_source, receipt_succeeded, user_voice_problem
 
 _SENT = re.compile(r"(?<=[.!?;])\s+|\n+")
 _PREF = re.compile(r"\b(i|we)\s+(?:really\s+|strongly\s+|also\s+)?(?:always\s+)?(prefer|like|love|want|need|hate|dislike|avoid)\b"
@@ -34,6 +39,8 @@ _HABIT = re.compile(r"\b(i|we)\s+(?:usually|often|normally|tend to|typically)\b"
 # "my usual X" names a preference without stating it: a cue only when a value follows (_SLOT)
 _REFERENCE = re.compile(r"\bmy (?:usual|preferred|favou?rite|default)\b", re.I)
 _SLOT = re.compile(r"\bmy (?:usual|preferred|favou?rite|default) ([\w][\w \-]{0,30}?) (?:is|are|=) ([^.;!?]+)", re.I)
+# where a "my preferred X is Y" value ends: a contrast ("Y, not Z", "Y but ...", "Y instead of Z")
+_VALUE_END = re.compile(r",|\s+(?:but|not|instead|rather|over|unless|except)\b", re.I)
 _TASK_SCOPE = re.compile(r"\b(this time|for this task|just for now|for now|only this once|just this once|temporarily|"
                          r"for this (?:one|request|order|trip|booking|project step))\b", re.I)
 _DECISION = re.compile(r"\b(let's go with|lets go with|we(?:'ll| will) go with|we decided|i decide|decision:|approved)\b", re.I)
@@ -51,6 +58,19 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENT.split(text) if s.strip()]
 
 
+def _stating_sentence(ev: Event, slot: str, value: str) -> str:
+    """The quote for a slot value a user message states: the sentence whose words state it as the
+    user's own choice (validation checks exactly that), else the first sentence that mentions it,
+    else the value itself (a form-like statement whose args alone carry it)."""
+    mentions = [s for s in _sentences(ev.text) if value.lower() in s.lower()]
+    for sent in mentions:
+        probe = MemoryItem("probe", "preference", "user:probe", sent, slot=slot, value=value,
+                           provenance=Provenance("user_statement", ev.event_id, sent))
+        if user_voice_problem(probe, ev) is None:
+            return sent
+    return mentions[0] if mentions else value
+
+
 def extract(events: Sequence[Event], conversation_id: str, user_id: str, project_id: str, now: str) -> list[WriteCandidate]:
     out: list[WriteCandidate] = []
     user_scope = f"user:{user_id}"
@@ -62,11 +82,12 @@ def extract(events: Sequence[Event], conversation_id: str, user_id: str, project
                 # structured user statement (slot values in args): one preference per slot; the
                 # request's own values are task parameters, not standing preferences
                 for slot, value in stated.items():
-                    out.append(WriteCandidate(MemoryItem(
+                    item = MemoryItem(
                         f"pref-{_cid(conversation_id, ev.event_id, str(ev.step), slot, value)}", "preference",
                         user_scope, f"The user prefers {slot} = {value}.", slot=slot, value=value,
-                        provenance=Provenance("user_statement", ev.event_id, value), valid_from=t), source_event=ev,
-                        task_scoped=bool(_TASK_SCOPE.search(ev.text))))
+                        provenance=Provenance("user_statement", ev.event_id, _stating_sentence(ev, slot, value)),
+                        valid_from=t)
+                    out.append(WriteCandidate(item, source_event=ev, task_scoped=bool(_TASK_SCOPE.search(ev.text))))
                 continue
             for sent in _sentences(ev.text):
                 prov = Provenance("user_statement", ev.event_id, sent)
@@ -88,7 +109,7 @@ def extract(events: Sequence[Event], conversation_id: str, user_id: str, project
                 m = _SLOT.search(sent)
                 if m is None and not habit and not _PREF.search(_REFERENCE.sub("", sent)):
                     continue  # "use my usual palette": a reference to memory, not a statement
-                slot, value = (m.group(1).strip().lower(), m.group(2).strip()) if m else ("", "")
+                slot, value = (m.group(1).strip().lower(), _VALUE_END.split(m.group(2))[0].strip()) if m else ("", "")
                 out.append(WriteCandidate(MemoryItem(
                     f"pref-{_cid(conversation_id, ev.event_id, sent)}", "habit" if habit else "preference", user_scope,
                     sent, slot=slot, value=value, provenance=prov, valid_from=t), source_event=ev,
@@ -96,11 +117,13 @@ def extract(events: Sequence[Event], conversation_id: str, user_id: str, project
         elif ev.kind == "tool_result" and project_id and receipt_succeeded(ev):
             prov = Provenance("tool_receipt", ev.event_id, "")
             scope = f"project:{project_id}"
+            # the tool's own words are data, not part of the record's sentence: they are kept as the
+            # receipt's quote (untrusted provenance) and shown quoted, never as an instruction
             out.append(WriteCandidate(MemoryItem(
                 f"state-{_cid(conversation_id, ev.event_id, 'progress')}", "project_state", scope,
-                f"{ev.tool} completed" + (f": {ev.text[:160]}" if ev.text else ""),
-                slot=state_slot("progress", ev.tool), value="done", topic="progress", entities=(f"tool:{ev.tool}",),
-                provenance=prov, valid_from=t), source_event=ev))
+                f"{ev.tool} completed", slot=state_slot("progress", ev.tool), value="done", topic="progress",
+                entities=(f"tool:{ev.tool}",), provenance=Provenance("tool_receipt", ev.event_id, ev.text[:160].strip()),
+                valid_from=t), source_event=ev))
             name = next((ev.args[k] for k in _ARTIFACT_NAME if ev.args.get(k)), "")
             version = next((ev.args[k] for k in _ARTIFACT_VERSION if ev.args.get(k)), "")
             if name and version:

@@ -10,6 +10,15 @@
 - The provenance a candidate claims must match the event it cites: a candidate that claims
   `user_statement` while citing a tool result is rejected, as is one citing an event this
   conversation never observed.
+- No laundering into user memory (`user_voice_problem`): the quoted user words must *state* the
+  value the candidate stores, as the user's own choice. The value has to occur in the quote (a
+  value found elsewhere in the message does not count) in a clause that does not negate it ("I
+  don't want notion, use obsidian" states obsidian, never notion; "X over Y", "instead of Y", "not
+  Y", "never Y", "avoid Y"), that names no other slot, and whose subject is the user: a third
+  party's preference ("my colleague prefers X", "she likes X", "the user prefers X" pasted from a
+  page) and reported or quoted speech ("my colleague says: I always prefer X", "she said 'I prefer
+  X'", "the page says ...") are someone else's words. A value that is not in the text at all is
+  accepted only from the event's structured args for that slot (a form-like statement).
 `check` returns None for an accepted candidate, else the rejection reason.
 """
 from __future__ import annotations
@@ -63,6 +72,129 @@ def find_source(cand: WriteCandidate, observed: Sequence[Event]) -> tuple[Event 
     return None, "no observed event backs this candidate (give source_event or provenance.event_id)"
 
 
+# ---------------------------------------------------------------------------- the user's own voice
+# Clause boundaries: punctuation, dashes, and contrast words (a "but I prefer Y" clause starts afresh).
+_CLAUSE_SEP = re.compile(r"[,;:!?()\[\]{}\u2014\u2013]|\.(?=\s|$)|\s-+\s|\b(?:but|however|whereas|although|though|"
+                         r"while|yet)\b")
+# Contrast words and sentence ends close the scope of a speech verb ("she said X, but I prefer Y").
+_SCOPE_SEP = re.compile(r"[;!?]|\.(?=\s|$)|\b(?:but|however|whereas|although|though|yet)\b")
+_NEGATION = re.compile(
+    r"\b(?:not|no|nor|neither|never|without|except|avoid|avoiding|hate|hates|dislike|dislikes|stop|"
+    r"instead\s+of|rather\s+than|other\s+than|than|over|anything\s+but|no\s+longer|"
+    r"don't|doesn't|didn't|won't|wouldn't|can't|cannot|isn't|aren't|wasn't|shouldn't|mustn't)\b|n't\b")
+_NEGATED_AFTER = re.compile(r"^\W*(?:(?:is|are|was|were|would\s+be|will\s+be)\s+)?(?:not|never|no\s+longer|"
+                            r"isn't|aren't|wasn't|weren't|won't)\b")
+_PEOPLE = (r"colleagues?|co-?workers?|boss|manager|team|teammates?|wife|husband|partner|spouse|friends?|"
+           r"girlfriend|boyfriend|mom|mum|mother|dad|father|parents?|brother|sister|son|daughter|kids?|"
+           r"child|children|family|client|customer|assistant|secretary|roommate|flatmate|neighbou?r|"
+           r"doctor|lawyer|agent|cousin|uncle|aunt|grandma|grandpa|grandmother|grandfather")
+_THIRD_PARTY = re.compile(
+    r"\b(?:he|she|they|someone|somebody|everyone|everybody|people|others|nobody|the\s+user|users|the\s+client|"
+    r"the\s+customer|the\s+assistant)\b(?:\s+\w+){0,2}?\s+(?:prefers?|likes?|loves?|wants?|needs?|hates?|"
+    r"dislikes?|avoids?|uses?|always|never|usually|often|normally|typically)\b"
+    rf"|\b(?:my|our|his|her|their)\s+(?:\w+\s+)?(?:{_PEOPLE})(?:'s)?\b"
+    r"|\b(?:his|her|their|its)\s+(?:usual|preferred|favou?rite|default)\b"
+    r"|\b(?!let's\b)\w+'s\s+(?:usual|preferred|favou?rite|default)\b"
+    r"|\b(?:prefers|likes|loves|wants|needs|hates|dislikes|avoids)\b")
+_SPEECH = re.compile(r"\b(?:says?|said|saying|tells?|told|writes?|wrote|written|mentions?|mentioned|claims?|"
+                     r"claimed|asks?|asked|reads|quotes?|quoted|quoting|reports?|reported|according\s+to|posted|"
+                     r"tweeted|texted|emailed|messaged|suggests?|suggested|thinks?|thought|believes?|insists?|"
+                     r"insisted|states?|stated|replied|answered|instructs?|instructed)\b")
+_OWN_SPEAKER = re.compile(r"\b(?:i|we)(?:\s+(?:have|had|already|just|once|also|always|did|do|'ve|'d))*\s*$")
+_QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|\u2018([^\u2019]+)\u2019|(?:(?<=^)|(?<=[\s:(]))'(.+?)'(?=[\s.,;:!?)]|$)")
+_FIRST_PERSON_CUE = re.compile(r"\b(?:i|we|i'm|i'd|i've|i'll|my|me|our|us)\b")
+
+
+def _voice_norm(s: str) -> str:
+    return _norm(s.replace("\u2019", "'").replace("\u2018", "'"))
+
+
+def _occurrences(text: str, value: str) -> list[tuple[int, int]]:
+    pat = re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)")
+    return [(m.start(), m.end()) for m in pat.finditer(text)]
+
+
+def _span(text: str, sep: re.Pattern[str], start: int, end: int) -> tuple[int, int]:
+    """The stretch of `text` around [start, end) between two separators of `sep`."""
+    lo = 0
+    for m in sep.finditer(text, 0, start):
+        lo = m.end()
+    m = sep.search(text, end)
+    return lo, (m.start() if m else len(text))
+
+
+def _reported(text: str, start: int, end: int, whole: bool = False) -> str:
+    """Why the words at [start, end) are someone else's (reported or quoted speech), else "".
+
+    `whole`: [start, end) is a whole quoted statement; any reported or quoted speech inside it counts.
+    """
+    if whole:
+        stop = start + len(text[start:end].rstrip(" .!?;"))
+        lo, scope = start, text[start:stop]
+    else:
+        lo, _ = _span(text, _SCOPE_SEP, start, end)
+        scope = text[lo:start]
+    for m in _SPEECH.finditer(scope):
+        if not _OWN_SPEAKER.search(scope[:m.start()].rstrip(" ,:")):
+            return f"reported speech ({scope.strip()[:40]!r}...): someone else's words"
+    for m in _QUOTED.finditer(text):
+        body = next(g for g in m.groups() if g is not None)
+        inside = (start <= m.start() and m.end() <= end) if whole else (m.start() <= start and end <= m.end())
+        if inside and _FIRST_PERSON_CUE.search(body) and \
+                not re.search(r"\b(?:i|we)\s+(?:\w+\s+)?(?:said|wrote|told|say)\W*$", text[:m.start()]):
+            return f"quoted speech ({m.group(0)[:40]!r}): someone else's words"
+    return ""
+
+
+def _third_party(clause: str) -> str:
+    m = _THIRD_PARTY.search(clause)
+    return f"{m.group(0).strip()!r} is someone else's preference, not the user's" if m else ""
+
+
+def user_voice_problem(item, ev: Event) -> str | None:
+    """None when the quoted user words state the item's value as the user's own choice, else why not."""
+    text = _voice_norm(ev.text)
+    quote = _voice_norm(item.provenance.quote)
+    value = _voice_norm(item.value)
+    qpos = text.find(quote) if quote else -1
+    if qpos < 0:
+        # the quote is not in the text: only a structured statement (the event's args) may carry it
+        if not value:
+            return "the quote is not the user's words in the cited statement"
+        if _occurrences(text, value):
+            return f"the quote does not hold the user's words that state {item.value!r}"
+        if not any(_voice_norm(v) == value for k, v in ev.args.items() if k == item.slot or not item.slot):
+            return f"no user words or structured args state {item.value!r}"
+        why = _third_party(text) or _reported(text, 0, len(text), whole=True)
+        return f"the statement around the args is not the user's own ({why})" if why else None
+    qend = qpos + len(quote)
+    if not value:  # a preference stated in words only: the whole quoted sentence must be the user's own
+        why = _reported(text, qpos, qpos) or _reported(text, qpos, qend, whole=True) or _third_party(quote)
+        return why or None
+    occ = [(a + qpos, b + qpos) for a, b in _occurrences(quote, value)]
+    if not occ:
+        where = "elsewhere in the message" if _occurrences(text, value) else "nowhere in the user's words"
+        return f"the quoted words do not state {item.value!r} (it occurs {where})"
+    slot_words = _voice_norm(item.slot.replace("_", " ").replace("-", " ")) if item.slot else ""
+    slot_at = _occurrences(text, slot_words) if slot_words and ":" not in item.slot else []
+    problems = []
+    for a, b in occ:
+        lo, hi = _span(text, _CLAUSE_SEP, a, b)
+        before, after = text[lo:a], text[b:hi]
+        if _NEGATION.search(before) or _NEGATION.match(value) or _NEGATED_AFTER.search(after):
+            problems.append(f"the user's words reject {item.value!r} ({text[lo:hi].strip()[:60]!r})")
+            continue
+        why = _third_party(text[lo:hi]) or _reported(text, a, b)
+        if why:
+            problems.append(why)
+            continue
+        if slot_at and not any(lo <= s and e <= hi for s, e in slot_at):
+            problems.append(f"the user's words give {item.value!r} for something other than {item.slot!r}")
+            continue
+        return None
+    return problems[0]
+
+
 def check(cand: WriteCandidate, observed: Sequence[Event]) -> str | None:
     item = cand.item
     ev, why = find_source(cand, observed)
@@ -83,6 +215,10 @@ def check(cand: WriteCandidate, observed: Sequence[Event]) -> str | None:
         haystack = _norm(ev.text + " " + " ".join(ev.args.values()))
         if quote not in haystack:
             return f"quote {item.provenance.quote[:60]!r} does not occur in {where}"
+    if item.kind in USER_FACT_KINDS:
+        why = user_voice_problem(item, ev)
+        if why:
+            return f"not the user's own statement of this {item.kind}: {why}"
     if item.kind == "project_state":
         sk = state_kind_of(item)
         if actual == "tool_receipt" and not receipt_succeeded(ev):
