@@ -11,7 +11,10 @@ Run directory (`out_dir`):
   summary.json     metrics over the rows (eval/metrics.py); standard JSON (undefined -> null)
 A persona's tasks form one chain (shared memory and workspace, in order). Resume skips chains
 whose every task already has a row; a partially finished chain is rerun from its start (its memory
-state depends on the earlier tasks) after its old rows are dropped. An episode that raises is
+state depends on the earlier tasks) after its old rows are dropped. A torn last line (a crash in
+the middle of an append, wherever the cut falls) is dropped and the file rewritten from the parsed
+rows before anything is appended (`plan_resume`), so a resumed run never glues a new row onto a
+half-written one. An episode that raises is
 recorded with status "failed" and the error, and the run continues (it scores 0 and is counted
 in the summary; `pulse eval` then exits non-zero unless allow_failures=true).
 Resume refuses (ConfigError) a run dir whose rows came from another method, benchmark, suite
@@ -34,7 +37,7 @@ from eval.envs import check_task, make_env, task_score
 from eval.memory_backends import describe as describe_memory
 from eval.memory_backends import open_chain_memory
 from eval.methods.base import MethodContext
-from eval.metrics import STAGES, dumps_strict, read_rows, summarize
+from eval.metrics import STAGES, dumps_strict, read_rows, read_rows_checked, summarize
 from eval.provenance import config_hash, policy_provenance
 from eval.registry import AGENTS, BENCHMARKS, METHODS
 from eval.suites.schema import SimTask, Suite
@@ -114,6 +117,25 @@ def check_resume(rows: list[dict[str, Any]], current: dict[str, Any], out: Path)
                 f"discard the old rows.")
 
 
+def plan_resume(rows_path: Path, rows: list[dict[str, Any]], clean: bool, chains: dict[str, list[SimTask]],
+                retry_failed: bool = False) -> dict[str, list[SimTask]]:
+    """The chains still to run, with the run log made safe to append to.
+
+    `rows`, `clean` come from `read_rows_checked(rows_path)`. Rows of every chain that will be rerun
+    are dropped (a chain reruns from its start), and the file is rewritten from the rows that stay
+    whenever anything was dropped or it was not clean (a torn or newline-less last line, blank
+    lines): the next append then always starts on a fresh line, wherever a crash cut the file.
+    """
+    done = {r.get("task_id") for r in rows
+            if r.get("status") == "ok" or (r.get("status") == "failed" and not retry_failed)}
+    todo = {u: ts for u, ts in chains.items() if not all(t.task_id in done for t in ts)}
+    rerun = {t.task_id for ts in todo.values() for t in ts}
+    kept = [r for r in rows if r.get("task_id") not in rerun]
+    if rows_path.exists() and (not clean or len(kept) != len(rows)):
+        atomic_write_text(rows_path, "".join(_row_json(r) + "\n" for r in kept))
+    return todo
+
+
 def _append_row(path: Path, row: dict[str, Any]) -> None:
     line = _row_json(row) + "\n"
     with open(path, "a") as f:
@@ -170,7 +192,7 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
     method = METHODS.get(cfg.method.impl)(cfg.method, MethodContext(getter))
     prov = {**policy_provenance(getter.used, cfg), "config_hash": config_hash(cfg)}
     rows_path = out / ROWS
-    rows = read_rows(rows_path) if cfg.resume else []
+    rows, clean = read_rows_checked(rows_path) if cfg.resume else ([], True)
     base = {"run": cfg.experiment or out.name, "benchmark": suite.name, "suite_version": suite.version,
             "suite_seed": suite.seed, "method": cfg.method.name, "agent": agent.name, "agent_model": agent.model,
             "simulated": agent.simulated, "seed": cfg.seed, "experiment": cfg.experiment, "metric": suite.metric,
@@ -191,14 +213,7 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
                    transport=cfg.benchmark.transport)
     if not cfg.resume and rows_path.exists():
         rows_path.unlink()
-    done = {r["task_id"] for r in rows if r.get("status") == "ok" or (r.get("status") == "failed" and not cfg.retry_failed)}
-    chains = suite.chains()
-    todo = {u: ts for u, ts in chains.items() if not all(t.task_id in done for t in ts)}
-    if todo:  # drop partial rows of chains that will be rerun
-        rerun = {t.task_id for ts in todo.values() for t in ts}
-        kept = [r for r in rows if r["task_id"] not in rerun]
-        if len(kept) != len(rows):
-            atomic_write_text(rows_path, "".join(_row_json(r) + "\n" for r in kept))
+    todo = plan_resume(rows_path, rows, clean, suite.chains(), cfg.retry_failed) if cfg.resume else suite.chains()
     n_todo = sum(len(ts) for ts in todo.values())
     bar = None
     if cfg.progress and n_todo:

@@ -20,28 +20,51 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from pulse.core.errors import PulseUserError
 from pulse.utils.stats import mean_stderr  # noqa: F401  (re-exported: tables and tests use it here)
 
 STAGES = ("early", "middle", "late")
 
 
-def read_rows(path: str | Path) -> list[dict[str, Any]]:
-    """Read a JSONL file; a torn last line (crash mid-write) is skipped, other bad lines are errors."""
+class RowsError(PulseUserError, ValueError):
+    """A run log (episodes.jsonl) has a bad line before its last one; the message names file and line."""
+
+
+def read_rows_checked(path: str | Path) -> tuple[list[dict[str, Any]], bool]:
+    """(rows, clean) of a JSONL run log. A torn last line (a crash mid-write: cut anywhere, even
+    inside a multi-byte character, or a last row without its newline) is dropped and makes `clean`
+    False; so do blank lines. Any other bad line is a RowsError naming the file and line.
+    `clean` is True when the file is exactly one JSON object per line, each ending in a newline."""
     path = Path(path)
     if not path.exists():
-        return []
-    lines = path.read_text().splitlines()
-    rows = []
-    for i, line in enumerate(lines):
-        if not line.strip():
+        return [], True
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # the file ends with a newline
+    clean = not data or data.endswith(b"\n")
+    rows: list[dict[str, Any]] = []
+    for i, raw in enumerate(lines):
+        last = i == len(lines) - 1
+        if not raw.strip():
+            clean = False
             continue
         try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as e:
-            if i == len(lines) - 1:
+            row = json.loads(raw.decode("utf-8"))
+            if not isinstance(row, dict):
+                raise ValueError(f"a JSON {type(row).__name__}, not an object")
+        except (UnicodeDecodeError, ValueError) as e:
+            if last:
+                clean = False
                 continue
-            raise ValueError(f"{path}: line {i + 1} is not valid JSON ({e})") from None
-    return rows
+            raise RowsError(f"{path}: line {i + 1} is not a valid JSON row ({e})") from None
+        rows.append(row)  # a last row that parses is whole (only its newline may be missing)
+    return rows, clean
+
+
+def read_rows(path: str | Path) -> list[dict[str, Any]]:
+    """Read a JSONL file; a torn last line (crash mid-write) is skipped, other bad lines are errors."""
+    return read_rows_checked(path)[0]
 
 
 def dumps_strict(obj: Any, **kw: Any) -> str:
