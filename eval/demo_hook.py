@@ -39,7 +39,7 @@ def run_suites(checkpoints: Mapping[int, tuple[str, str]], out_dir: str,
                                     experiment=f"table1/{method.name}",
                                     benchmark=BenchmarkConfig(bench, max_tasks=max_tasks, transport="direct"),
                                     method=method, policy=pol, base_policy=base, progress=False, resume=False))
-    head, rows, caption = build_tables(collect(find_runs([out / "runs"])))["table1"]
+    head, rows, caption = build_tables(collect(find_runs([out / "runs"]), per_seed_checkpoints=True))["table1"]
     md = to_markdown(head, rows, caption)
     (out / "table1.md").write_text(md)
     return md

@@ -13,7 +13,10 @@ failed episodes (scored 0) is marked † and the footnote names them. Layout (in
   Table 3  accuracy by execution stage (early / middle / late) and per-category MCP accuracy.
 Runs whose `experiment` is "tableK/..." go to table K; other runs go to every table; tables 2 and 3
 fall back to a method's runs from any table. Rows produced by different policy checkpoints (content
-hash, eval/provenance.py) are never merged into one cell: that is an error.
+hash, eval/provenance.py) are never merged into one cell: that is an error. The one exception is
+asked for explicitly (`per_seed_checkpoints=True`, `pulse tables --per-seed-checkpoints`): each seed
+of a cell may come from its own checkpoint (training seed s evaluated at seed s, so the spread
+includes training variance), but still never two checkpoints for one seed.
 """
 from __future__ import annotations
 
@@ -54,9 +57,10 @@ def _hash_of(row: dict[str, Any]) -> str:
     return NOT_RECORDED if h is None else str(h)
 
 
-def collect(runs: Sequence[Path]) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
+def collect(runs: Sequence[Path], per_seed_checkpoints: bool = False) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
     """(table, method, benchmark) -> per-seed summaries. Raises TableError when one such cell would
-    hold rows from different policy checkpoints (content hashes)."""
+    hold rows from different policy checkpoints (content hashes) -- with `per_seed_checkpoints`,
+    when one *seed* of a cell would."""
     out: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for run in runs:
         rows = read_rows(run / "episodes.jsonl")
@@ -78,14 +82,22 @@ def collect(runs: Sequence[Path]) -> dict[tuple[str, str, str], list[dict[str, A
             table = exp.split("/")[0] if exp.startswith("table") else "*"
             out[(table, rs[0]["method"], rs[0]["benchmark"])].append(s)
     for (table, method, bench), ss in out.items():
-        hashes = sorted({s["checkpoint_hash"] for s in ss})
-        if len(hashes) > 1:
-            where = "; ".join(f"{s['run']} (seed {s['seed']}): {s['checkpoint_hash']!r} "
-                              f"[{'/'.join(s['policy_checkpoints']) or '-'}]" for s in ss)
-            raise TableError(f"method {method!r} on {bench} ({'every table' if table == '*' else table}): runs "
-                             f"come from different policy checkpoints {', '.join(map(repr, hashes))}: {where}. "
-                             f"Give them different experiment labels or method names, or tabulate them separately.")
+        groups = [[s for s in ss if s["seed"] == seed] for seed in sorted({s["seed"] for s in ss})] \
+            if per_seed_checkpoints else [ss]
+        for group in groups:
+            _one_checkpoint(group, table, method, bench)
     return out
+
+
+def _one_checkpoint(ss: Sequence[dict[str, Any]], table: str, method: str, bench: str) -> None:
+    hashes = sorted({s["checkpoint_hash"] for s in ss})
+    if len(hashes) > 1:
+        where = "; ".join(f"{s['run']} (seed {s['seed']}): {s['checkpoint_hash']!r} "
+                          f"[{'/'.join(s['policy_checkpoints']) or '-'}]" for s in ss)
+        raise TableError(f"method {method!r} on {bench} ({'every table' if table == '*' else table}): runs "
+                         f"come from different policy checkpoints {', '.join(map(repr, hashes))}: {where}. "
+                         f"Give them different experiment labels or method names, tabulate them separately, "
+                         f"or, for one checkpoint per training seed, pass --per-seed-checkpoints.")
 
 
 def _cell(vals: Sequence[float | None], pct: bool = False, digits: int = 1) -> str:
@@ -263,10 +275,11 @@ def plot_stage_accuracy(data, out_dir: Path) -> list[Path]:
     return paths
 
 
-def render(run_dirs: Sequence[str | Path], out_dir: str | Path | None = None, plots: bool = True) -> str:
+def render(run_dirs: Sequence[str | Path], out_dir: str | Path | None = None, plots: bool = True,
+           per_seed_checkpoints: bool = False) -> str:
     """Render all tables; write tables.md / tables.tex (+ PNGs) to out_dir when given; return Markdown."""
     from pulse.utils.atomic import atomic_write_text
-    data = collect(find_runs(run_dirs))
+    data = collect(find_runs(run_dirs), per_seed_checkpoints)
     tables = build_tables(data)
     md = "\n".join(to_markdown(*t) for t in tables.values() if t[1])
     if out_dir is not None:

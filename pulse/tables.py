@@ -14,10 +14,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("runs", nargs="+", help="run directories or folders containing them")
     p.add_argument("--out", default=None, help="write tables.md, tables.tex and PNG plots here")
     p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--per-seed-checkpoints", action="store_true",
+                   help="allow one policy checkpoint per seed in a row (training seed s evaluated at seed s)")
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
     from eval.tables import render
     try:
-        print(render(a.runs, a.out, plots=not a.no_plots))
+        print(render(a.runs, a.out, plots=not a.no_plots, per_seed_checkpoints=a.per_seed_checkpoints))
     except (FileNotFoundError, ValueError) as e:
         print(f"pulse tables: {e}", file=sys.stderr)
         sys.exit(2)

@@ -88,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         print("rows not run: " + "; ".join(dict.fromkeys(skipped)))
     print(f"{n_runs} runs in {time.perf_counter() - t0:.1f}s")
     from pulse.tables import main as tables_main
-    return tables_main([str(runs), "--out", a.out]) or 0
+    per_seed = "{seed}" in a.checkpoint or "{seed}" in a.base
+    return tables_main([str(runs), "--out", a.out, *(["--per-seed-checkpoints"] if per_seed else [])]) or 0
 
 
 if __name__ == "__main__":

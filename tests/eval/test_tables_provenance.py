@@ -121,6 +121,15 @@ def test_tables_refuse_mixed_checkpoints_in_one_cell(tmp_path, eval_cfg, capsys)
     with pytest.raises(SystemExit) as e:
         tables_main([str(tmp_path / "runs"), "--no-plots"])
     assert e.value.code == 2 and "feedbeef" in capsys.readouterr().err
+    # one checkpoint per training seed is allowed when asked for explicitly...
+    assert "pulse_rule" in render([tmp_path / "runs"], per_seed_checkpoints=True, plots=False)
+    # ...but never two checkpoints for the same seed
+    c = run_eval(eval_cfg(tmp_path / "runs" / "c", "pulse_rule", overrides=[*SMALL, "seed=1"]))
+    assert '"checkpoint_hash": ""' in (c / "episodes.jsonl").read_text()
+    with pytest.raises(TableError, match="different policy checkpoints"):
+        render([tmp_path / "runs"], per_seed_checkpoints=True, plots=False)
+    import shutil
+    shutil.rmtree(c)
     # under different experiment labels (different table cells) they may both be shown
     rows = (b / "episodes.jsonl").read_text().replace('"experiment": ""', '"experiment": "table2/other"')
     (b / "episodes.jsonl").write_text(rows)
