@@ -45,3 +45,18 @@ def make_cfg(tmp_path, method: str = "pulse_rule", benchmark: str = "pibench_sim
 @pytest.fixture
 def eval_cfg():
     return make_cfg
+
+
+@pytest.fixture
+def failing_agent(monkeypatch):
+    """The simulated agent raises in the first task of the researcher chain (a failed episode)."""
+    from eval.agents import simulated
+
+    orig = simulated.SimulatedAgent.run
+
+    def flaky(self, task, env, session, seed):
+        if task.task_id == "researcher_task_001":
+            raise RuntimeError("boom in episode")
+        return orig(self, task, env, session, seed)
+
+    monkeypatch.setattr(simulated.SimulatedAgent, "run", flaky)

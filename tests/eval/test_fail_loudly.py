@@ -24,20 +24,6 @@ def compose(out_dir, *overrides):
                                            "benchmark.personas=[researcher]", *overrides])
 
 
-@pytest.fixture
-def failing_agent(monkeypatch):
-    from eval.agents import simulated
-
-    orig = simulated.SimulatedAgent.run
-
-    def flaky(self, task, env, session, seed):
-        if task.task_id == "researcher_task_001":
-            raise RuntimeError("boom in episode")
-        return orig(self, task, env, session, seed)
-
-    monkeypatch.setattr(simulated.SimulatedAgent, "run", flaky)
-
-
 def test_failed_episode_exits_nonzero(tmp_path, failing_agent, capsys):
     from pulse.eval import _run
 
