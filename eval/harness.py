@@ -35,7 +35,7 @@ from pulse.utils.manifest import write_manifest
 from eval.config import EvalConfig
 from eval.envs import check_task, make_env, task_score
 from eval.memory_backends import describe as describe_memory
-from eval.memory_backends import open_chain_memory
+from eval.memory_backends import build_embedder, open_chain_memory
 from eval.methods.base import MethodContext
 from eval.metrics import STAGES, dumps_strict, read_rows, read_rows_checked, summarize
 from eval.provenance import config_hash, policy_provenance
@@ -209,7 +209,7 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
                    method=cfg.method.name, agent={"name": agent.name, "model": agent.model,
                                                    "simulated": agent.simulated},
                    judge="deterministic checkpoint checks (no LLM judge)",
-                   memory=describe_memory(method.memory_kind) if method.uses_memory else "none",
+                   memory=describe_memory(method.memory_kind, cfg.embedder.name) if method.uses_memory else "none",
                    transport=cfg.benchmark.transport)
     if not cfg.resume and rows_path.exists():
         rows_path.unlink()
@@ -219,14 +219,17 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
     if cfg.progress and n_todo:
         from tqdm import tqdm
         bar = tqdm(total=n_todo, desc=f"{suite.name}/{cfg.method.name}/seed{cfg.seed}", unit="ep", leave=False)
+    embedder = None  # built at the first chain that needs memory, then shared by every chain
     for user, tasks in todo.items():
         persona = suite.persona(user)
         memory = None
         if method.uses_memory:
             root = out / "memory" / user
             shutil.rmtree(root, ignore_errors=True)
+            if embedder is None:
+                embedder = build_embedder(cfg.embedder)
             memory = open_chain_memory(method.memory_kind, root, user, [t.project_id for t in tasks],
-                                       persona.memory)
+                                       persona.memory, embedder)
         env = make_env(persona.tools, cfg.benchmark.transport)
         try:
             for task in tasks:

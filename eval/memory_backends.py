@@ -6,7 +6,8 @@ Method configs name the organisation with pulse.memory's kinds (and the paper's 
   flat_user     Flat + User: flat memory plus the structured *user* part (graph user, flat project)
   flat_project  Flat + Project: flat memory plus the structured *project* part (flat user, graph project)
 Every kind reads the same records; only the retriever of each layer differs (pulse/memory/memory.py).
-Retrieval is lexical (BM25): no model download, identical for every method.
+The embedder is the run's `embedder` config (default BM25: lexical, no model), built once per run
+and identical for every method and chain.
 """
 from __future__ import annotations
 
@@ -14,19 +15,27 @@ from pathlib import Path
 from typing import Sequence
 
 from pulse.core.records import MemoryItem
-from pulse.memory import KINDS, MemoryError_, StoreMemory
+from pulse.memory import KINDS, Embedder, MemoryError_, StoreMemory, make_embedder
 from pulse.memory import open_memory as _open_memory
 
-# Embedder every evaluation store uses (a name understood by pulse.memory.make_embedder).
+# Embedder of a store opened without a run config (tests, benches): a name for pulse.memory.make_embedder.
 EMBEDDER = "bm25"
 
 
-def describe(kind: str) -> str:
+def build_embedder(cfg) -> Embedder:
+    """The run's embedder from its `EmbedderConfig` (built once: a dense model loads once per run)."""
+    kwargs = {k: v for k, v in (("model", cfg.model), ("base_url", cfg.base_url), ("api_key", cfg.api_key)) if v}
+    if cfg.name != "openai" and kwargs:
+        raise MemoryError_(f"embedder.model/base_url/api_key apply to embedder.name=openai only, not {cfg.name!r}")
+    return make_embedder(cfg.name, **kwargs)
+
+
+def describe(kind: str, embedder: str = EMBEDDER) -> str:
     """What the run manifest records about the memory that ran."""
-    return f"pulse.memory.open_memory(kind={kind!r}, embedder={EMBEDDER!r})"
+    return f"pulse.memory.open_memory(kind={kind!r}, embedder={embedder!r})"
 
 
-def open_memory(kind: str, root: str | Path, embedder: str = EMBEDDER) -> StoreMemory:
+def open_memory(kind: str, root: str | Path, embedder: Embedder | str = EMBEDDER) -> StoreMemory:
     if kind not in KINDS:
         raise MemoryError_(f"method.memory: {kind!r} is not a memory kind (known: {', '.join(KINDS)})")
     Path(root).mkdir(parents=True, exist_ok=True)
@@ -34,7 +43,7 @@ def open_memory(kind: str, root: str | Path, embedder: str = EMBEDDER) -> StoreM
 
 
 def open_chain_memory(kind: str, root: str | Path, user_id: str, project_ids: Sequence[str],
-                      items: Sequence[MemoryItem], embedder: str = EMBEDDER) -> StoreMemory:
+                      items: Sequence[MemoryItem], embedder: Embedder | str = EMBEDDER) -> StoreMemory:
     """A fresh store for one persona chain: its user and projects created, its seed memory loaded."""
     mem = open_memory(kind, root, embedder)
     mem.create_user(user_id)

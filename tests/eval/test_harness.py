@@ -140,3 +140,20 @@ def test_every_memory_kind_keeps_projects_isolated(tmp_path, kind):
     hits = mem.retrieve(q)
     assert [h.item.item_id for h in hits] == ["p1-tpl"]
     mem.close()
+
+
+def test_embedder_is_a_run_config_knob(tmp_path, eval_cfg):
+    """Every store of a run uses the configured embedder (recorded in the manifest; part of the
+    config hash), and a typo in its name fails when the config is typed."""
+    from pulse.config.schema import ConfigError
+
+    small = ["benchmark.max_tasks=1", "benchmark.personas=[researcher]"]
+    out = run_eval(eval_cfg(tmp_path / "hash", overrides=[*small, "embedder.name=hash"]))
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["memory"] == "pulse.memory.open_memory(kind='structured', embedder='hash')"
+    rows = read_rows(out / "episodes.jsonl")
+    assert rows and rows[0]["status"] == "ok"
+    bm25 = run_eval(eval_cfg(tmp_path / "bm25", overrides=small))
+    assert read_rows(bm25 / "episodes.jsonl")[0]["config_hash"] != rows[0]["config_hash"]
+    with pytest.raises(ConfigError, match=r"embedder.name.*bm25"):
+        eval_cfg(tmp_path / "x", overrides=[*small, "embedder.name=bm52"])
