@@ -50,7 +50,7 @@ from pulse.agent.listener import Listener, Trigger, event_entities
 from pulse.agent.tokens import count_tokens
 from pulse.agent.writeback import extract_candidates
 from pulse.core.policy_io import PolicyInput
-from pulse.core.records import Decision, Event, MemoryItem
+from pulse.core.records import Decision, Event, MemoryItem, quote_untrusted
 from pulse.core.statements import SlotTerms
 from pulse.memory.interface import Memory, RetrievalQuery
 
@@ -153,8 +153,6 @@ def render_items(items: Sequence[MemoryItem]) -> str:
     """How delivered memory reads to the task agent (one line per item). A record whose words came
     from a tool result (untrusted provenance) is shown as quoted, escaped data, never as a line
     that could read as an instruction."""
-    from pulse.core.records import quote_untrusted
-
     lines = []
     for m in items:
         when = f" (since {m.valid_from[:10]})" if m.valid_from else ""
