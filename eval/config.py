@@ -49,6 +49,29 @@ class MethodConfig:
     initial_personalization: bool = True
     writeback: bool = True
     retrieve_k: int = knob(6, ge=1)
+    # memory baselines (impl != pulse/none): the method's own knobs, checked by its module's typed
+    # `Options` dataclass (eval/methods/<impl>.py) at start; an unknown key is a ConfigError
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """The memory-side LLM of the baselines and the Proactive Memory Agent (eval/llm/client.py)."""
+
+    # offline: deterministic stand-ins (no model) | openai: any OpenAI-compatible chat endpoint
+    name: Literal["offline", "openai"] = "offline"
+    model: str = ""
+    base_url: str = ""  # e.g. http://127.0.0.1:8011/v1 (eval/serving/local_server.py), vLLM, a hosted API
+    api_key: str = "EMPTY"
+    temperature: float = knob(0.0, ge=0.0)
+    max_tokens: int = knob(512, ge=1)
+    timeout_s: float = knob(60.0, gt=0.0)
+    retries: int = knob(2, ge=0)
+    # offline only: modelled seconds per stand-in call (the simulated task agent's latency formula)
+    latency_s: float = knob(1.5, ge=0.0)
+    latency_s_per_1k_tokens: float = knob(0.3, ge=0.0)
+    # openai only: also run method=mem0 through the mem0ai==1.0.11 package (optional extra) as a cross-check
+    mem0ai_crosscheck: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,6 +101,7 @@ class EvalConfig:
     policy: PolicyBackendConfig = field(default_factory=PolicyBackendConfig)
     base_policy: PolicyBackendConfig = field(default_factory=PolicyBackendConfig)
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
+    llm: LLMConfig = field(default_factory=LLMConfig)
     resume: bool = True
     retry_failed: bool = False
     progress: bool = True

@@ -35,8 +35,9 @@ from pulse.utils.manifest import write_manifest
 from eval.config import EvalConfig
 from eval.envs import check_task, make_env, task_score
 from eval.memory_backends import describe as describe_memory
-from eval.memory_backends import build_embedder, open_chain_memory
+from eval.memory_backends import build_embedder
 from eval.methods.base import MethodContext
+from eval.methods.seed import ChainSeed, seed_history
 from eval.metrics import STAGES, dumps_strict, read_rows, read_rows_checked, summarize
 from eval.provenance import config_hash, policy_provenance
 from eval.registry import AGENTS, BENCHMARKS, METHODS
@@ -72,6 +73,18 @@ def make_policy_getter(cfg: EvalConfig) -> Callable[[str], Any]:
         return pol
 
     get.used = []
+    return get
+
+
+def make_llm_getter(cfg: EvalConfig) -> Callable[[], Any]:
+    """get() -> the run's memory-side LLM client (eval/llm/client.py; one per run, built on first use)."""
+    made: list[Any] = []
+
+    def get():
+        if not made:
+            from eval.llm import build_llm
+            made.append(build_llm(cfg.llm))
+        return made[0]
     return get
 
 
@@ -189,7 +202,7 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
     suite: Suite = BENCHMARKS.get(cfg.benchmark.name)(cfg.benchmark)
     agent = AGENTS.get(cfg.agent.name)(cfg.agent)
     getter = make_policy_getter(cfg)
-    method = METHODS.get(cfg.method.impl)(cfg.method, MethodContext(getter))
+    method = METHODS.get(cfg.method.impl)(cfg.method, MethodContext(getter, make_llm_getter(cfg)))
     prov = {**policy_provenance(getter.used, cfg), "config_hash": config_hash(cfg)}
     rows_path = out / ROWS
     rows, clean = read_rows_checked(rows_path) if cfg.resume else ([], True)
@@ -228,8 +241,9 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
             shutil.rmtree(root, ignore_errors=True)
             if embedder is None:
                 embedder = build_embedder(cfg.embedder)
-            memory = open_chain_memory(method.memory_kind, root, user, [t.project_id for t in tasks],
-                                       persona.memory, embedder)
+            # the seed hook: every method builds its own memory from the same seed history
+            memory = method.open_chain(ChainSeed(user, tuple(t.project_id for t in tasks),
+                                                 seed_history(user, persona.memory), root, embedder, tuple(suite.persona(user).tools)))
         env = make_env(persona.tools, cfg.benchmark.transport)
         try:
             for task in tasks:

@@ -17,6 +17,7 @@ BENCHMARKS: Registry[Any] = Registry("benchmark", {
 METHODS: Registry[Any] = Registry("method", {
     "none": "eval.methods.none:build",
     "pulse": "eval.methods.pulse_method:build",
+    "mem0": "eval.methods.mem0:build",
 })
 
 AGENTS: Registry[Any] = Registry("task agent", {

@@ -36,6 +36,13 @@ class Method(Protocol):
     uses_memory: bool
     memory_kind: str
 
+    def open_chain(self, seed: Any) -> Any:
+        """The seed hook: build this method's own memory for one persona chain from the seed history
+        (`eval.methods.seed.ChainSeed`: the user's and projects' past conversations with times, the
+        run's embedder, a fresh folder). Called only when `uses_memory`; the result (which has
+        `close()`) is the `memory` every `open_session` of the chain gets."""
+        ...
+
     def open_session(self, task: SimTask, memory: Any, concurrent: bool,
                      tools: Sequence[ToolSpec] = ()) -> MemorySession:
         """`tools`: the schemas the task agent's environment publishes (what a memory agent may read)."""
@@ -47,3 +54,5 @@ class MethodContext:
     """What the harness hands a method factory besides its own config: lazily built policies."""
 
     get_policy: Any  # callable(source: str) -> Policy; source in {trained, base, rule}
+    # callable() -> the run's memory-side LLM client (eval/llm/client.py), built on first use
+    llm: Any = None

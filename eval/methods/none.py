@@ -33,6 +33,9 @@ class NoMemory:
     uses_memory: bool = False
     memory_kind: str = ""
 
+    def open_chain(self, seed):
+        return None
+
     def open_session(self, task, memory: Any, concurrent: bool, tools=()):
         return _NoMemorySession()
 

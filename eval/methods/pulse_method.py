@@ -46,6 +46,13 @@ class PulseMethod:
     retrieve_k: int = 6
     uses_memory: bool = True
 
+    def open_chain(self, seed):
+        """Pulse's store holds the records its write pipeline keeps for the seed history
+        (`SeedHistory.items`, eval/methods/seed.py), in the run's `pulse.memory` store."""
+        from eval.memory_backends import open_chain_memory
+        return open_chain_memory(self.memory_kind, seed.root, seed.user_id, seed.project_ids,
+                                 seed.history.items, seed.embedder)
+
     def open_session(self, task, memory, concurrent: bool, tools=()) -> PulseAgent:
         # the memory agent reads request and message text with the tools' published vocabulary;
         # it gets no task label (level, topic) and no parse of the request from the suite
