@@ -31,7 +31,7 @@ from pulse.memory.interface import (ItemMeta, MemoryError_, MissingRecordError, 
 from pulse.memory.query_features import QueryFeatures, features, query_text
 from pulse.memory.retrieval_flat import FlatRetriever
 from pulse.memory.retrieval_graph import GraphRetriever
-from pulse.memory.scope_index import ScopeIndex, build_scope_index, embed_with_cache
+from pulse.memory.scope_index import ScopeIndex, build_scope_index, catch_up, embed_with_cache
 from pulse.memory.store import MemoryStore, text_hash
 from pulse.memory.timeutil import check_time, parse_time, utc_now
 from pulse.memory.writer import Conversation, plan_and_write
@@ -118,14 +118,14 @@ class StoreMemory:
 
     # ------------------------------------------------------------------ indexes
     def _fresh(self) -> None:
-        """Drop indexes another process made stale (its commits change SQLite's data_version)."""
+        """Bring indexes up to date with other processes' commits (they change SQLite's data_version)."""
         dv = self.store.data_version()
         if dv != self._data_version:
             with self._ix_lock:
                 self._data_version = dv
                 gens = self.store.generations()
                 for scope in [s for s, ix in self._indexes.items() if gens.get(s) != ix.generation]:
-                    del self._indexes[scope]
+                    self._catch_up(scope, gens.get(scope, 0))
 
     def index(self, scope: str) -> ScopeIndex:
         ix = self._indexes.get(scope)
@@ -138,11 +138,18 @@ class StoreMemory:
                     self._indexes[scope] = ix
         return ix
 
+    def _catch_up(self, scope: str, generation: int) -> None:
+        self._indexes[scope] = catch_up(self._indexes[scope], self.store, self.embedder, generation)
+
     def invalidate(self, scopes: set[str]) -> None:
+        """After a commit to `scopes`: built indexes take in the new rows (cost of those rows only)."""
         with self._ix_lock:
-            for s in scopes:
-                self._indexes.pop(s, None)
             self._data_version = self.store.data_version()
+            gens = self.store.generations()
+            # `scopes` changed generation; so did any scope another process committed to meanwhile
+            for s, ix in list(self._indexes.items()):
+                if gens.get(s) != ix.generation:
+                    self._catch_up(s, gens.get(s, 0))
 
     def embed_cached(self, texts: list[str]) -> dict[str, Any]:
         return embed_with_cache(self.store, self.embedder, texts)
@@ -177,9 +184,10 @@ class StoreMemory:
         f = feats or features(query)
         delivered = set(query.delivered)
         cands: list[Candidate] = []
-        for scope in scopes:
-            retriever = self.user_retriever if scope.startswith("user:") else self.project_retriever
-            cands.extend(retriever.candidates(self.index(scope), qrep, f, query.task_id, delivered, query.k))
+        with self._ix_lock:  # a commit on another thread updates indexes in place
+            for scope in scopes:
+                retriever = self.user_retriever if scope.startswith("user:") else self.project_retriever
+                cands.extend(retriever.candidates(self.index(scope), qrep, f, query.task_id, delivered, query.k))
         return select(cands, query.k)
 
     # ------------------------------------------------------------------ reading

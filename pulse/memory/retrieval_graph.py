@@ -84,15 +84,16 @@ class GraphRetriever:
                 how.setdefault(t, []).append("its name is in the query")
         ent_hits = ix.match_entities(f.words, f.entity_keys)
         for key in ent_hits:
-            for t in {ix.item_topic_ids[i][0] for i in ix.entity_members[key][:64].tolist()}:
+            for t in ix.entity_topics[key]:
                 tscore[t] = max(tscore[t], 0.0) + cfg.topic_entity_bonus
                 how.setdefault(t, []).append(f"it holds entity '{ix.entity_names[key]}'")
-        order = np.argsort(-tscore)[:cfg.topics_to_locate]
+        order = ix.topic_order(tscore)[:cfg.topics_to_locate]
         located = [int(t) for t in order if np.isfinite(tscore[t]) and tscore[t] >= cfg.min_topic_score]
 
         # 2. expand: contiguous slices (own facts, subtopics, parent's own facts) + gathered facts
         ranges: list[tuple[int, int, float]] = []
         gathered: list[np.ndarray] = []
+        tails: list[tuple[np.ndarray, float]] = []
         expanded_via: dict[int, str] = {}
         for t in located:
             lo, hi = (int(x) for x in ix.own_range[t])
@@ -113,9 +114,21 @@ class GraphRetriever:
                 ranges.append((lo, hi, cfg.located_bonus))
             if len(ix.link_members[t]):
                 gathered.append(ix.link_members[t])
+            if ix.n_tail:  # facts appended since the last compaction: the same relations, by member list
+                own_tail = ix.tail_of(t)
+                below = np.setdiff1d(ix.tail_of(t, subtree=True), own_tail)
+                parent_tail = ix.tail_of(p) if p >= 0 else below[:0]
+                tails += [(own_tail, cfg.located_bonus), (below, cfg.expanded_bonus), (parent_tail, cfg.expanded_bonus)]
+                for m, via in ((below, "subtopic of"), (parent_tail, "parent Topic of")):
+                    for i in m[:256].tolist():
+                        expanded_via.setdefault(i, f"{via} '{ix.topic_names[t]}'")
         bonus = np.zeros(n, np.float32)  # structural bonus: the best relation that reached the fact
         for a, b, v in ranges:
             np.maximum(bonus[a:b], v, out=bonus[a:b])
+        for m, v in tails:
+            if len(m):
+                gathered.append(m)
+                bonus[m] = np.maximum(bonus[m], v)
         for t in located:
             m = ix.link_members[t]
             if len(m):

@@ -2,67 +2,107 @@
 
 Retrieval must stay in the low milliseconds at 10k facts, so per-query work is numpy over arrays
 prepared once per scope. The layout is what makes graph retrieval sublinear: Topic nodes are
-numbered in depth-first order and items are sorted by their primary Topic, so a Topic's own facts
-and its whole subtree are each one contiguous slice of the (n, dim) matrix. Graph retrieval scores
-Topic centroids, then only the slices of the located Topics (plus the few facts reached through
-links, entities and slots) — never the full matrix. The index is rebuilt lazily when the scope's
-generation counter in the store changes.
+numbered in depth-first order and the *base* items are sorted by their primary Topic, so a Topic's
+own facts and its whole subtree are each one contiguous slice of the (n, dim) matrix. Graph
+retrieval scores Topic centroids, then only the slices of the located Topics (plus the few facts
+reached through links, entities and slots) — never the full matrix.
+
+Commits update the index incrementally (`catch_up`): the rows written since the index last looked
+(`items.rowid` > `last_rowid`) are appended as a *tail* in insertion order — per-item columns are
+growing arrays, Topic sums and member lists are updated for the touched nodes only — and records a
+revision ended get their new `valid_to`. A commit therefore costs its own items, not the scope
+size. Tail items reach graph retrieval through per-Topic member lists (`tail_own`,
+`tail_subtree`); once the tail outgrows `max(COMPACT_MIN_TAIL, n_base * COMPACT_FRACTION)` the index
+is re-sorted in memory (`compact`: no store read, no embedding). The same path serves another
+process's commits (the scope's generation counter changed) as well as this process's own.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Sequence
 
 import numpy as np
 
 from pulse.core.records import MemoryItem
 from pulse.memory import graph
-from pulse.memory.embedders.base import Embedder, ScoreIndex
+from pulse.memory.embedders.base import Embedder, GrowingArray, ScoreIndex
 from pulse.memory.interface import ItemMeta
 from pulse.memory.store import MemoryStore, text_hash
 from pulse.memory.timeutil import bound_from, bound_to
 
 _EMPTY = np.zeros(0, np.int64)
+# compaction when the appended tail exceeds max(COMPACT_MIN_TAIL, COMPACT_FRACTION * base size):
+# amortised, a re-sort every ~25 % growth; below it, tail facts cost a gather each per query
+COMPACT_MIN_TAIL = 2048
+COMPACT_FRACTION = 0.25
+# per-item columns: name -> dtype (kept as growing arrays; the attributes are views of them)
+_COLUMNS = {"vf": np.float64, "vt": np.float64, "durable": bool, "task_ids": object, "kinds": object,
+            "has_slot": bool, "primary": np.int64, "rowids": np.int64}
 
 
 @dataclass
 class ScopeIndex:
     scope: str
     generation: int
-    items: list[MemoryItem]  # sorted by primary Topic (depth-first), then insertion order
+    last_rowid: int  # the newest store row (items.rowid) of this scope the index holds
+    items: list[MemoryItem]  # base: sorted by primary Topic (depth-first), then insertion; tail: insertion order
     metas: list[ItemMeta]
+    texts: list[str]  # the embedded text of each item
     pos: dict[str, int]
-    vf: np.ndarray  # valid_from, epoch s (-inf = always)
-    vt: np.ndarray  # valid_to, epoch s (+inf = still valid)
-    durable: np.ndarray  # bool: not task-scoped
-    task_ids: np.ndarray  # str per item ("" = durable)
-    kinds: np.ndarray  # str per item
-    has_slot: np.ndarray  # bool per item
-    task_members: dict[str, np.ndarray]
+    n_base: int  # items [0, n_base) are the sorted base, [n_base, n) the appended tail
     scores: ScoreIndex
-    vectors: np.ndarray | None  # (n, dim) rows in index order, for dense embedders
-    # thematic layer (node ids in depth-first order)
+    # thematic layer (node ids: depth-first for the base's nodes, then in order of appearance)
     topic_names: list[str]
     topic_ids: dict[str, int]
     topic_parent: list[int]  # -1 for a root Topic
     topic_words: list[frozenset[str]]
-    own_range: np.ndarray  # (T, 2): slice of items whose primary Topic is the node
-    subtree_range: np.ndarray  # (T, 2): slice of items whose primary Topic is in the node's subtree
+    own_range: np.ndarray  # (T, 2): slice of base items whose primary Topic is the node
+    subtree_range: np.ndarray  # (T, 2): slice of base items whose primary Topic is in the node's subtree
     link_members: list[np.ndarray]  # items linked into the node (cross-topic links)
-    centroids: np.ndarray | None  # (T, dim) normalised mean of the node's facts (subtree if it has none)
+    tail_own: dict[int, list[int]]  # tail items whose primary Topic is the node
+    tail_subtree: dict[int, list[int]]  # tail items whose primary Topic is the node or below it
     has_members: np.ndarray  # bool per node: any fact in its subtree or linked in
     item_topic_ids: list[tuple[int, ...]]  # per item: primary first, then links
     # entity layer and slots
     entity_members: dict[str, np.ndarray]
+    entity_topics: dict[str, set[int]]  # primary Topics of the facts naming the entity
     entity_names: dict[str, str]
     entity_by_words: dict[str, list[str]]
     entity_max_words: int
     slot_members: dict[str, np.ndarray]
     item_slot: list[str]
     item_entity_keys: list[frozenset[str]]
+    task_members: dict[str, np.ndarray]
+    # dense embedders: item vectors and Topic centroids from running sums (None for lexical)
+    vector_rows: GrowingArray | None
+    own_sum: np.ndarray | None  # (T, dim) float64: sum of the node's own + linked facts
+    own_count: np.ndarray  # (T,) number of own + linked facts
+    sub_sum: np.ndarray | None  # (T, dim) float64: sum of the node's whole subtree's facts
+    centroids: np.ndarray | None  # (T, dim) normalised own sum (subtree sum when it has no own facts)
+    columns: dict[str, GrowingArray] = field(default_factory=dict)
+    _name_rank: np.ndarray | None = None  # rank of each Topic name (see topic_order)
+    # views of `columns`, refreshed after every append (see _COLUMNS)
+    vf: np.ndarray = field(default_factory=lambda: _EMPTY)  # valid_from, epoch s (-inf = always)
+    vt: np.ndarray = field(default_factory=lambda: _EMPTY)  # valid_to, epoch s (+inf = still valid)
+    durable: np.ndarray = field(default_factory=lambda: _EMPTY)  # bool: not task-scoped
+    task_ids: np.ndarray = field(default_factory=lambda: _EMPTY)  # str per item ("" = durable)
+    kinds: np.ndarray = field(default_factory=lambda: _EMPTY)  # str per item
+    has_slot: np.ndarray = field(default_factory=lambda: _EMPTY)  # bool per item
+    primary: np.ndarray = field(default_factory=lambda: _EMPTY)  # primary Topic id per item
+    rowids: np.ndarray = field(default_factory=lambda: _EMPTY)  # store rowid per item (insertion order)
+    vectors: np.ndarray | None = None  # (n, dim) rows in index order, for dense embedders
 
     def __len__(self) -> int:
         return len(self.items)
+
+    @property
+    def n_tail(self) -> int:
+        return len(self.items) - self.n_base
+
+    def _sync_views(self) -> None:
+        for name, col in self.columns.items():
+            setattr(self, name, col.view())
+        self.vectors = self.vector_rows.view() if self.vector_rows is not None else None
 
     def valid_mask(self, as_of: float | None, task_id: str, current_only: bool = True) -> np.ndarray:
         """Validity at the information cutoff. `current_only=False` keeps superseded versions (flat memory)."""
@@ -95,14 +135,30 @@ class ScopeIndex:
         lo, hi = self.own_range[:, 0], self.own_range[:, 1]
         nonempty = np.flatnonzero(hi > lo)
         if len(nonempty):
-            # own slices tile the item array in node order, so the segments between consecutive
-            # non-empty starts are exactly those slices: one reduceat
-            seg = np.maximum.reduceat(scores, lo[nonempty]) if len(scores) else np.zeros(0, np.float32)
-            best[nonempty] = seg
+            # own slices tile the base in node order, so the segments between consecutive non-empty
+            # starts are exactly those slices: one reduceat over the base
+            base = scores[:self.n_base]
+            best[nonempty] = np.maximum.reduceat(base, lo[nonempty]) if len(base) else -np.inf
+        if self.n_tail:
+            np.maximum.at(best, self.primary[self.n_base:], scores[self.n_base:])
         for t, m in enumerate(self.link_members):
             if len(m):
                 best[t] = max(best[t], float(scores[m].max()))
         return best
+
+    def topic_order(self, tscore: np.ndarray) -> np.ndarray:
+        """Node ids by descending score; ties broken by Topic name, so the order never depends on how
+        the nodes happen to be numbered (a full build numbers them depth-first, appends add at the end)."""
+        if self._name_rank is None or len(self._name_rank) != len(self.topic_names):
+            rank = np.empty(len(self.topic_names), np.int64)
+            rank[np.argsort(np.array(self.topic_names, dtype=object), kind="stable")] = np.arange(len(rank))
+            self._name_rank = rank
+        return np.lexsort((self._name_rank, -tscore))
+
+    def tail_of(self, t: int, subtree: bool = False) -> np.ndarray:
+        """Tail items whose primary Topic is `t` (or, with subtree=True, anywhere below it too)."""
+        m = (self.tail_subtree if subtree else self.tail_own).get(t)
+        return np.asarray(m, np.int64) if m else _EMPTY
 
     def match_entities(self, words: list[str], direct_keys: set[str]) -> list[str]:
         """Entity keys named by the query: its explicit keys and any n-gram of its words."""
@@ -114,13 +170,185 @@ class ScopeIndex:
                         hits.append(k)
         return hits
 
+    # ------------------------------------------------------------------ incremental updates
+    def append(self, rows: Sequence[tuple[int, MemoryItem, ItemMeta]], vectors: np.ndarray | None) -> None:
+        """Add records (store rowid, item, meta) in insertion order as tail items."""
+        if not rows:
+            return
+        start = len(self.items)
+        texts = [graph.embed_text(item) for _, item, _ in rows]
+        new_topics: list[str] = []
+        per_item: list[list[str]] = []
+        for _, item, meta in rows:
+            ts = [k for k, _ in graph.item_topics(item, meta)]
+            per_item.append(ts)
+            for k in ts:
+                for node in graph.topic_chain(k):
+                    if node not in self.topic_ids and node not in new_topics:
+                        new_topics.append(node)
+        if new_topics:
+            self._add_topics(new_topics)
+        col_vals: dict[str, list] = {name: [] for name in _COLUMNS}
+        for j, ((rowid, item, meta), ts) in enumerate(zip(rows, per_item)):
+            idx = start + j
+            tids = tuple(self.topic_ids[k] for k in ts)
+            self.items.append(item)
+            self.metas.append(meta)
+            self.texts.append(texts[j])
+            self.pos[item.item_id] = idx
+            self.item_topic_ids.append(tids)
+            for name, v in _column_values(item, meta, tids[0], rowid).items():
+                col_vals[name].append(v)
+            self.tail_own.setdefault(tids[0], []).append(idx)
+            for node in graph.topic_chain(ts[0]):
+                a = self.topic_ids[node]
+                self.tail_subtree.setdefault(a, []).append(idx)
+                self.has_members[a] = True
+            for t in tids[1:]:
+                self.link_members[t] = np.append(self.link_members[t], idx)
+                self.has_members[t] = True
+            self._index_keys(idx, item, meta)
+        for name, vals in col_vals.items():
+            self.columns[name].append(np.array(vals, dtype=_COLUMNS[name]))
+        self.scores.add(texts, vectors)
+        if self.vector_rows is not None:
+            self.vector_rows.append(vectors)
+            touched: set[int] = set()
+            for j, tids in enumerate(self.item_topic_ids[start:]):
+                v = vectors[j].astype(np.float64)
+                for t in tids:  # own and linked
+                    self.own_sum[t] += v
+                    self.own_count[t] += 1
+                    touched.add(t)
+                for node in graph.topic_chain(self.topic_names[tids[0]]):
+                    a = self.topic_ids[node]
+                    self.sub_sum[a] += v
+                    touched.add(a)
+            self._refresh_centroids(sorted(touched))
+        else:
+            for tids in self.item_topic_ids[start:]:
+                for t in tids:
+                    self.own_count[t] += 1
+        self.last_rowid = max(self.last_rowid, max(r for r, _, _ in rows))
+        self._sync_views()
+
+    def set_valid_to(self, item: MemoryItem) -> None:
+        """A stored record's validity ended (the only change a stored row ever gets)."""
+        p = self.pos.get(item.item_id)
+        if p is not None and self.items[p].valid_to != item.valid_to:
+            self.items[p] = replace(self.items[p], valid_to=item.valid_to)
+            self.vt[p] = bound_to(item.valid_to)
+
+    def _add_topics(self, names: list[str]) -> None:
+        for name in names:  # topic_chain order: a parent is always added before its children
+            self.topic_ids[name] = len(self.topic_names)
+            self.topic_names.append(name)
+            parent = graph.topic_parent(name)
+            self.topic_parent.append(self.topic_ids[parent] if parent else -1)
+            self.topic_words.append(_topic_words(name))
+            self.link_members.append(_EMPTY)
+        k = len(names)
+        self.own_range = np.vstack([self.own_range, np.zeros((k, 2), np.int64)])
+        self.subtree_range = np.vstack([self.subtree_range, np.zeros((k, 2), np.int64)])
+        self.has_members = np.concatenate([self.has_members, np.zeros(k, bool)])
+        self.own_count = np.concatenate([self.own_count, np.zeros(k, np.int64)])
+        if self.own_sum is not None:
+            dim = self.own_sum.shape[1]
+            self.own_sum = np.vstack([self.own_sum, np.zeros((k, dim))])
+            self.sub_sum = np.vstack([self.sub_sum, np.zeros((k, dim))])
+            self.centroids = np.vstack([self.centroids, np.zeros((k, dim), np.float32)])
+
+    def _refresh_centroids(self, nodes: Sequence[int]) -> None:
+        for t in nodes:
+            s = self.own_sum[t] if self.own_count[t] else self.sub_sum[t]
+            norm = np.linalg.norm(s)
+            self.centroids[t] = s / norm if norm > 0 else 0.0
+
+    def _index_keys(self, idx: int, item: MemoryItem, meta: ItemMeta, add: Any = None) -> None:
+        """Entity, slot and task membership of one item at position `idx`. `add(members, key, idx)`
+        defaults to appending to the key's array (a build collects lists and converts them once)."""
+        add = add or _push
+        ents = graph.item_entities(item)
+        self.item_entity_keys.append(frozenset(ents))
+        for key, name in ents.items():
+            if key not in self.entity_members:
+                self.entity_names[key] = name
+                joined = " ".join(graph.words(key))
+                self.entity_by_words.setdefault(joined, []).append(key)
+                self.entity_max_words = min(4, max(self.entity_max_words, len(joined.split())))
+            add(self.entity_members, key, idx)
+            self.entity_topics.setdefault(key, set()).add(self.item_topic_ids[idx][0])
+        sk = graph.slot_key(item.slot) if item.slot else ""
+        self.item_slot.append(sk)
+        if sk:
+            add(self.slot_members, sk, idx)
+            if ":" in sk:  # "artifact:report.pdf" also answers to an argument named "report.pdf"
+                add(self.slot_members, sk.split(":", 1)[1], idx)
+        if meta.task_id:
+            add(self.task_members, meta.task_id, idx)
+
+    def needs_compaction(self) -> bool:
+        return self.n_tail > max(COMPACT_MIN_TAIL, COMPACT_FRACTION * self.n_base)
+
+    def compact(self, embedder: Embedder) -> "ScopeIndex":
+        """The same records re-sorted into one base (from memory: no store read, no embedding)."""
+        order = np.argsort(self.rowids, kind="stable")
+        rows = [(int(self.rowids[i]), self.items[i], self.metas[i]) for i in order.tolist()]
+        vecs = self.vectors[order] if self.vectors is not None else None
+        return _build(self.scope, self.generation, rows, vecs, embedder, [self.texts[i] for i in order.tolist()])
+
+
+def _push(members: dict[str, Any], key: str, idx: int) -> None:
+    arr = members.get(key)
+    members[key] = np.array([idx], np.int64) if arr is None else np.append(arr, idx)
+
+
+def _collect(members: dict[str, Any], key: str, idx: int) -> None:
+    members.setdefault(key, []).append(idx)
+
+
+def _topic_words(name: str) -> frozenset[str]:
+    return frozenset(graph.stem(w) for w in graph.words(name.rsplit("/", 1)[-1]))
+
+
+def _column_values(item: MemoryItem, meta: ItemMeta, primary: int, rowid: int) -> dict[str, Any]:
+    return {"vf": bound_from(item.valid_from), "vt": bound_to(item.valid_to), "durable": not meta.task_id,
+            "task_ids": meta.task_id, "kinds": item.kind, "has_slot": bool(item.slot), "primary": primary,
+            "rowids": rowid}
+
 
 def build_scope_index(store: MemoryStore, embedder: Embedder, scope: str, generation: int) -> ScopeIndex:
-    rows = store.scope_items(scope)
+    rows = store.scope_rows(scope)
+    texts = [graph.embed_text(item) for _, item, _ in rows]
+    vectors = _vectors(store, embedder, texts) if embedder.dense else None
+    return _build(scope, generation, rows, vectors, embedder, texts)
+
+
+def catch_up(ix: ScopeIndex, store: MemoryStore, embedder: Embedder, generation: int) -> ScopeIndex:
+    """The index with the scope's rows written since it was built (by anyone): cost of the new rows.
+
+    New rows are appended; records they supersede get their ended validity. Returns `ix` updated in
+    place, or its compacted replacement once the tail has grown large.
+    """
+    rows = [r for r in store.scope_rows(ix.scope, after_rowid=ix.last_rowid) if r[1].item_id not in ix.pos]
+    if rows:
+        texts = [graph.embed_text(item) for _, item, _ in rows]
+        vectors = _vectors(store, embedder, texts) if embedder.dense else None
+        ix.append(rows, vectors)
+        ended = [item.supersedes for _, item, _ in rows if item.supersedes and item.supersedes in ix.pos]
+        for item, _, _ in store.get_many(ended).values():
+            ix.set_valid_to(item)
+    ix.generation = generation
+    return ix.compact(embedder) if ix.needs_compaction() else ix
+
+
+def _build(scope: str, generation: int, rows: Sequence[tuple[int, MemoryItem, ItemMeta]],
+           vectors: np.ndarray | None, embedder: Embedder, texts: list[str] | None = None) -> ScopeIndex:
+    """A fully sorted index over `rows` (store rowid, item, meta; insertion order) and their vectors."""
     # thematic layer: every Topic path and its ancestors, numbered depth-first
     keys: set[str] = set()
     per_item_topics = []
-    for item, meta, _ in rows:
+    for _, item, meta in rows:
         ts = [k for k, _ in graph.item_topics(item, meta)]
         per_item_topics.append(ts)
         for k in ts:
@@ -140,12 +368,12 @@ def build_scope_index(store: MemoryStore, embedder: Embedder, scope: str, genera
 
     # items sorted by primary Topic so own facts and subtrees are contiguous slices
     order = sorted(range(len(rows)), key=lambda i: (topic_ids[per_item_topics[i][0]], i))
-    items = [rows[i][0] for i in order]
-    metas = [rows[i][1] for i in order]
+    texts = texts if texts is not None else [graph.embed_text(item) for _, item, _ in rows]
+    texts = [texts[i] for i in order]
     item_topic_ids = [tuple(topic_ids[k] for k in per_item_topics[i]) for i in order]
-    n = len(items)
-    texts = [graph.embed_text(i) for i in items]
-    vectors = _vectors(store, embedder, texts) if embedder.dense else None
+    n = len(order)
+    if vectors is not None:
+        vectors = np.ascontiguousarray(vectors[order] if n else vectors, dtype=np.float32)
     scores = embedder.build_index(texts, vectors)
 
     primary = np.array([t[0] for t in item_topic_ids], np.int64) if n else _EMPTY
@@ -166,74 +394,55 @@ def build_scope_index(store: MemoryStore, embedder: Embedder, scope: str, genera
     link_members = [np.asarray(x, np.int64) for x in links]
     has_members = np.array([subtree_range[t, 1] > subtree_range[t, 0] or len(link_members[t]) > 0
                             for t in range(n_topics)], bool)
-    centroids = _centroids(vectors, own_range, subtree_range, link_members) if vectors is not None else None
+    own_count = (own_range[:, 1] - own_range[:, 0]) + np.array([len(m) for m in link_members], np.int64)
+    own_sum = sub_sum = None
+    if vectors is not None:
+        own_sum, sub_sum = _topic_sums(vectors, own_range, subtree_range, link_members)
 
-    entity_lists: dict[str, list[int]] = {}
-    entity_names: dict[str, str] = {}
-    slot_lists: dict[str, list[int]] = {}
-    task_lists: dict[str, list[int]] = {}
-    item_slot: list[str] = []
-    item_entity_keys: list[frozenset[str]] = []
-    for idx, (item, meta) in enumerate(zip(items, metas)):
-        ents = graph.item_entities(item)
-        item_entity_keys.append(frozenset(ents))
-        for key, name in ents.items():
-            entity_lists.setdefault(key, []).append(idx)
-            entity_names.setdefault(key, name)
-        sk = graph.slot_key(item.slot) if item.slot else ""
-        item_slot.append(sk)
-        if sk:
-            slot_lists.setdefault(sk, []).append(idx)
-            if ":" in sk:  # "artifact:report.pdf" also answers to an argument named "report.pdf"
-                slot_lists.setdefault(sk.split(":", 1)[1], []).append(idx)
-        if meta.task_id:
-            task_lists.setdefault(meta.task_id, []).append(idx)
-    entity_by_words: dict[str, list[str]] = {}
-    for key in entity_lists:
-        entity_by_words.setdefault(" ".join(graph.words(key)), []).append(key)
-
-    def arr(xs: list[int]) -> np.ndarray:
-        return np.asarray(xs, np.int64)
-
-    return ScopeIndex(
-        scope=scope, generation=generation, items=items, metas=metas,
-        pos={it.item_id: i for i, it in enumerate(items)},
-        vf=np.array([bound_from(i.valid_from) for i in items], np.float64),
-        vt=np.array([bound_to(i.valid_to) for i in items], np.float64),
-        durable=np.array([not m.task_id for m in metas], bool),
-        task_ids=np.array([m.task_id for m in metas], dtype=object),
-        kinds=np.array([i.kind for i in items], dtype=object),
-        has_slot=np.array([bool(i.slot) for i in items], bool),
-        task_members={k: arr(v) for k, v in task_lists.items()},
-        scores=scores, vectors=vectors,
+    ix = ScopeIndex(
+        scope=scope, generation=generation, last_rowid=max((r for r, _, _ in rows), default=0),
+        items=[], metas=[], texts=texts, pos={}, n_base=n, scores=scores,
         topic_names=topic_names, topic_ids=topic_ids, topic_parent=topic_parent,
-        topic_words=[frozenset(graph.stem(w) for w in graph.words(name.rsplit("/", 1)[-1])) for name in topic_names],
-        own_range=own_range, subtree_range=subtree_range, link_members=link_members, centroids=centroids,
+        topic_words=[_topic_words(name) for name in topic_names],
+        own_range=own_range, subtree_range=subtree_range, link_members=link_members, tail_own={}, tail_subtree={},
         has_members=has_members, item_topic_ids=item_topic_ids,
-        entity_members={k: arr(v) for k, v in entity_lists.items()}, entity_names=entity_names,
-        entity_by_words=entity_by_words,
-        entity_max_words=min(4, max((len(k.split()) for k in entity_by_words), default=1)),
-        slot_members={k: arr(v) for k, v in slot_lists.items()}, item_slot=item_slot,
-        item_entity_keys=item_entity_keys,
-    )
+        entity_members={}, entity_topics={}, entity_names={}, entity_by_words={}, entity_max_words=1, slot_members={},
+        item_slot=[], item_entity_keys=[], task_members={},
+        vector_rows=GrowingArray(np.float32, vectors.shape[1], vectors) if vectors is not None else None,
+        own_sum=own_sum, own_count=own_count, sub_sum=sub_sum,
+        centroids=np.zeros((n_topics, own_sum.shape[1]), np.float32) if own_sum is not None else None,
+        columns={name: GrowingArray(dtype) for name, dtype in _COLUMNS.items()})
+    cols: dict[str, list] = {name: [] for name in _COLUMNS}
+    for idx, i in enumerate(order):
+        rowid, item, meta = rows[i]
+        ix.items.append(item)
+        ix.metas.append(meta)
+        ix.pos[item.item_id] = idx
+        for name, v in _column_values(item, meta, item_topic_ids[idx][0], rowid).items():
+            cols[name].append(v)
+        ix._index_keys(idx, item, meta, _collect)
+    for members in (ix.entity_members, ix.slot_members, ix.task_members):
+        for key, lst in members.items():
+            members[key] = np.asarray(lst, np.int64)
+    for name, vals in cols.items():
+        ix.columns[name].append(np.array(vals, dtype=_COLUMNS[name]))
+    if own_sum is not None:
+        ix._refresh_centroids(range(n_topics))
+    ix._sync_views()
+    return ix
 
 
-def _centroids(vectors: np.ndarray, own: np.ndarray, subtree: np.ndarray, links: list[np.ndarray]) -> np.ndarray:
-    """Normalised mean vector of each node's own + linked facts; a node without any uses its subtree."""
-    n_topics, dim = len(own), vectors.shape[1]
-    out = np.zeros((n_topics, dim), np.float32)
+def _topic_sums(vectors: np.ndarray, own: np.ndarray, subtree: np.ndarray,
+                links: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Per node: the sum of its own + linked facts' vectors, and of its whole subtree's (float64)."""
+    dim = vectors.shape[1]
     csum = np.vstack([np.zeros((1, dim), np.float64), np.cumsum(vectors, axis=0, dtype=np.float64)])
-    for t in range(n_topics):
-        lo, hi = own[t]
-        s = csum[hi] - csum[lo]
-        if len(links[t]):
-            s = s + vectors[links[t]].sum(0)
-        if hi == lo and not len(links[t]):
-            s = csum[subtree[t, 1]] - csum[subtree[t, 0]]
-        norm = np.linalg.norm(s)
-        if norm > 0:
-            out[t] = s / norm
-    return out
+    own_sum = csum[own[:, 1]] - csum[own[:, 0]]
+    sub_sum = csum[subtree[:, 1]] - csum[subtree[:, 0]]
+    for t, m in enumerate(links):
+        if len(m):
+            own_sum[t] += vectors[m].sum(0)
+    return own_sum, sub_sum
 
 
 def _vectors(store: MemoryStore, embedder: Embedder, texts: list[str]) -> np.ndarray:

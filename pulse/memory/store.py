@@ -366,6 +366,19 @@ class MemoryStore:
         return [_row_to_item(r, self.path)
                 for r in self._q(f"SELECT {_ITEM_COLS} FROM items WHERE scope=? ORDER BY rowid", (scope,))]
 
+    def scope_rows(self, scope: str, after_rowid: int = 0) -> list[tuple[int, MemoryItem, ItemMeta]]:
+        """(rowid, item, meta) of the scope's rows added after `after_rowid`, in insertion order.
+
+        Rows are never deleted and writers are serialised (`BEGIN IMMEDIATE`), so rowids only grow:
+        an index that remembers the last rowid it holds catches up with exactly the rows it lacks (the
+        store is never VACUUMed, which could renumber them)."""
+        out = []
+        for r in self._q(f"SELECT rowid, {_ITEM_COLS} FROM items WHERE scope=? AND rowid>? ORDER BY rowid",
+                         (scope, after_rowid)):
+            item, meta, _ = _row_to_item(r[1:], self.path)
+            out.append((r[0], item, meta))
+        return out
+
     def insert_item(self, db: sqlite3.Connection, item: MemoryItem, meta: ItemMeta, conversation_id: str = "") -> None:
         rev = graph.revision_key(item, meta.task_id)
         db.execute(f"INSERT INTO items ({_ITEM_COLS}, eq_key, rev_key) VALUES ({','.join('?' * 20)})", (

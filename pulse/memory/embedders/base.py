@@ -14,11 +14,41 @@ from typing import Any, Sequence
 import numpy as np
 
 
+class GrowingArray:
+    """A numpy array that grows at the end in amortised O(1) (capacity doubling); `view()` is the
+    filled part. Indexes append a commit's few rows instead of copying the whole scope."""
+
+    def __init__(self, dtype: Any, width: int = 0, data: np.ndarray | None = None):
+        shape = (0, width) if width else (0,)
+        self._buf = np.zeros(shape, dtype) if data is None else np.array(data, dtype)
+        self._n = len(self._buf)
+
+    def append(self, rows: Any) -> None:
+        rows = np.asarray(rows, self._buf.dtype)
+        need = self._n + len(rows)
+        if need > len(self._buf):
+            grown = np.zeros((max(need, 2 * len(self._buf), 16),) + self._buf.shape[1:], self._buf.dtype)
+            grown[:self._n] = self._buf[:self._n]
+            self._buf = grown
+        self._buf[self._n:need] = rows
+        self._n = need
+
+    def view(self) -> np.ndarray:
+        return self._buf[:self._n]
+
+    def __len__(self) -> int:
+        return self._n
+
+
 class ScoreIndex(ABC):
     """Relevance of every indexed text to one encoded query, higher is better (about [-1, 1])."""
 
     @abstractmethod
     def scores(self, query: Any) -> np.ndarray: ...
+
+    @abstractmethod
+    def add(self, texts: Sequence[str], vectors: np.ndarray | None) -> None:
+        """Index more texts at the end (their vectors for dense indexes): the cost of the new rows only."""
 
     @abstractmethod
     def __len__(self) -> int: ...
@@ -28,13 +58,23 @@ class DenseIndex(ScoreIndex):
     """Cosine similarity as one mat-vec product over the scope's (n, dim) matrix."""
 
     def __init__(self, matrix: np.ndarray):
-        self.matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+        matrix = np.asarray(matrix, dtype=np.float32)
+        self._rows = GrowingArray(np.float32, matrix.shape[1] if matrix.ndim == 2 else 0, matrix)
+
+    @property
+    def matrix(self) -> np.ndarray:
+        return self._rows.view()
+
+    def add(self, texts: Sequence[str], vectors: np.ndarray | None) -> None:
+        if vectors is None:
+            raise ValueError("a dense index needs the new texts' vectors")
+        self._rows.append(vectors)
 
     def scores(self, query: Any) -> np.ndarray:
         return self.matrix @ query
 
     def __len__(self) -> int:
-        return self.matrix.shape[0]
+        return len(self._rows)
 
 
 class Embedder(ABC):

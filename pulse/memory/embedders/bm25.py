@@ -1,18 +1,21 @@
 """Lexical BM25 fallback (`bm25s`): no model, no vectors.
 
-It fits the embedder interface through `build_index`: each scope's texts become one bm25s index and
-a query is its token list. Scores are divided by the query's best score so they live in [0, 1] like
+It fits the embedder interface through `build_index`: each scope's texts become one growable
+postings index (scored exactly as bm25s's default "lucene" method; a test checks it against bm25s)
+and a query is its token list. Scores are divided by the query's best score so they live in [0, 1] like
 cosines and the retrievers' bonuses keep their meaning. Near-duplicate merging (a dense-only
 feature) falls back to exact-key merging with this embedder.
 """
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from typing import Any, Sequence
 
 import numpy as np
 
-from pulse.memory.embedders.base import Embedder, ScoreIndex
+from pulse.memory.embedders.base import Embedder, GrowingArray, ScoreIndex
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 # A short list is enough: BM25's IDF already discounts common words.
@@ -33,35 +36,52 @@ def tokenize(text: str) -> list[str]:
 
 
 class BM25Index(ScoreIndex):
-    def __init__(self, texts: Sequence[str], k1: float = 1.5, b: float = 0.75):
-        import bm25s
+    """BM25 (Lucene idf, Robertson tf; the scoring bm25s calls "lucene") with postings that grow.
 
-        self._n = len(texts)
-        self._bm25: Any = None
-        if self._n:
-            corpus = [tokenize(t) or ["_empty_"] for t in texts]
-            self._bm25 = bm25s.BM25(k1=k1, b=b)
-            self._bm25.index(bm25s.tokenization.Tokenized(*_to_ids(corpus)), show_progress=False)
+    Scores are computed at query time from per-term postings, the document lengths and the current
+    corpus statistics, so `add` costs the new documents' tokens (not a rebuild) and the scores after
+    any sequence of adds equal those of an index built over all texts at once.
+    """
+
+    def __init__(self, texts: Sequence[str], k1: float = 1.5, b: float = 0.75):
+        self.k1, self.b = k1, b
+        self._doc_len = GrowingArray(np.float32)
+        self._total_len = 0.0
+        self._postings: dict[str, tuple[GrowingArray, GrowingArray]] = {}  # term -> (doc ids, tf)
+        self.add(texts)
+
+    def add(self, texts: Sequence[str], vectors: np.ndarray | None = None) -> None:
+        start = len(self._doc_len)
+        lens = []
+        for j, text in enumerate(texts):
+            toks = tokenize(text) or ["_empty_"]
+            lens.append(len(toks))
+            for term, tf in Counter(toks).items():
+                docs, tfs = self._postings.setdefault(term, (GrowingArray(np.int64), GrowingArray(np.float32)))
+                docs.append([start + j])
+                tfs.append([tf])
+        self._doc_len.append(lens)
+        self._total_len += sum(lens)
 
     def scores(self, query: Any) -> np.ndarray:
-        if not self._n:
-            return np.zeros(0, np.float32)
-        vocab = self._bm25.vocab_dict
-        ids = [vocab[t] for t in query if t in vocab]
-        if not ids:
-            return np.zeros(self._n, np.float32)
-        s = np.asarray(self._bm25.get_scores(ids), dtype=np.float32)
+        n = len(self._doc_len)
+        s = np.zeros(n, np.float32)
+        if not n:
+            return s
+        dl = self._doc_len.view()
+        norm = self.k1 * ((1 - self.b) + self.b * dl / np.float32(self._total_len / n))
+        for term in query:  # repeated query terms count again, as in bm25s
+            post = self._postings.get(term)
+            if post is None:
+                continue
+            docs, tf = post[0].view(), post[1].view()
+            idf = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
+            s[docs] += np.float32(idf) * tf / (norm[docs] + tf)
         top = float(s.max())
         return s / top if top > 0 else s
 
     def __len__(self) -> int:
-        return self._n
-
-
-def _to_ids(corpus: list[list[str]]) -> tuple[list[list[int]], dict[str, int]]:
-    vocab: dict[str, int] = {}
-    ids = [[vocab.setdefault(t, len(vocab)) for t in doc] for doc in corpus]
-    return ids, vocab
+        return len(self._doc_len)
 
 
 class BM25Embedder(Embedder):
