@@ -18,6 +18,9 @@ METHODS: Registry[Any] = Registry("method", {
     "none": "eval.methods.none:build",
     "pulse": "eval.methods.pulse_method:build",
     "mem0": "eval.methods.mem0:build",
+    "openclaw": "eval.methods.openclaw:build",
+    "dsh": "eval.methods.dsh:build",
+    "pma": "eval.methods.pma:build",
 })
 
 AGENTS: Registry[Any] = Registry("task agent", {

@@ -1,0 +1,229 @@
+"""`openclaw`: OpenClaw's workspace memory, re-implemented from its public documentation.
+
+"The model only remembers what gets written to disk." Per user, a workspace folder holds:
+- `USER.md` (who the user is), `MEMORY.md` (curated durable memory: decisions, preferences,
+  durable facts) and `memory/YYYY-MM-DD.md` (daily append-only notes: running context);
+- at every session start (bootstrap) USER.md, MEMORY.md and today's + yesterday's daily notes are
+  injected, each truncated at `bootstrap_max_chars` (20,000);
+- tools `memory_search` (hybrid score 0.7 * vector + 0.3 * BM25 over chunks of MEMORY.md, USER.md
+  and memory/*.md; top 6, min score 0.35; BM25 alone when the embedder has no vectors, as OpenClaw
+  falls back to full-text search without embeddings) and `memory_get` (read a file's lines);
+- memory is written by the agent itself with its file tools, when its instructions say so ("if
+  someone says remember this, write it down"): here, after a user turn that states something
+  durable, one agent turn writes it (a modelled LLM call); decisions and preferences go to
+  MEMORY.md, habits and running context to the day's note, profile facts to USER.md;
+- a pre-compaction flush: when the session's tokens cross `context_tokens - reserve_tokens -
+  soft_threshold_tokens`, one silent turn stores durable notes in the day's file (once per cycle).
+At a task's start the agent searches memory with the request (AGENTS.md tells it to recall before
+acting on prior preferences) and reads the hits with memory_get.
+
+Departures: chunks are whole lines grouped up to `chunk_tokens` (400) without the 80-token
+overlap; the BM25 part is min-max free (the run's BM25 divides by the best score); MMR, temporal
+decay, "dreaming" and the optional session hooks are off (their defaults); the window sizes are
+scaled to the offline suites; offline, what the agent writes is the shared stand-in's facts.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+
+from pulse.agent.tokens import count_tokens
+from pulse.config.schema import knob
+from pulse.memory import make_embedder
+from eval.methods import standins
+from eval.methods.common import Accountant, TextIndex, TextSession, event_line, parse_options
+from eval.methods.pulse_method import tools_vocab
+
+WRITE_SYSTEM = ("You keep your own memory in Markdown files. Decisions, preferences and durable facts go to "
+                "MEMORY.md, running context to today's memory/YYYY-MM-DD.md, facts about who the user is to "
+                'USER.md. Reply with a JSON object {"writes": [{"file": ..., "text": ...}]} (empty when '
+                "nothing is worth keeping).")
+FLUSH_SYSTEM = "Session nearing compaction. Store durable memories now (JSON {\"writes\": [...]}; empty if nothing)."
+SEARCH_SYSTEM = "Before acting on the user's preferences or earlier work, search memory (memory_search)."
+_HABIT = re.compile(r"\b(usually|often|normally|typically)\b", re.I)
+_PROFILE = re.compile(r"^\s*my\s+[\w ]+\s+is\s+", re.I)
+
+
+@dataclass(frozen=True)
+class Options:
+    # chars of each bootstrap file injected at session start (OpenClaw bootstrapMaxChars)
+    bootstrap_max_chars: int = knob(20000, ge=1)
+    # memory_search: results, min hybrid score, vector / text weights (OpenClaw defaults)
+    max_results: int = knob(6, ge=1)
+    min_score: float = knob(0.35, ge=0.0)
+    vector_weight: float = knob(0.7, ge=0.0, le=1.0)
+    # chunk size of the search index (tokens)
+    chunk_tokens: int = knob(400, ge=16)
+    # pre-compaction flush threshold = context_tokens - reserve_tokens - soft_threshold_tokens (scaled)
+    context_tokens: int = knob(2048, ge=64)
+    reserve_tokens: int = knob(512, ge=0)
+    soft_threshold_tokens: int = knob(128, ge=0)
+
+
+def _day(iso: str) -> str:
+    return iso[:10]
+
+
+class Workspace:
+    """The user's workspace folder (real files)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        (root / "memory").mkdir(parents=True, exist_ok=True)
+        for f in ("USER.md", "MEMORY.md"):
+            (root / f).touch()
+
+    def read(self, rel: str) -> str:  # memory_get: empty text when the file is missing
+        p = self.root / rel
+        return p.read_text() if p.exists() else ""
+
+    def append(self, rel: str, line: str) -> None:
+        p = self.root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        with open(p, "a") as f:
+            f.write(line.rstrip("\n") + "\n")
+
+    def files(self) -> list[str]:
+        return ["MEMORY.md", "USER.md"] + sorted(f"memory/{p.name}" for p in (self.root / "memory").glob("*.md"))
+
+
+class OpenClawChain:
+    name = "openclaw"
+
+    def __init__(self, seed, llm, opts: Options):
+        self.acct = Accountant(llm)
+        self.opts = opts
+        self.user_id = seed.user_id
+        self.vocab = tools_vocab(seed.tools)
+        self.ws = Workspace(Path(seed.root) / "workspace")
+        self.index = TextIndex(seed.embedder)
+        self.text_index = TextIndex(make_embedder("bm25")) if seed.embedder.dense else self.index
+        for s in seed.history.sessions:
+            evs = [standins.parsed_event("tool_result" if t.role == "tool" else "message", t.role, t.text, self.vocab,
+                                         s.time, tool=t.tool, args=t.args) for t in s.turns]
+            self.agent_writes(evs, s.time, s.project_id)
+
+    # -- the agent's own writes -----------------------------------------------------------------
+    def agent_writes(self, events, now: str, project_id: str, system: str = WRITE_SYSTEM) -> list[dict]:
+        facts = standins.extract_facts(events, self.user_id, project_id)
+
+        def standin():
+            writes = []
+            for ev in events:
+                if ev.kind == "message" and ev.role == "user" and _PROFILE.match(ev.text) and not ev.args:
+                    writes.append({"file": "USER.md", "text": ev.text})
+            for f in facts:
+                src = next((e.text for e in events if e.args.get(f.slot) == f.value or
+                            e.args.get(f"decision.{f.slot}") == f.value), "")
+                daily = bool(_HABIT.search(src))
+                writes.append({"file": f"memory/{_day(now)}.md" if daily else "MEMORY.md", "text": f.text})
+            return {"writes": writes}
+
+        if not facts and not any(e.kind == "message" and e.role == "user" and _PROFILE.match(e.text) for e in events):
+            return []  # nothing the agent's instructions ask it to keep: no write turn
+        out = self.acct.call("openclaw.write", system, "\n".join(event_line(e) for e in events), standin)
+        done = []
+        for w in out.get("writes", []):
+            rel, text = str(w.get("file", "")), str(w.get("text", "")).strip()
+            if not text or not (rel in ("MEMORY.md", "USER.md") or re.fullmatch(r"memory/\d{4}-\d{2}-\d{2}\.md", rel)):
+                continue
+            line = f"- {_day(now)}: {text}" if rel != "USER.md" else f"- {text}"
+            self.ws.append(rel, line)
+            self.acct.wrote(line)
+            done.append({"file": rel, "text": line})
+        return done
+
+    # -- reading -----------------------------------------------------------------------------------
+    def bootstrap(self, today: str) -> str:
+        yday = (date.fromisoformat(today) - timedelta(days=1)).isoformat()
+        parts = []
+        for rel in ("USER.md", "MEMORY.md", f"memory/{yday}.md", f"memory/{today}.md"):
+            text = self.ws.read(rel)[: self.opts.bootstrap_max_chars]
+            if text.strip():
+                parts.append(f"## {rel}\n{text.rstrip()}")
+        return "\n".join(parts)
+
+    def chunks(self) -> list[tuple[str, str]]:
+        """(file, chunk text): consecutive lines up to `chunk_tokens`."""
+        out = []
+        for rel in self.ws.files():
+            cur, n = [], 0
+            for line in self.ws.read(rel).splitlines():
+                t = count_tokens(line)
+                if cur and n + t > self.opts.chunk_tokens:
+                    out.append((rel, "\n".join(cur)))
+                    cur, n = [], 0
+                cur.append(line)
+                n += t
+            if cur:
+                out.append((rel, "\n".join(cur)))
+        return out
+
+    def memory_search(self, query: str) -> list[tuple[str, str, float]]:
+        chunks = self.chunks()
+        texts = [c for _, c in chunks]
+        if not texts:
+            return []
+        text_s = self.text_index.scores(query, texts)
+        if self.index.embedder.dense:
+            w = self.opts.vector_weight
+            score = w * self.index.scores(query, texts) + (1 - w) * text_s
+        else:
+            score = text_s  # no vectors: full-text search only
+        order = sorted(range(len(texts)), key=lambda i: -float(score[i]))[: self.opts.max_results]
+        return [(chunks[i][0], chunks[i][1], float(score[i])) for i in order if score[i] >= self.opts.min_score]
+
+    def close(self) -> None:
+        pass
+
+
+class OpenClawSession(TextSession):
+    def __init__(self, chain, task, tools):
+        super().__init__(chain, task, tools)
+        self.flushed = False
+        self.session_tokens = 0
+
+    def on_start(self, request):
+        boot = self.chain.bootstrap(_day(self.task.time))
+        # the agent's memory_search turn, then memory_get of the hits
+        hits = []
+        self.chain.acct.call("openclaw.memory_search", SEARCH_SYSTEM, request.text,
+                             lambda: {"tool": "memory_search", "query": request.text}, path="retrieve")
+        for rel, chunk, _ in self.chain.memory_search(request.text):
+            hits.append(f"## memory_get {rel}\n{chunk}")
+        text = "\n".join([boot, *hits]).strip()
+        self.session_tokens = count_tokens(text) + count_tokens(request.text)
+        return text
+
+    def on_event(self, event):
+        ev = standins.parsed_event(event.kind, event.role, event.text, self.vocab, self.task.time, step=event.step) \
+            if event.kind == "message" else event
+        self.session_tokens += count_tokens(event_line(ev))
+        if ev.kind == "message" and ev.role == "user":  # the user said something: the agent writes it down
+            self.chain.agent_writes([ev], self.task.time, self.task.project_id)
+        o = self.chain.opts
+        if not self.flushed and self.session_tokens >= o.context_tokens - o.reserve_tokens - o.soft_threshold_tokens:
+            self.flushed = True  # once per compaction cycle
+            self.chain.agent_writes([e for e in self.events if e.kind != "candidate_call"], self.task.time,
+                                    self.task.project_id, FLUSH_SYSTEM)
+
+
+@dataclass
+class OpenClawMethod:
+    name: str
+    llm: object
+    opts: Options
+    uses_memory: bool = True
+    memory_kind: str = "openclaw"
+
+    def open_chain(self, seed) -> OpenClawChain:
+        return OpenClawChain(seed, self.llm, self.opts)
+
+    def open_session(self, task, memory, concurrent, tools=()):
+        return OpenClawSession(memory, task, tools)
+
+
+def build(cfg, ctx) -> OpenClawMethod:
+    return OpenClawMethod(cfg.name, ctx.llm(), parse_options(Options, cfg.options, cfg.name))
