@@ -21,6 +21,9 @@ METHODS: Registry[Any] = Registry("method", {
     "openclaw": "eval.methods.openclaw:build",
     "dsh": "eval.methods.dsh:build",
     "pma": "eval.methods.pma:build",
+    "lightmem": "eval.methods.lightmem:build",
+    "a_mem": "eval.methods.a_mem:build",
+    "zcode": "eval.methods.zcode:build",
 })
 
 AGENTS: Registry[Any] = Registry("task agent", {
