@@ -16,6 +16,20 @@ AgentMode = Literal["streaming", "start_only", "serial"]
 
 
 @dataclass(frozen=True)
+class EndpointConfig:
+    """An OpenAI-compatible chat endpoint of a real benchmark's user simulator or judge ("" = none)."""
+
+    model: str = ""
+    base_url: str = ""
+    api_key: str = "EMPTY"
+    temperature: float = knob(0.0, ge=0.0)
+    max_tokens: int = knob(512, ge=1)
+    retries: int = knob(2, ge=0)
+    backoff_s: float = knob(0.5, ge=0.0)
+    timeout_s: float = knob(60.0, gt=0.0)
+
+
+@dataclass(frozen=True)
 class BenchmarkConfig:
     name: str = "pibench_sim"
     seed: int = 0  # suite generation seed (fixed: the suite is versioned by name, version, seed)
@@ -23,6 +37,12 @@ class BenchmarkConfig:
     transport: Literal["direct", "mcp"] = "direct"  # mcp: tools served by real MCP servers
     max_tasks: int = knob(0, ge=0)  # 0 = all; >0 keeps the first N tasks of each persona chain
     personas: list[str] = field(default_factory=list)  # [] = all
+    # real benchmarks (eval/real/): data folder ("" = $PULSE_DATA_DIR), task split, endpoints
+    data_dir: str = ""
+    split: str = "base"  # tau2: base | train | test (split_tasks.json)
+    chain_users: bool = False  # tau2 only, non-standard: one customer's tasks share memory as sessions
+    user: EndpointConfig = field(default_factory=EndpointConfig)  # LLM user simulator
+    judge: EndpointConfig = field(default_factory=EndpointConfig)  # LLM judge ("" = offline fallback)
 
 
 @dataclass(frozen=True)
@@ -88,6 +108,9 @@ class AgentConfig:
     backoff_s: float = knob(0.5, ge=0.0)
     timeout_s: float = knob(60.0, gt=0.0)
     concurrent: bool = False
+    # agent=scripted (offline checks on real benchmarks): gold (replay the gold actions / oracle),
+    # noop (do nothing), request_only (persona2web: only what the request states)
+    script: Literal["gold", "noop", "request_only"] = "gold"
 
 
 @dataclass(frozen=True)

@@ -185,6 +185,23 @@ def _score_row(task: SimTask, suite: Suite, env, outcome, stats: AgentStats) -> 
     }
 
 
+def _real_score_row(bench, task, env, outcome, stats: AgentStats) -> dict[str, Any]:
+    """A real benchmark's row: its own scorer's score and components, plus the shared counters."""
+    sc = bench.score(task, env, outcome)
+    return {
+        "score": sc.score, "metric": bench.metric, "components": sc.components, "score_detail": sc.detail,
+        "scored": task.scored, "termination": outcome.extra.get("termination", ""),
+        "seconds": round(outcome.seconds, 4), "memory_blocking_s": round(outcome.memory_blocking_s, 6),
+        "llm_calls": outcome.llm_calls, "tool_calls": outcome.tool_calls, "tool_errors": outcome.tool_errors,
+        "abandoned_steps": outcome.abandoned_steps,
+        "interventions": len(outcome.interventions),
+        "interventions_correct": sum(i.correct for i in outcome.interventions),
+        "interventions_fixed": sum(i.fixed for i in outcome.interventions),
+        "interventions_misled": sum(i.misled for i in outcome.interventions),
+        **{k: v for k, v in stats.to_dict().items() if k != "interventions"},
+    }
+
+
 def _quiet_libraries() -> None:
     import logging
     try:  # bm25s sets its logger's level when imported; import first, then quiet it
@@ -199,8 +216,16 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
     _quiet_libraries()
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    suite: Suite = BENCHMARKS.get(cfg.benchmark.name)(cfg.benchmark)
+    suite = BENCHMARKS.get(cfg.benchmark.name)(cfg.benchmark)
+    real = not isinstance(suite, Suite)  # a real benchmark (eval/real/base.py protocols)
     agent = AGENTS.get(cfg.agent.name)(cfg.agent)
+    if real and not hasattr(agent, "run_real"):
+        from pulse.config.schema import ConfigError
+        raise ConfigError(f"agent={cfg.agent.name!r} cannot run the real benchmark {suite.name!r}: use agent=openai "
+                          f"(an LLM task agent) or agent=scripted (offline gold / noop checks)")
+    if not real and cfg.agent.name == "scripted":
+        from pulse.config.schema import ConfigError
+        raise ConfigError(f"agent=scripted runs the real benchmarks only; {suite.name!r} uses agent=simulated or openai")
     getter = make_policy_getter(cfg)
     method = METHODS.get(cfg.method.impl)(cfg.method, MethodContext(getter, make_llm_getter(cfg)))
     prov = {**policy_provenance(getter.used, cfg), "config_hash": config_hash(cfg)}
@@ -221,7 +246,8 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
                           "tasks": len(suite.tasks), "metric": suite.metric},
                    method=cfg.method.name, agent={"name": agent.name, "model": agent.model,
                                                    "simulated": agent.simulated},
-                   judge="deterministic checkpoint checks (no LLM judge)",
+                   judge=suite.judge_label if real else "deterministic checkpoint checks (no LLM judge)",
+                   nonstandard=getattr(suite, "nonstandard", ""),
                    memory=describe_memory(method.memory_kind, cfg.embedder.name) if method.uses_memory else "none",
                    transport=cfg.benchmark.transport)
     if not cfg.resume and rows_path.exists():
@@ -234,7 +260,8 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
         bar = tqdm(total=n_todo, desc=f"{suite.name}/{cfg.method.name}/seed{cfg.seed}", unit="ep", leave=False)
     embedder = None  # built at the first chain that needs memory, then shared by every chain
     for user, tasks in todo.items():
-        persona = suite.persona(user)
+        seed_items = suite.seed_memory(user) if real else suite.persona(user).memory
+        tools = () if real else suite.persona(user).tools  # real tools are JSON schemas, not ToolSpecs
         memory = None
         if method.uses_memory:
             root = out / "memory" / user
@@ -243,18 +270,26 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
                 embedder = build_embedder(cfg.embedder)
             # the seed hook: every method builds its own memory from the same seed history
             memory = method.open_chain(ChainSeed(user, tuple(t.project_id for t in tasks),
-                                                 seed_history(user, persona.memory), root, embedder, tuple(suite.persona(user).tools)))
-        env = make_env(persona.tools, cfg.benchmark.transport)
+                                                 seed_history(user, seed_items), root, embedder, tuple(tools)))
+        env = suite.open_env(user, cfg.benchmark.transport) if real else make_env(tools, cfg.benchmark.transport)
         try:
             for task in tasks:
                 row = {**base, "task_id": task.task_id, "user_id": task.user_id, "category": task.category,
-                       "level": task.level, "depends_on": list(task.depends_on)}
+                       "level": task.level, "depends_on": list(task.depends_on),
+                       **({"scored": task.scored} if real else {})}
                 session = None
                 try:
-                    session = method.open_session(task, memory, cfg.agent.concurrent, tools=persona.tools)
-                    outcome = agent.run(task, env, session, cfg.seed)
+                    if real:
+                        env.begin(task)
+                    session = method.open_session(task, memory, cfg.agent.concurrent, tools=tools)
+                    if real:
+                        outcome = agent.run_real(task, env, session, cfg.seed, suite)
+                    else:
+                        outcome = agent.run(task, env, session, cfg.seed)
                     stats = getattr(session, "stats", AgentStats())
-                    row.update(status="ok", **_score_row(task, suite, env, outcome, stats))
+                    scored = (_real_score_row(suite, task, env, outcome, stats) if real
+                              else _score_row(task, suite, env, outcome, stats))
+                    row.update(status="ok", **scored)
                 except Exception as e:  # recorded; the run goes on
                     if session is not None:
                         try:

@@ -121,6 +121,50 @@ def suite_acc(rows: Sequence[dict[str, Any]]) -> tuple[float, dict[str, float]]:
     return sum(map(row_score, rows)) / len(rows), per
 
 
+def suite_mean(rows: Sequence[dict[str, Any]]) -> tuple[float, dict[str, float]]:
+    """A plain mean of the task scores (τ²'s average reward; 0 for a failed episode).
+    Returns (mean, {user: mean over its tasks})."""
+    per = {u: sum(map(row_score, rs)) / len(rs) for u, rs in _by_persona(rows).items()}
+    return sum(map(row_score, rows)) / len(rows), per
+
+
+def scored_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows that enter the headline score: π-Bench leaves prerequisite tasks (no checklist) out."""
+    return [r for r in rows if r.get("scored", True)]
+
+
+def component_means(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """Mean of each named score component over the scored rows (a failed episode counts 0):
+    e.g. Persona2Web's Web EM and Pref R, τ²'s DB / COMMUNICATE / NL_ASSERTION pass rates."""
+    rows = scored_rows(rows)
+    names = sorted({k for r in rows for k in (r.get("components") or {})})
+    out = {}
+    for k in names:
+        vals = [float((r.get("components") or {}).get(k, 0.0)) if r.get("status") == "ok" else 0.0 for r in rows]
+        out[k] = sum(vals) / len(vals)
+    return out
+
+
+def pass_hat_k(num_trials: int, successes: int, k: int) -> float:
+    """τ²'s pass^k for one task (Yao et al. 2024): C(successes, k) / C(num_trials, k), the chance that
+    k trials drawn without replacement all succeed."""
+    import math
+    if num_trials < k:
+        raise ValueError(f"pass^{k} needs at least {k} trials, got {num_trials}")
+    return math.comb(successes, k) / math.comb(num_trials, k)
+
+
+def pass_k_over_runs(runs: Sequence[Sequence[dict[str, Any]]], k: int) -> float:
+    """Mean over tasks of `pass_hat_k`; one run (seed) = one trial; success = reward 1 (±1e-6, as τ²)."""
+    trials: dict[str, list[bool]] = {}
+    for rows in runs:
+        for r in rows:
+            trials.setdefault(str(r.get("task_id")), []).append(abs(row_score(r) - 1.0) <= 1e-6)
+    if not trials:
+        raise ValueError("pass^k: no rows")
+    return sum(pass_hat_k(len(v), sum(v), k) for v in trials.values()) / len(trials)
+
+
 def suite_metric(rows: Sequence[dict[str, Any]]) -> str:
     """The suite's metric as the rows record it ("comp" when no row says)."""
     metrics = {r["metric"] for r in rows if r.get("metric")}
@@ -135,7 +179,9 @@ def suite_score(rows: Sequence[dict[str, Any]], metric: str) -> tuple[float, dic
         return suite_comp(rows)
     if metric == "acc":
         return suite_acc(rows)
-    raise ValueError(f"metric {metric!r} not in ('comp', 'acc')")
+    if metric == "mean":
+        return suite_mean(rows)
+    raise ValueError(f"metric {metric!r} not in ('comp', 'acc', 'mean')")
 
 
 def stage_accuracy(rows: Sequence[dict[str, Any]]) -> tuple[dict[str, float | None], dict[str, list[int]]]:
@@ -175,7 +221,7 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     ok = [r for r in rows if r.get("status") == "ok"]
     failed = [r for r in rows if r.get("status") != "ok"]
     metric = suite_metric(rows)
-    score, per_persona = suite_score(rows, metric)
+    score, per_persona = suite_score(scored_rows(rows), metric)
     cats: dict[str, list[float]] = {}
     for r in rows:
         cats.setdefault(r.get("category", ""), []).append(row_score(r))
@@ -190,6 +236,7 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "metric": metric, "score": score, "score_per_persona": per_persona,
         "per_category": {k: sum(v) / len(v) for k, v in sorted(cats.items())},
         "stage_accuracy": stage, "stage_checkpoints": stage_counts,
+        "scored_episodes": len(scored_rows(rows)), "components": component_means(rows),
     }
     for key, field in (("store_tokens", "store_tokens"), ("retrieve_tokens", "retrieve_tokens"),
                        ("seconds_per_task", "seconds"), ("memory_blocking_s", "memory_blocking_s")):

@@ -12,6 +12,7 @@ from pulse.registry import Registry
 BENCHMARKS: Registry[Any] = Registry("benchmark", {
     "pibench_sim": "eval.benchmarks:load_pibench_sim",
     "mcp_persona_sim": "eval.benchmarks:load_mcp_persona_sim",
+    "tau2_retail": "eval.real.tau2_retail.benchmark:load",
 })
 
 METHODS: Registry[Any] = Registry("method", {
@@ -29,4 +30,5 @@ METHODS: Registry[Any] = Registry("method", {
 AGENTS: Registry[Any] = Registry("task agent", {
     "simulated": "eval.agents.simulated:build",
     "openai": "eval.agents.llm_tool_agent:build",
+    "scripted": "eval.agents.scripted:build",
 })

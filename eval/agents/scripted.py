@@ -1,0 +1,79 @@
+"""A scripted task agent for offline checks of the real benchmarks (no LLM; labelled as scripted).
+
+It asks the benchmark for a fixed list of tool calls (`benchmark.scripted_calls(task, script)`:
+"gold" replays the gold actions / the oracle's choice, "noop" makes no call, "request_only" uses
+only what the request states) and sends each through the `PreCommitGate` with the method's session
+attached, exactly as the LLM agent does: request -> `start`, each call a `candidate_call` event ->
+`decide_call` -> executed unless intervened -> `tool_result` event; `end` at the close. An
+intervened call is not executed and not retried (a script cannot replan), so a memory method that
+intervenes on a gold call costs the task its reward.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+from pulse.agent.gate import PreCommitGate
+from pulse.core.records import Event
+from eval.episode import EpisodeOutcome, InterventionRecord
+
+
+class ScriptedAgent:
+    name = "scripted"
+    simulated = True  # not an LLM: its numbers are checks, never a task agent's result
+
+    def __init__(self, script: str):
+        self.script = script
+        self.model = f"script:{script}"
+
+    def run(self, task, env, session, seed: int):
+        from eval.suites.schema import SimTask
+        if isinstance(task, SimTask):
+            from pulse.core.errors import PulseUserError
+            raise PulseUserError("agent=scripted runs the real benchmarks (tau2_retail, pibench, persona2web); "
+                                 "the generated suites use agent=simulated")
+        raise RuntimeError("ScriptedAgent.run needs the benchmark: the harness calls run_real")
+
+    def run_real(self, task, env, session, seed: int, bench) -> EpisodeOutcome:
+        t0 = time.perf_counter()
+        out = EpisodeOutcome()
+        n = 0
+
+        def event(kind: str, **kw) -> Event:
+            nonlocal n
+            n += 1
+            return Event(kind, n, time=task.time, event_id=f"{task.task_id}#{n}", **kw)
+
+        transcript = [{"role": "user", "content": task.request_text}]
+        session.start(event("request", text=task.request_text, role="user"))
+        gate = PreCommitGate(executor=env, decide=session.decide_call)
+        for tool, args in bench.scripted_calls(task, self.script):
+            session.take_supplements(wait=False)  # a script cannot use them; drained like the LLM agent does
+            cand = event("candidate_call", tool=tool, args={k: _text(v) for k, v in args.items()})
+            res = gate.call(tool, args, cand)
+            if res.intervened:
+                out.interventions.append(InterventionRecord(
+                    cand.step, tool, False,
+                    evidence=tuple(m.item_id for m in (res.decision.evidence if res.decision else ()))))
+                transcript.append({"role": "tool", "content": "NOT EXECUTED (intervened)"})
+            elif res.executed:
+                out.tool_calls += 1
+                session.observe(event("tool_result", tool=tool, text="ok"))
+                transcript.append({"role": "tool", "content": json.dumps(res.result, default=str)[:2000]})
+            else:
+                out.tool_errors += 1
+                session.observe(event("tool_result", tool=tool, text=f"error: {res.error}", args={"status": "error"}))
+                transcript.append({"role": "tool", "content": f"ERROR: {res.error}"})
+        stats = session.end(True)
+        out.seconds = time.perf_counter() - t0
+        out.memory_blocking_s = stats.blocking_s
+        out.extra.update(transcript=transcript, termination="agent_stop", script=self.script)
+        return out
+
+
+def _text(v) -> str:
+    return v if isinstance(v, str) else json.dumps(v)
+
+
+def build(cfg) -> ScriptedAgent:
+    return ScriptedAgent(cfg.script)

@@ -1,0 +1,117 @@
+"""The protocols a real benchmark implements, and the task record every method may read.
+
+A benchmark (`load(cfg) -> Benchmark`) gives:
+  tasks            `RealTask`s in execution order; one user's tasks form a chain (shared memory)
+  open_env(user)   a `ToolEnv` for that chain; `env.begin(task)` before each task (τ² resets its
+                   database there, π-Bench keeps the persona's workspace)
+  score(task, env, outcome) -> `Score` (score in [0, 1] and named components)
+  user_simulator(task) -> a `UserSimulator` or None (single-request benchmarks)
+  scripted_calls(task, script) -> the tool calls an offline scripted agent makes ("gold", "noop", ...)
+  seed_memory(user) -> memory items the chain starts with (none for these benchmarks today)
+The methods see only `RealTask`'s documented attributes (eval/methods/base.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Protocol, Sequence
+
+from pulse.core.errors import PulseUserError
+
+
+class BenchmarkDataError(PulseUserError, ValueError):
+    """A benchmark file failed validation; the message names the file, the record and the key."""
+
+
+@dataclass(frozen=True)
+class RealTask:
+    # -- what a method may read (eval/methods/base.py) --
+    task_id: str
+    user_id: str
+    project_id: str
+    request_text: str  # the user's first message / instruction, as the task agent receives it
+    time: str  # ISO date the task happens at ("" when the benchmark has none)
+    # -- for the task agent and the harness --
+    system_prompt: str = ""  # benchmark policy / domain rules for the task agent ("" = the agent's default)
+    category: str = ""
+    level: int = 0
+    depends_on: tuple[str, ...] = ()
+    scored: bool = True  # False: a prerequisite task that π-Bench leaves out of COMP
+    data: Any = field(default=None, compare=False, repr=False)  # the benchmark's own record (never read by methods)
+
+
+@dataclass(frozen=True)
+class Score:
+    score: float
+    components: dict[str, float] = field(default_factory=dict)
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+class ToolEnv(Protocol):
+    transport: str
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """OpenAI function-tool schemas ({"type": "function", "function": {...}})."""
+        ...
+
+    def begin(self, task: RealTask) -> None: ...
+
+    def __call__(self, tool: str, args: Mapping[str, Any]) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+class UserSimulator(Protocol):
+    def first_message(self) -> str: ...
+
+    def reply(self, transcript: Sequence[dict[str, Any]]) -> str:
+        """The user's next message given the conversation so far (role/content dicts, user view)."""
+        ...
+
+    def is_stop(self, text: str) -> bool: ...
+
+
+class Benchmark(Protocol):
+    name: str
+    version: str
+    seed: int
+    metric: str
+    tasks: tuple[RealTask, ...]
+    judge_label: str  # what the manifest and the tables say about the judge
+
+    def chains(self) -> dict[str, list[RealTask]]: ...
+
+    def open_env(self, user_id: str, transport: str = "direct") -> ToolEnv: ...
+
+    def score(self, task: RealTask, env: ToolEnv, outcome: Any) -> Score: ...
+
+    def user_simulator(self, task: RealTask) -> UserSimulator | None: ...
+
+    def scripted_calls(self, task: RealTask, script: str) -> list[tuple[str, dict[str, Any]]]: ...
+
+    def seed_memory(self, user_id: str) -> tuple: ...
+
+
+def chains_of(tasks: Sequence[RealTask]) -> dict[str, list[RealTask]]:
+    out: dict[str, list[RealTask]] = {}
+    for t in tasks:
+        out.setdefault(t.user_id, []).append(t)
+    return out
+
+
+def select(tasks: Sequence[RealTask], cfg) -> tuple[RealTask, ...]:
+    """benchmark.personas / benchmark.max_tasks applied as for the generated suites."""
+    if cfg.personas:
+        known = {t.user_id for t in tasks}
+        unknown = sorted(set(cfg.personas) - known)
+        if unknown:
+            raise BenchmarkDataError(f"benchmark.personas: {unknown} not among the benchmark's users")
+        tasks = [t for t in tasks if t.user_id in cfg.personas]
+    if cfg.max_tasks > 0:
+        count: dict[str, int] = {}
+        kept = []
+        for t in tasks:
+            count[t.user_id] = count.get(t.user_id, 0) + 1
+            if count[t.user_id] <= cfg.max_tasks:
+                kept.append(t)
+        tasks = kept
+    return tuple(tasks)

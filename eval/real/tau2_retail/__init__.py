@@ -1,0 +1,1 @@
+"""τ²-bench retail, in process (MIT; see NOTICE in this folder)."""

@@ -1,0 +1,288 @@
+"""τ²-bench retail as a Pulse benchmark (MIT; see NOTICE): tasks, environment, scorer, user simulator.
+
+Standard setting: every task is its own chain (a fresh database and, for memory methods, a fresh
+memory), as in τ². `benchmark.chain_users=true` is a *non-standard* Pulse variant: the tasks of one
+retail customer run as sessions of one chain (shared memory, still a fresh database per task); its
+rows and manifest say "non-standard".
+
+Score (τ²'s evaluator): 0 unless the episode ended by the user's or the agent's stop; otherwise the
+product over the task's `reward_basis` of
+  DB            1 if the hash of the agent's final database equals the hash after replaying the gold
+                actions on a fresh copy (gold-action errors ignored, as in τ²), else 0;
+  COMMUNICATE   1 if each `communicate_info` string occurs (case-insensitive, commas removed) in an
+                assistant message;
+  NL_ASSERTION  1 if the LLM judge finds every assertion met (1 when the task has none); without a
+                judge endpoint it is not evaluated and the basis recorded is "DB only".
+pass^k over trials (seeds) is `eval.metrics.pass_hat_k`.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from eval.real.base import BenchmarkDataError, RealTask, Score, chains_of, select
+from eval.real.data_dir import dataset_dir
+from eval.real.tau2_retail.db import db_hash, load_db
+from eval.real.tau2_retail.tools import SCHEMAS, WRITE_TOOLS, RetailTools
+
+NAME = "tau2_retail"
+VERSION = "tau2-a2c0247"
+STOP, TRANSFER, OUT_OF_SCOPE = "###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"
+GREETING = "Hi! How can I help you today?"  # τ²'s agent opens every conversation with this line
+# τ²'s user-simulation guidelines, in our words (the task's own instructions follow them)
+USER_GUIDELINES = (
+    "You play a customer contacting a customer service agent. Follow the scenario instructions below. "
+    "Write one message at a time, like a real customer. Never invent information the instructions do not give: "
+    "treat it as unknown. Do not repeat the instructions word for word. Give information only when the agent "
+    "asks for it. When the goal of the instructions is reached, reply with {stop} only. If you are transferred "
+    "to another agent, reply with {transfer}. If the instructions do not say how to go on, reply with {oos}."
+).format(stop=STOP, transfer=TRANSFER, oos=OUT_OF_SCOPE)
+
+
+class RetailEnv:
+    """One task's retail database (fresh at `begin`) behind the 16 tools."""
+
+    transport = "direct"
+
+    def __init__(self, db_path: Path):
+        self.db_path = db_path
+        self.tools = RetailTools(load_db(db_path))
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        # a write tool was called since the copy was loaded (even a refused call: τ²'s cancel can
+        # change a balance before it fails); a clean copy is reused and hashes as the initial database
+        self.dirty = False
+
+    def begin(self, task: RealTask) -> None:
+        if self.dirty:  # a fresh copy of the database per task
+            self.tools = RetailTools(load_db(self.db_path))
+        self.calls = []
+        self.dirty = False
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        return [{"type": "function", "function": s} for s in SCHEMAS.values()]
+
+    def __call__(self, tool: str, args: Mapping[str, Any]) -> Any:
+        self.calls.append((tool, dict(args)))
+        self.dirty = self.dirty or tool in WRITE_TOOLS
+        return self.tools.call(tool, dict(args))
+
+    def hash(self, initial: str) -> str:
+        return db_hash(self.db) if self.dirty else initial
+
+    @property
+    def db(self) -> dict[str, Any]:
+        return self.tools.db
+
+    def close(self) -> None:
+        pass
+
+
+def _customer_of(task: dict[str, Any], db: dict[str, Any]) -> str:
+    """The retail user id the gold actions act for ("" when none names one)."""
+    tools = RetailTools(db)
+    for a in task["evaluation_criteria"].get("actions") or []:
+        args = a.get("arguments") or {}
+        if "user_id" in args:
+            return str(args["user_id"])
+        if "order_id" in args and args["order_id"] in db["orders"]:
+            return db["orders"][args["order_id"]]["user_id"]
+        if a["name"] in ("find_user_id_by_name_zip", "find_user_id_by_email"):
+            try:
+                return tools.call(a["name"], args)
+            except ValueError:
+                continue
+    return ""
+
+
+def _request(instr: dict[str, Any]) -> str:
+    return " ".join(str(instr.get(k) or "") for k in ("known_info", "reason_for_call")).strip()
+
+
+@dataclass
+class Tau2Retail:
+    root: Path
+    raw: dict[str, dict[str, Any]]
+    tasks: tuple[RealTask, ...]
+    policy: str
+    chain_users: bool
+    user_endpoint: Any = None
+    judge: Any = None
+    name: str = NAME
+    version: str = VERSION
+    seed: int = 0
+    metric: str = "mean"
+    gold_hashes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def judge_label(self) -> str:
+        if self.judge is None:
+            return "tau2 DB + COMMUNICATE checks; NL_ASSERTION not evaluated (no judge endpoint): basis 'DB only'"
+        return f"tau2 DB + COMMUNICATE checks; NL_ASSERTION by {self.judge.label}"
+
+    @property
+    def nonstandard(self) -> str:
+        return "non-standard: one customer's tasks chained as sessions" if self.chain_users else ""
+
+    def chains(self) -> dict[str, list[RealTask]]:
+        return chains_of(self.tasks)
+
+    def seed_memory(self, user_id: str) -> tuple:
+        return ()
+
+    def open_env(self, user_id: str, transport: str = "direct") -> RetailEnv:
+        if transport != "direct":
+            raise BenchmarkDataError(f"benchmark.transport: {NAME} runs its tools in process only (direct), "
+                                     f"not {transport!r}")
+        return RetailEnv(self.root / "db.json")
+
+    # -- offline scripted agents -------------------------------------------------------------------
+    def scripted_calls(self, task: RealTask, script: str) -> list[tuple[str, dict[str, Any]]]:
+        if script == "gold":
+            return [(a["name"], dict(a.get("arguments") or {})) for a in task.data["evaluation_criteria"]["actions"] or []]
+        if script == "noop":
+            return []
+        raise BenchmarkDataError(f"agent.script: {script!r} is not a {NAME} script (gold, noop)")
+
+    # -- user simulator --------------------------------------------------------------------------------
+    def user_simulator(self, task: RealTask):
+        if self.user_endpoint is None:
+            return None
+        return Tau2User(self.user_endpoint, task.data["user_scenario"])
+
+    # -- scoring ----------------------------------------------------------------------------------------
+    def gold_hash(self, task: RealTask) -> str:
+        """Hash of a fresh database after the gold actions (a failing gold action is ignored, as in τ²)."""
+        if task.task_id not in self.gold_hashes:
+            env = RetailEnv(self.root / "db.json")
+            for name, args in self.scripted_calls(task, "gold"):
+                try:
+                    env(name, args)
+                except Exception:
+                    pass
+            self.gold_hashes[task.task_id] = env.hash(self.initial_hash())
+        return self.gold_hashes[task.task_id]
+
+    def initial_hash(self) -> str:
+        if "" not in self.gold_hashes:
+            self.gold_hashes[""] = db_hash(load_db(self.root / "db.json"))
+        return self.gold_hashes[""]
+
+    def score(self, task: RealTask, env: RetailEnv, outcome: Any) -> Score:
+        crit = task.data["evaluation_criteria"]
+        basis = list(crit.get("reward_basis") or ["DB", "COMMUNICATE"])
+        extra = getattr(outcome, "extra", {}) or {}
+        termination = extra.get("termination", "agent_stop")
+        if termination not in ("agent_stop", "user_stop"):
+            return Score(0.0, {}, {"reward_basis": basis, "note": f"terminated prematurely: {termination}"})
+        comps: dict[str, float] = {}
+        comps["DB"] = float(env.hash(self.initial_hash()) == self.gold_hash(task))
+        said = [str(m.get("content") or "").lower().replace(",", "") for m in extra.get("transcript", [])
+                if m.get("role") == "assistant"]
+        info = crit.get("communicate_info") or []
+        comps["COMMUNICATE"] = float(all(any(str(i).lower().replace(",", "") in s for s in said) for i in info))
+        evaluated = [b for b in basis if b in ("DB", "COMMUNICATE")]
+        detail: dict[str, Any] = {"reward_basis": basis, "gold_changes_db": self.gold_hash(task) != self.initial_hash()}
+        if "NL_ASSERTION" in basis:
+            nl = crit.get("nl_assertions") or []
+            if not nl:
+                comps["NL_ASSERTION"] = 1.0  # τ²: no assertions to check is a pass
+                evaluated.append("NL_ASSERTION")
+            elif self.judge is not None:
+                v = self.judge.judge(nl, extra.get("transcript", []))
+                comps["NL_ASSERTION"] = float(all(v.met))
+                detail["judge_unparsed"] = v.unparsed
+                evaluated.append("NL_ASSERTION")
+        unknown = sorted(set(basis) - {"DB", "COMMUNICATE", "NL_ASSERTION"})
+        if unknown:
+            raise BenchmarkDataError(f"tasks.json task {task.task_id}: reward_basis {unknown} is not supported")
+        reward = 1.0
+        for b in evaluated:
+            reward *= comps[b]
+        detail["evaluated_basis"] = evaluated
+        detail["basis_label"] = "DB only" if evaluated == ["DB"] else "+".join(evaluated)
+        return Score(reward, comps, detail)
+
+
+class Tau2User:
+    """τ²'s LLM user simulator: guidelines + the task's instructions; stop / transfer / out-of-scope tokens."""
+
+    def __init__(self, endpoint, scenario: dict[str, Any]):
+        self.endpoint = endpoint
+        instr = scenario.get("instructions") or {}
+        text = "\n".join(f"{k.replace('_', ' ').capitalize()}: {instr[k]}" for k in
+                         ("domain", "reason_for_call", "known_info", "unknown_info", "task_instructions") if instr.get(k))
+        persona = scenario.get("persona")
+        self.system = USER_GUIDELINES + ("\n\nPersona: " + persona if persona else "") + "\n\nInstructions:\n" + text
+
+    def _ask(self, transcript: Sequence[dict[str, Any]]) -> str:
+        # the simulator sees the conversation from the customer's side: agent turns are "user" to it
+        flipped = [{"role": "user" if m["role"] == "assistant" else "assistant", "content": m.get("content") or ""}
+                   for m in transcript if m.get("role") in ("user", "assistant") and m.get("content")]
+        return self.endpoint.chat([{"role": "system", "content": self.system}, *flipped]).strip()
+
+    def first_message(self) -> str:
+        return self._ask([{"role": "assistant", "content": GREETING}])
+
+    def reply(self, transcript: Sequence[dict[str, Any]]) -> str:
+        return self._ask(transcript)
+
+    def is_stop(self, text: str) -> bool:
+        return any(tok in text for tok in (STOP, TRANSFER, OUT_OF_SCOPE))
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise BenchmarkDataError(f"{path}: cannot read ({e})") from None
+
+
+def load_tasks(root: Path) -> list[dict[str, Any]]:
+    path = root / "tasks.json"
+    raw = _read_json(path)
+    if not isinstance(raw, list):
+        raise BenchmarkDataError(f"{path}: expected a list of tasks")
+    for i, t in enumerate(raw):
+        for key in ("id", "user_scenario", "evaluation_criteria"):
+            if key not in t:
+                raise BenchmarkDataError(f"{path}: task #{i} ({t.get('id', '?')}): key {key!r} missing")
+        if t.get("initial_state"):
+            raise BenchmarkDataError(f"{path}: task {t['id']}: initial_state is not supported in process")
+        for j, a in enumerate(t["evaluation_criteria"].get("actions") or []):
+            if a.get("name") not in SCHEMAS:
+                raise BenchmarkDataError(f"{path}: task {t['id']}: actions[{j}].name {a.get('name')!r} is not a retail tool")
+    return raw
+
+
+# gold / initial hashes per data folder, shared by every load in a process (the data are read-only)
+_HASHES: dict[str, dict[str, str]] = {}
+
+
+def load(cfg) -> Tau2Retail:
+    from eval.real.judge import LLMJudge
+    from eval.real.llm import endpoint_from
+
+    root = dataset_dir("tau2/retail", cfg.data_dir)
+    raw = load_tasks(root)
+    split = _read_json(root / "split_tasks.json") if (root / "split_tasks.json").exists() else {"base": [t["id"] for t in raw]}
+    if cfg.split not in split:
+        raise BenchmarkDataError(f"benchmark.split: {cfg.split!r} not in {sorted(split)} ({root / 'split_tasks.json'})")
+    keep = set(map(str, split[cfg.split]))
+    db = load_db(root / "db.json")
+    policy = (root / "policy.md").read_text() if (root / "policy.md").exists() else ""
+    tasks = []
+    for t in raw:
+        if str(t["id"]) not in keep:
+            continue
+        customer = _customer_of(t, db)
+        user = customer if (cfg.chain_users and customer) else f"task_{t['id']}"
+        tasks.append(RealTask(task_id=f"tau2_retail_{t['id']}", user_id=user, project_id="retail",
+                              request_text=_request(t["user_scenario"].get("instructions") or {}), time="",
+                              system_prompt=policy, category="retail", data=t))
+    judge_ep = endpoint_from(cfg.judge, "judge")
+    return Tau2Retail(root=root, raw={t["id"]: t for t in raw}, tasks=select(tasks, cfg), policy=policy,
+                      chain_users=cfg.chain_users, user_endpoint=endpoint_from(cfg.user, "user simulator"),
+                      judge=LLMJudge(judge_ep) if judge_ep else None,
+                      gold_hashes=_HASHES.setdefault(str(root.resolve()), {}))
