@@ -223,6 +223,8 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
         from pulse.config.schema import ConfigError
         raise ConfigError(f"agent={cfg.agent.name!r} cannot run the real benchmark {suite.name!r}: use agent=openai "
                           f"(an LLM task agent) or agent=scripted (offline gold / noop checks)")
+    if real and hasattr(agent, "check"):
+        agent.check(suite)  # e.g. a script the benchmark does not have: refused before any episode
     if not real and cfg.agent.name == "scripted":
         from pulse.config.schema import ConfigError
         raise ConfigError(f"agent=scripted runs the real benchmarks only; {suite.name!r} uses agent=simulated or openai")
@@ -310,5 +312,7 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
     summary = summarize(read_rows(rows_path))
     summary.update({k: base[k] for k in ("benchmark", "suite_version", "method", "agent", "simulated", "seed",
                                           "experiment", "policy_checkpoints", "checkpoint_hash", "config_hash")})
+    if real:
+        summary.update(judge=suite.judge_label, nonstandard=getattr(suite, "nonstandard", ""))
     atomic_write_text(out / "summary.json", dumps_strict(summary, indent=2, sort_keys=True) + "\n")
     return out

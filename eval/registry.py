@@ -13,6 +13,7 @@ BENCHMARKS: Registry[Any] = Registry("benchmark", {
     "pibench_sim": "eval.benchmarks:load_pibench_sim",
     "mcp_persona_sim": "eval.benchmarks:load_mcp_persona_sim",
     "tau2_retail": "eval.real.tau2_retail.benchmark:load",
+    "pibench": "eval.real.pibench.benchmark:load",
 })
 
 METHODS: Registry[Any] = Registry("method", {

@@ -25,6 +25,11 @@ def _num(v, fmt: str = ".3f") -> str:
 
 def _fmt(summary: dict) -> str:
     label = " [simulated agent]" if summary.get("simulated") else ""
+    if summary.get("agent") == "scripted":
+        label = " [scripted agent: offline check, not a task agent]"
+    if summary.get("judge"):  # real benchmarks: who judged (a proxy judge says so) and the components
+        comps = ", ".join(f"{k} {_num(v)}" for k, v in (summary.get("components") or {}).items())
+        label += f" [judge: {summary['judge']}]" + (f" [components: {comps}]" if comps else "")
     stage = ", ".join(f"{k} {_num(v)}" for k, v in summary.get("stage_accuracy", {}).items())
     per = ", ".join(f"{k} {_num(v)}" for k, v in summary.get("score_per_persona", {}).items())
     ckpt = "/".join(summary.get("policy_checkpoints") or []) or "none"

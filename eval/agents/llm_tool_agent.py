@@ -132,6 +132,11 @@ class LLMToolAgent:
         out.memory_blocking_s = stats.blocking_s
         return out
 
+    def run_real(self, task, env, session, seed: int, bench) -> EpisodeOutcome:
+        """A real benchmark's task (eval/real/): user <-> assistant turns (eval/agents/conversation.py)."""
+        from eval.agents.conversation import run_conversation
+        return run_conversation(self, task, env, session, bench)
+
 
 def build(cfg) -> LLMToolAgent:
     return LLMToolAgent(cfg.model, cfg.base_url, cfg.api_key, cfg.max_turns, cfg.temperature, cfg.max_tokens,

@@ -34,6 +34,11 @@ class ScriptedAgent:
                                  "the generated suites use agent=simulated")
         raise RuntimeError("ScriptedAgent.run needs the benchmark: the harness calls run_real")
 
+    def check(self, bench) -> None:
+        """Raise the benchmark's error now when it has no such script."""
+        if bench.tasks:
+            bench.scripted_calls(bench.tasks[0], self.script)
+
     def run_real(self, task, env, session, seed: int, bench) -> EpisodeOutcome:
         t0 = time.perf_counter()
         out = EpisodeOutcome()

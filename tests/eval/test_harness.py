@@ -18,7 +18,7 @@ def test_registries_suggest_close_names():
     with pytest.raises(RegistryError, match="did you mean 'pulse'"):
         METHODS.get("pulsee")
     with pytest.raises(RegistryError, match="pibench_sim"):
-        BENCHMARKS.get("pibench")
+        BENCHMARKS.get("pibench_simm")
     assert set(AGENTS.names()) == {"simulated", "openai", "scripted"}
 
 

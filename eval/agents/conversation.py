@@ -1,0 +1,116 @@
+"""The LLM task agent on a real benchmark: user <-> assistant turns with the environment's tools.
+
+    system (the benchmark's policy, or the default) -> the user's first message (from the user
+    simulator, or the task's request when the benchmark has none) -> completions with the
+    environment's tool schemas; every tool call goes through the pre-commit gate with the method's
+    session (as in eval/agents/llm_tool_agent.py) -> an answer without tool calls goes to the user
+    simulator, whose reply continues the conversation, until it says stop (user_stop), the agent
+    answers with no simulator to reply (agent_stop), or `max_turns` completions (max_steps: τ² scores
+    such an episode 0).
+The transcript (public messages, tool results) and the termination reason go into
+`EpisodeOutcome.extra` for the benchmark's scorer.
+"""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from pulse.agent.gate import PreCommitGate
+from pulse.core.records import Event
+from eval.episode import EpisodeOutcome, InterventionRecord
+
+DEFAULT_SYSTEM = ("You are a helpful assistant that completes the user's task, calling the tools you are given "
+                  "when they help. Respect the user's stated constraints and any memory notes about them.")
+GREETING = "Hi! How can I help you today?"
+
+
+def run_conversation(agent, task, env, session, bench) -> EpisodeOutcome:
+    t0 = time.perf_counter()
+    out = EpisodeOutcome()
+    n = 0
+
+    def event(kind: str, **kw) -> Event:
+        nonlocal n
+        n += 1
+        return Event(kind, n, time=task.time, event_id=f"{task.task_id}#{n}", **kw)
+
+    user = bench.user_simulator(task)
+    tools = env.tool_schemas()
+    transcript: list[dict[str, Any]] = []  # public conversation + tool results (for scorers and judges)
+    if user is not None:
+        transcript.append({"role": "assistant", "content": GREETING})
+        first = user.first_message()
+    else:
+        first = task.request_text
+    transcript.append({"role": "user", "content": first})
+    delivery = session.start(event("request", text=first, role="user"))
+    messages: list[dict[str, Any]] = [{"role": "system", "content": task.system_prompt or DEFAULT_SYSTEM}]
+    if user is not None:
+        messages.append({"role": "assistant", "content": GREETING})
+    messages.append({"role": "user", "content": first + (f"\n\nWhat I remember about you:\n{delivery.message}"
+                                                         if delivery else "")})
+    gate = PreCommitGate(executor=env, decide=session.decide_call)
+    termination = "max_steps"
+    for _ in range(agent.max_turns):
+        notes = session.take_supplements(wait=False)
+        if notes:
+            messages.append({"role": "user", "content": "Memory note (from the user's long-term memory):\n"
+                             + "\n".join(d.message for d in notes)})
+        r = agent._complete(messages, tools)
+        out.llm_calls += 1
+        msg = r.choices[0].message
+        calls = msg.tool_calls or []
+        messages.append({"role": "assistant", "content": msg.content or "",
+                         **({"tool_calls": [c.model_dump() for c in calls]} if calls else {})})
+        if msg.content:
+            transcript.append({"role": "assistant", "content": msg.content})
+            session.observe(event("message", role="agent", text=msg.content[:500]))
+        for c in calls:
+            name = c.function.name
+            try:
+                args = json.loads(c.function.arguments or "{}")
+                if not isinstance(args, dict):
+                    raise ValueError("arguments are not a JSON object")
+            except (json.JSONDecodeError, ValueError) as e:
+                out.tool_errors += 1
+                messages.append({"role": "tool", "tool_call_id": c.id, "content": f"ERROR: bad arguments: {e}"})
+                continue
+            cand = event("candidate_call", tool=name,
+                         args={k: v if isinstance(v, str) else json.dumps(v) for k, v in args.items()})
+            res = gate.call(name, args, cand)
+            if res.intervened:
+                out.interventions.append(InterventionRecord(
+                    cand.step, name, False,
+                    evidence=tuple(m.item_id for m in (res.decision.evidence if res.decision else ()))))
+                content = ("NOT EXECUTED: the user's memory agent stopped this call before it ran. Evidence:\n"
+                           + (res.evidence_text or "(none)") + "\nRevise the call and try again.")
+            elif res.executed:
+                out.tool_calls += 1
+                content = res.result if isinstance(res.result, str) else json.dumps(res.result, default=str)
+                session.observe(event("tool_result", tool=name, text="ok"))
+            else:
+                out.tool_errors += 1
+                content = f"ERROR: {res.error}"
+                session.observe(event("tool_result", tool=name, text=f"error: {res.error}", args={"status": "error"}))
+            messages.append({"role": "tool", "tool_call_id": c.id, "content": content})
+            transcript.append({"role": "tool", "content": content[:4000]})
+        if calls:
+            continue
+        if user is None:
+            termination = "agent_stop"
+            break
+        text = user.reply(transcript)
+        if user.is_stop(text):
+            termination = "user_stop"
+            break
+        transcript.append({"role": "user", "content": text})
+        messages.append({"role": "user", "content": text})
+        session.observe(event("message", role="user", text=text))
+    stats = session.end(True)
+    out.seconds = time.perf_counter() - t0
+    out.memory_blocking_s = stats.blocking_s
+    out.extra.update(transcript=transcript, termination=termination)
+    if user is not None and hasattr(user, "state"):
+        out.extra["user_state"] = user.state()
+    return out
