@@ -104,7 +104,7 @@ class Mem0Store:
             old_facts = [(o["id"], f) for o in old for f in standins.read_facts(o["text"], self.vocab, self.user_id)]
             ops, touched = [], set()
             for text in new_facts:
-                parsed = standins.read_facts(text, self.vocab, self.user_id)
+                parsed = standins.read_facts(text, self.vocab, self.user_id, include_withdrawn=True)
                 if not parsed:
                     ops.append({"id": "", "text": text, "event": "ADD"})
                     continue

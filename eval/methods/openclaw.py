@@ -63,7 +63,7 @@ class Options:
 
 
 def _day(iso: str) -> str:
-    return iso[:10]
+    return iso[:10] or "undated"
 
 
 class Workspace:
@@ -127,7 +127,7 @@ class OpenClawChain:
         done = []
         for w in out.get("writes", []):
             rel, text = str(w.get("file", "")), str(w.get("text", "")).strip()
-            if not text or not (rel in ("MEMORY.md", "USER.md") or re.fullmatch(r"memory/\d{4}-\d{2}-\d{2}\.md", rel)):
+            if not text or not (rel in ("MEMORY.md", "USER.md") or re.fullmatch(r"memory/(\d{4}-\d{2}-\d{2}|undated)\.md", rel)):
                 continue
             line = f"- {_day(now)}: {text}" if rel != "USER.md" else f"- {text}"
             self.ws.append(rel, line)
@@ -137,9 +137,11 @@ class OpenClawChain:
 
     # -- reading -----------------------------------------------------------------------------------
     def bootstrap(self, today: str) -> str:
-        yday = (date.fromisoformat(today) - timedelta(days=1)).isoformat()
+        days = []
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", today):  # a task without a clock has no "today" note
+            days = [(date.fromisoformat(today) - timedelta(days=1)).isoformat(), today]
         parts = []
-        for rel in ("USER.md", "MEMORY.md", f"memory/{yday}.md", f"memory/{today}.md"):
+        for rel in ("USER.md", "MEMORY.md", *(f"memory/{d}.md" for d in days)):
             text = self.ws.read(rel)[: self.opts.bootstrap_max_chars]
             if text.strip():
                 parts.append(f"## {rel}\n{text.rstrip()}")

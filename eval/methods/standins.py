@@ -21,14 +21,13 @@ reading and writing:
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from pulse.agent.writeback import extract_candidates
 from pulse.core.records import Event
 from pulse.core.statements import IMPLICIT, SlotTerms, parse_statement
-from eval.methods.text_slots import text_items
+from eval.methods.text_slots import text_items, withdrawn
 
 
 @dataclass(frozen=True)
@@ -44,11 +43,11 @@ class Fact:
         return (self.scope, self.slot)
 
 
-def fact_sentence(scope: str, slot: str, value: str) -> str:
+def fact_sentence(scope: str, slot: str, value: str, withdrawn: bool = False) -> str:
     w = slot.replace("_", " ")
     if scope.startswith("project:"):
         return f"Project {scope.split(':', 1)[1]} decided {w} {value}."
-    return f"User prefers {w} {value}."
+    return f"User {'no longer prefers' if withdrawn else 'prefers'} {w} {value}."
 
 
 def parsed_event(kind: str, role: str, text: str, vocab: Mapping[str, SlotTerms], time: str = "",
@@ -64,17 +63,16 @@ def extract_facts(events: Sequence[Event], user_id: str, project_id: str) -> lis
     out = []
     for c in extract_candidates(events, user_id, project_id):
         m = c.item
-        out.append(Fact(fact_sentence(m.scope, m.slot, m.value), m.slot, m.value, m.scope, m.valid_from))
+        gone = c.source_event is not None and withdrawn(c.source_event.text)
+        out.append(Fact(fact_sentence(m.scope, m.slot, m.value, gone), m.slot, m.value, m.scope, m.valid_from))
     return out
 
 
-def read_facts(text: str, vocab: Mapping[str, SlotTerms], user_id: str, time: str = "") -> list[Fact]:
+def read_facts(text: str, vocab: Mapping[str, SlotTerms], user_id: str, time: str = "",
+               include_withdrawn: bool = False) -> list[Fact]:
     """The (scope, slot, value) facts a memory text states (the shared text->slot routine)."""
     return [Fact(m.text, m.slot, m.value, m.scope, m.valid_from)
-            for m in text_items(text, vocab, "read", user_id, time)]
-
-
-_WITHDRAW = re.compile(r"\b(no longer|not anymore|stop using|don't use|do not use)\b", re.I)
+            for m in text_items(text, vocab, "read", user_id, time, include_withdrawn)]
 
 
 def decide_update(new: Fact, old: Sequence[tuple[str, Fact]], withdrawn: bool = False) -> tuple[str, str]:
@@ -86,10 +84,6 @@ def decide_update(new: Fact, old: Sequence[tuple[str, Fact]], withdrawn: bool = 
             return "DELETE", oid
         return ("NONE", oid) if f.value == new.value else ("UPDATE", oid)
     return ("NONE", "") if withdrawn else ("ADD", "")
-
-
-def withdrawn(text: str) -> bool:
-    return bool(_WITHDRAW.search(text or ""))
 
 
 def merge_summary(prior: Sequence[Fact], new: Sequence[Fact]) -> list[Fact]:

@@ -32,18 +32,25 @@ from pulse.core.statements import IMPLICIT, SlotTerms, parse_statement
 
 _DATE = re.compile(r"^\W*(\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?)")
 _SENT = re.compile(r"(?<=[.!?;])\s+")
-_WITHDRAWN = re.compile(r"\b(no longer|not prefer|does not|doesn't|don't|do not|instead of|until)\b", re.I)
+_WITHDRAWN = re.compile(r"\b(no longer|not prefer|not anymore|stop using|does not|doesn't|don't|do not|instead of|until)\b",
+                        re.I)
 _PROJECT = re.compile(r"\bproject\s+([\w][\w\-]*)", re.I)
 
 
+def withdrawn(text: str) -> bool:
+    """A sentence that withdraws a value (step 4); also the extraction stand-in's cue for a DELETE."""
+    return bool(_WITHDRAWN.search(text or ""))
+
+
 def text_items(text: str, vocab: Mapping[str, SlotTerms], method: str, user_id: str,
-               default_time: str = "") -> tuple[MemoryItem, ...]:
+               default_time: str = "", include_withdrawn: bool = False) -> tuple[MemoryItem, ...]:
+    """`include_withdrawn` (update decisions only): also read what a withdrawing sentence names."""
     out: dict[str, MemoryItem] = {}
     for line in (text or "").splitlines():
         m = _DATE.match(line)
         when = m.group(1).replace(" ", "T") if m else default_time
         for sent in _SENT.split(line.strip()):
-            if not sent or _WITHDRAWN.search(sent):
+            if not sent or (_WITHDRAWN.search(sent) and not include_withdrawn):
                 continue
             stated = {k: v for k, v in parse_statement(sent, vocab).items() if v != IMPLICIT}
             if not stated:
