@@ -77,6 +77,7 @@ def collect(runs: Sequence[Path], per_seed_checkpoints: bool = False) -> dict[tu
             s = summarize(rs)
             s.update(seed=seed, simulated=bool(rs[0].get("simulated")), run=str(run),
                      agent_model=rs[0].get("agent_model", ""), checkpoint_hash=hashes[0],
+                     memory_llm=rs[0].get("memory_llm", ""),
                      policy_checkpoints=list(rs[0].get("policy_checkpoints") or []))
             exp = rs[0].get("experiment", "") or ""
             table = exp.split("/")[0] if exp.startswith("table") else "*"
@@ -114,8 +115,9 @@ def _methods(data, table: str) -> list[str]:
         # tables 2 and 3 are computed from whichever runs exist, so their rows need no separate runs
         if (t == table or t == "*" or table in ("table2", "table3")) and m not in seen:
             seen.append(m)
-    order = ["none", "pulse_start_only", "pulse_supplement_only", "pulse_flat", "pulse_flat_user",
-             "pulse_flat_project", "pulse_flat_no_rl", "pulse_no_rl", "pulse", "pulse_rule"]
+    order = ["none", "mem0", "lightmem", "a_mem", "openclaw", "dsh", "zcode", "pma_injection_only", "pma_mem0_top10",
+             "pma_always_inject", "pma_full_bank", "pma", "pulse_start_only", "pulse_supplement_only", "pulse_flat",
+             "pulse_flat_user", "pulse_flat_project", "pulse_flat_no_rl", "pulse_no_rl", "pulse", "pulse_rule"]
     base = lambda m: m.removesuffix("-rule")  # noqa: E731  ("pulse_flat-rule" sorts with pulse_flat)
     return sorted(seen, key=lambda m: (order.index(base(m)) if base(m) in order else len(order), m))
 
@@ -161,6 +163,33 @@ def _label(method: str, summaries_by_bench: list[list[dict]], failed: bool = Fal
     return f"{method}{' (sim)' if sim else ''}{FAILED_MARK if failed else ''} [n={'/'.join(map(str, n)) or 0}]"
 
 
+def _backing(summaries_by_bench: list[list[dict]]) -> str:
+    """What backed the row's memory-side calls: the LLM or stand-in label its rows carry."""
+    labels = sorted({s.get("memory_llm") or "" for ss in summaries_by_bench for s in ss} - {""})
+    if not labels:
+        return "–"  # no memory-side LLM (none, Pulse: its policy is the row's checkpoint)
+    return "; ".join("stand-in (rules)" if lab.startswith("stand-in") else lab for lab in labels)
+
+
+def _mean(cell: str) -> float | None:
+    try:
+        return float(cell.replace("**", "").replace("_", "").split(" ")[0])
+    except ValueError:
+        return None
+
+
+def mark_best(rows: list[list[str]], cols: dict[int, bool]) -> None:
+    """Best mean per column in bold, second best underlined (`_x_`); cols: index -> higher is better."""
+    for c, higher in cols.items():
+        vals = sorted({v for r in rows if (v := _mean(r[c])) is not None}, reverse=higher)
+        for r in rows:
+            v = _mean(r[c])
+            if v is not None and vals and v == vals[0]:
+                r[c] = f"**{r[c]}**"
+            elif v is not None and len(vals) > 1 and v == vals[1]:
+                r[c] = f"_{r[c]}_"
+
+
 def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
     """table name -> (header, rows, caption); the caption's lines after the first are footnotes."""
     tables: dict[str, tuple[list[str], list[list[str]], str]] = {}
@@ -173,22 +202,27 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
                  "dependency-group size, then the mean over personas." if "pibench_sim" in benches else "")
     # Table 1
     fails = _Failures()
-    head = ["Method"] + [f"{b} {BENCH_METRIC.get(b, 'score')} (%)" for b in benches]
+    head = ["Method", "memory LLM"] + [f"{b} {BENCH_METRIC.get(b, 'score')} (%)" for b in benches]
     for b in benches:
         head += [f"{b} Store tok", f"{b} Retrieve tok", f"{b} s/task"]
     rows = []
     for m in _methods(data, "table1"):
         per = [_get(data, "table1", m, b) for b in benches]
         failed = any([fails.mark(m, b, ss) for b, ss in zip(benches, per)])
-        row = [_label(m, per, failed)] + [_cell([s["score"] for s in ss], pct=True) for ss in per]
+        row = [_label(m, per, failed), _backing(per)] + [_cell([s["score"] for s in ss], pct=True) for ss in per]
         for ss in per:
             row += [_cell([s["store_tokens"] for s in ss]), _cell([s["retrieve_tokens"] for s in ss]),
                     _cell([s["seconds_per_task"] for s in ss], digits=2)]
         rows.append(row)
-    tables["table1"] = (head, rows, "Table 1: main results." + comp_note + note + fails.footnote())
+    nb = len(benches)
+    mark_best(rows, {**{2 + i: True for i in range(nb)}, **{2 + nb + i: False for i in range(3 * nb)}})
+    tables["table1"] = (head, rows, "Table 1: main results. Best per column in bold, second best underlined "
+                        "(scores: higher; tokens and s/task: lower). memory LLM: what backed the memory-side calls "
+                        "(stand-in (rules): eval/methods/standins.py, latency modelled)." + comp_note + note
+                        + fails.footnote())
     # Table 2
     fails = _Failures()
-    head = ["Method", "Benchmark", "score (%)", "interventions", "correct", "fixed", "misled",
+    head = ["Method", "memory LLM", "Benchmark", "score (%)", "interventions", "correct", "fixed", "misled",
             "interruption success (%)", "failed episodes", "tool errors", "abandoned steps"]
     rows = []
     for m in _methods(data, "table2"):
@@ -197,13 +231,17 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
             if not ss:
                 continue
             failed = fails.mark(m, b, ss)
-            rows.append([_label(m, [ss], failed), f"{b} ({BENCH_METRIC.get(b, 'score')})",
+            rows.append([_label(m, [ss], failed), _backing([ss]), f"{b} ({BENCH_METRIC.get(b, 'score')})",
                          _cell([s["score"] for s in ss], pct=True)]
                         + [_cell([s.get(k, 0) for s in ss]) for k in
                            ("interventions", "interventions_correct", "interventions_fixed", "interventions_misled")]
                         + [_cell([s.get("interruption_success") for s in ss], pct=True)]
                         + [_cell([s.get(k, 0) for s in ss]) for k in ("failed", "tool_errors", "abandoned_steps")])
-    tables["table2"] = (head, rows, "Table 2: ablations. Counts are totals per seed; interruption success = "
+    for b in benches:  # best / second best per benchmark (score, interruption success)
+        sub = [r for r in rows if r[2].startswith(f"{b} (")]
+        mark_best(sub, {3: True, 8: True})
+    tables["table2"] = (head, rows, "Table 2: ablations. Best per benchmark in bold, second best underlined. "
+                        "Counts are totals per seed; interruption success = "
                         "correct interventions / interventions (– when there were none)." + note + fails.footnote())
     # Table 3
     fails = _Failures()
@@ -220,6 +258,8 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
         row += [_cell([s["per_category"].get(c) for s in mcp], pct=True) for c in cats]
         rows.append(row)
     tables["table3"] = (head, rows, "Table 3: accuracy by execution stage and MCP category." + note + fails.footnote())
+    from eval.real.persona2web.table import table_b3  # Persona2Web's Table B3 lives with its benchmark
+    tables["tableB3"] = table_b3(data)
     return tables
 
 
