@@ -139,10 +139,20 @@ def component_means(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     rows = scored_rows(rows)
     names = sorted({k for r in rows for k in (r.get("components") or {})})
     out = {}
-    for k in names:
-        vals = [float((r.get("components") or {}).get(k, 0.0)) if r.get("status") == "ok" else 0.0 for r in rows]
+    for k in names:  # over the rows that have the component (a failed episode has none: it counts 0)
+        vals = [float(r["components"][k]) if r.get("status") == "ok" else 0.0 for r in rows
+                if r.get("status") != "ok" or k in (r.get("components") or {})]
         out[k] = sum(vals) / len(vals)
     return out
+
+
+def components_by_category(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """`component_means` per task category (e.g. Persona2Web's ambiguity levels L1 / L2 / L3)."""
+    cats: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        if r.get("components") is not None or r.get("status") != "ok":
+            cats.setdefault(str(r.get("category", "")), []).append(r)
+    return {c: component_means(rs) for c, rs in sorted(cats.items())}
 
 
 def pass_hat_k(num_trials: int, successes: int, k: int) -> float:
@@ -237,6 +247,8 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "per_category": {k: sum(v) / len(v) for k, v in sorted(cats.items())},
         "stage_accuracy": stage, "stage_checkpoints": stage_counts,
         "scored_episodes": len(scored_rows(rows)), "components": component_means(rows),
+        "components_by_category": components_by_category(rows),
+        "proxy_judge": any((r.get("score_detail") or {}).get("judge") == "proxy" for r in rows),
     }
     for key, field in (("store_tokens", "store_tokens"), ("retrieve_tokens", "retrieve_tokens"),
                        ("seconds_per_task", "seconds"), ("memory_blocking_s", "memory_blocking_s")):

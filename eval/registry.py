@@ -14,6 +14,7 @@ BENCHMARKS: Registry[Any] = Registry("benchmark", {
     "mcp_persona_sim": "eval.benchmarks:load_mcp_persona_sim",
     "tau2_retail": "eval.real.tau2_retail.benchmark:load",
     "pibench": "eval.real.pibench.benchmark:load",
+    "persona2web": "eval.real.persona2web.benchmark:load",
 })
 
 METHODS: Registry[Any] = Registry("method", {

@@ -160,7 +160,8 @@ def _label(method: str, summaries_by_bench: list[list[dict]], failed: bool = Fal
     flat = [s for ss in summaries_by_bench for s in ss]
     sim = any(s["simulated"] for s in flat)
     n = sorted({len(ss) for ss in summaries_by_bench if ss})
-    return f"{method}{' (sim)' if sim else ''}{FAILED_MARK if failed else ''} [n={'/'.join(map(str, n)) or 0}]"
+    proxy = " (proxy judge, not comparable to π-Bench)" if any(s.get("proxy_judge") for s in flat) else ""
+    return f"{method}{' (sim)' if sim else ''}{proxy}{FAILED_MARK if failed else ''} [n={'/'.join(map(str, n)) or 0}]"
 
 
 def _backing(summaries_by_bench: list[list[dict]]) -> str:

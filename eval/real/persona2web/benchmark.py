@@ -1,0 +1,203 @@
+"""Persona2Web as a Pulse benchmark: 450 tasks (50 users × 3 task groups × 3 levels), offline web stub.
+
+Tools (a stub: no live web offline, every result says so): `web_search(query)`, `open_website(url)`
+(the site the agent chooses), `submit_answer(answer)`. Score (the Pulse paper's Table B3 metrics,
+from the gold in gold.py):
+  web_em  1 when the last site the agent opened matches the level-3 website (Web EM);
+  pref_r  1 when every level-2 preference value occurs in the agent's tool arguments, answers or
+          replies (Pref R: the share of tasks that satisfy all preferences);
+  loc     1 when the level-3 location occurs there too (reported only, not in the score);
+  score = web_em × pref_r (the task is done on the right site with every preference).
+Chains: one per user, ordered level 1 (groups A, B, C), then level 2, then level 3, so whatever a
+memory method writes from a more explicit task can never reach a less explicit one. The chains
+start with no memory (the users' year-long histories are not published; `pulse gen-data
+source=persona2web` synthesizes histories for training, never for these users' evaluation).
+Offline scripts: `gold` (the oracle: gold site and every value) and `request_only` (opens a site the
+request names, else the start page, and answers with the request text).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from pulse.agent.gate import ToolCallError
+from eval.real.base import BenchmarkDataError, RealTask, Score, chains_of, select
+from eval.real.data_dir import dataset_dir
+from eval.real.persona2web.gold import (gold_sites, location_key, normalise_text, site_matches, sites_in,
+                                        value_satisfied)
+
+NAME = "persona2web"
+VERSION = "persona2web-5dee4d5"
+STUB = "offline stub: no live web in this environment"
+TASK_KEYS = ("task_id", "intent", "start_url")
+
+
+def _tool(name: str, desc: str, param: str, pdesc: str) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "description": desc, "parameters": {
+        "type": "object", "properties": {param: {"type": "string", "description": pdesc}}, "required": [param]}}}
+
+
+SCHEMAS = [
+    _tool("web_search", "Search the web (an offline stub: returns no live results).", "query", "search query"),
+    _tool("open_website", "Open a website to do the task there (the site you choose).", "url", "site or URL"),
+    _tool("submit_answer", "Submit the final result: the options you chose and why.", "answer", "final answer"),
+]
+
+
+@dataclass(frozen=True)
+class P2WGold:
+    group: str
+    level: int
+    sites: tuple[str, ...]
+    values: tuple[str, ...]
+    location: str
+    start_url: str
+
+
+class WebStub:
+    transport = "direct"
+
+    def __init__(self):
+        self.opened: list[str] = []
+        self.texts: list[str] = []
+
+    def begin(self, task: RealTask) -> None:
+        self.opened, self.texts = [], []
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        return SCHEMAS
+
+    def __call__(self, tool: str, args: Mapping[str, Any]) -> Any:
+        param = {"web_search": "query", "open_website": "url", "submit_answer": "answer"}.get(tool)
+        if param is None:
+            raise ToolCallError(f"unknown tool {tool!r}; available: web_search, open_website, submit_answer")
+        if not isinstance(args.get(param), str):
+            raise ToolCallError(f"{tool}: missing or non-text argument {param!r}")
+        self.texts.append(args[param])
+        if tool == "open_website":
+            self.opened.append(args[param])
+            return {"status": STUB, "opened": args[param]}
+        if tool == "web_search":
+            return {"status": STUB, "results": []}
+        return {"status": "submitted"}
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class Persona2Web:
+    root: Path
+    tasks: tuple[RealTask, ...]
+    name: str = NAME
+    version: str = VERSION
+    seed: int = 0
+    metric: str = "mean"
+    judge_label: str = "deterministic Web EM / Pref R checks against normalised gold (no LLM judge)"
+    nonstandard: str = ""
+    user_endpoint: Any = field(default=None, repr=False)
+
+    def chains(self) -> dict[str, list[RealTask]]:
+        return chains_of(self.tasks)
+
+    def seed_memory(self, user_id: str) -> tuple:
+        return ()
+
+    def open_env(self, user_id: str, transport: str = "direct") -> WebStub:
+        if transport != "direct":
+            raise BenchmarkDataError(f"benchmark.transport: {NAME} runs its web stub in process only, not {transport!r}")
+        return WebStub()
+
+    def user_simulator(self, task: RealTask):
+        return None  # one request per task; the agent's reply ends the episode
+
+    def scripted_calls(self, task: RealTask, script: str) -> list[tuple[str, dict[str, Any]]]:
+        g: P2WGold = task.data
+        if script == "gold":
+            answer = "; ".join(g.values) + (f" ({g.location})" if g.location else "")
+            return [("open_website", {"url": g.sites[0]}), ("submit_answer", {"answer": answer})]
+        if script == "request_only":
+            named = sites_in(task.request_text)
+            return [("web_search", {"query": task.request_text}),
+                    ("open_website", {"url": named[0] if named else g.start_url}),
+                    ("submit_answer", {"answer": task.request_text})]
+        if script == "noop":
+            return []
+        raise BenchmarkDataError(f"agent.script: {script!r} is not a {NAME} script (gold, request_only, noop)")
+
+    def score(self, task: RealTask, env: WebStub, outcome: Any) -> Score:
+        g: P2WGold = task.data
+        extra = getattr(outcome, "extra", {}) or {}
+        said = [m.get("content") or "" for m in extra.get("transcript", []) if m.get("role") == "assistant"]
+        text = normalise_text(" ".join(env.texts + said))
+        web = float(bool(env.opened) and site_matches(env.opened[-1], g.sites))
+        pref = float(all(value_satisfied(v, text) for v in g.values))
+        comps = {"web_em": web, "pref_r": pref}
+        if g.location:
+            comps["loc"] = float(location_key(g.location) in text)
+        return Score(web * pref, comps, {"level": g.level, "opened": env.opened[-1] if env.opened else "",
+                                         "values_met": [value_satisfied(v, text) for v in g.values]})
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise BenchmarkDataError(f"{path}: cannot read ({e})") from None
+
+
+def load_groups(root: Path) -> dict[str, dict[str, Any]]:
+    path = root / "task_groups.jsonl"
+    groups = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise BenchmarkDataError(f"{path}: cannot read ({e})") from None
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            g = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise BenchmarkDataError(f"{path}: line {i} is not JSON ({e})") from None
+        for key in ("task_group", "user", "slot", "task_ids", "L2_values", "L3_website"):
+            if key not in g:
+                raise BenchmarkDataError(f"{path}: line {i}: key {key!r} missing")
+        if not g["L2_values"]:
+            raise BenchmarkDataError(f"{path}: line {i} ({g['task_group']}): L2_values is empty")
+        groups[g["task_group"]] = g
+    return groups
+
+
+def load_tasks(root: Path) -> list[RealTask]:
+    groups = load_groups(root)
+    by_id = {tid: (g, int(level[1])) for g in groups.values() for level, tid in g["task_ids"].items()}
+    tasks = []
+    for level in (1, 2, 3):
+        folder = root / "tasks" / f"personalization_{level}"
+        if not folder.is_dir():
+            raise BenchmarkDataError(f"{folder}: missing")
+        for path in sorted(folder.glob("*.json")):
+            d = _read_json(path)
+            for key in TASK_KEYS:
+                if not isinstance(d.get(key), str):
+                    raise BenchmarkDataError(f"{path}: key {key!r} missing or not text")
+            if d["task_id"] not in by_id:
+                raise BenchmarkDataError(f"{path}: task_id {d['task_id']!r} is in no task group of task_groups.jsonl")
+            g, glevel = by_id[d["task_id"]]
+            if glevel != level:
+                raise BenchmarkDataError(f"{path}: task_id {d['task_id']!r} is level {glevel} in task_groups.jsonl")
+            gold = P2WGold(g["task_group"], level, gold_sites(g["L3_website"]), tuple(g["L2_values"]),
+                           str(g.get("L3_location") or ""), d["start_url"])
+            tasks.append(RealTask(task_id=d["task_id"], user_id=g["user"], project_id=g["task_group"],
+                                  request_text=d["intent"].removeprefix("Query:").strip(), time="",
+                                  category=f"L{level}", level=level, data=gold))
+    # one chain per user, levels in order (sorted is stable: level order kept within a user)
+    return sorted(tasks, key=lambda t: t.user_id)
+
+
+def load(cfg) -> Persona2Web:
+    root = Path(cfg.path) if cfg.path else dataset_dir("persona2web", cfg.data_dir)
+    return Persona2Web(root=root, tasks=select(load_tasks(root), cfg))
