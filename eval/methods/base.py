@@ -7,6 +7,19 @@ non-gate event, `decide_call` for every candidate tool call (return None = no ga
 such session; a memory baseline (Mem0, LightMem, A-MEM, ...) is another: add one file with a
 `build(cfg, ctx) -> Method` and one `configs/method/<name>.yaml`, and register it in
 `eval/registry.py`.
+
+The task a method receives (`open_session(task, ...)`) is a generated `SimTask` or a real
+benchmark's `eval.real.base.RealTask` (τ²-bench retail, π-Bench, Persona2Web). A method may rely
+on these attributes only, which both have:
+  task_id       unique id of the task (a conversation id for memory writes)
+  user_id       the user whose memory the chain shares
+  project_id    the project / workspace the task belongs to ("" = none)
+  request_text  the user's request as the benchmark states it (the actual first message also
+                arrives as the `request` event given to `start`)
+  time          ISO date-time of the task ("" when the benchmark has none)
+Anything else on the task (steps, checkpoints, levels, gold) is the benchmark's and must not be
+read. `tools`: ToolSpecs of a generated suite; () for a real benchmark (its JSON-schema tools reach
+the session only as `candidate_call` events).
 """
 from __future__ import annotations
 
@@ -16,6 +29,7 @@ from typing import Any, Protocol, Sequence
 from pulse.agent.gate import GateDecision
 from pulse.agent.runtime import AgentStats, Delivery
 from pulse.core.records import Event
+from eval.real.base import RealTask
 from eval.suites.schema import SimTask, ToolSpec
 
 
@@ -43,7 +57,7 @@ class Method(Protocol):
         `close()`) is the `memory` every `open_session` of the chain gets."""
         ...
 
-    def open_session(self, task: SimTask, memory: Any, concurrent: bool,
+    def open_session(self, task: SimTask | RealTask, memory: Any, concurrent: bool,
                      tools: Sequence[ToolSpec] = ()) -> MemorySession:
         """`tools`: the schemas the task agent's environment publishes (what a memory agent may read)."""
         ...
