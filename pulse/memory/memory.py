@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -44,7 +45,7 @@ class StoreMemory:
 
     def __init__(self, root: str | Path, embedder: Embedder, user_retriever: Retriever, project_retriever: Retriever,
                  kind: str = "custom", clock: Callable[[], str] = utc_now, create: bool = True,
-                 auto_create_scopes: bool = False):
+                 auto_create_scopes: bool = False, query_cache_size: int = 4096):
         self.kind = kind
         # False: an unknown user/project is an error everywhere (catches typos). True: conversations
         # create it and reads of it return nothing (an evaluation whose first task starts a project).
@@ -58,6 +59,11 @@ class StoreMemory:
         # the agent runtime retrieves from a worker thread while the main thread may commit
         self._ix_lock = threading.RLock()
         self._data_version = self.store.data_version()
+        # query text -> encoding (see encode_query); 0 disables the cache
+        self.query_cache_size = query_cache_size
+        self._qcache: OrderedDict[str, Any] = OrderedDict()
+        self._qcache_lock = threading.Lock()
+        self.query_cache_hits = 0
         # seconds spent in the last retrieve(): query embedding forward vs everything else
         self.last_timing: dict[str, float] = {}
 
@@ -156,7 +162,21 @@ class StoreMemory:
 
     # ------------------------------------------------------------------ retrieval
     def encode_query(self, query: RetrievalQuery) -> Any:
-        return self.embedder.encode_query(query_text(query))
+        """The query's encoding; repeated query texts (the same subgoal, entity and call keys, which
+        a task re-triggers step after step) are served from a small LRU cache instead of re-embedded."""
+        text = query_text(query)
+        with self._qcache_lock:
+            hit = self._qcache.get(text)
+            if hit is not None:
+                self._qcache.move_to_end(text)
+                self.query_cache_hits += 1
+                return hit
+        enc = self.embedder.encode_query(text)
+        with self._qcache_lock:
+            self._qcache[text] = enc
+            if len(self._qcache) > self.query_cache_size:
+                self._qcache.popitem(last=False)
+        return enc
 
     def _known(self, user_id: str, project_id: str) -> bool:
         """False only when auto_create_scopes lets a read of an unknown scope return nothing."""
@@ -316,16 +336,23 @@ class StoreMemory:
         return new_item
 
     # ------------------------------------------------------------------ graph helpers used by writes
-    def infer_topic(self, item: MemoryItem) -> str:
-        """The Topic of the most similar current fact in the item's scope, else "general"."""
+    def infer_topic(self, item: MemoryItem, vec: Any = None) -> str:
+        """The Topic of the most similar current fact in the item's scope, else "general".
+        `vec`: the item's vector when the caller has it (dense embedders), saving a forward pass."""
         if not self.store.has_scope(item.scope):
             return graph.GENERAL_TOPIC
         ix = self.index(item.scope)
         if not len(ix):
             return graph.GENERAL_TOPIC
-        s = np.where(ix.vt == np.inf, ix.scores.scores(self.embedder.encode_query(graph.embed_text(item))), -np.inf)
+        if ix.vectors is not None:
+            q = vec if vec is not None else self.embedder.encode_query(graph.embed_text(item))
+            idx = ix.probe(q)
+            s = np.where(ix.vt[idx] == np.inf, ix.vectors[idx] @ q, -np.inf)
+        else:
+            idx = np.arange(len(ix))
+            s = np.where(ix.vt == np.inf, ix.scores.scores(self.embedder.encode_query(graph.embed_text(item))), -np.inf)
         best = int(np.argmax(s))
-        return ix.items[best].topic or graph.GENERAL_TOPIC if s[best] >= 0.35 else graph.GENERAL_TOPIC
+        return ix.items[int(idx[best])].topic or graph.GENERAL_TOPIC if s[best] >= 0.35 else graph.GENERAL_TOPIC
 
     def link_entities(self, item: MemoryItem) -> tuple[str, ...]:
         """Known entities of the scope that the fact's text names (one identity across Topics)."""
@@ -344,8 +371,8 @@ class StoreMemory:
         if rk is None:
             return None
         with self.store._lock:
-            found = self.store.find_by_key(self.store._db, "rev_key", rk)
-        return found[-1][0] if found else None
+            found = self.store.find_by_key(self.store._db, "rev_key", rk, newest=True)
+        return found[0] if found else None
 
     def near_duplicate(self, item: MemoryItem, meta: ItemMeta, vec: Any, threshold: float = 0.95) -> str:
         """Id of a current same-kind, slotless fact whose sentence is nearly identical, else ""."""
@@ -354,9 +381,9 @@ class StoreMemory:
         ix = self.index(item.scope)
         if ix.vectors is None or not len(ix):
             return ""
-        ok = (ix.vt == np.inf) & ~ix.has_slot & (ix.kinds == item.kind) & (ix.task_ids == meta.task_id)
-        if not ok.any():
-            return ""
-        sims = np.where(ok, ix.vectors @ vec, -1.0)
-        best = int(np.argmax(sims))
-        return ix.items[best].item_id if sims[best] >= threshold else ""
+        idx = ix.probe(vec)
+        sims = ix.vectors[idx] @ vec
+        close = np.flatnonzero(sims >= threshold)  # few: check the record conditions on those only
+        ok = [j for j in close.tolist() if ix.vt[idx[j]] == np.inf and not ix.has_slot[idx[j]]
+              and ix.kinds[idx[j]] == item.kind and ix.task_ids[idx[j]] == meta.task_id]
+        return ix.items[int(idx[max(ok, key=lambda j: sims[j])])].item_id if ok else ""

@@ -25,7 +25,7 @@ import numpy as np
 
 from pulse.core.records import MemoryItem
 from pulse.memory import graph
-from pulse.memory.embedders.base import Embedder, GrowingArray, ScoreIndex
+from pulse.memory.embedders.base import DenseIndex, Embedder, GrowingArray, ScoreIndex
 from pulse.memory.interface import ItemMeta
 from pulse.memory.store import MemoryStore, text_hash
 from pulse.memory.timeutil import bound_from, bound_to
@@ -35,6 +35,11 @@ _EMPTY = np.zeros(0, np.int64)
 # amortised, a re-sort every ~25 % growth; below it, tail facts cost a gather each per query
 COMPACT_MIN_TAIL = 2048
 COMPACT_FRACTION = 0.25
+# Write-time lookups (nearest fact for Topic placement, near-duplicate sentences) scan the whole
+# scope up to this size (a few ms); above it they probe the facts of the PROBE_TOPICS Topics whose
+# centroids are nearest (an inverted-file search: approximate, cost independent of scope size).
+EXACT_SCAN_MAX = 20000
+PROBE_TOPICS = 8
 # per-item columns: name -> dtype (kept as growing arrays; the attributes are views of them)
 _COLUMNS = {"vf": np.float64, "vt": np.float64, "durable": bool, "task_ids": object, "kinds": object,
             "has_slot": bool, "primary": np.int64, "rowids": np.int64}
@@ -155,6 +160,17 @@ class ScopeIndex:
             self._name_rank = rank
         return np.lexsort((self._name_rank, -tscore))
 
+    def probe(self, vec: np.ndarray) -> np.ndarray:
+        """Positions a write-time similarity lookup scans (see EXACT_SCAN_MAX / PROBE_TOPICS)."""
+        n = len(self.items)
+        if n <= EXACT_SCAN_MAX or self.centroids is None:
+            return np.arange(n)
+        sims = np.where(self.own_count > 0, self.centroids @ vec, -np.inf)
+        parts = []
+        for t in np.argsort(-sims)[:PROBE_TOPICS].tolist():
+            parts += [np.arange(*self.own_range[t]), self.tail_of(t), self.link_members[t]]
+        return np.unique(np.concatenate(parts))
+
     def tail_of(self, t: int, subtree: bool = False) -> np.ndarray:
         """Tail items whose primary Topic is `t` (or, with subtree=True, anywhere below it too)."""
         m = (self.tail_subtree if subtree else self.tail_own).get(t)
@@ -212,7 +228,8 @@ class ScopeIndex:
             self.columns[name].append(np.array(vals, dtype=_COLUMNS[name]))
         self.scores.add(texts, vectors)
         if self.vector_rows is not None:
-            self.vector_rows.append(vectors)
+            if self.vector_rows is not getattr(self.scores, "rows", None):
+                self.vector_rows.append(vectors)
             touched: set[int] = set()
             for j, tids in enumerate(self.item_topic_ids[start:]):
                 v = vectors[j].astype(np.float64)
@@ -374,7 +391,9 @@ def _build(scope: str, generation: int, rows: Sequence[tuple[int, MemoryItem, It
     n = len(order)
     if vectors is not None:
         vectors = np.ascontiguousarray(vectors[order] if n else vectors, dtype=np.float32)
-    scores = embedder.build_index(texts, vectors)
+    # room for the tail a compaction allows, so commits never copy the index to grow it
+    capacity = n + int(max(COMPACT_MIN_TAIL, COMPACT_FRACTION * n)) + 64
+    scores = embedder.build_index(texts, vectors, capacity)
 
     primary = np.array([t[0] for t in item_topic_ids], np.int64) if n else _EMPTY
     own_range = np.zeros((n_topics, 2), np.int64)
@@ -408,10 +427,12 @@ def _build(scope: str, generation: int, rows: Sequence[tuple[int, MemoryItem, It
         has_members=has_members, item_topic_ids=item_topic_ids,
         entity_members={}, entity_topics={}, entity_names={}, entity_by_words={}, entity_max_words=1, slot_members={},
         item_slot=[], item_entity_keys=[], task_members={},
-        vector_rows=GrowingArray(np.float32, vectors.shape[1], vectors) if vectors is not None else None,
+        # a dense score index holds the vectors already: share its rows instead of a second copy
+        vector_rows=(scores.rows if isinstance(scores, DenseIndex) else GrowingArray(np.float32, vectors.shape[1], vectors, capacity))
+        if vectors is not None else None,
         own_sum=own_sum, own_count=own_count, sub_sum=sub_sum,
         centroids=np.zeros((n_topics, own_sum.shape[1]), np.float32) if own_sum is not None else None,
-        columns={name: GrowingArray(dtype) for name, dtype in _COLUMNS.items()})
+        columns={name: GrowingArray(dtype, capacity=capacity) for name, dtype in _COLUMNS.items()})
     cols: dict[str, list] = {name: [] for name in _COLUMNS}
     for idx, i in enumerate(order):
         rowid, item, meta = rows[i]

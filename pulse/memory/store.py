@@ -396,11 +396,14 @@ class MemoryStore:
             db.execute("INSERT OR IGNORE INTO item_entities VALUES (?, ?)", (item.item_id, key))
 
     def find_by_key(self, db: sqlite3.Connection, column: str, key: tuple[str, ...],
-                    current_only: bool = True) -> list[tuple[MemoryItem, ItemMeta, str]]:
-        """Stored records with this equivalence (`eq_key`) or revision (`rev_key`) key."""
+                    newest: bool = False) -> tuple[MemoryItem, ItemMeta, str] | None:
+        """The oldest (or newest) current record with this equivalence (`eq_key`) or revision
+        (`rev_key`) key, else None. One row via the index, however many versions share the key."""
         assert column in ("eq_key", "rev_key")
-        sql = f"SELECT {_ITEM_COLS} FROM items WHERE {column}=?" + (" AND valid_to=''" if current_only else "")
-        return [_row_to_item(r, self.path) for r in db.execute(sql + " ORDER BY rowid", (key_hash(key),)).fetchall()]
+        sql = (f"SELECT {_ITEM_COLS} FROM items WHERE {column}=? AND valid_to='' "
+               f"ORDER BY rowid {'DESC' if newest else 'ASC'} LIMIT 1")
+        row = db.execute(sql, (key_hash(key),)).fetchone()
+        return _row_to_item(row, self.path) if row else None
 
     def end_validity(self, db: sqlite3.Connection, item_id: str, valid_to: str) -> None:
         """The only update an item row ever gets: its validity ends when a revision supersedes it."""

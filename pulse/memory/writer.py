@@ -135,10 +135,12 @@ def plan_and_write(memory: "StoreMemory", conv: Conversation, prepared: Sequence
     """Merge, link revisions, and write everything in one transaction. Returns the new records."""
     store = memory.store
     scopes = {f"user:{conv.user_id}"} | ({f"project:{conv.project_id}"} if conv.project_id else set())
-    prepared = [(c, *_enrich(memory, item, meta)) for c, item, meta in prepared]
-    # near-duplicate detection and vectors are computed before the write lock is taken
+    # vectors first (placement by similarity uses them; enrichment never changes the embedded text),
+    # and like near-duplicate detection before the write lock is taken
     texts = [graph.embed_text(i) for _, i, _ in prepared]
     vec_by_hash = memory.embed_cached(texts)
+    prepared = [(c, *_enrich(memory, item, meta, vec_by_hash.get(text_hash(t))))
+                for (c, item, meta), t in zip(prepared, texts)]
     # process in time order so a later statement in the same conversation revises an earlier one
     order = sorted(range(len(prepared)), key=lambda j: (parse_time(prepared[j][1].valid_from), j))
     # the index may need building (and caching vectors): do it before the write lock is held
@@ -157,7 +159,7 @@ def plan_and_write(memory: "StoreMemory", conv: Conversation, prepared: Sequence
                 continue
             same = store.find_by_key(db, "eq_key", eq)
             if same:
-                conv.merged.append((c, same[0][0].item_id))
+                conv.merged.append((c, same[0].item_id))
                 continue
             existing = store.get(item.item_id)
             if existing is not None:
@@ -188,8 +190,8 @@ def plan_and_write(memory: "StoreMemory", conv: Conversation, prepared: Sequence
                 if rk in batch_rev:
                     target = written[batch_rev[rk]]
                 else:
-                    cur = store.find_by_key(db, "rev_key", rk)
-                    target = cur[-1][0] if cur else None
+                    cur = store.find_by_key(db, "rev_key", rk, newest=True)
+                    target = cur[0] if cur else None
             if target is not None:
                 if parse_time(item.valid_from) < parse_time(target.valid_from or item.valid_from):
                     conv.rejected.append((c, f"revision at {item.valid_from} predates {target.item_id} "
@@ -216,7 +218,7 @@ def plan_and_write(memory: "StoreMemory", conv: Conversation, prepared: Sequence
     return written
 
 
-def _enrich(memory: "StoreMemory", item: MemoryItem, meta: ItemMeta) -> tuple[MemoryItem, ItemMeta]:
+def _enrich(memory: "StoreMemory", item: MemoryItem, meta: ItemMeta, vec: object = None) -> tuple[MemoryItem, ItemMeta]:
     """Attach an extracted fact to the graph: nearest Topic when it has none, known entities it names."""
     changes: dict[str, object] = {}
     prev = memory.current_version(item, meta)
@@ -226,7 +228,7 @@ def _enrich(memory: "StoreMemory", item: MemoryItem, meta: ItemMeta) -> tuple[Me
         if not item.entities and prev.entities:
             changes["entities"] = prev.entities
     if not item.topic and "topic" not in changes:
-        changes["topic"] = memory.infer_topic(item)
+        changes["topic"] = memory.infer_topic(item, vec)
     if not item.entities:
         ents = memory.link_entities(item)
         if ents:

@@ -222,3 +222,44 @@ def test_concurrent_writers_on_one_root_lose_nothing(tmp_path):
     # the last writer to finish saw every record through catch-up alone
     total = len(done) * FACTS_PER_CONVERSATION
     assert max(int(out.split()[0]) for out, _ in outs) == total
+
+
+def test_write_time_lookups_probe_nearest_topics_above_the_exact_scan_size(tmp_path, monkeypatch):
+    """Above EXACT_SCAN_MAX, Topic placement and near-duplicate checks scan the nearest Topics'
+    facts only; they still find a near-identical sentence and place a fact by its nearest fact."""
+    monkeypatch.setattr(scope_index, "EXACT_SCAN_MAX", 50)
+    monkeypatch.setattr(scope_index, "PROBE_TOPICS", 2)
+    rng = random.Random(11)
+    mem = open_memory("structured", tmp_path / "mem", make_embedder("hash"))
+    base = [_item(rng, i, TOPICS, "2025-01-01T00:00:00Z")[0] for i in range(200)]
+    base = [MemoryItem(**{**b.__dict__, "slot": "", "value": ""}) for b in base]
+    mem.add_items(base)
+    ix = mem.index("user:u1")
+    target = base[17]
+    vec = mem.embed_cached([target.text])
+    from pulse.memory.store import text_hash
+    v = vec[text_hash(target.text)]
+    probed = ix.probe(v)
+    assert 0 < len(probed) < len(ix) and ix.pos[target.item_id] in probed.tolist()
+    twin = MemoryItem(**{**target.__dict__, "item_id": "twin", "topic": ""})
+    assert mem.near_duplicate(twin, ItemMeta(), v) == target.item_id
+    assert mem.infer_topic(twin, v) == target.topic
+    mem.close()
+
+
+def test_repeated_queries_are_encoded_once(tmp_path):
+    mem = open_memory("structured", tmp_path / "mem", make_embedder("hash"))
+    mem.add_items([pref("a1", "I use Zotero for references", topic="writing", entities=("Zotero",))])
+    calls = []
+    encode = mem.embedder.encode_query
+    mem.embedder.encode_query = lambda text: calls.append(text) or encode(text)
+    q = RetrievalQuery("u1", subgoal="reference manager", entities=("Zotero",), k=3)
+    first = mem.retrieve(q)
+    for _ in range(4):
+        assert mem.retrieve(q) == first
+    assert len(calls) == 1 and mem.query_cache_hits == 4
+    mem.query_cache_size = 0  # off: every retrieval encodes again
+    mem._qcache.clear()
+    mem.retrieve(q), mem.retrieve(q)
+    assert len(calls) == 3
+    mem.close()

@@ -18,10 +18,13 @@ class GrowingArray:
     """A numpy array that grows at the end in amortised O(1) (capacity doubling); `view()` is the
     filled part. Indexes append a commit's few rows instead of copying the whole scope."""
 
-    def __init__(self, dtype: Any, width: int = 0, data: np.ndarray | None = None):
+    def __init__(self, dtype: Any, width: int = 0, data: np.ndarray | None = None, capacity: int = 0):
         shape = (0, width) if width else (0,)
-        self._buf = np.zeros(shape, dtype) if data is None else np.array(data, dtype)
-        self._n = len(self._buf)
+        data = np.zeros(shape, dtype) if data is None else np.asarray(data, dtype)
+        self._n = len(data)
+        # room reserved up front: growing a large index copies it, which a commit should not pay for
+        self._buf = np.zeros((max(capacity, self._n),) + data.shape[1:], dtype)
+        self._buf[:self._n] = data
 
     def append(self, rows: Any) -> None:
         rows = np.asarray(rows, self._buf.dtype)
@@ -57,24 +60,24 @@ class ScoreIndex(ABC):
 class DenseIndex(ScoreIndex):
     """Cosine similarity as one mat-vec product over the scope's (n, dim) matrix."""
 
-    def __init__(self, matrix: np.ndarray):
+    def __init__(self, matrix: np.ndarray, capacity: int = 0):
         matrix = np.asarray(matrix, dtype=np.float32)
-        self._rows = GrowingArray(np.float32, matrix.shape[1] if matrix.ndim == 2 else 0, matrix)
+        self.rows = GrowingArray(np.float32, matrix.shape[1] if matrix.ndim == 2 else 0, matrix, capacity)
 
     @property
     def matrix(self) -> np.ndarray:
-        return self._rows.view()
+        return self.rows.view()
 
     def add(self, texts: Sequence[str], vectors: np.ndarray | None) -> None:
         if vectors is None:
             raise ValueError("a dense index needs the new texts' vectors")
-        self._rows.append(vectors)
+        self.rows.append(vectors)
 
     def scores(self, query: Any) -> np.ndarray:
         return self.matrix @ query
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self.rows)
 
 
 class Embedder(ABC):
@@ -92,10 +95,11 @@ class Embedder(ABC):
         """The query form `ScoreIndex.scores` takes (a vector for dense embedders)."""
         return self.embed([text])[0]
 
-    def build_index(self, texts: Sequence[str], vectors: np.ndarray | None) -> ScoreIndex:
+    def build_index(self, texts: Sequence[str], vectors: np.ndarray | None, capacity: int = 0) -> ScoreIndex:
+        """`capacity`: rows to reserve for later `add`s (dense indexes)."""
         if vectors is None:
             vectors = self.embed(texts) if texts else np.zeros((0, self.dim), np.float32)
-        return DenseIndex(vectors)
+        return DenseIndex(vectors, capacity)
 
     def similarity(self, a: Any, b: Any) -> float:
         """Used to merge near-duplicate facts; only meaningful for dense embedders."""

@@ -98,5 +98,5 @@ class BM25Embedder(Embedder):
     def encode_query(self, text: str) -> Any:
         return tokenize(text)
 
-    def build_index(self, texts: Sequence[str], vectors: np.ndarray | None) -> ScoreIndex:
+    def build_index(self, texts: Sequence[str], vectors: np.ndarray | None, capacity: int = 0) -> ScoreIndex:
         return BM25Index(texts, self.k1, self.b)

@@ -1,0 +1,276 @@
+"""Memory at scale: commit latency, retrieval with a grown index, many scopes, event -> evidence.
+
+    .venv/bin/python bench/bench_memory_scale.py                      # -> bench/results/memory_scale.json
+    .venv/bin/python bench/bench_memory_scale.py --sizes 10000 --users 100 --conversations 50   # quick look
+
+What is timed (wall clock, one BLAS thread, 2 shared cores; load averages recorded):
+- commit: `Conversation.commit()` of one conversation (3 user statements: a revision of a current
+  slot, a new fact naming a known entity, a fact without a Topic, which the writer places) into a
+  user scope that already holds N facts, with the scope's index built. It covers validation, merge
+  and revision lookups, Topic/entity placement, the SQLite transaction (WAL, synchronous=FULL) and
+  the incremental index update. The facts' MiniLM embedding forward is timed apart (`embed_ms`) and
+  served from the vector cache during the commit. Index compactions inside the timed commits are
+  counted and their cost is in `max_ms`.
+- retrieval after the commits: graph `retrieve_encoded` (query embedding excluded) on the index as
+  the commits left it (base + appended tail), next to a freshly built index of the same store.
+- many scopes: U users x F facts in one store (lexical BM25, no vectors, so a 1M-fact store fits on
+  disk); per-scope retrieval and commit latency for sampled users, next to a store holding one user.
+- event -> evidence: `StoreMemory.retrieve` including the MiniLM query embedding, for an event stream
+  whose queries repeat (the same subgoal / entity / call keys re-trigger retrieval), with the query
+  encoding cache on and off.
+Vectors: the first --real-vectors fact texts are embedded with MiniLM; the rest reuse them plus
+N(0, 0.02) noise (latency does not depend on vector content).
+"""
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse
+import json
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from bench_retrieval import _git_commit, embed_vectors, make_queries, make_world, pct  # noqa: E402
+from pulse.core.records import Event, MemoryItem, Provenance  # noqa: E402
+from pulse.memory import RetrievalQuery, make_embedder, open_memory  # noqa: E402
+from pulse.memory.graph import embed_text  # noqa: E402
+from pulse.memory.interface import WriteCandidate  # noqa: E402
+from pulse.memory.query_features import query_text  # noqa: E402
+from pulse.utils.atomic import atomic_write_text  # noqa: E402
+
+USER, PROJ = "bench-user", "bench-proj"
+
+
+def conversation_facts(i: int, vocab: dict, rng: random.Random, user: str = USER) -> list[MemoryItem]:
+    """Three statements of conversation i: a revision of a current slot, a fact naming a known
+    entity, and a fact without a Topic (the writer places it)."""
+    slot, ent = rng.choice(vocab["slots"]), rng.choice(vocab["entities"])
+    val = f"v{i}x{rng.randint(0, 9999)}"
+    return [
+        MemoryItem(f"{user}-c{i}-a", "preference", f"user:{user}", f"From now on I want {val} as {slot}", slot=slot,
+                   value=val, topic="coding/tools"),
+        MemoryItem(f"{user}-c{i}-b", "preference", f"user:{user}", f"I like working with {ent} on long projects number {i}",
+                   topic="career/habits", entities=(ent,)),
+        MemoryItem(f"{user}-c{i}-c", "preference", f"user:{user}", f"Remember that I read papers about topic {i} on weekends"),
+    ]
+
+
+def commit_one(mem, i: int, facts: list[MemoryItem], when: str, user: str = USER) -> float:
+    text = " ".join(f.text for f in facts)
+    ev = Event("message", 0, time=when, text=text, role="user", event_id=f"c{i}-e")
+    conv = mem.conversation(user, "", f"conv-{user}-{i}", extract=False)
+    conv.observe(ev)
+    for f in facts:
+        f = MemoryItem(**{**f.__dict__, "provenance": Provenance("user_statement", ev.event_id, f.text)})
+        conv.add_candidate(WriteCandidate(f, source_event=ev))
+    t0 = time.perf_counter()
+    conv.commit()
+    dt = time.perf_counter() - t0
+    if len(conv.committed) + len(conv.merged) != len(facts):
+        raise RuntimeError(f"conversation {i}: rejected {conv.rejected}")
+    return dt
+
+
+def retrieval_lat(mem, queries, qvecs) -> list[float]:
+    for q, v in zip(queries[:10], qvecs[:10]):
+        mem.retrieve_encoded(q, v)
+    lat = []
+    for q, v in zip(queries, qvecs):
+        t0 = time.perf_counter()
+        mem.retrieve_encoded(q, v)
+        lat.append(time.perf_counter() - t0)
+    return lat
+
+
+def bench_commits(n: int, items, meta, texts, vecs, vocab, emb, queries, qvecs, conversations: int, tmp: Path) -> dict:
+    root = tmp / f"commit{n}"
+    mem = open_memory("structured", root, emb)
+    mem.store.seed_vectors(emb.embedder_id, texts[:n], vecs[:n])
+    mem.add_items(items[:n], {k: v for k, v in meta.items() if int(k[1:]) < n})
+    t0 = time.perf_counter()
+    mem.index(f"user:{USER}")
+    build_s = time.perf_counter() - t0
+    rng = random.Random(5)
+    convs = [conversation_facts(i, vocab, rng) for i in range(conversations)]
+    ftexts = [embed_text(f) for c in convs for f in c]
+    embed_lat = []
+    for t in ftexts:  # the embedding forward of each new fact, timed apart; then served from the cache
+        t0 = time.perf_counter()
+        v = emb.embed([t])
+        embed_lat.append(time.perf_counter() - t0)
+        mem.store.seed_vectors(emb.embedder_id, [t], v)
+    lat, compactions = [], 0
+    for i, facts in enumerate(convs):
+        ix = mem._indexes[f"user:{USER}"]
+        lat.append(commit_one(mem, i, facts, f"2026-01-{1 + i // 24:02d}T{i % 24:02d}:00:00Z"))
+        compactions += mem._indexes[f"user:{USER}"] is not ix
+    ix = mem._indexes[f"user:{USER}"]
+    grown = retrieval_lat(mem, queries, qvecs)
+    tail = ix.n_tail
+    mem.close()
+    fresh = open_memory("structured", root, emb)
+    rebuilt = retrieval_lat(fresh, queries, qvecs)
+    fresh.close()
+    shutil.rmtree(root, ignore_errors=True)
+    return {"facts_in_scope": int(n * 0.9), "index_build_s": round(build_s, 3), "conversations": conversations,
+            "commit_p50_ms": pct(lat, 50), "commit_p95_ms": pct(lat, 95), "commit_max_ms": pct(lat, 100),
+            "compactions": compactions, "tail_after": tail,
+            "embed_per_fact_p50_ms": pct(embed_lat, 50), "embed_per_fact_p95_ms": pct(embed_lat, 95),
+            "retrieval_after_commits_p95_ms": pct(grown, 95), "retrieval_after_commits_p50_ms": pct(grown, 50),
+            "retrieval_fresh_index_p95_ms": pct(rebuilt, 95), "retrieval_fresh_index_p50_ms": pct(rebuilt, 50)}
+
+
+def user_world(u: int, facts: int, vocab: dict) -> list[MemoryItem]:
+    rng = random.Random(u)
+    out = []
+    for i in range(facts):
+        slot, ent = vocab["slots"][i % len(vocab["slots"])], rng.choice(vocab["entities"])
+        out.append(MemoryItem(f"u{u}f{i}", "preference", f"user:u{u}",
+                              f"For {ent} the user prefers {slot} value {i % 37} in context {i % 11}",
+                              slot=f"{slot}{i}" if i % 3 == 0 else "", value=str(i % 37) if i % 3 == 0 else "",
+                              topic=f"t{i % 25}/s{i % 4}", entities=(ent,), provenance=Provenance("user_statement"),
+                              valid_from="2025-01-01T00:00:00Z"))
+    return out
+
+
+def user_queries(u: int, n: int, vocab: dict) -> list[RetrievalQuery]:
+    rng = random.Random(1000 + u)
+    return [RetrievalQuery(f"u{u}", subgoal=f"plan context {rng.randint(0, 10)} of t{rng.randint(0, 24)} "
+                                           f"with {rng.choice(vocab['entities'])}", k=8) for _ in range(n)]
+
+
+def scope_latency(mem, users: list[int], vocab: dict, n_queries: int, n_commits: int) -> dict:
+    lat, builds, commits = [], [], []
+    rng = random.Random(9)
+    for u in users:
+        qs = user_queries(u, n_queries, vocab)
+        t0 = time.perf_counter()
+        mem.retrieve(qs[0])  # builds this scope's index
+        builds.append(time.perf_counter() - t0)
+        for q in qs[1:]:
+            v = mem.encode_query(q)
+            t0 = time.perf_counter()
+            mem.retrieve_encoded(q, v)
+            lat.append(time.perf_counter() - t0)
+        for i in range(n_commits):
+            commits.append(commit_one(mem, i, conversation_facts(i, vocab, rng, f"u{u}"),
+                                      f"2026-02-01T{i:02d}:00:00Z", f"u{u}"))
+    return {"users_sampled": len(users), "first_query_incl_index_build_p50_ms": pct(builds, 50),
+            "retrieval_p50_ms": pct(lat, 50), "retrieval_p95_ms": pct(lat, 95),
+            "commit_p50_ms": pct(commits, 50), "commit_p95_ms": pct(commits, 95)}
+
+
+def bench_scopes(n_users: int, facts: int, vocab: dict, tmp: Path, sample: int) -> dict:
+    emb = make_embedder("bm25")
+    out: dict = {"embedder": emb.embedder_id, "users": n_users, "facts_per_user": facts}
+    single = open_memory("structured", tmp / "one", emb)
+    single.add_items(user_world(0, facts, vocab))
+    out["one_user_store"] = scope_latency(single, [0], vocab, 200, 20)
+    single.close()
+    many = open_memory("structured", tmp / "many", emb)
+    t0 = time.perf_counter()
+    for u in range(n_users):
+        many.add_items(user_world(u, facts, vocab))
+    out["load_s"] = round(time.perf_counter() - t0, 1)
+    users = random.Random(3).sample(range(n_users), min(sample, n_users))
+    out["many_user_store"] = scope_latency(many, users, vocab, 200 // max(1, len(users)) + 10, 3)
+    many.close()
+    return out
+
+
+def bench_event_to_evidence(items, meta, texts, vecs, emb, tmp: Path, n: int, events: int) -> dict:
+    root = tmp / "e2e"
+    mem = open_memory("structured", root, emb)
+    mem.store.seed_vectors(emb.embedder_id, texts[:n], vecs[:n])
+    mem.add_items(items[:n], {k: v for k, v in meta.items() if int(k[1:]) < n})
+    base = make_queries(max(events // 5, 1), {"entities": sorted({e for i in items[:n] for e in i.entities})[:500],
+                                              "slots": sorted({i.slot for i in items[:n] if i.slot})[:300]}, seed=4)
+    rng = random.Random(6)
+    stream = [rng.choice(base) for _ in range(events)]  # each distinct query recurs ~5 times
+    out = {"facts": n, "events": events, "distinct_queries": len({query_text(q) for q in stream})}
+    for label, size in (("cache_off", 0), ("cache_on", 4096)):
+        mem.query_cache_size = size
+        mem._qcache.clear()
+        mem.retrieve(stream[0])
+        lat = []
+        for q in stream:
+            t0 = time.perf_counter()
+            mem.retrieve(q)
+            lat.append(time.perf_counter() - t0)
+        out[label] = {"p50_ms": pct(lat, 50), "p95_ms": pct(lat, 95), "mean_ms": round(float(np.mean(lat)) * 1000, 3)}
+    mem.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="10000,100000", help="facts in the store (90%% in the user scope)")
+    ap.add_argument("--conversations", type=int, default=200)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--real-vectors", type=int, default=3000)
+    ap.add_argument("--users", type=int, default=1000)
+    ap.add_argument("--facts-per-user", type=int, default=1000)
+    ap.add_argument("--sample-users", type=int, default=20)
+    ap.add_argument("--events", type=int, default=300)
+    ap.add_argument("--out", default=str(REPO / "bench" / "results" / "memory_scale.json"))
+    a = ap.parse_args(argv)
+    sizes = [int(s) for s in a.sizes.split(",")]
+    emb = make_embedder("minilm")
+    items, meta, vocab = make_world(max(sizes))
+    texts = [embed_text(i) for i in items]
+    print(f"embedding {min(a.real_vectors, len(texts))} fact texts with MiniLM ...", flush=True)
+    vecs, _ = embed_vectors(texts, emb, a.real_vectors)
+    queries = make_queries(a.queries, vocab)
+    qvecs = [emb.encode_query(query_text(q)) for q in queries]
+    result: dict = {
+        "run": {"git_commit": _git_commit(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "command": "bench/bench_memory_scale.py " + " ".join(argv if argv is not None else sys.argv[1:])},
+        "machine": {"cpus": os.cpu_count(), "load_avg_at_start": list(os.getloadavg()),
+                    "note": "2 cores shared with other jobs (see load averages); wall-clock"},
+        "embedder": emb.embedder_id,
+        "vectors": f"first {min(a.real_vectors, len(texts))} facts embedded with MiniLM; the rest reuse them + noise",
+        "commits": {}, "goals": {},
+    }
+    tmp = Path(tempfile.mkdtemp(prefix="pulse-scale-"))
+    try:
+        for n in sizes:
+            r = bench_commits(n, items, meta, texts, vecs, vocab, emb, queries, qvecs, a.conversations, tmp)
+            print(n, r, flush=True)
+            result["commits"][str(n)] = r
+        result["event_to_evidence"] = bench_event_to_evidence(items, meta, texts, vecs, emb, tmp, min(sizes), a.events)
+        print(result["event_to_evidence"], flush=True)
+        if a.users:
+            result["scopes"] = bench_scopes(a.users, a.facts_per_user, vocab, tmp, a.sample_users)
+            print(result["scopes"], flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    g = result["goals"]
+    big = result["commits"].get("100000")
+    if big:
+        g["commit_p95_ms_at_100k"] = big["commit_p95_ms"]
+        g["commit_p95_le_20ms_at_100k"] = big["commit_p95_ms"] <= 20.0
+    if "scopes" in result:
+        one, many = result["scopes"]["one_user_store"], result["scopes"]["many_user_store"]
+        g["per_scope_retrieval_p95_ratio_many_vs_one"] = round(many["retrieval_p95_ms"] / one["retrieval_p95_ms"], 2)
+        g["per_scope_commit_p95_ratio_many_vs_one"] = round(many["commit_p95_ms"] / one["commit_p95_ms"], 2)
+    result["machine"]["load_avg_at_end"] = list(os.getloadavg())
+    atomic_write_text(Path(a.out), json.dumps(result, indent=1) + "\n")
+    print(json.dumps(g, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
