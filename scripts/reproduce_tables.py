@@ -8,7 +8,10 @@ Each run is `pulse eval experiment=<table>/<row> benchmark=<suite> seed=<seed>` 
 configs/ exactly as the CLI composes it (hydra compose API), then run in this process, so model
 loading and interpreter start-up are paid once per process instead of once per run. `{seed}` in a
 checkpoint path pairs training seed s with evaluation seed s (3 training seeds -> spread over seeds
-includes training variance). Rows that need a checkpoint that was not given are skipped and listed.
+includes training variance); a policy is loaded once per process and shared by every run that uses it.
+The memory baselines (Mem0, LightMem, A-MEM, OpenClaw, dsh, ZCode, the Proactive Memory Agent) need no
+checkpoint: their memory-side calls go to the `llm=` group (offline stand-ins unless overridden, e.g.
+`llm=openai llm.model=M llm.base_url=URL`). Rows that need a checkpoint that was not given are skipped and listed.
 Runs resume (rows already complete are not rerun). Results come from the *simulated* task agent
 unless overrides select another (`agent=openai ...`); they are labelled as such everywhere. Then
 `pulse tables` renders Markdown/LaTeX/PNG from the run directories.
@@ -34,11 +37,27 @@ def rows_of(tables: list[str], only: list[str]) -> list[str]:
     return out
 
 
+def share_loaded_policies() -> None:
+    """Every run of this process that asks for the same policy config gets the model loaded once
+    (`pulse.policy.factory.build_policy`, memoised by its frozen config)."""
+    import pulse.policy.factory as factory
+
+    build, cache = factory.build_policy, {}
+
+    def shared(cfg, *args, **kwargs):
+        key = (repr(cfg), repr(args), repr(sorted(kwargs.items())))
+        if key not in cache:
+            cache[key] = build(cfg, *args, **kwargs)
+        return cache[key]
+
+    factory.build_policy = shared
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", default="outputs/tables/runs", help="run directories go here")
     ap.add_argument("--out", default="outputs/tables", help="tables (Markdown, LaTeX, JSON, PNG) go here")
-    ap.add_argument("--tables", nargs="+", default=["table1", "table2", "table3"])
+    ap.add_argument("--tables", nargs="+", default=["table1", "table2", "table3", "tableB4"])
     ap.add_argument("--rows", nargs="*", default=[], help="only these tableK/row names")
     ap.add_argument("--benchmarks", nargs="+", default=["pibench_sim", "mcp_persona_sim"])
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
@@ -54,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     from eval.harness import run_eval
     from pulse.config.schema import to_typed
 
+    share_loaded_policies()
     runs = Path(a.runs)
     skipped: list[str] = []
     t0 = time.perf_counter()
@@ -65,9 +85,10 @@ def main(argv: list[str] | None = None) -> int:
                     ov = [f"experiment={row}", f"benchmark={bench}", f"seed={seed}", "progress=false",
                           f"out_dir={runs / row / bench / f'seed{seed}'}", *a.overrides]
                     probe = compose("eval", overrides=ov)
-                    uses_policy = probe.method.impl != "none" and probe.method.mode != "start_only"
-                    needs_trained = uses_policy and probe.method.policy == "trained"
-                    needs_base = uses_policy and probe.method.policy == "base"
+                    # only Pulse's own rows run a policy (the baselines' memory-side calls go to llm=)
+                    uses_policy = probe.method.impl == "pulse" and probe.method.get("mode", "streaming") != "start_only"
+                    needs_trained = uses_policy and probe.method.get("policy", "trained") == "trained"
+                    needs_base = uses_policy and probe.method.get("policy", "trained") == "base"
                     if needs_trained and not a.checkpoint:
                         skipped.append(f"{row} (needs --checkpoint)")
                         break

@@ -20,7 +20,8 @@ Open choices the public summary leaves, and what this implementation does:
 - offline stand-ins (eval/methods/standins.py): management saves the window's facts as knowledge
   (an entry for the same fact key with another value is deleted first), a failed tool result as a
   procedural entry, and sets the status to the last step done; selection reminds of the knowledge
-  entries whose slot the next call takes, null when there is none.
+  entries whose slot the next call takes, except values the agent's calls in the window already
+  use (a reminder of them would not change its decision); null when none is left.
 Ablations (`options.variant`, the paper's Table of ablations):
   selective (full agent) | full_bank (the whole bank injected every step, no selection) |
   always_inject (no null action: the newest entries when nothing matches) | injection_only (no bank:
@@ -190,8 +191,14 @@ class PMASession(TextSession):
             entries = list(self.chain.bank.knowledge.values())
         slots = set(tool.params) if tool else set()
 
+        # values the agent already uses in the window (its calls and receipts): a reminder of them is
+        # unlikely to change the next decision
+        in_use = {(k, v) for e in win if e.kind in ("candidate_call", "tool_result") for k, v in e.args.items()}
+
         def standin():
-            hit = [e for e in entries if any(f.slot in slots for f in standins.read_facts(e, self.vocab, self.task.user_id))]
+            hit = [e for e in entries
+                   if any(f.slot in slots and (f.slot, f.value) not in in_use
+                          for f in standins.read_facts(e, self.vocab, self.task.user_id))]
             if not hit and v == "always_inject":
                 hit = entries[-self.chain.opts.fallback_entries:]
             if not hit:
