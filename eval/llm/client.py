@@ -123,13 +123,18 @@ def _json_part(text: str) -> str:
 
 
 def build_llm(cfg) -> MemoryLLM:
-    """The run's memory-side LLM from its `LLMConfig` (eval/config.py)."""
+    """The run's memory-side LLM from its `LLMConfig` (eval/config.py); `.config` keeps the config."""
+    from pulse.config.schema import ConfigError
     if cfg.name == "offline":
+        if cfg.mem0ai_crosscheck:
+            raise ConfigError("llm.mem0ai_crosscheck=true needs llm=openai (the mem0ai package calls a real LLM)")
         label = (f"stand-in: rule extractor + slot/value rules (modelled {cfg.latency_s:g} s + "
                  f"{cfg.latency_s_per_1k_tokens:g} s/1k tok per call)")
-        return OfflineLLM(cfg.latency_s, cfg.latency_s_per_1k_tokens, label)
-    from pulse.config.schema import ConfigError
-    if not cfg.model:
-        raise ConfigError("llm.model: llm=openai needs a model name (and llm.base_url for a local endpoint)")
-    return OpenAIChatLLM(cfg.model, cfg.base_url, cfg.api_key, cfg.temperature, cfg.max_tokens,
-                         cfg.timeout_s, cfg.retries)
+        client: MemoryLLM = OfflineLLM(cfg.latency_s, cfg.latency_s_per_1k_tokens, label)
+    else:
+        if not cfg.model:
+            raise ConfigError("llm.model: llm=openai needs a model name (and llm.base_url for a local endpoint)")
+        client = OpenAIChatLLM(cfg.model, cfg.base_url, cfg.api_key, cfg.temperature, cfg.max_tokens,
+                               cfg.timeout_s, cfg.retries)
+    client.config = cfg
+    return client

@@ -20,7 +20,7 @@ No baseline has a pre-commit gate: `decide_call` returns None (the call executes
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -50,12 +50,13 @@ class MethodStats(AgentStats):
     memory_llm_s: float = 0.0
     seed_store_tokens: int = 0
     seed_llm_calls: int = 0
+    extra: dict = field(default_factory=dict)  # a method's own counters (e.g. the mem0ai cross-check)
 
     def to_dict(self) -> dict:
         d = super().to_dict()
         d.update(memory_llm=self.memory_llm, memory_llm_calls=self.memory_llm_calls,
                  memory_llm_tokens=self.memory_llm_tokens, memory_llm_s=round(self.memory_llm_s, 4),
-                 seed_store_tokens=self.seed_store_tokens, seed_llm_calls=self.seed_llm_calls)
+                 seed_store_tokens=self.seed_store_tokens, seed_llm_calls=self.seed_llm_calls, **self.extra)
         return d
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from pathlib import Path
 from dataclasses import dataclass, field
 
 from pulse.config.schema import knob
@@ -77,10 +78,13 @@ class Mem0Store:
     opts: Options
     records: dict[str, Record] = field(default_factory=dict)
     history: list[dict] = field(default_factory=list)
+    mirror: object = None  # the mem0ai cross-check (eval/methods/mem0_crosscheck.py), or None
 
     def add(self, lines: list[str], events, now: str, project_id: str = "") -> list[dict]:
         if not lines:
             return []
+        if self.mirror is not None:
+            self.mirror.add(lines)
         convo = "\n".join(lines)
         facts = standins.extract_facts(events, self.user_id, project_id)
         out = self.acct.call("mem0.extract", EXTRACT_SYSTEM, "Input:\n" + convo,
@@ -140,7 +144,16 @@ class Mem0Store:
     def search(self, query: str, k: int | None = None) -> list[Record]:
         ids = list(self.records)
         hits = self.index.search(query, [self.records[i].text for i in ids], k or self.opts.top_k)
-        return [self.records[ids[j]] for j, _ in hits]
+        out = [self.records[ids[j]] for j, _ in hits]
+        if self.mirror is not None and self.acct.stats is not None:
+            from eval.methods.mem0_crosscheck import agreement
+            agree, ours = agreement([r.text for r in out], self.mirror.search(query, k or self.opts.top_k),
+                                    self.vocab, self.user_id)
+            x = self.acct.stats.extra
+            x["mem0ai_searches"] = x.get("mem0ai_searches", 0) + 1
+            x["mem0ai_agree"] = x.get("mem0ai_agree", 0) + agree
+            x["mem0ai_ours"] = x.get("mem0ai_ours", 0) + ours
+        return out
 
 
 def render(records) -> str:
@@ -154,6 +167,10 @@ class Mem0Chain:
         self.acct = Accountant(llm)
         self.vocab = tools_vocab(seed.tools)
         self.store = Mem0Store(self.acct, TextIndex(seed.embedder), seed.user_id, self.vocab, opts)
+        cfg = getattr(llm, "config", None)
+        if cfg is not None and cfg.mem0ai_crosscheck:
+            from eval.methods.mem0_crosscheck import Mem0aiMirror
+            self.store.mirror = Mem0aiMirror(cfg, seed.embedder, Path(seed.root), seed.user_id)
         self.opts = opts
         for s in seed.history.sessions:  # the past, added session by session in batches
             evs = [standins.parsed_event("tool_result" if t.role == "tool" else "message", t.role, t.text,
