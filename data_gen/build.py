@@ -78,9 +78,19 @@ def generate_examples(cfg: GenDataConfig, *, domains: Mapping[str, DomainSpec] |
     """
     _check_weights(cfg)
     doms = select_domains(cfg, domains)
-    user_ids = [f"u{i:04d}" for i in range(cfg.n_users)]
-    split_of = assign_splits(user_ids, cfg.val_user_fraction, cfg.test_user_fraction, cfg.seed)
     out: dict[str, list[PolicyExample]] = {s: [] for s in SPLITS}
+    n_synthetic = cfg.n_users
+    SKIPPED.clear()
+    if cfg.source == "persona2web":  # the real users first, split among themselves by the same fractions
+        from data_gen.persona2web import anchored_users, load_groups
+        anchored = anchored_users(load_groups(cfg.data_dir), cfg.seed, cfg.persona_params())
+        split_real = assign_splits([p.user_id for p, _, _ in anchored], cfg.val_user_fraction,
+                                   cfg.test_user_fraction, cfg.seed)
+        for persona, pdoms, groups in anchored:
+            out[split_real[persona.user_id]].extend(anchored_examples(cfg, persona, pdoms, groups))
+        n_synthetic = max(0, cfg.n_users - len(anchored))
+    user_ids = [f"u{i:04d}" for i in range(n_synthetic)]
+    split_of = assign_splits(user_ids, cfg.val_user_fraction, cfg.test_user_fraction, cfg.seed)
     for i, uid in enumerate(user_ids):
         out[split_of[uid]].extend(user_examples(cfg, i, doms))
     return out
@@ -92,9 +102,34 @@ def user_examples(cfg: GenDataConfig, index: int, domains: Mapping[str, DomainSp
     persona = make_persona(index, rng, domains, cfg.persona_params())
     history = generate_history(persona, domains, rng, cfg.history_params())
     facts = derive_facts(history) + attribute_facts(persona)
+    groups = make_task_groups(persona, facts, domains, cfg.tasks_per_user, rng, params=cfg.task_params())
+    return group_examples(cfg, persona, facts, groups, domains, rng)
+
+
+def anchored_examples(cfg: GenDataConfig, persona, domains: Mapping[str, DomainSpec], groups) -> list[PolicyExample]:
+    """A Persona2Web-anchored user's examples: its history is synthesized from its gold preferences."""
+    rng = random.Random(f"pulse-data:{cfg.seed}:{persona.user_id}")
+    history = generate_history(persona, domains, rng, cfg.history_params())
+    facts = derive_facts(history) + attribute_facts(persona)
+    examples = []
+    for group in groups:
+        try:
+            examples.extend(group_examples(cfg, persona, facts, [group], domains, rng))
+        except GenerationError:
+            # a real group whose gold values overlap so that text cannot tell its slots apart
+            # (e.g. a value that contains its own location); counted in the card, never mislabelled
+            SKIPPED.append(group.group_id)
+    return examples
+
+
+SKIPPED: list[str] = []  # anchored task groups left out of the last generate_examples call
+
+
+def group_examples(cfg: GenDataConfig, persona, facts, groups, domains: Mapping[str, DomainSpec],
+                   rng: random.Random) -> list[PolicyExample]:
     labels = {d.name: d.label for d in domains.values()}
     examples = []
-    for group in make_task_groups(persona, facts, domains, cfg.tasks_per_user, rng, params=cfg.task_params()):
+    for group in groups:
         mem = group_memory(domains[group.domain], group, facts)
         pool = snapshot_pool(facts, group.domain, group.slots)
         feasible = {name: opts for name, c in CASES.items()

@@ -63,6 +63,11 @@ class GenDataConfig:
     domains: tuple[str, ...] = ()
     # relative weights of the case types (see DEFAULT_CASE_WEIGHTS); 0 disables a case
     case_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_CASE_WEIGHTS))
+    # synthetic: the self-contained generated world; persona2web: the first users are anchored on
+    # Persona2Web's 50 real users and 150 task groups (data_gen/persona2web.py), the rest generated
+    source: str = "synthetic"
+    # persona2web only: folder holding persona2web/ ("" = $PULSE_DATA_DIR)
+    data_dir: str = ""
 
     def __post_init__(self) -> None:
         if self.n_users < 1 or self.tasks_per_user < 1 or self.prefixes_per_task < 1:
@@ -74,6 +79,8 @@ class GenDataConfig:
             raise ValueError("max_prefix_events must be >= 4 (misstated_call needs request + 3 events)")
         if not 1 <= self.min_snapshot_items <= self.max_snapshot_items:
             raise ValueError("need 1 <= min_snapshot_items <= max_snapshot_items")
+        if self.source not in ("synthetic", "persona2web"):
+            raise ValueError(f"source: {self.source!r} not in ('synthetic', 'persona2web')")
         if self.min_history_per_domain < 13 or self.max_history_per_domain < self.min_history_per_domain:
             raise ValueError("history per domain: need 13 <= min <= max (a revision needs 13 observations)")
 

@@ -23,7 +23,11 @@ def _run(cfg) -> None:
     unknown = sorted(set(extra) - known)
     if unknown:
         raise ConfigError(f"overrides: unknown generator field(s) {unknown}; known: {sorted(known)}")
-    gen_cfg = GenDataConfig(**{**extra, "seed": int(cfg.seed)})
+    source = str(cfg.get("source", "synthetic"))
+    if source not in ("synthetic", "persona2web"):
+        raise ConfigError(f"source: {source!r} not in ['persona2web', 'synthetic']")
+    gen_cfg = GenDataConfig(**{**extra, "seed": int(cfg.seed), "source": source,
+                               "data_dir": str(cfg.get("data_dir", "") or "")})
     card = build_dataset(gen_cfg, cfg.out_dir)
     print(json.dumps(card, indent=2, default=str))
     print(f"[pulse gen-data] wrote {cfg.out_dir}")

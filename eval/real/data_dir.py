@@ -23,14 +23,14 @@ def data_root(configured: str = "") -> Path | None:
     return Path(value).expanduser() if value else None
 
 
-def dataset_dir(sub: str, configured: str = "") -> Path:
-    """`<data dir>/<sub>`, or DataNotFound naming `benchmark.data_dir` / $PULSE_DATA_DIR."""
+def dataset_dir(sub: str, configured: str = "", key: str = "benchmark.data_dir") -> Path:
+    """`<data dir>/<sub>`, or DataNotFound naming the config `key` / $PULSE_DATA_DIR."""
     root = data_root(configured)
     if root is None:
-        raise DataNotFound(f"benchmark.data_dir is empty and ${ENV_VAR} is not set: set one to the folder "
+        raise DataNotFound(f"{key} is empty and ${ENV_VAR} is not set: set one to the folder "
                            f"holding {sub}/ (README: Real benchmarks)")
     path = root / sub
     if not path.is_dir():
-        src = "benchmark.data_dir" if configured else f"${ENV_VAR}"
+        src = key if configured else f"${ENV_VAR}"
         raise DataNotFound(f"{path}: no such folder ({src}={root}); README: Real benchmarks says how to obtain it")
     return path
