@@ -231,7 +231,11 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     ok = [r for r in rows if r.get("status") == "ok"]
     failed = [r for r in rows if r.get("status") != "ok"]
     metric = suite_metric(rows)
-    score, per_persona = suite_score(scored_rows(rows), metric)
+    if scored_rows(rows):
+        score, per_persona = suite_score(scored_rows(rows), metric)
+    else:  # e.g. only π-Bench prerequisite tasks ran: nothing enters the score
+        score, per_persona = None, {}
+        undefined["score"] = "no scored task among the episodes (prerequisites only)"
     cats: dict[str, list[float]] = {}
     for r in rows:
         cats.setdefault(r.get("category", ""), []).append(row_score(r))
