@@ -105,10 +105,9 @@ class Persona2Web:
     def seed_memory(self, user_id: str) -> tuple:
         return ()
 
-    def open_env(self, user_id: str, transport: str = "direct") -> WebStub:
-        if transport != "direct":
-            raise BenchmarkDataError(f"benchmark.transport: {NAME} runs its web stub in process only, not {transport!r}")
-        return WebStub()
+    def open_env(self, user_id: str, transport: str = "direct"):
+        from eval.real.mcp_env import wrap
+        return wrap(WebStub(), transport, "persona2web-web-stub")
 
     def user_simulator(self, task: RealTask):
         return None  # one request per task; the agent's reply ends the episode

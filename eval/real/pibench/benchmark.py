@@ -83,11 +83,9 @@ class PiBench:
     def seed_memory(self, user_id: str) -> tuple:
         return ()
 
-    def open_env(self, user_id: str, transport: str = "direct") -> Workspace:
-        if transport != "direct":
-            raise BenchmarkDataError(f"benchmark.transport: {NAME} serves its workspace tools in process only "
-                                     f"(direct), not {transport!r}")
-        return Workspace(user_id, appworld_tools(self.root / user_id))
+    def open_env(self, user_id: str, transport: str = "direct"):
+        from eval.real.mcp_env import wrap
+        return wrap(Workspace(user_id, appworld_tools(self.root / user_id)), transport, "pibench-workspace")
 
     def scripted_calls(self, task: RealTask, script: str) -> list[tuple[str, dict[str, Any]]]:
         if script == "noop":

@@ -131,11 +131,9 @@ class Tau2Retail:
     def seed_memory(self, user_id: str) -> tuple:
         return ()
 
-    def open_env(self, user_id: str, transport: str = "direct") -> RetailEnv:
-        if transport != "direct":
-            raise BenchmarkDataError(f"benchmark.transport: {NAME} runs its tools in process only (direct), "
-                                     f"not {transport!r}")
-        return RetailEnv(self.root / "db.json")
+    def open_env(self, user_id: str, transport: str = "direct"):
+        from eval.real.mcp_env import wrap
+        return wrap(RetailEnv(self.root / "db.json"), transport, "tau2-retail")
 
     # -- offline scripted agents -------------------------------------------------------------------
     def scripted_calls(self, task: RealTask, script: str) -> list[tuple[str, dict[str, Any]]]:
