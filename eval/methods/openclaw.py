@@ -5,22 +5,24 @@
   durable facts) and `memory/YYYY-MM-DD.md` (daily append-only notes: running context);
 - at every session start (bootstrap) USER.md, MEMORY.md and today's + yesterday's daily notes are
   injected, each truncated at `bootstrap_max_chars` (20,000);
-- tools `memory_search` (hybrid score 0.7 * vector + 0.3 * BM25 over chunks of MEMORY.md, USER.md
-  and memory/*.md; top 6, min score 0.35; BM25 alone when the embedder has no vectors, as OpenClaw
-  falls back to full-text search without embeddings) and `memory_get` (read a file's lines);
+- tools `memory_search` (hybrid score 0.7 * vector + 0.3 * keyword over chunks of MEMORY.md,
+  USER.md and memory/*.md; top 6, min score 0.35; keyword alone when the embedder has no vectors,
+  as OpenClaw falls back to full-text search without embeddings) and `memory_get` (read a file);
 - memory is written by the agent itself with its file tools, when its instructions say so ("if
   someone says remember this, write it down"): here, after a user turn that states something
   durable, one agent turn writes it (a modelled LLM call); decisions and preferences go to
   MEMORY.md, habits and running context to the day's note, profile facts to USER.md;
 - a pre-compaction flush: when the session's tokens cross `context_tokens - reserve_tokens -
   soft_threshold_tokens`, one silent turn stores durable notes in the day's file (once per cycle).
-At a task's start the agent searches memory with the request (AGENTS.md tells it to recall before
-acting on prior preferences) and reads the hits with memory_get.
+At a task's start the agent searches memory (its system prompt tells it to recall before acting on
+prior work, decisions or preferences): offline, its queries are the slots the request names and the
+task's project; it reads the hits not already in its context with memory_get.
 
 Departures: chunks are whole lines grouped up to `chunk_tokens` (400) without the 80-token
-overlap; the BM25 part is min-max free (the run's BM25 divides by the best score); MMR, temporal
-decay, "dreaming" and the optional session hooks are off (their defaults); the window sizes are
-scaled to the offline suites; offline, what the agent writes is the shared stand-in's facts.
+overlap; the keyword side is a token match, not SQLite FTS5 (same AND semantics and the same score
+of 1 per hit); MMR, temporal decay, "dreaming" and the optional session hooks are off (their
+defaults); the window sizes are scaled to the offline suites; offline, what the agent writes and
+searches for are the shared stand-in's facts and the slots the request names.
 """
 from __future__ import annotations
 
@@ -164,18 +166,25 @@ class OpenClawChain:
         return out
 
     def memory_search(self, query: str) -> list[tuple[str, str, float]]:
+        """OpenClaw's hybrid search: keyword hits are the chunks holding *every* query token (its FTS5
+        query ANDs the tokens) and score 1 (its BM25-rank-to-score maps every FTS5 hit to 1); vector
+        hits are the top `max_results * 4` chunks by cosine; score = w * vector + (1 - w) * text over
+        the union; min score, then top `max_results`. Without vectors (BM25 embedder): keyword only."""
         chunks = self.chunks()
-        texts = [c for _, c in chunks]
-        if not texts:
+        if not chunks:
             return []
-        text_s = self.text_index.scores(query, texts)
+        tokens = [t.lower() for t in re.findall(r"[A-Za-z0-9]+", query)]
+        text = {i: 1.0 for i, (_, c) in enumerate(chunks)
+                if tokens and all(t in re.findall(r"[a-z0-9]+", c.lower()) for t in tokens)}
         if self.index.embedder.dense:
+            cos = self.index.scores(query, [c for _, c in chunks])
+            vec = {i: float(cos[i]) for i in sorted(range(len(chunks)), key=lambda i: -cos[i])[: self.opts.max_results * 4]}
             w = self.opts.vector_weight
-            score = w * self.index.scores(query, texts) + (1 - w) * text_s
+            score = {i: w * vec.get(i, 0.0) + (1 - w) * text.get(i, 0.0) for i in set(vec) | set(text)}
         else:
-            score = text_s  # no vectors: full-text search only
-        order = sorted(range(len(texts)), key=lambda i: -float(score[i]))[: self.opts.max_results]
-        return [(chunks[i][0], chunks[i][1], float(score[i])) for i in order if score[i] >= self.opts.min_score]
+            score = text  # no vectors: full-text search only
+        order = sorted((i for i in score if score[i] >= self.opts.min_score), key=lambda i: (-score[i], i))
+        return [(chunks[i][0], chunks[i][1], score[i]) for i in order[: self.opts.max_results]]
 
     def close(self) -> None:
         pass
@@ -187,14 +196,25 @@ class OpenClawSession(TextSession):
         self.flushed = False
         self.session_tokens = 0
 
+    def search_queries(self, text: str) -> list[str]:
+        """What the agent searches for (stand-in for its own query): each slot the text names,
+        then the task's project."""
+        from pulse.core.statements import parse_statement
+        qs = [slot.replace("_", " ") for slot in parse_statement(text, self.vocab)]
+        return qs + ([self.task.project_id] if self.task.project_id else [])
+
     def on_start(self, request):
         boot = self.chain.bootstrap(_day(self.task.time))
-        # the agent's memory_search turn, then memory_get of the hits
-        hits = []
-        self.chain.acct.call("openclaw.memory_search", SEARCH_SYSTEM, request.text,
-                             lambda: {"tool": "memory_search", "query": request.text}, path="retrieve")
-        for rel, chunk, _ in self.chain.memory_search(request.text):
-            hits.append(f"## memory_get {rel}\n{chunk}")
+        # the agent's memory_search turn (one call per query), then memory_get of the hits
+        queries = self.search_queries(request.text)
+        out = self.chain.acct.call("openclaw.memory_search", SEARCH_SYSTEM, request.text,
+                                   lambda: {"tool_calls": [{"memory_search": q} for q in queries]}, path="retrieve")
+        hits, seen = [], set()
+        for q in [str(next(iter(c.values()))) for c in out.get("tool_calls", []) if isinstance(c, dict) and c]:
+            for rel, chunk, _ in self.chain.memory_search(q):
+                if chunk not in seen and chunk not in boot:
+                    seen.add(chunk)
+                    hits.append(f"## memory_get {rel}\n{chunk}")
         text = "\n".join([boot, *hits]).strip()
         self.session_tokens = count_tokens(text) + count_tokens(request.text)
         return text
