@@ -30,6 +30,8 @@ def _fmt(summary: dict) -> str:
     if summary.get("judge"):  # real benchmarks: who judged (a proxy judge says so) and the components
         comps = ", ".join(f"{k} {_num(v)}" for k, v in (summary.get("components") or {}).items())
         label += f" [judge: {summary['judge']}]" + (f" [components: {comps}]" if comps else "")
+    if summary.get("nonstandard"):
+        label += f" [{summary['nonstandard']}]"
     stage = ", ".join(f"{k} {_num(v)}" for k, v in summary.get("stage_accuracy", {}).items())
     per = ", ".join(f"{k} {_num(v)}" for k, v in summary.get("score_per_persona", {}).items())
     ckpt = "/".join(summary.get("policy_checkpoints") or []) or "none"

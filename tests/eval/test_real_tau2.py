@@ -77,11 +77,13 @@ def test_premature_stop_scores_0_and_communicate_is_checked(tau2_dir):
     cut = EpisodeOutcome(extra={"termination": "max_steps", "transcript": []})
     assert b.score(task, env, cut).score == 0.0
     silent = b.score(task, env, EpisodeOutcome(extra={"termination": "agent_stop", "transcript": []}))
-    assert silent.components["DB"] == 1.0 and silent.components["COMMUNICATE"] == 0.0
+    # retail's basis is [DB, NL_ASSERTION]: communicating is reported, not part of the reward
+    assert silent.components["DB"] == 1.0 and "COMMUNICATE" not in silent.components
+    assert silent.detail["communicate_met"] == 0.0 and silent.score == 1.0
     said = " ".join(map(str, task.data["evaluation_criteria"]["communicate_info"]))
     told = b.score(task, env, EpisodeOutcome(extra={"termination": "user_stop",
                                                     "transcript": [{"role": "assistant", "content": said}]}))
-    assert told.components["COMMUNICATE"] == 1.0
+    assert told.detail["communicate_met"] == 1.0
 
 
 def test_pass_hat_k_is_taus():
@@ -106,3 +108,12 @@ def test_simulated_agent_is_refused_on_a_real_benchmark(tmp_path, tau2_dir, eval
     from pulse.config.schema import ConfigError
     with pytest.raises(ConfigError, match="agent=openai"):
         run_eval(eval_cfg(tmp_path, "none", "tau2_retail", ["benchmark.max_tasks=1"]))
+
+
+def test_chained_variant_is_labelled_non_standard(tau2_dir):
+    from eval.config import BenchmarkConfig
+    from eval.real.tau2_retail.benchmark import load
+    b = load(BenchmarkConfig(name="tau2_retail", data_dir=str(tau2_dir.parents[1]), chain_users=True))
+    assert b.name == "tau2_retail-chained-nonstandard" and "non-standard" in b.nonstandard
+    chains = b.chains()
+    assert len(chains) < 114 and chains["yusuf_rossi_9620"][0].task_id == "tau2_retail_0"

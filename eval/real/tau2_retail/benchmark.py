@@ -198,6 +198,8 @@ class Tau2Retail:
         reward = 1.0
         for b in evaluated:
             reward *= comps[b]
+        detail["communicate_met"] = comps["COMMUNICATE"]  # informative when COMMUNICATE is not in the basis
+        comps = {b: comps[b] for b in evaluated}  # the components that make the reward
         detail["evaluated_basis"] = evaluated
         detail["basis_label"] = "DB only" if evaluated == ["DB"] else "+".join(evaluated)
         return Score(reward, comps, detail)
@@ -280,7 +282,10 @@ def load(cfg) -> Tau2Retail:
                               request_text=_request(t["user_scenario"].get("instructions") or {}), time="",
                               system_prompt=policy, category="retail", data=t))
     judge_ep = endpoint_from(cfg.judge, "judge")
-    return Tau2Retail(root=root, raw={t["id"]: t for t in raw}, tasks=select(tasks, cfg), policy=policy,
+    # the non-standard chained variant carries its own benchmark name, so rows and tables never mix it
+    # with standard τ² numbers
+    return Tau2Retail(name=NAME + ("-chained-nonstandard" if cfg.chain_users else ""),
+                      root=root, raw={t["id"]: t for t in raw}, tasks=select(tasks, cfg), policy=policy,
                       chain_users=cfg.chain_users, user_endpoint=endpoint_from(cfg.user, "user simulator"),
                       judge=LLMJudge(judge_ep) if judge_ep else None,
                       gold_hashes=_HASHES.setdefault(str(root.resolve()), {}))
