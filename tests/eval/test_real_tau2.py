@@ -117,3 +117,15 @@ def test_chained_variant_is_labelled_non_standard(tau2_dir):
     assert b.name == "tau2_retail-chained-nonstandard" and "non-standard" in b.nonstandard
     chains = b.chains()
     assert len(chains) < 114 and chains["yusuf_rossi_9620"][0].task_id == "tau2_retail_0"
+
+
+def test_pass_k_cli_over_seed_runs(tmp_path):
+    from eval.real.tau2_retail.pass_k import pass_k_table
+    for seed, scores in ((0, [1.0, 0.0]), (1, [1.0, 1.0]), (2, [0.0, 1.0])):
+        d = tmp_path / f"s{seed}"
+        d.mkdir()
+        (d / "episodes.jsonl").write_text("".join(json.dumps(
+            {"task_id": t, "status": "ok", "score": s, "benchmark": "tau2_retail", "method": "m", "seed": seed}) + "\n"
+            for t, s in zip("ab", scores)))
+    got = pass_k_table([str(tmp_path / f"s{i}") for i in range(3)])
+    assert got == {"pass^1": pytest.approx(2 / 3), "pass^2": pytest.approx(1 / 3), "pass^3": 0.0}
