@@ -45,7 +45,7 @@ class StoreMemory:
 
     def __init__(self, root: str | Path, embedder: Embedder, user_retriever: Retriever, project_retriever: Retriever,
                  kind: str = "custom", clock: Callable[[], str] = utc_now, create: bool = True,
-                 auto_create_scopes: bool = False, query_cache_size: int = 4096):
+                 auto_create_scopes: bool = False, query_cache_size: int = 4096, index_cache_size: int = 512):
         self.kind = kind
         # False: an unknown user/project is an error everywhere (catches typos). True: conversations
         # create it and reads of it return nothing (an evaluation whose first task starts a project).
@@ -55,7 +55,10 @@ class StoreMemory:
         self.user_retriever = user_retriever
         self.project_retriever = project_retriever
         self.clock = clock
-        self._indexes: dict[str, ScopeIndex] = {}
+        # scope -> index, least recently used first; at most `index_cache_size` are kept (a store of
+        # thousands of users keeps the ones in use; an evicted scope is rebuilt on its next query)
+        self._indexes: OrderedDict[str, ScopeIndex] = OrderedDict()
+        self.index_cache_size = index_cache_size
         # the agent runtime retrieves from a worker thread while the main thread may commit
         self._ix_lock = threading.RLock()
         self._data_version = self.store.data_version()
@@ -134,15 +137,17 @@ class StoreMemory:
                     self._catch_up(scope, gens.get(scope, 0))
 
     def index(self, scope: str) -> ScopeIndex:
-        ix = self._indexes.get(scope)
-        if ix is None:
-            with self._ix_lock:
-                ix = self._indexes.get(scope)
-                if ix is None:
-                    gen = self.store.generations().get(scope, 0)
-                    ix = build_scope_index(self.store, self.embedder, scope, gen)
-                    self._indexes[scope] = ix
-        return ix
+        with self._ix_lock:
+            ix = self._indexes.get(scope)
+            if ix is None:
+                gen = self.store.generations().get(scope, 0)
+                ix = build_scope_index(self.store, self.embedder, scope, gen)
+                self._indexes[scope] = ix
+                while len(self._indexes) > max(self.index_cache_size, 1):
+                    self._indexes.popitem(last=False)
+            else:
+                self._indexes.move_to_end(scope)
+            return ix
 
     def _catch_up(self, scope: str, generation: int) -> None:
         self._indexes[scope] = catch_up(self._indexes[scope], self.store, self.embedder, generation)

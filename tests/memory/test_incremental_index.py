@@ -263,3 +263,18 @@ def test_repeated_queries_are_encoded_once(tmp_path):
     mem.retrieve(q), mem.retrieve(q)
     assert len(calls) == 3
     mem.close()
+
+
+def test_index_cache_keeps_the_scopes_in_use(tmp_path):
+    mem = open_memory("structured", tmp_path / "mem", make_embedder("hash"))
+    mem.index_cache_size = 2
+    for u in ("u1", "u2", "u3"):
+        mem.add_items([pref(f"{u}-a", f"I like tea number {u}", user=u, topic="food")])
+    q = lambda u: RetrievalQuery(u, subgoal="tea", k=2)  # noqa: E731
+    assert [s.item.item_id for s in mem.retrieve(q("u1"))] == ["u1-a"]
+    mem.retrieve(q("u2"))
+    mem.retrieve(q("u1"))  # u1 used again: u2 is now the least recent
+    mem.retrieve(q("u3"))
+    assert list(mem._indexes) == ["user:u1", "user:u3"]
+    assert [s.item.item_id for s in mem.retrieve(q("u2"))] == ["u2-a"]  # rebuilt on demand
+    mem.close()
