@@ -40,7 +40,7 @@ def test_real_450_tasks_oracle_is_100_and_request_only_scores_what_the_levels_im
     from eval.tables import render
     sums = {}
     for script in ("gold", "request_only"):
-        out = run_eval(eval_cfg(tmp_path / script, "pulse_rule", "persona2web",
+        out = run_eval(eval_cfg(tmp_path / script, "none", "persona2web",
                                 ["agent=scripted", f"agent.script={script}"]))
         rows = read_rows(out / "episodes.jsonl")
         assert len(rows) == 450 and len({r["user_id"] for r in rows}) == 50 and all(r["status"] == "ok" for r in rows)
@@ -55,7 +55,7 @@ def test_real_450_tasks_oracle_is_100_and_request_only_scores_what_the_levels_im
     # values name a site the level-3 request does not repeat)
     assert by["L3"]["web_em"] == pytest.approx(149 / 150) and by["L3"]["pref_r"] == pytest.approx(148 / 150)
     md = render([tmp_path / "gold", tmp_path / "request_only"], tmp_path / "tables", plots=False)
-    assert "Table B3" in md and "pulse_rule [script:gold] [n=1] | 100.0 | 100.0 | 100.0 | 100.0 | 100.0" in md
+    assert "Table B3" in md and "none [script:gold] [n=1] | 100.0 | 100.0 | 100.0 | 100.0 | 100.0" in md
 
 
 def test_bad_task_file_names_file_and_key(tmp_path):

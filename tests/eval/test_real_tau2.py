@@ -129,3 +129,19 @@ def test_pass_k_cli_over_seed_runs(tmp_path):
             for t, s in zip("ab", scores)))
     got = pass_k_table([str(tmp_path / f"s{i}") for i in range(3)])
     assert got == {"pass^1": pytest.approx(2 / 3), "pass^2": pytest.approx(1 / 3), "pass^3": 0.0}
+
+
+def test_touched_entry_comparison_is_taus_full_hash_comparison_and_the_base_stays_untouched(tau2_dir):
+    from eval.config import BenchmarkConfig
+    from eval.real.tau2_retail.benchmark import load, same_db
+    from eval.real.tau2_retail.db import db_hash, load_db
+    from eval.real.tau2_retail.tools import RetailTools
+    base = load_db(tau2_dir / "db.json")
+    before = db_hash(base)
+    b = load(BenchmarkConfig(name="tau2_retail", data_dir=str(tau2_dir.parents[1])))
+    golds = [b.gold_db(t) for t in b.tasks[:12]]
+    for g in golds:
+        fresh = RetailTools(base)
+        assert same_db(g, fresh) == (db_hash(g.db) == db_hash(fresh.db))
+    assert not same_db(golds[0], golds[1]) and db_hash(golds[0].db) != db_hash(golds[1].db)
+    assert db_hash(base) == before  # every change lived in a task's own copy-on-write layer

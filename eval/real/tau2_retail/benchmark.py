@@ -24,8 +24,8 @@ from typing import Any, Mapping, Sequence
 
 from eval.real.base import BenchmarkDataError, RealTask, Score, chains_of, select
 from eval.real.data_dir import dataset_dir
-from eval.real.tau2_retail.db import db_hash, load_db
-from eval.real.tau2_retail.tools import SCHEMAS, WRITE_TOOLS, RetailTools
+from eval.real.tau2_retail.db import canonical, load_db
+from eval.real.tau2_retail.tools import SCHEMAS, RetailTools
 
 NAME = "tau2_retail"
 VERSION = "tau2-a2c0247"
@@ -42,41 +42,41 @@ USER_GUIDELINES = (
 
 
 class RetailEnv:
-    """One task's retail database (fresh at `begin`) behind the 16 tools."""
+    """One task's retail database (fresh at `begin`: an empty copy-on-write layer over the shared
+    base) behind the 16 tools."""
 
     transport = "direct"
 
     def __init__(self, db_path: Path):
-        self.db_path = db_path
-        self.tools = RetailTools(load_db(db_path))
+        self.base = load_db(db_path)
+        self.tools = RetailTools(self.base)
         self.calls: list[tuple[str, dict[str, Any]]] = []
-        # a write tool was called since the copy was loaded (even a refused call: τ²'s cancel can
-        # change a balance before it fails); a clean copy is reused and hashes as the initial database
-        self.dirty = False
 
     def begin(self, task: RealTask) -> None:
-        if self.dirty:  # a fresh copy of the database per task
-            self.tools = RetailTools(load_db(self.db_path))
+        self.tools = RetailTools(self.base)
         self.calls = []
-        self.dirty = False
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         return [{"type": "function", "function": s} for s in SCHEMAS.values()]
 
     def __call__(self, tool: str, args: Mapping[str, Any]) -> Any:
         self.calls.append((tool, dict(args)))
-        self.dirty = self.dirty or tool in WRITE_TOOLS
         return self.tools.call(tool, dict(args))
-
-    def hash(self, initial: str) -> str:
-        return db_hash(self.db) if self.dirty else initial
 
     @property
     def db(self) -> dict[str, Any]:
+        """The whole database (τ²'s `db_hash(env.db)` is its hash)."""
         return self.tools.db
 
     def close(self) -> None:
         pass
+
+
+def same_db(a: RetailTools, b: RetailTools) -> bool:
+    """τ²'s database check, `hash(a) == hash(b)`, computed on the entries either copy touched: the
+    canonical JSON of the whole database is equal exactly when that of every touched entry is (the
+    rest is the shared base), so the answer is the hash comparison's without hashing 2.8 MB twice."""
+    return all(canonical(a.entry(c, k)) == canonical(b.entry(c, k)) for c, k in a.touched() | b.touched())
 
 
 def _customer_of(task: dict[str, Any], db: dict[str, Any]) -> str:
@@ -113,7 +113,7 @@ class Tau2Retail:
     version: str = VERSION
     seed: int = 0
     metric: str = "mean"
-    gold_hashes: dict[str, str] = field(default_factory=dict)
+    gold: dict[str, RetailTools] = field(default_factory=dict)  # task id -> database after the gold actions
 
     @property
     def judge_label(self) -> str:
@@ -150,22 +150,17 @@ class Tau2Retail:
         return Tau2User(self.user_endpoint, task.data["user_scenario"])
 
     # -- scoring ----------------------------------------------------------------------------------------
-    def gold_hash(self, task: RealTask) -> str:
-        """Hash of a fresh database after the gold actions (a failing gold action is ignored, as in τ²)."""
-        if task.task_id not in self.gold_hashes:
+    def gold_db(self, task: RealTask) -> RetailTools:
+        """A fresh database after the gold actions (a failing gold action is ignored, as in τ²)."""
+        if task.task_id not in self.gold:
             env = RetailEnv(self.root / "db.json")
             for name, args in self.scripted_calls(task, "gold"):
                 try:
                     env(name, args)
                 except Exception:
                     pass
-            self.gold_hashes[task.task_id] = env.hash(self.initial_hash())
-        return self.gold_hashes[task.task_id]
-
-    def initial_hash(self) -> str:
-        if "" not in self.gold_hashes:
-            self.gold_hashes[""] = db_hash(load_db(self.root / "db.json"))
-        return self.gold_hashes[""]
+            self.gold[task.task_id] = env.tools
+        return self.gold[task.task_id]
 
     def score(self, task: RealTask, env: RetailEnv, outcome: Any) -> Score:
         crit = task.data["evaluation_criteria"]
@@ -174,14 +169,15 @@ class Tau2Retail:
         termination = extra.get("termination", "agent_stop")
         if termination not in ("agent_stop", "user_stop"):
             return Score(0.0, {}, {"reward_basis": basis, "note": f"terminated prematurely: {termination}"})
+        gold = self.gold_db(task)
         comps: dict[str, float] = {}
-        comps["DB"] = float(env.hash(self.initial_hash()) == self.gold_hash(task))
+        comps["DB"] = float(same_db(env.tools, gold))
         said = [str(m.get("content") or "").lower().replace(",", "") for m in extra.get("transcript", [])
                 if m.get("role") == "assistant"]
         info = crit.get("communicate_info") or []
         comps["COMMUNICATE"] = float(all(any(str(i).lower().replace(",", "") in s for s in said) for i in info))
         evaluated = [b for b in basis if b in ("DB", "COMMUNICATE")]
-        detail: dict[str, Any] = {"reward_basis": basis, "gold_changes_db": self.gold_hash(task) != self.initial_hash()}
+        detail: dict[str, Any] = {"reward_basis": basis, "gold_changes_db": not same_db(gold, RetailTools(gold.base))}
         if "NL_ASSERTION" in basis:
             nl = crit.get("nl_assertions") or []
             if not nl:
@@ -256,8 +252,8 @@ def load_tasks(root: Path) -> list[dict[str, Any]]:
     return raw
 
 
-# gold / initial hashes per data folder, shared by every load in a process (the data are read-only)
-_HASHES: dict[str, dict[str, str]] = {}
+# gold databases per data folder, shared by every load in a process (the data are read-only)
+_GOLD: dict[str, dict[str, RetailTools]] = {}
 
 
 def load(cfg) -> Tau2Retail:
@@ -288,4 +284,4 @@ def load(cfg) -> Tau2Retail:
                       root=root, raw={t["id"]: t for t in raw}, tasks=select(tasks, cfg), policy=policy,
                       chain_users=cfg.chain_users, user_endpoint=endpoint_from(cfg.user, "user simulator"),
                       judge=LLMJudge(judge_ep) if judge_ep else None,
-                      gold_hashes=_HASHES.setdefault(str(root.resolve()), {}))
+                      gold=_GOLD.setdefault(str(root.resolve()), {}))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import pickle
 from pathlib import Path
 from typing import Any
 
@@ -46,22 +45,27 @@ def _normalise(db: dict[str, Any], path: Path) -> dict[str, Any]:
     return db
 
 
-_CACHE: dict[str, bytes] = {}
+_CACHE: dict[str, dict[str, Any]] = {}
 
 
 def load_db(path: str | Path) -> dict[str, Any]:
-    """A fresh, independent copy of the database at `path` (parsed once per process; copies are
-    unpickled from the cached normalised form, several times faster than a deep copy)."""
+    """The normalised database at `path`, parsed once per process and shared: it is the read-only
+    base of every task's `RetailTools` (each task's changes live in its own copy-on-write layer)."""
     key = str(Path(path).resolve())
     if key not in _CACHE:
         try:
             raw = json.loads(Path(path).read_text())
         except (OSError, json.JSONDecodeError) as e:
             raise BenchmarkDataError(f"{path}: cannot read the retail database ({e})") from None
-        _CACHE[key] = pickle.dumps(_normalise(raw, Path(path)), protocol=pickle.HIGHEST_PROTOCOL)
-    return pickle.loads(_CACHE[key])
+        _CACHE[key] = _normalise(raw, Path(path))
+    return _CACHE[key]
+
+
+def canonical(obj: Any) -> str:
+    """τ²'s canonical JSON (sorted keys, non-JSON values as str): what its database hash hashes."""
+    return json.dumps(obj, sort_keys=True, default=str)
 
 
 def db_hash(db: dict[str, Any]) -> str:
     """τ²'s database hash: sha256 of the canonical JSON (sorted keys, non-JSON values as str)."""
-    return hashlib.sha256(json.dumps(db, sort_keys=True, default=str).encode()).hexdigest()
+    return hashlib.sha256(canonical(db).encode()).hexdigest()

@@ -12,34 +12,59 @@ import copy
 import json
 from typing import Any, Callable
 
-WRITE_TOOLS = ("cancel_pending_order", "exchange_delivered_order_items", "modify_pending_order_address",
-               "modify_pending_order_items", "modify_pending_order_payment", "modify_user_address",
-               "return_delivered_order_items")
-
 
 class RetailError(ValueError):
     """A tool's refusal (τ² raises ValueError; the agent sees the message as the tool's error)."""
 
 
 class RetailTools:
-    def __init__(self, db: dict[str, Any]):
-        self.db = db
+    """The tools over a shared, read-only base database plus this copy's own changes (`over`).
 
-    # -- look-ups ------------------------------------------------------------------------------
-    def _order(self, order_id: str) -> dict:
-        if order_id not in self.db["orders"]:
-            raise RetailError("Order not found")
-        return self.db["orders"][order_id]
+    An order or user is copied into `over` the first time a write tool touches it (copy on write),
+    so a fresh database per task costs nothing and two databases are compared on the entries either
+    of them touched (`touched`, `entry`); `db` is the merged view (τ²'s whole database).
+    """
 
-    def _user(self, user_id: str) -> dict:
-        if user_id not in self.db["users"]:
-            raise RetailError("User not found")
-        return self.db["users"][user_id]
+    def __init__(self, base: dict[str, Any]):
+        self.base = base
+        self.over: dict[str, dict[str, Any]] = {"users": {}, "orders": {}}
+
+    @property
+    def db(self) -> dict[str, Any]:
+        return {"products": self.base["products"],
+                **{c: {k: self.over[c].get(k, v) for k, v in self.base[c].items()} for c in ("users", "orders")}}
+
+    def touched(self) -> set[tuple[str, str]]:
+        return {(c, k) for c, d in self.over.items() for k in d}
+
+    def entry(self, collection: str, key: str) -> Any:
+        return self.over[collection].get(key, self.base[collection].get(key))
+
+    def _get(self, collection: str, key: str, write: bool, missing: str) -> dict:
+        if key in self.over[collection]:
+            return self.over[collection][key]
+        if key not in self.base[collection]:
+            raise RetailError(missing)
+        if not write:
+            return self.base[collection][key]
+        self.over[collection][key] = copy.deepcopy(self.base[collection][key])
+        return self.over[collection][key]
+
+    def _users(self):
+        for uid, u in self.base["users"].items():
+            yield uid, self.over["users"].get(uid, u)
+
+    # -- look-ups (write=True: the caller changes the entry) ------------------------------------
+    def _order(self, order_id: str, write: bool = False) -> dict:
+        return self._get("orders", order_id, write, "Order not found")
+
+    def _user(self, user_id: str, write: bool = False) -> dict:
+        return self._get("users", user_id, write, "User not found")
 
     def _product(self, product_id: str) -> dict:
-        if product_id not in self.db["products"]:
+        if product_id not in self.base["products"]:
             raise RetailError("Product not found")
-        return self.db["products"][product_id]
+        return self.base["products"][product_id]
 
     def _variant(self, product_id: str, item_id: str) -> dict:
         product = self._product(product_id)
@@ -47,8 +72,8 @@ class RetailTools:
             raise RetailError("Variant not found")
         return product["variants"][item_id]
 
-    def _payment(self, user_id: str, pm_id: str) -> dict:
-        user = self._user(user_id)
+    def _payment(self, user_id: str, pm_id: str, write: bool = False) -> dict:
+        user = self._user(user_id, write)
         if pm_id not in user["payment_methods"]:
             raise RetailError("Payment method not found")
         return user["payment_methods"][pm_id]
@@ -78,14 +103,14 @@ class RetailTools:
 
     # -- reads -----------------------------------------------------------------------------------
     def find_user_id_by_name_zip(self, first_name: str, last_name: str, zip: str) -> str:
-        for uid, u in self.db["users"].items():
+        for uid, u in self._users():
             if (u["name"]["first_name"].lower() == first_name.lower()
                     and u["name"]["last_name"].lower() == last_name.lower() and u["address"]["zip"] == zip):
                 return uid
         raise RetailError("User not found")
 
     def find_user_id_by_email(self, email: str) -> str:
-        for uid, u in self.db["users"].items():
+        for uid, u in self._users():
             if u["email"].lower() == email.lower():
                 return uid
         raise RetailError("User not found")
@@ -97,7 +122,7 @@ class RetailTools:
         return self._product(product_id)
 
     def get_item_details(self, item_id: str) -> dict:
-        for p in self.db["products"].values():
+        for p in self.base["products"].values():
             if item_id in p["variants"]:
                 return p["variants"][item_id]
         raise RetailError("Item not found")
@@ -106,11 +131,11 @@ class RetailTools:
         return self._user(user_id)
 
     def list_all_product_types(self) -> str:
-        return json.dumps({p["name"]: p["product_id"] for p in self.db["products"].values()}, sort_keys=True)
+        return json.dumps({p["name"]: p["product_id"] for p in self.base["products"].values()}, sort_keys=True)
 
     # -- writes ----------------------------------------------------------------------------------
     def cancel_pending_order(self, order_id: str, reason: str) -> dict:
-        order = self._order(order_id)
+        order = self._order(order_id, write=True)
         if order["status"] != "pending":
             raise RetailError("Non-pending order cannot be cancelled")
         if reason not in ("no longer needed", "ordered by mistake"):
@@ -119,7 +144,7 @@ class RetailTools:
         for pay in order["payment_history"]:
             refunds.append({"transaction_type": "refund", "amount": pay["amount"],
                             "payment_method_id": pay["payment_method_id"]})
-            pm = self._payment(order["user_id"], pay["payment_method_id"])
+            pm = self._payment(order["user_id"], pay["payment_method_id"], write=True)
             if self._gift(pm):  # a gift card is refunded at once
                 pm["balance"] = round(pm["balance"] + pay["amount"], 2)
         order["status"] = "cancelled"
@@ -129,7 +154,7 @@ class RetailTools:
 
     def exchange_delivered_order_items(self, order_id: str, item_ids: list[str], new_item_ids: list[str],
                                        payment_method_id: str) -> dict:
-        order = self._order(order_id)
+        order = self._order(order_id, write=True)
         if order["status"] != "delivered":
             raise RetailError("Non-delivered order cannot be exchanged")
         self._check_counts(order, item_ids, lambda i: f"Number of {i} not found.")
@@ -157,7 +182,7 @@ class RetailTools:
 
     def modify_pending_order_address(self, order_id: str, address1: str, address2: str, city: str, state: str,
                                      country: str, zip: str) -> dict:
-        order = self._order(order_id)
+        order = self._order(order_id, write=True)
         if "pending" not in order["status"]:
             raise RetailError("Non-pending order cannot be modified")
         order["address"] = {"address1": address1, "address2": address2, "city": city, "country": country,
@@ -166,7 +191,7 @@ class RetailTools:
 
     def modify_pending_order_items(self, order_id: str, item_ids: list[str], new_item_ids: list[str],
                                    payment_method_id: str) -> dict:
-        order = self._order(order_id)
+        order = self._order(order_id, write=True)
         if order["status"] != "pending":
             raise RetailError("Non-pending order cannot be modified")
         self._check_counts(order, item_ids, lambda i: f"{i} not found")
@@ -184,7 +209,7 @@ class RetailTools:
             if not variant["available"]:
                 raise RetailError(f"New item {new} not found or available")
             diff += variant["price"] - item["price"]
-        pm = self._payment(order["user_id"], payment_method_id)
+        pm = self._payment(order["user_id"], payment_method_id, write=True)
         if self._gift(pm) and pm["balance"] < diff:
             raise RetailError("Insufficient gift card balance to pay for the new item")
         order["payment_history"].append({"transaction_type": "payment" if diff > 0 else "refund",
@@ -202,10 +227,10 @@ class RetailTools:
         return order
 
     def modify_pending_order_payment(self, order_id: str, payment_method_id: str) -> dict:
-        order = self._order(order_id)
+        order = self._order(order_id, write=True)
         if "pending" not in order["status"]:
             raise RetailError("Non-pending order cannot be modified")
-        pm = self._payment(order["user_id"], payment_method_id)
+        pm = self._payment(order["user_id"], payment_method_id, write=True)
         hist = order["payment_history"]
         if len(hist) != 1 or hist[0]["transaction_type"] != "payment":
             raise RetailError("There should be exactly one payment for a pending order")
@@ -219,20 +244,20 @@ class RetailTools:
                      {"transaction_type": "refund", "amount": amount, "payment_method_id": old_id}])
         if self._gift(pm):
             pm["balance"] = round(pm["balance"] - amount, 2)
-        old = self._payment(order["user_id"], old_id)
+        old = self._payment(order["user_id"], old_id, write=True)
         if self._gift(old):
             old["balance"] = round(old["balance"] + amount, 2)
         return order
 
     def modify_user_address(self, user_id: str, address1: str, address2: str, city: str, state: str,
                             country: str, zip: str) -> dict:
-        user = self._user(user_id)
+        user = self._user(user_id, write=True)
         user["address"] = {"address1": address1, "address2": address2, "city": city, "country": country,
                            "state": state, "zip": zip}
         return user
 
     def return_delivered_order_items(self, order_id: str, item_ids: list[str], payment_method_id: str) -> dict:
-        order = self._order(order_id)
+        order = self._order(order_id, write=True)
         if order["status"] != "delivered":
             raise RetailError("Non-delivered order cannot be returned")
         pm = self._payment(order["user_id"], payment_method_id)
