@@ -116,3 +116,20 @@ def anchored_users(groups: Sequence[Mapping[str, Any]], seed: int, params: Perso
         out.append((persona, domains, tasks))
     return out
 
+
+
+def synthetic_seed_memory(groups: Sequence[Mapping[str, Any]], user: str, seed: int = 0) -> tuple:
+    """A real user's *synthetic* memory: facts derived from a history generated from its gold values
+    (what `source=persona2web` trains on), as `MemoryItem`s in scope `user:<user>`; () for an unknown user."""
+    from data_gen.world.history import generate_history
+    from data_gen.world.memory_items import to_memory_items
+    from data_gen.world.preferences import attribute_facts, derive_facts
+
+    for persona, domains, _ in anchored_users(groups, seed):  # all groups: the same distractor pools
+        if persona.name != user:
+            continue
+        rng = random.Random(f"pulse-data:{seed}:{persona.user_id}")  # the stream gen-data uses
+        facts = derive_facts(generate_history(persona, domains, rng)) + attribute_facts(persona)
+        ids = {f.key: f"m{i + 1}" for i, f in enumerate(facts)}
+        return to_memory_items(facts, ids, f"user:{user}", {d.name: d.label for d in domains.values()})
+    return ()

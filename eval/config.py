@@ -43,6 +43,9 @@ class BenchmarkConfig:
     chain_users: bool = False  # tau2 only, non-standard: one customer's tasks share memory as sessions
     user: EndpointConfig = field(default_factory=EndpointConfig)  # LLM user simulator
     judge: EndpointConfig = field(default_factory=EndpointConfig)  # LLM judge ("" = offline fallback)
+    # persona2web only: none (chains start empty) | synthetic (each user's memory derived from a history
+    # generated from its gold values, as `pulse gen-data source=persona2web` does; labelled synthetic)
+    seed_history: Literal["none", "synthetic"] = "none"
 
 
 @dataclass(frozen=True)

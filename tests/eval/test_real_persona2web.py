@@ -68,3 +68,20 @@ def test_bad_task_file_names_file_and_key(tmp_path):
     f.write_text(f.read_text().replace('"intent"', '"intnet"'))
     with pytest.raises(BenchmarkDataError, match="Ann_Example_A2.json: key 'intent' missing"):
         load(BenchmarkConfig(name="persona2web", path=str(tmp_path / "p")))
+
+
+def test_synthetic_seed_history_is_the_gold_and_labelled(tmp_path, eval_cfg):
+    real_data("persona2web")
+    from data_gen.persona2web import synthetic_seed_memory
+    from eval.config import BenchmarkConfig
+    from eval.real.persona2web.benchmark import load
+    b = load(BenchmarkConfig(name="persona2web", seed_history="synthetic", personas=["Alex_Garcia"]))
+    items = b.seed_memory("Alex_Garcia")
+    assert {"32x32", "kohls.com"} <= {m.value for m in items if m.is_current}
+    assert all(m.scope == "user:Alex_Garcia" for m in items) and synthetic_seed_memory(b.groups, "Nobody") == ()
+    out = run_eval(eval_cfg(tmp_path, "pulse_rule", "persona2web", [
+        "agent=scripted", "agent.script=request_only", "benchmark.seed_history=synthetic",
+        "benchmark.personas=[Alex_Garcia]"]))
+    rows = read_rows(out / "episodes.jsonl")
+    assert len(rows) == 9 and rows[0]["benchmark"] == "persona2web-synthetic-history"
+    assert "synthetic" in json.loads((out / "manifest.json").read_text())["nonstandard"]

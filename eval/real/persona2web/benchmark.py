@@ -10,8 +10,11 @@ from the gold in gold.py):
   score = web_em × pref_r (the task is done on the right site with every preference).
 Chains: one per user, ordered level 1 (groups A, B, C), then level 2, then level 3, so whatever a
 memory method writes from a more explicit task can never reach a less explicit one. The chains
-start with no memory (the users' year-long histories are not published; `pulse gen-data
-source=persona2web` synthesizes histories for training, never for these users' evaluation).
+start with no memory (the users' year-long histories are not published), or, with
+`benchmark.seed_history=synthetic`, with memory derived from a history *generated from the gold
+values* (data_gen/persona2web.py; labelled non-standard: it states the answers the levels hide, as a
+real history would, but it is synthetic). Users that `pulse gen-data source=persona2web` trained on
+are listed in its card (`real_users_per_split.train`); evaluate on the others for a clean number.
 Offline scripts: `gold` (the oracle: gold site and every value) and `request_only` (opens a site the
 request names, else the start page, and answers with the request text).
 """
@@ -102,8 +105,14 @@ class Persona2Web:
     def chains(self) -> dict[str, list[RealTask]]:
         return chains_of(self.tasks)
 
+    seed_history: str = "none"
+    groups: list = field(default_factory=list, repr=False)
+
     def seed_memory(self, user_id: str) -> tuple:
-        return ()
+        if self.seed_history != "synthetic":
+            return ()
+        from data_gen.persona2web import synthetic_seed_memory
+        return synthetic_seed_memory(self.groups, user_id)
 
     def open_env(self, user_id: str, transport: str = "direct"):
         from eval.real.mcp_env import wrap
@@ -199,4 +208,8 @@ def load_tasks(root: Path) -> list[RealTask]:
 
 def load(cfg) -> Persona2Web:
     root = Path(cfg.path) if cfg.path else dataset_dir("persona2web", cfg.data_dir)
-    return Persona2Web(root=root, tasks=select(load_tasks(root), cfg))
+    seeded = cfg.seed_history == "synthetic"
+    return Persona2Web(name=NAME + ("-synthetic-history" if seeded else ""),
+                       root=root, tasks=select(load_tasks(root), cfg), seed_history=cfg.seed_history,
+                       groups=list(load_groups(root).values()) if seeded else [],
+                       nonstandard="synthetic seed histories (generated from the gold values)" if seeded else "")
