@@ -114,6 +114,29 @@ def suite_comp(rows: Sequence[dict[str, Any]]) -> tuple[float, dict[str, float]]
     return sum(per.values()) / len(per), per
 
 
+def pibench_proc(rows: Sequence[dict[str, Any]]) -> tuple[float | None, dict[str, float]]:
+    """π-Bench's PROC (proactiveness_evaluator.py) from the hidden-intent user simulator's record of
+    each task (`score_detail.proc`: intents, covered = inferred + matched): for a scored task t with
+    direct dependencies D(t), PROC_t = (covered_t + Σ_d covered_d) / (HI_t + Σ_d HI_d); per persona
+    weighted by dependency-group size as COMP is; the mean over personas. A persona with a task that
+    has no record (failed episode, no user simulator) has no PROC; (None, {}) when none has one."""
+    per: dict[str, float] = {}
+    for user, rs in _by_persona(rows).items():
+        rec = {r.get("task_id"): (r.get("score_detail") or {}).get("proc") for r in rs}
+        if any(v is None for v in rec.values()):
+            continue
+        num = den = 0.0
+        for r in scored_rows(rs):
+            ids = [r["task_id"], *(r.get("depends_on") or ())]
+            hi = sum(rec[i]["intents"] for i in ids if i in rec)
+            proc_t = sum(rec[i]["covered"] for i in ids if i in rec) / hi if hi else 0.0
+            num += group_size(r) * proc_t
+            den += group_size(r)
+        if den:
+            per[user] = num / den
+    return (sum(per.values()) / len(per) if per else None), per
+
+
 def suite_acc(rows: Sequence[dict[str, Any]]) -> tuple[float, dict[str, float]]:
     """MCP-Persona's Acc: per task 1 / 0.5 partial / 0 (`eval.envs.task_score(..., "acc")`, 0 for a
     failed episode), averaged over tasks. Returns (Acc, {persona: mean over its tasks})."""
@@ -266,6 +289,10 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     out["interruption_success"] = interruption_success(totals["interventions_correct"], totals["interventions"])
     if out["interruption_success"] is None:
         undefined["interruption_success"] = "no interventions"
+    if any((r.get("score_detail") or {}).get("proc") for r in rows):  # π-Bench with its user simulator
+        out["proc"], out["proc_per_persona"] = pibench_proc(rows)
+        if out["proc"] is None:
+            undefined["proc"] = "a persona has a task without a user-simulator record (failed episode)"
     out["undefined"] = undefined
     return out
 

@@ -108,3 +108,18 @@ def test_workspace_persists_across_a_personas_tasks_and_run_is_labelled_proxy(tm
     man = json.loads((out / "manifest.json").read_text())
     assert "proxy, not comparable to π-Bench" in man["judge"]
     assert json.loads((out / "summary.json").read_text())["score"] == 0.0
+
+
+def test_proc_is_pibenchs_on_the_fixture():
+    from eval.metrics import pibench_proc
+    b = _bench(FIXTURE)
+    cov = {"alpha_task_001": (1, 1), "alpha_task_002": (1, 0), "alpha_task_003": (2, 1), "alpha_task_004": (1, 1),
+           "beta_task_001": (1, 0)}
+    rows = [{"task_id": t.task_id, "user_id": t.user_id, "status": "ok", "score": 0.0, "scored": t.scored,
+             "depends_on": list(t.depends_on), "score_detail": {"proc": {"intents": cov[t.task_id][0],
+                                                                          "covered": cov[t.task_id][1]}}}
+            for t in b.tasks]
+    # alpha: task 3 pools its prerequisites, (1 + 1 + 0) / (2 + 1 + 1) = 0.5, weight 3; task 4: 1.0, weight 1
+    total, per = pibench_proc(rows)
+    assert per == {"alpha": pytest.approx(0.625), "beta": 0.0} and total == pytest.approx(0.3125)
+    assert pibench_proc([{**r, "score_detail": {}} for r in rows]) == (None, {})
