@@ -22,7 +22,8 @@ def test_gold_replay_through_the_gate_with_pulse_reaches_db_reward_1_on_all_114(
     rows = read_rows(out / "episodes.jsonl")
     assert len(rows) == 114 and all(r["status"] == "ok" for r in rows)
     assert sum(r["components"]["DB"] == 1.0 for r in rows) == 114
-    assert all(r["score_detail"]["basis_label"] in ("DB only", "DB+NL_ASSERTION") for r in rows)
+    labels = [r["score_detail"]["basis_label"] for r in rows]  # no judge: 40 tasks with NL assertions + 2 [DB]-only
+    assert labels.count("DB only") == 42 and labels.count("DB+NL_ASSERTION(none)") == 72
     assert sum(r["retrievals"] for r in rows) >= 114  # Pulse retrieved at the held calls (empty memory: silent)
     man = json.loads((out / "manifest.json").read_text())
     assert "DB only" in man["judge"] and man["agent"]["simulated"]

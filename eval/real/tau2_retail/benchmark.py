@@ -180,9 +180,8 @@ class Tau2Retail:
         detail: dict[str, Any] = {"reward_basis": basis, "gold_changes_db": not same_db(gold, RetailTools(gold.base))}
         if "NL_ASSERTION" in basis:
             nl = crit.get("nl_assertions") or []
-            if not nl:
-                comps["NL_ASSERTION"] = 1.0  # τ²: no assertions to check is a pass
-                evaluated.append("NL_ASSERTION")
+            if not nl:  # τ²: no assertions to check is a pass (1); not a judged component
+                detail["nl_assertions"] = "none: 1 by tau2's rule"
             elif self.judge is not None:
                 v = self.judge.judge(nl, extra.get("transcript", []))
                 comps["NL_ASSERTION"] = float(all(v.met))
@@ -197,7 +196,8 @@ class Tau2Retail:
         detail["communicate_met"] = comps["COMMUNICATE"]  # informative when COMMUNICATE is not in the basis
         comps = {b: comps[b] for b in evaluated}  # the components that make the reward
         detail["evaluated_basis"] = evaluated
-        detail["basis_label"] = "DB only" if evaluated == ["DB"] else "+".join(evaluated)
+        detail["basis_label"] = ("DB only" if evaluated == ["DB"] and "nl_assertions" not in detail
+                                 else "+".join(evaluated + (["NL_ASSERTION(none)"] if "nl_assertions" in detail else [])))
         return Score(reward, comps, detail)
 
 
