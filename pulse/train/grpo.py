@@ -66,6 +66,46 @@ def build_grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1
     )
 
 
+def timed(trainer_cls):
+    """`trainer_cls` that also logs where each optimizer step's time went: `time/generation_s`
+    (sampling the completions), `time/scoring_s` (the reward terms) and `time/update_s` (the rest:
+    log-probabilities, forward/backward, optimizer), summing to trl's `step_time`."""
+    import time
+
+    class TimedGRPOTrainer(trainer_cls):
+        _generation_s = 0.0
+        _scoring_s = 0.0
+
+        def _generate(self, prompts):
+            t0 = time.perf_counter()
+            try:
+                return super()._generate(prompts)
+            finally:
+                self._generation_s += time.perf_counter() - t0
+
+        def _calculate_rewards(self, *args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return super()._calculate_rewards(*args, **kwargs)
+            finally:
+                self._scoring_s += time.perf_counter() - t0
+
+        def training_step(self, model, inputs, num_items_in_batch):
+            n_before = len(self._metrics["train"].get("step_time", []))
+            out = super().training_step(model, inputs, num_items_in_batch)
+            step_times = self._metrics["train"].get("step_time", [])
+            if len(step_times) > n_before:  # an optimizer step just ended (trl appended its time)
+                m = self._metrics["train"]
+                m["time/generation_s"].append(self._generation_s)
+                m["time/scoring_s"].append(self._scoring_s)
+                m["time/update_s"].append(step_times[-1] - self._generation_s - self._scoring_s)
+                self._generation_s = self._scoring_s = 0.0
+            return out
+
+    TimedGRPOTrainer.__name__ = f"Timed{trainer_cls.__name__}"
+    return TimedGRPOTrainer
+
+
 def run_grpo(cfg: TrainConfig, base_path: str, examples: list[PolicyExample], out_dir: Path,
              num_processes: int = 1) -> Path:
     """Train a LoRA adapter on top of `base_path`; save it to out_dir/final; returns that dir."""
@@ -80,7 +120,7 @@ def run_grpo(cfg: TrainConfig, base_path: str, examples: list[PolicyExample], ou
     tokenizer = load_tokenizer(base_path)
     model = load_model(base_path, cfg.model.dtype)
     terms = make_reward_terms(tokenizer.eos_token_id)
-    trainer = GRPOTrainer(model=model, reward_funcs=list(terms.values()),
+    trainer = timed(GRPOTrainer)(model=model, reward_funcs=list(terms.values()),
                           args=build_grpo_config(cfg, out_dir, num_processes),
                           train_dataset=Dataset.from_list(grpo_rows(examples, cfg.model.prompt_style)),
                           processing_class=tokenizer, peft_config=lora_config(cfg),

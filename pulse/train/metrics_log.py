@@ -38,3 +38,18 @@ def read_metrics(path: str | Path) -> list[dict]:
         except json.JSONDecodeError:
             continue  # a run killed mid-write leaves at most one torn line
     return rows
+
+
+def step_time_split(path: str | Path, stage: str = "grpo") -> dict | None:
+    """Mean seconds per optimizer step of `stage` and where they went (generation / scoring /
+    update, logged by pulse.train.grpo.timed), with the shares of the step; None before any step."""
+    rows = [r for r in read_metrics(path) if r.get("stage") == stage and "time/generation_s" in r]
+    if not rows:
+        return None
+    keys = {"step_s": "step_time", "generation_s": "time/generation_s", "scoring_s": "time/scoring_s",
+            "update_s": "time/update_s"}
+    out = {k: round(sum(r[v] for r in rows) / len(rows), 4) for k, v in keys.items()}
+    for k in ("generation_s", "scoring_s", "update_s"):
+        out[k.replace("_s", "_share")] = round(out[k] / out["step_s"], 3) if out["step_s"] else None
+    out["logged_steps"] = len(rows)
+    return out

@@ -25,6 +25,7 @@ from pulse.config.schema import ConfigError, PolicyBackendConfig, TrainConfig, a
 from pulse.core.examples import PolicyExample
 from pulse.models.loading import check_model_path
 from pulse.train.data import ensure_dataset, load_examples, tokenizer_corpus
+from pulse.train.metrics_log import step_time_split
 from pulse.utils.atomic import atomic_write_json, atomic_write_text
 from pulse.utils.manifest import config_diff, config_hash, format_diff, write_manifest
 
@@ -198,6 +199,8 @@ def run_training(cfg: TrainConfig) -> dict[str, Any]:
             if not path.exists():
                 atomic_write_json(path, evaluate_checkpoint(cfg, summary["checkpoints"][stage], held_out))
             summary["eval"][stage] = json.loads(path.read_text())
+    if cfg.grpo.enabled:
+        summary["grpo_step_time"] = step_time_split(out / "metrics.jsonl")
     if _is_main():
         atomic_write_json(out / "summary.json", summary)
     return summary

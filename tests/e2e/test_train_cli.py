@@ -38,8 +38,15 @@ def test_train_cli_changes_lora_weights_and_resumes(small_dataset, tiny_model, t
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     grpo = [row for row in rows if row["stage"] == "grpo" and "reward" in row]
     assert len(grpo) == 3 and all("rewards/wrong_intervention/mean" in row for row in grpo)
+    # the step-time split: generation + scoring + update = trl's step_time, each part measured
+    for row in grpo:
+        parts = [row["time/generation_s"], row["time/scoring_s"], row["time/update_s"]]
+        assert all(p > 0 for p in parts) and abs(sum(parts) - row["step_time"]) < 1e-6
     summary = json.loads((out / "summary.json").read_text())
     assert set(summary["eval"]) == {"sft", "grpo"} and summary["eval"]["grpo"]["n"] == 16
+    split = summary["grpo_step_time"]
+    assert split["logged_steps"] == 3 and abs(split["generation_share"] + split["scoring_share"]
+                                               + split["update_share"] - 1) < 0.01
     assert (out / "manifest.json").exists() and (out / "config.yaml").exists()
     # Provenance: the manifest, the summary and each stage's final/ name the config hash.
     manifest = json.loads((out / "manifest.json").read_text())
