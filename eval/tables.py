@@ -201,26 +201,31 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
             if sim_any else " Mean ± stderr over seeds.")
     comp_note = (" COMP as pi-Bench aggregates it: per task sum(w·passed)/sum(w), per persona weighted by "
                  "dependency-group size, then the mean over personas." if "pibench_sim" in benches else "")
-    # Table 1
-    fails = _Failures()
-    head = ["Method", "memory LLM"] + [f"{b} {BENCH_METRIC.get(b, 'score')} (%)" for b in benches]
-    for b in benches:
-        head += [f"{b} Store tok", f"{b} Retrieve tok", f"{b} s/task"]
-    rows = []
-    for m in _methods(data, "table1"):
-        per = [_get(data, "table1", m, b) for b in benches]
-        failed = any([fails.mark(m, b, ss) for b, ss in zip(benches, per)])
-        row = [_label(m, per, failed), _backing(per)] + [_cell([s["score"] for s in ss], pct=True) for ss in per]
-        for ss in per:
-            row += [_cell([s["store_tokens"] for s in ss]), _cell([s["retrieve_tokens"] for s in ss]),
-                    _cell([s["seconds_per_task"] for s in ss], digits=2)]
-        rows.append(row)
-    nb = len(benches)
-    mark_best(rows, {**{2 + i: True for i in range(nb)}, **{2 + nb + i: False for i in range(3 * nb)}})
-    tables["table1"] = (head, rows, "Table 1: main results. Best per column in bold, second best underlined "
-                        "(scores: higher; tokens and s/task: lower). memory LLM: what backed the memory-side calls "
-                        "(stand-in (rules): eval/methods/standins.py, latency modelled)." + comp_note + note
-                        + fails.footnote())
+    # Table 1, and Table B4 (the same columns for the shared-backend rows) when its runs exist
+    for table in ("table1", "tableB4"):
+        if table == "tableB4" and not any(k[0] == "tableB4" for k in data):
+            continue
+        fails = _Failures()
+        head = ["Method", "memory LLM"] + [f"{b} {BENCH_METRIC.get(b, 'score')} (%)" for b in benches]
+        for b in benches:
+            head += [f"{b} Store tok", f"{b} Retrieve tok", f"{b} s/task"]
+        rows = []
+        for m in _methods(data, table):
+            per = [_get(data, table, m, b) for b in benches]
+            failed = any([fails.mark(m, b, ss) for b, ss in zip(benches, per)])
+            row = [_label(m, per, failed), _backing(per)] + [_cell([s["score"] for s in ss], pct=True) for ss in per]
+            for ss in per:
+                row += [_cell([s["store_tokens"] for s in ss]), _cell([s["retrieve_tokens"] for s in ss]),
+                        _cell([s["seconds_per_task"] for s in ss], digits=2)]
+            rows.append(row)
+        nb = len(benches)
+        mark_best(rows, {**{2 + i: True for i in range(nb)}, **{2 + nb + i: False for i in range(3 * nb)}})
+        title = ("Table 1: main results." if table == "table1" else
+                 "Table B4: Pulse, Mem0 and dsh on one backend (the same embedder and memory-side LLM).")
+        tables[table] = (head, rows, title + " Best per column in bold, second best underlined "
+                         "(scores: higher; tokens and s/task: lower). memory LLM: what backed the memory-side calls "
+                         "(stand-in (rules): eval/methods/standins.py, latency modelled)." + comp_note + note
+                         + fails.footnote())
     # Table 2
     fails = _Failures()
     head = ["Method", "memory LLM", "Benchmark", "score (%)", "interventions", "correct", "fixed", "misled",

@@ -26,14 +26,14 @@ def test_multirun_launchers_compose():
     assert "slurm" in slurm.hydra.launcher._target_.lower() and slurm.hydra.launcher.timeout_min == 60
 
 
-def test_reproduce_script_runs_a_baseline_row_and_labels_its_backing(tmp_path):
+def test_reproduce_script_runs_a_table_b4_baseline_row_and_labels_its_backing(tmp_path):
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
         import reproduce_tables
     finally:
         sys.path.pop(0)
-    rc = reproduce_tables.main(["--tables", "table1", "--rows", "table1/mem0", "--seeds", "0", "--benchmarks",
+    rc = reproduce_tables.main(["--tables", "tableB4", "--rows", "tableB4/mem0", "--seeds", "0", "--benchmarks",
                                 "pibench_sim", "--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "t"),
                                 "benchmark.max_tasks=1", "benchmark.personas=[researcher]"])
     md = (tmp_path / "t" / "tables.md").read_text()
-    assert rc == 0 and "| mem0 (sim) [n=1] | stand-in (rules) |" in md
+    assert rc == 0 and "Table B4" in md and "| mem0 (sim) [n=1] | stand-in (rules) |" in md
