@@ -32,6 +32,9 @@ def build_embedder(cfg) -> Embedder:
 
 def describe(kind: str, embedder: str = EMBEDDER) -> str:
     """What the run manifest records about the memory that ran."""
+    if kind not in KINDS:  # a memory baseline: its own store, built from the seed history
+        return (f"baseline memory {kind!r} (eval/methods; built from the seed history), embedder={embedder!r}, "
+                f"memory-side LLM: the run's llm config")
     return f"pulse.memory.open_memory(kind={kind!r}, embedder={embedder!r})"
 
 
