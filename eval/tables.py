@@ -252,12 +252,13 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
     # Table 3
     fails = _Failures()
     cats = sorted({c for ss in data.values() for s in ss for c in s.get("per_category", {})} - {"professional"})
-    head = ["Method"] + [f"{b} {st} (%)" for b in benches for st in STAGES] + [f"MCP {c} (%)" for c in cats]
+    head = ["Method", "memory LLM"] + [f"{b} {st} (%)" for b in benches for st in STAGES] + \
+        [f"MCP {c} (%)" for c in cats]
     rows = []
     for m in _methods(data, "table3"):
         per = {b: _get(data, "table3", m, b) for b in benches}
         failed = any([fails.mark(m, b, ss) for b, ss in per.items()])
-        row = [_label(m, list(per.values()), failed)]
+        row = [_label(m, list(per.values()), failed), _backing(list(per.values()))]
         for b in benches:
             row += [_cell([s["stage_accuracy"].get(st) for s in per[b]], pct=True) for st in STAGES]
         mcp = per.get("mcp_persona_sim", [])
