@@ -123,3 +123,20 @@ def test_proc_is_pibenchs_on_the_fixture():
     total, per = pibench_proc(rows)
     assert per == {"alpha": pytest.approx(0.625), "beta": 0.0} and total == pytest.approx(0.3125)
     assert pibench_proc([{**r, "score_detail": {}} for r in rows]) == (None, {})
+
+
+def test_llm_checklist_verdicts_are_ored_over_turns():
+    from eval.real.judge import Verdicts
+    from eval.real.pibench.benchmark import judge_per_turn, turn_ends
+    t = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "x"},
+         {"role": "user", "content": "b"}, {"role": "assistant", "content": "y"}]
+    assert turn_ends(t) == [2, 4]
+
+    class Judge:  # criterion 0 met only in the first turn's trace, criterion 1 only in the full one
+        calls = []
+
+        def judge(self, criteria, transcript, context=""):
+            self.calls.append(len(transcript))
+            return Verdicts([len(transcript) == 2, len(transcript) == 4], 0)
+    v = judge_per_turn(Judge(), ["c0", "c1"], t, "")
+    assert v.met == [True, True] and Judge.calls == [2, 4]

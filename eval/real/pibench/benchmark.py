@@ -3,8 +3,9 @@
 Score (π-Bench's COMP, `checklist_evaluator.py`): per scored task COMP_t = Σ w·v / Σ w over its
 checklist criteria, v = the judge's verdict; per persona Σ |group_t|·COMP_t / Σ |group_t|; the
 average over personas (`eval.metrics.suite_comp`). Departures, stated in every manifest:
-- the judge reads the whole task transcript once plus the final `files_read` files (π-Bench judges
-  each turn and ORs the verdicts);
+- each turn's trace is the conversation up to the end of that turn (π-Bench renders the session
+  history the agent had, up to 100 messages, with selected tool arguments); verdicts are ORed over
+  turns as in π-Bench;
 - the 27 rule scripts (`tools_evaluation_path`) are not distributed with the data, so their
   "[tools] <key>" criteria are not scored; a task whose only objective is a rule script scores 0
   and is marked `rule_script_only`;
@@ -72,8 +73,8 @@ class PiBench:
 
     @property
     def judge_label(self) -> str:
-        return (f"checklist by {self.judge.label}; whole-transcript judging (π-Bench ORs per-turn verdicts); "
-                f"rule-script criteria not scored (scripts not distributed)")
+        how = "whole transcript" if self.proxy else "per turn, ORed over turns"
+        return (f"checklist by {self.judge.label} ({how}); rule-script criteria not scored (scripts not distributed)")
 
     nonstandard = ""
 
@@ -116,15 +117,35 @@ class PiBench:
             files.append(f'<file name="{rel}">{text if text is not None else "[file missing]"}</file>')
         intents = "\n".join(f"- {h}" for h in task.data.hidden_intents)
         context = f"Full hidden intent:\n{intents}\n\n" + "\n".join(files)
+        transcript = extra.get("transcript", [])
         if self.proxy:
-            v = self.judge.judge(crit, extra.get("transcript", []), context, outputs="\n".join(files))
+            v = self.judge.judge(crit, transcript, context, outputs="\n".join(files))
         else:
-            v = self.judge.judge(crit, extra.get("transcript", []), context)
+            v = judge_per_turn(self.judge, crit, transcript, context)
         w = [wt for _, wt in task.data.checklist]
         comp = sum(wi for wi, m in zip(w, v.met) if m) / sum(w)  # COMP_t = Σ w·v / Σ w
         detail.update(criteria_met=sum(v.met), criteria=len(crit), judge_unparsed=v.unparsed,
                       rule_script_not_scored=bool(task.data.rule_script))
         return Score(comp, {"comp": comp}, detail)
+
+
+def turn_ends(transcript: Sequence[dict[str, Any]]) -> list[int]:
+    """End index (exclusive) of each turn: a turn is a user message and everything up to the next one."""
+    starts = [i for i, m in enumerate(transcript) if m.get("role") == "user"] or [0]
+    return [*starts[1:], len(transcript)]
+
+
+def judge_per_turn(judge, criteria: Sequence[str], transcript: Sequence[dict[str, Any]], context: str) -> Verdicts:
+    """π-Bench's checklist verdicts: the judge reads each turn's trace (the history up to the end of that
+    turn, plus the files_read artifacts from the final workspace) and a criterion is met when it is met
+    in any turn (OR over turns)."""
+    met = [False] * len(criteria)
+    unparsed = 0
+    for end in turn_ends(transcript):
+        v = judge.judge(criteria, transcript[:end], context)
+        met = [a or b for a, b in zip(met, v.met)]
+        unparsed += v.unparsed
+    return Verdicts(met, unparsed)
 
 
 def load(cfg) -> PiBench:
