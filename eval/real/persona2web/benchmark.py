@@ -1,6 +1,6 @@
 """Persona2Web as a Pulse benchmark: 450 tasks (50 users × 3 task groups × 3 levels), offline web stub.
 
-Tools (a stub: no live web offline, every result says so): `web_search(query)`, `open_website(url)`
+Tools (a stub: no live web offline, every result says so): `web_search(query)`, `open_website(site)`
 (the site the agent chooses), `submit_answer(answer)`. Score (the Pulse paper's Table B3 metrics,
 from the gold in gold.py):
   web_em  1 when the last site the agent opened matches the level-3 website (Web EM);
@@ -44,7 +44,7 @@ def _tool(name: str, desc: str, param: str, pdesc: str) -> dict[str, Any]:
 
 SCHEMAS = [
     _tool("web_search", "Search the web (an offline stub: returns no live results).", "query", "search query"),
-    _tool("open_website", "Open a website to do the task there (the site you choose).", "url", "site or URL"),
+    _tool("open_website", "Open a website to do the task there (the site you choose).", "site", "the website (domain or URL)"),
     _tool("submit_answer", "Submit the final result: the options you chose and why.", "answer", "final answer"),
 ]
 
@@ -73,7 +73,7 @@ class WebStub:
         return SCHEMAS
 
     def __call__(self, tool: str, args: Mapping[str, Any]) -> Any:
-        param = {"web_search": "query", "open_website": "url", "submit_answer": "answer"}.get(tool)
+        param = {"web_search": "query", "open_website": "site", "submit_answer": "answer"}.get(tool)
         if param is None:
             raise ToolCallError(f"unknown tool {tool!r}; available: web_search, open_website, submit_answer")
         if not isinstance(args.get(param), str):
@@ -125,11 +125,11 @@ class Persona2Web:
         g: P2WGold = task.data
         if script == "gold":
             answer = "; ".join(g.values) + (f" ({g.location})" if g.location else "")
-            return [("open_website", {"url": g.sites[0]}), ("submit_answer", {"answer": answer})]
+            return [("open_website", {"site": g.sites[0]}), ("submit_answer", {"answer": answer})]
         if script == "request_only":
             named = sites_in(task.request_text)
             return [("web_search", {"query": task.request_text}),
-                    ("open_website", {"url": named[0] if named else g.start_url}),
+                    ("open_website", {"site": named[0] if named else g.start_url}),
                     ("submit_answer", {"answer": task.request_text})]
         if script == "noop":
             return []
