@@ -57,9 +57,13 @@ class ScriptedAgent:
             cand = event("candidate_call", tool=tool, args={k: _text(v) for k, v in args.items()})
             res = gate.call(tool, args, cand)
             if res.intervened:
+                evidence = tuple(res.decision.evidence if res.decision else ())
+                # correct only where the benchmark can tell (its gold says the held call was wrong and the
+                # evidence holds the right value); otherwise recorded as not correct
+                judge = getattr(bench, "intervention_correct", None)
                 out.interventions.append(InterventionRecord(
-                    cand.step, tool, False,
-                    evidence=tuple(m.item_id for m in (res.decision.evidence if res.decision else ()))))
+                    cand.step, tool, bool(judge and judge(task, tool, args, evidence)),
+                    evidence=tuple(m.item_id for m in evidence)))
                 transcript.append({"role": "tool", "content": "NOT EXECUTED (intervened)"})
             elif res.executed:
                 out.tool_calls += 1

@@ -85,3 +85,15 @@ def test_synthetic_seed_history_is_the_gold_and_labelled(tmp_path, eval_cfg):
     rows = read_rows(out / "episodes.jsonl")
     assert len(rows) == 9 and rows[0]["benchmark"] == "persona2web-synthetic-history"
     assert "synthetic" in json.loads((out / "manifest.json").read_text())["nonstandard"]
+
+
+def test_intervention_correct_uses_the_gold_site():
+    from types import SimpleNamespace
+    from eval.config import BenchmarkConfig
+    from eval.real.persona2web.benchmark import load
+    b = load(BenchmarkConfig(name="persona2web", path=str(FIXTURE)))
+    t = b.tasks[0]
+    gold, other = SimpleNamespace(value="shoes.org.com"), SimpleNamespace(value="boots.com")
+    assert b.intervention_correct(t, "open_website", {"site": "bing.com"}, (other, gold))
+    assert not b.intervention_correct(t, "open_website", {"site": "bing.com"}, (other,))  # evidence lacks the gold
+    assert not b.intervention_correct(t, "open_website", {"site": "https://shoes.org/x"}, (gold,))  # call was right

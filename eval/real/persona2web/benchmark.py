@@ -135,6 +135,13 @@ class Persona2Web:
             return []
         raise BenchmarkDataError(f"agent.script: {script!r} is not a {NAME} script (gold, request_only, noop)")
 
+    def intervention_correct(self, task: RealTask, tool: str, args: Mapping[str, Any], evidence) -> bool:
+        """A held `open_website` was wrong (not the gold site) and the evidence names the gold site."""
+        g: P2WGold = task.data
+        if tool != "open_website" or site_matches(str(args.get("site", "")), g.sites):
+            return False
+        return any(site_matches(str(getattr(m, "value", "")), g.sites) for m in evidence)
+
     def score(self, task: RealTask, env: WebStub, outcome: Any) -> Score:
         g: P2WGold = task.data
         extra = getattr(outcome, "extra", {}) or {}
