@@ -17,8 +17,9 @@ Threads: one BLAS/OpenMP thread in every process (set before numpy/torch load; s
 Vectors: the first 10k fact texts are embedded with MiniLM for real; larger worlds reuse those
 vectors with small Gaussian noise (latency does not depend on vector content; embedding 100k texts
 on 2 shared cores would take minutes). All facts of a size live in one user (90%) and one project
-(10%) — the worst case for a per-scope index. Goals (issue 3): graph p95 <= 2 ms at 10k facts
-excluding the embedding forward; >= 20x faster than Mem0's search.
+(10%) — the worst case for a per-scope index. Goals: graph p95 <= 1 ms at 10k and <= 2 ms at 100k
+facts excluding the embedding forward; speed-ups over Mem0 only like for like (embedding excluded on
+both sides, or included on both sides).
 """
 from __future__ import annotations
 
@@ -162,6 +163,28 @@ def run_mem0(texts, vecs, users, queries, qvecs, sizes, out_dir: Path, budget_s:
     return {"status": "ran", **json.loads(outp.read_text())}
 
 
+def goals(result: dict) -> dict:
+    """The targets, from the measured rows: graph p95 <= 1 ms at 10k and <= 2 ms at 100k facts
+    (query embedding excluded), and the speed-ups over Mem0's search (like for like only)."""
+    out: dict = {}
+    for n, limit in (("10000", 1.0), ("100000", 2.0)):
+        g = result["sizes"].get(n, {}).get("graph")
+        if g and "stale" not in result["sizes"][n]:
+            out[f"graph_p95_ms_at_{int(n) // 1000}k"] = g["p95_ms"]
+            out[f"graph_p95_le_{limit:g}ms_at_{int(n) // 1000}k"] = g["p95_ms"] <= limit
+    g = result["sizes"].get("10000", {}).get("graph")
+    runs = result.get("mem0", {}).get("runs", {})
+    for store in ("faiss", "qdrant"):
+        r = runs.get(f"{store}/10000", {})
+        if g and "search_p50_ms" in r:
+            out[f"speedup_p50_ex_embed_both_vs_mem0_{store}_at_10k"] = round(r["search_ex_embed_p50_ms"] / g["p50_ms"], 1)
+            e2e = g["p50_ms"] + result["embedding_forward"]["query_p50_ms"]
+            out[f"speedup_p50_incl_embed_both_vs_mem0_{store}_at_10k"] = round(r["search_p50_ms"] / e2e, 1)
+    if "stale" in result.get("mem0", {}):
+        out["mem0_speedups_use_stale_mem0_numbers"] = True
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1000,10000,100000")
@@ -229,23 +252,7 @@ def main(argv: list[str] | None = None) -> int:
                 result["sizes"][n] = {**row, "stale": row.get("stale", note)}
         if a.no_mem0 and "mem0" in old:
             result["mem0"] = {**old["mem0"], "stale": old["mem0"].get("stale", note)}
-    # goals
-    g = result["sizes"].get("10000", {}).get("graph")
-    goals: dict = {}
-    if g:
-        goals["graph_p95_ms_at_10k"] = g["p95_ms"]
-        goals["graph_p95_le_2ms_at_10k"] = g["p95_ms"] <= 2.0
-        runs = result.get("mem0", {}).get("runs", {})
-        for store in ("faiss", "qdrant"):
-            r = runs.get(f"{store}/10000", {})
-            if "search_p50_ms" in r:
-                goals[f"speedup_p50_vs_mem0_{store}_search_at_10k"] = round(r["search_p50_ms"] / g["p50_ms"], 1)
-                goals[f"speedup_p50_vs_mem0_{store}_search_ex_embed_at_10k"] = round(r["search_ex_embed_p50_ms"] / g["p50_ms"], 1)
-                e2e = g["p50_ms"] + result["embedding_forward"]["query_p50_ms"]
-                goals[f"speedup_p50_incl_our_embed_vs_mem0_{store}_search_at_10k"] = round(r["search_p50_ms"] / e2e, 1)
-        if "stale" in result.get("mem0", {}):
-            goals["mem0_speedups_use_stale_mem0_numbers"] = True
-    result["goals"] = goals
+    result["goals"] = goals(result)
     result["machine"]["load_avg_at_end"] = list(os.getloadavg())
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(result, indent=1) + "\n")
