@@ -29,7 +29,6 @@ Writes bench/results/runtime_<timestamp>.json and prints a summary.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import shutil
 import sys

@@ -204,11 +204,7 @@ def _real_score_row(bench, task, env, outcome, stats: AgentStats) -> dict[str, A
 
 def _quiet_libraries() -> None:
     import logging
-    try:  # bm25s sets its logger's level when imported; import first, then quiet it
-        import bm25s  # noqa: F401
-    except ImportError:
-        pass
-    for name in ("bm25s", "mcp", "httpx"):
+    for name in ("mcp", "httpx"):
         logging.getLogger(name).setLevel(logging.WARNING)
 
 

@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 
 from pulse.config.schema import knob
 from eval.methods import standins
-from eval.methods.common import Accountant, TextIndex, TextSession, event_line, parse_options
-from eval.methods.pulse_method import tools_vocab
+from eval.methods.common import TextChain, TextSession, event_line, text_method
 
 ANALYZE_SYSTEM = ("Analyse the content: give its salient keywords (at least three), a one-sentence context (topic, "
                   'key points, purpose) and at least three broad tags. Reply with a JSON object {"keywords": [...], '
@@ -65,15 +64,11 @@ class Note:
         return f"{self.timestamp[:16]} {self.content} (context: {self.context})"
 
 
-class AMemChain:
+class AMemChain(TextChain):
     name = "a_mem"
 
     def __init__(self, seed, llm, opts: Options):
-        self.acct = Accountant(llm)
-        self.opts = opts
-        self.user_id = seed.user_id
-        self.vocab = tools_vocab(seed.tools)
-        self.index = TextIndex(seed.embedder)
+        super().__init__(seed, llm, opts)
         self.notes: dict[str, Note] = {}
         for s in seed.history.sessions:
             for t in s.turns:
@@ -170,20 +165,5 @@ class AMemSession(TextSession):
         self.chain.add_note(event_line(ev), self.task.time, ev, self.task.project_id)
 
 
-@dataclass
-class AMemMethod:
-    name: str
-    llm: object
-    opts: Options
-    uses_memory: bool = True
-    memory_kind: str = "a_mem"
-
-    def open_chain(self, seed) -> AMemChain:
-        return AMemChain(seed, self.llm, self.opts)
-
-    def open_session(self, task, memory, concurrent, tools=()):
-        return AMemSession(memory, task, tools)
-
-
-def build(cfg, ctx) -> AMemMethod:
-    return AMemMethod(cfg.name, ctx.llm(), parse_options(Options, cfg.options, cfg.name))
+def build(cfg, ctx):
+    return text_method(cfg, ctx, Options, AMemChain, AMemSession, "a_mem")

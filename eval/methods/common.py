@@ -241,3 +241,43 @@ class TextSession:
 
 def options_doc(cls) -> str:
     return ", ".join(f.name for f in fields(cls))
+
+
+
+class TextChain:
+    """What a text baseline's chain (its memory across one persona's tasks) starts with: the
+    accountant of its LLM calls and tokens, its options, the user, the tools' vocabulary and a
+    text index over the run's embedder."""
+
+    def __init__(self, seed, llm, opts):
+        self.acct = Accountant(llm)
+        self.opts = opts
+        self.user_id = seed.user_id
+        self.vocab = tools_vocab(seed.tools)
+        self.index = TextIndex(seed.embedder)
+
+
+@dataclass
+class TextMethod:
+    """A memory baseline built per chain from the seed history (`chain_cls(seed, llm, opts)`) whose
+    sessions (`session_cls(chain, task, tools)`) reach the task agent as delivered text."""
+
+    name: str
+    llm: object
+    opts: object
+    chain_cls: type
+    session_cls: type
+    memory_kind: str
+    uses_memory: bool = True
+
+    def open_chain(self, seed):
+        return self.chain_cls(seed, self.llm, self.opts)
+
+    def open_session(self, task, memory, concurrent, tools=()):
+        return self.session_cls(memory, task, tools)
+
+
+def text_method(cfg, ctx, options_cls: type, chain_cls: type, session_cls: type, memory_kind: str) -> TextMethod:
+    """The `build(cfg, ctx)` of a text baseline: its typed options checked, the run's memory-side LLM."""
+    return TextMethod(cfg.name, ctx.llm(), parse_options(options_cls, cfg.options, cfg.name), chain_cls,
+                      session_cls, memory_kind)

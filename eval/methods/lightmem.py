@@ -28,8 +28,7 @@ from datetime import date
 from pulse.agent.tokens import count_tokens
 from pulse.config.schema import knob
 from eval.methods import standins
-from eval.methods.common import Accountant, TextIndex, TextSession, event_line, parse_options
-from eval.methods.pulse_method import tools_vocab
+from eval.methods.common import TextChain, TextSession, event_line, text_method
 
 EXTRACT_SYSTEM = ("Process the user messages in order. Turn every message that is not filler into standalone "
                   "facts with full details and its time. Reply with a JSON object "
@@ -66,15 +65,11 @@ class Entry:
         return f"{self.time[:19]} {wd} {self.fact}".strip()
 
 
-class LightMemChain:
+class LightMemChain(TextChain):
     name = "lightmem"
 
     def __init__(self, seed, llm, opts: Options):
-        self.acct = Accountant(llm)
-        self.opts = opts
-        self.user_id = seed.user_id
-        self.vocab = tools_vocab(seed.tools)
-        self.index = TextIndex(seed.embedder)
+        super().__init__(seed, llm, opts)
         self.entries: dict[str, Entry] = {}
         self.n = 0
         self.buffer: list = []  # (events of) whole segments waiting for extraction
@@ -194,20 +189,5 @@ class LightMemSession(TextSession):
             self.chain.end_session(self.task.project_id)
 
 
-@dataclass
-class LightMemMethod:
-    name: str
-    llm: object
-    opts: Options
-    uses_memory: bool = True
-    memory_kind: str = "lightmem"
-
-    def open_chain(self, seed) -> LightMemChain:
-        return LightMemChain(seed, self.llm, self.opts)
-
-    def open_session(self, task, memory, concurrent, tools=()):
-        return LightMemSession(memory, task, tools)
-
-
-def build(cfg, ctx) -> LightMemMethod:
-    return LightMemMethod(cfg.name, ctx.llm(), parse_options(Options, cfg.options, cfg.name))
+def build(cfg, ctx):
+    return text_method(cfg, ctx, Options, LightMemChain, LightMemSession, "lightmem")

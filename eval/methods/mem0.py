@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from pulse.config.schema import knob
 from eval.methods import standins
-from eval.methods.common import Accountant, TextIndex, TextSession, event_line, parse_options
+from eval.methods.common import Accountant, TextIndex, TextSession, event_line, text_method
 from eval.methods.pulse_method import tools_vocab
 
 EXTRACT_SYSTEM = ("You organise personal information. From the conversation below, extract the user's "
@@ -214,20 +214,5 @@ class Mem0Session(TextSession):
             self._flush()
 
 
-@dataclass
-class Mem0Method:
-    name: str
-    llm: object
-    opts: Options
-    uses_memory: bool = True
-    memory_kind: str = "mem0"
-
-    def open_chain(self, seed) -> Mem0Chain:
-        return Mem0Chain(seed, self.llm, self.opts)
-
-    def open_session(self, task, memory, concurrent, tools=()):
-        return Mem0Session(memory, task, tools)
-
-
-def build(cfg, ctx) -> Mem0Method:
-    return Mem0Method(cfg.name, ctx.llm(), parse_options(Options, cfg.options, cfg.name))
+def build(cfg, ctx):
+    return text_method(cfg, ctx, Options, Mem0Chain, Mem0Session, "mem0")

@@ -35,7 +35,7 @@ from pulse.agent.tokens import count_tokens
 from pulse.config.schema import knob
 from pulse.memory import make_embedder
 from eval.methods import standins
-from eval.methods.common import Accountant, TextIndex, TextSession, event_line, parse_options
+from eval.methods.common import Accountant, TextIndex, TextSession, event_line, text_method
 from eval.methods.pulse_method import tools_vocab
 
 WRITE_SYSTEM = ("You keep your own memory in Markdown files. Decisions, preferences and durable facts go to "
@@ -232,20 +232,5 @@ class OpenClawSession(TextSession):
                                     self.task.project_id, FLUSH_SYSTEM)
 
 
-@dataclass
-class OpenClawMethod:
-    name: str
-    llm: object
-    opts: Options
-    uses_memory: bool = True
-    memory_kind: str = "openclaw"
-
-    def open_chain(self, seed) -> OpenClawChain:
-        return OpenClawChain(seed, self.llm, self.opts)
-
-    def open_session(self, task, memory, concurrent, tools=()):
-        return OpenClawSession(memory, task, tools)
-
-
-def build(cfg, ctx) -> OpenClawMethod:
-    return OpenClawMethod(cfg.name, ctx.llm(), parse_options(Options, cfg.options, cfg.name))
+def build(cfg, ctx):
+    return text_method(cfg, ctx, Options, OpenClawChain, OpenClawSession, "openclaw")

@@ -36,7 +36,7 @@ from typing import Literal
 
 from pulse.config.schema import knob
 from eval.methods import standins
-from eval.methods.common import Accountant, TextIndex, TextSession, event_line, parse_options
+from eval.methods.common import Accountant, TextSession, event_line, parse_options
 from eval.methods.pulse_method import tools_vocab
 
 MANAGE_SYSTEM = ("You are the memory agent of an action agent. Given the task, the recent messages and your memory "

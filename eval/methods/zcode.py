@@ -22,8 +22,7 @@ from pathlib import Path
 
 from pulse.config.schema import knob
 from eval.methods import standins
-from eval.methods.common import Accountant, TextIndex, TextSession, event_line, parse_options
-from eval.methods.pulse_method import tools_vocab
+from eval.methods.common import TextChain, TextSession, event_line, text_method
 
 SAVE_SYSTEM = ("Before you stop: save durable facts from this conversation that will matter in future tasks "
                "(preferences, decisions, conventions). Update an existing memory file rather than adding a "
@@ -45,15 +44,11 @@ def slug(scope: str, slot: str) -> str:
     return re.sub(r"[^a-z0-9_\-]", "_", f"{who}_{slot}".lower()) + ".md"
 
 
-class ZCodeChain:
+class ZCodeChain(TextChain):
     name = "zcode"
 
     def __init__(self, seed, llm, opts: Options):
-        self.acct = Accountant(llm)
-        self.opts = opts
-        self.user_id = seed.user_id
-        self.vocab = tools_vocab(seed.tools)
-        self.index = TextIndex(seed.embedder)
+        super().__init__(seed, llm, opts)
         self.dir = Path(seed.root) / "memory"
         self.dir.mkdir(parents=True, exist_ok=True)
         (Path(seed.root) / "AGENTS.md").write_text(INSTRUCTIONS + "\n")
@@ -120,20 +115,5 @@ class ZCodeSession(TextSession):
             self.chain.save(evs, self.task.time, self.task.project_id)
 
 
-@dataclass
-class ZCodeMethod:
-    name: str
-    llm: object
-    opts: Options
-    uses_memory: bool = True
-    memory_kind: str = "zcode"
-
-    def open_chain(self, seed) -> ZCodeChain:
-        return ZCodeChain(seed, self.llm, self.opts)
-
-    def open_session(self, task, memory, concurrent, tools=()):
-        return ZCodeSession(memory, task, tools)
-
-
-def build(cfg, ctx) -> ZCodeMethod:
-    return ZCodeMethod(cfg.name, ctx.llm(), parse_options(Options, cfg.options, cfg.name))
+def build(cfg, ctx):
+    return text_method(cfg, ctx, Options, ZCodeChain, ZCodeSession, "zcode")

@@ -197,7 +197,7 @@ def test_writeback_commits_user_statements_and_decision_receipts_abort_discards(
 
 
 def test_writeback_with_the_real_store(tmp_path):
-    from pulse.memory import RetrievalQuery, open_memory
+    from pulse.memory import open_memory
 
     mem = open_memory("structured", tmp_path / "m", "bm25")
     mem.create_user("u1")

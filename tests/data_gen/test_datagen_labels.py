@@ -13,7 +13,6 @@ from data_gen.cases import CASES
 from data_gen.config import GenDataConfig
 from pulse.agent.rule_policy import RulePolicy
 from pulse.core.gold import BINDING_KINDS, gold_decision
-from pulse.core.policy_io import PolicyInput
 from pulse.core.records import Event, MemoryItem
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from memory_helpers import pref
-from pulse.core.records import Event, MemoryItem, Provenance
+from pulse.core.records import Event, MemoryItem
 from pulse.memory import ItemMeta, RetrievalQuery, make_embedder, open_memory
 from pulse.memory import scope_index
 from pulse.memory.embedders.bm25 import BM25Index, tokenize

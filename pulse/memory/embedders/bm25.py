@@ -1,4 +1,4 @@
-"""Lexical BM25 fallback (`bm25s`): no model, no vectors.
+"""Lexical BM25 (no model, no vectors): the scoring of `bm25s`, on postings that grow.
 
 It fits the embedder interface through `build_index`: each scope's texts become one growable
 postings index (scored exactly as bm25s's default "lucene" method; a test checks it against bm25s)
