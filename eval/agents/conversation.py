@@ -53,47 +53,13 @@ def run_conversation(agent, task, env, session, bench) -> EpisodeOutcome:
     gate = PreCommitGate(executor=env, decide=session.decide_call)
     termination = "max_steps"
     for _ in range(agent.max_turns):
-        notes = session.take_supplements(wait=False)
-        if notes:
-            messages.append({"role": "user", "content": "Memory note (from the user's long-term memory):\n"
-                             + "\n".join(d.message for d in notes)})
-        r = agent._complete(messages, tools)
-        out.llm_calls += 1
-        msg = r.choices[0].message
-        calls = msg.tool_calls or []
-        messages.append({"role": "assistant", "content": msg.content or "",
-                         **({"tool_calls": [c.model_dump() for c in calls]} if calls else {})})
+        msg, calls = assistant_turn(agent, session, messages, tools, out, event)
         if msg.content:
             transcript.append({"role": "assistant", "content": msg.content})
-            session.observe(event("message", role="agent", text=msg.content[:500]))
         for c in calls:
-            name = c.function.name
-            try:
-                args = json.loads(c.function.arguments or "{}")
-                if not isinstance(args, dict):
-                    raise ValueError("arguments are not a JSON object")
-            except (json.JSONDecodeError, ValueError) as e:
-                out.tool_errors += 1
-                messages.append({"role": "tool", "tool_call_id": c.id, "content": f"ERROR: bad arguments: {e}"})
-                continue
-            cand = event("candidate_call", tool=name,
-                         args={k: v if isinstance(v, str) else json.dumps(v) for k, v in args.items()})
-            res = gate.call(name, args, cand)
-            if res.intervened:
-                out.interventions.append(InterventionRecord(
-                    cand.step, name, False,
-                    evidence=tuple(m.item_id for m in (res.decision.evidence if res.decision else ()))))
-                content = ("NOT EXECUTED: the user's memory agent stopped this call before it ran. Evidence:\n"
-                           + (res.evidence_text or "(none)") + "\nRevise the call and try again.")
-            elif res.executed:
-                out.tool_calls += 1
-                content = res.result if isinstance(res.result, str) else json.dumps(res.result, default=str)
-                session.observe(event("tool_result", tool=name, text="ok"))
-            else:
-                out.tool_errors += 1
-                content = f"ERROR: {res.error}"
-                session.observe(event("tool_result", tool=name, text=f"error: {res.error}", args={"status": "error"}))
-            messages.append({"role": "tool", "tool_call_id": c.id, "content": content})
+            content = tool_call(c, gate, session, messages, out, event, correct=lambda args: False,
+                                result_text=lambda r: r if isinstance(r, str) else json.dumps(r, default=str),
+                                candidate_arg=lambda v: v if isinstance(v, str) else json.dumps(v))
             transcript.append({"role": "tool", "content": content[:4000]})
         if calls:
             continue
@@ -114,3 +80,56 @@ def run_conversation(agent, task, env, session, bench) -> EpisodeOutcome:
     if user is not None and hasattr(user, "state"):
         out.extra["user_state"] = user.state()
     return out
+
+
+def assistant_turn(agent, session, messages: list[dict[str, Any]], tools, out: EpisodeOutcome, event):
+    """One completion: pending memory notes join the context first; the reply is appended and, if it
+    says something, observed by the memory session. Returns (message, tool calls)."""
+    notes = session.take_supplements(wait=False)
+    if notes:
+        messages.append({"role": "user", "content": "Memory note (from the user's long-term memory):\n"
+                         + "\n".join(d.message for d in notes)})
+    r = agent._complete(messages, tools)
+    out.llm_calls += 1
+    msg = r.choices[0].message
+    calls = msg.tool_calls or []
+    messages.append({"role": "assistant", "content": msg.content or "",
+                     **({"tool_calls": [c.model_dump() for c in calls]} if calls else {})})
+    if msg.content:
+        session.observe(event("message", role="agent", text=msg.content[:500]))
+    return msg, calls
+
+
+def tool_call(c, gate: PreCommitGate, session, messages: list[dict[str, Any]], out: EpisodeOutcome, event, *,
+              correct, result_text, candidate_arg=str, result_args=lambda r: {}) -> str:
+    """One tool call of a completion through the pre-commit gate; its reply joins `messages` and is
+    returned. `correct(args)`: whether an intervention on these arguments is correct (where the
+    benchmark can tell); `result_text` / `result_args`: how a result reads to the agent and to memory."""
+    name = c.function.name
+    try:
+        args = json.loads(c.function.arguments or "{}")
+        if not isinstance(args, dict):
+            raise ValueError("arguments are not a JSON object")
+    except (json.JSONDecodeError, ValueError) as e:
+        out.tool_errors += 1
+        content = f"ERROR: bad arguments: {e}"
+        messages.append({"role": "tool", "tool_call_id": c.id, "content": content})
+        return content
+    cand = event("candidate_call", tool=name, args={k: candidate_arg(v) for k, v in args.items()})
+    res = gate.call(name, args, cand)
+    if res.intervened:
+        out.interventions.append(InterventionRecord(
+            cand.step, name, correct(args),
+            evidence=tuple(m.item_id for m in (res.decision.evidence if res.decision else ()))))
+        content = ("NOT EXECUTED: the user's memory agent stopped this call before it ran. Evidence:\n"
+                   + (res.evidence_text or "(none)") + "\nRevise the call and try again.")
+    elif res.executed:
+        out.tool_calls += 1
+        content = result_text(res.result)
+        session.observe(event("tool_result", tool=name, text="ok", args=result_args(res.result)))
+    else:
+        out.tool_errors += 1
+        content = f"ERROR: {res.error}"
+        session.observe(event("tool_result", tool=name, text=f"error: {res.error}", args={"status": "error"}))
+    messages.append({"role": "tool", "tool_call_id": c.id, "content": content})
+    return content

@@ -18,7 +18,8 @@ from typing import Any
 
 from pulse.agent.gate import PreCommitGate
 from pulse.core.records import Event
-from eval.episode import EpisodeOutcome, InterventionRecord
+from eval.agents.conversation import assistant_turn, run_conversation, tool_call
+from eval.episode import EpisodeOutcome
 from eval.suites.schema import SimTask
 
 SYSTEM = ("You are a helpful assistant that completes the user's task by calling tools. Call the tools "
@@ -84,49 +85,16 @@ class LLMToolAgent:
                 s = pending_user[turn]
                 messages.append({"role": "user", "content": s.user_message_text})
                 session.observe(event("message", role="user", text=s.user_message_text))
-            notes = session.take_supplements(wait=False)
-            if notes:
-                messages.append({"role": "user", "content": "Memory note (from the user's long-term memory):\n"
-                                 + "\n".join(d.message for d in notes)})
-            r = self._complete(messages, tools)
-            out.llm_calls += 1
-            msg = r.choices[0].message
-            calls = msg.tool_calls or []
-            messages.append({"role": "assistant", "content": msg.content or "",
-                             **({"tool_calls": [c.model_dump() for c in calls]} if calls else {})})
-            if msg.content:
-                session.observe(event("message", role="agent", text=msg.content[:500]))
+            msg, calls = assistant_turn(self, session, messages, tools, out, event)
             if not calls:
                 break
             for c in calls:
-                name = c.function.name
-                try:
-                    args = json.loads(c.function.arguments or "{}")
-                    if not isinstance(args, dict):
-                        raise ValueError("arguments are not a JSON object")
-                except (json.JSONDecodeError, ValueError) as e:
-                    out.tool_errors += 1
-                    messages.append({"role": "tool", "tool_call_id": c.id, "content": f"ERROR: bad arguments: {e}"})
-                    continue
-                cand = event("candidate_call", tool=name, args={k: str(v) for k, v in args.items()})
-                res = gate.call(name, args, cand)
-                if res.intervened:
-                    want = gold.get(str(args.get("name", "")), {})
-                    out.interventions.append(InterventionRecord(
-                        cand.step, name, any(str(args.get(s)) != g for s, g in want.items()),
-                        evidence=tuple(m.item_id for m in (res.decision.evidence if res.decision else ()))))
-                    content = ("NOT EXECUTED: the user's memory agent stopped this call before it ran. Evidence:\n"
-                               + (res.evidence_text or "(none)") + "\nRevise the call and try again.")
-                elif res.executed:
-                    out.tool_calls += 1
-                    content = json.dumps(res.result)
-                    session.observe(event("tool_result", tool=name, text="ok",
-                                          args={k: str(v) for k, v in (res.result or {}).items()}))
-                else:
-                    out.tool_errors += 1
-                    content = f"ERROR: {res.error}"
-                    session.observe(event("tool_result", tool=name, text=f"error: {res.error}", args={"status": "error"}))
-                messages.append({"role": "tool", "tool_call_id": c.id, "content": content})
+                tool_call(c, gate, session, messages, out, event,
+                          # correct: the held call differs from the gold on an argument of its artifact
+                          correct=lambda args: any(str(args.get(s)) != g
+                                                   for s, g in gold.get(str(args.get("name", "")), {}).items()),
+                          result_text=json.dumps,
+                          result_args=lambda r: {k: str(v) for k, v in (r or {}).items()})
         stats = session.end(True)
         out.seconds = time.perf_counter() - t_start
         out.memory_blocking_s = stats.blocking_s
@@ -134,7 +102,6 @@ class LLMToolAgent:
 
     def run_real(self, task, env, session, seed: int, bench) -> EpisodeOutcome:
         """A real benchmark's task (eval/real/): user <-> assistant turns (eval/agents/conversation.py)."""
-        from eval.agents.conversation import run_conversation
         return run_conversation(self, task, env, session, bench)
 
 
