@@ -7,6 +7,7 @@ new qualifies, and the top k by score are returned with their reasons.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Callable
 
 from pulse.core.records import MemoryItem
 from pulse.memory.interface import ScoredItem
@@ -17,8 +18,11 @@ from pulse.memory.timeutil import parse_time
 class Candidate:
     score: float
     item: MemoryItem
-    reason: str
+    reason: str | Callable[[], str]  # a callable is only worked out for the candidates selected
     delivered: bool
+
+    def why(self) -> str:
+        return self.reason() if callable(self.reason) else self.reason
 
 
 def as_seen(item: MemoryItem, as_of: float | None) -> MemoryItem:
@@ -34,6 +38,6 @@ def select(cands: list[Candidate], k: int) -> list[ScoredItem]:
     pool.sort(key=lambda c: -c.score)
     out = []
     for c in pool[:k]:
-        reason = c.reason if not c.delivered else c.reason + "; already delivered (nothing new qualifies)"
+        reason = c.why() if not c.delivered else c.why() + "; already delivered (nothing new qualifies)"
         out.append(ScoredItem(item=c.item, score=round(float(c.score), 6), reason=reason))
     return out

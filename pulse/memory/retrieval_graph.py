@@ -21,6 +21,7 @@ Topics' size, not the whole memory. Each item carries the reason it was selected
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -78,8 +79,8 @@ class GraphRetriever:
             tscore = ix.topic_best(np.where(ix.valid_mask(f.as_of, task_id), full, np.float32(-np.inf)))
         tscore = np.where(ix.has_members, tscore, -np.inf).astype(np.float32)
         how: dict[int, list[str]] = {}
-        for t, ws in enumerate(ix.topic_words):
-            if ws and ws <= f.content_words and ix.has_members[t]:
+        for t in sorted({t for w in f.content_words for t in ix.topic_by_word.get(w, ())}):
+            if ix.topic_words[t] <= f.content_words and ix.has_members[t]:
                 tscore[t] = max(tscore[t], 0.0) + cfg.topic_name_bonus
                 how.setdefault(t, []).append("its name is in the query")
         ent_hits = ix.match_entities(f.words, f.entity_keys)
@@ -159,10 +160,14 @@ class GraphRetriever:
                 slot_hit[sk] = f.arg_slots[sk]
 
         # 3. select: score only the pool (matrix slices are views; only gathered rows are copied)
-        parts = [np.arange(a, b) for a, b, _ in ranges] + gathered
-        if not parts:
+        if not ranges and not gathered:
             return []
-        pidx = np.unique(np.concatenate(parts))
+        in_pool = np.zeros(n, bool)
+        for a, b, _ in ranges:
+            in_pool[a:b] = True
+        for m in gathered:
+            in_pool[m] = True
+        pidx = np.flatnonzero(in_pool)
         pidx = pidx[ix.valid_subset(pidx, f.as_of, task_id)]
         if not len(pidx):
             return []
@@ -198,10 +203,12 @@ class GraphRetriever:
         sel = sel[np.argsort(-final[sel], kind="stable")]
 
         known_values = {(ix.item_slot[i], ix.items[i].value.strip().lower()) for i in d_pos if ix.item_slot[i]}
-        chosen: list[int] = []
+        # similarities among the few facts in selection order, for the near-duplicate check
+        gram = ix.vectors[pidx[sel]] @ ix.vectors[pidx[sel]].T if dense and len(sel) > 1 else None
+        chosen: list[int] = []  # positions in `sel` of the facts taken
         out: list[Candidate] = []
         loc_set = set(located)
-        for j in sel.tolist():
+        for r, j in enumerate(sel.tolist()):
             i = int(pidx[j])
             if len(out) >= k + len(d_pos):
                 break
@@ -210,14 +217,13 @@ class GraphRetriever:
             if not is_delivered:
                 if sv[0] and sv in known_values:
                     continue  # restates a delivered/selected value: no information gain
-                if dense and chosen and float(np.max(ix.vectors[chosen] @ ix.vectors[i])) >= cfg.duplicate_similarity:
+                if gram is not None and chosen and float(gram[r, chosen].max()) >= cfg.duplicate_similarity:
                     continue
                 if sv[0]:
                     known_values.add(sv)
-                chosen.append(i)
-            reason = self._reason(ix, i, float(raw[j]), loc_set, how, expanded_via, ent_hits, slot_hit, f)
-            if i in reopened:
-                reason += "; delivered before, but the candidate call sets another value"
+                chosen.append(r)
+            reason = partial(self._reason, ix, i, float(raw[j]), loc_set, how, expanded_via, ent_hits, slot_hit, f,
+                             i in reopened)
             out.append(Candidate(score=float(final[j]), item=as_seen(ix.items[i], f.as_of), reason=reason,
                                  delivered=is_delivered))
         return out
@@ -233,7 +239,7 @@ class GraphRetriever:
     @staticmethod
     def _reason(ix: ScopeIndex, i: int, sim: float, located: set[int], how: dict[int, list[str]],
                 expanded_via: dict[int, str], ent_hits: list[str], slot_hit: dict[str, str],
-                f: QueryFeatures) -> str:
+                f: QueryFeatures, reopened: bool = False) -> str:
         parts: list[str] = []
         tids = ix.item_topic_ids[i]
         hit_topics = [t for t in tids if t in located]
@@ -262,4 +268,6 @@ class GraphRetriever:
         parts.append("valid at the cutoff" if f.as_of is not None else "current")
         if ix.metas[i].task_id:
             parts.append(f"task-scoped to {ix.metas[i].task_id}")
+        if reopened:
+            parts.append("delivered before, but the candidate call sets another value")
         return "; ".join(parts)

@@ -61,6 +61,7 @@ class ScopeIndex:
     topic_ids: dict[str, int]
     topic_parent: list[int]  # -1 for a root Topic
     topic_words: list[frozenset[str]]
+    topic_by_word: dict[str, list[int]]  # a (stemmed) name word -> the nodes whose name has it
     own_range: np.ndarray  # (T, 2): slice of base items whose primary Topic is the node
     subtree_range: np.ndarray  # (T, 2): slice of base items whose primary Topic is in the node's subtree
     link_members: list[np.ndarray]  # items linked into the node (cross-topic links)
@@ -263,6 +264,8 @@ class ScopeIndex:
             parent = graph.topic_parent(name)
             self.topic_parent.append(self.topic_ids[parent] if parent else -1)
             self.topic_words.append(_topic_words(name))
+            for w in self.topic_words[-1]:
+                self.topic_by_word.setdefault(w, []).append(self.topic_ids[name])
             self.link_members.append(_EMPTY)
         k = len(names)
         self.own_range = np.vstack([self.own_range, np.zeros((k, 2), np.int64)])
@@ -422,7 +425,7 @@ def _build(scope: str, generation: int, rows: Sequence[tuple[int, MemoryItem, It
         scope=scope, generation=generation, last_rowid=max((r for r, _, _ in rows), default=0),
         items=[], metas=[], texts=texts, pos={}, n_base=n, scores=scores,
         topic_names=topic_names, topic_ids=topic_ids, topic_parent=topic_parent,
-        topic_words=[_topic_words(name) for name in topic_names],
+        topic_words=[_topic_words(name) for name in topic_names], topic_by_word={},
         own_range=own_range, subtree_range=subtree_range, link_members=link_members, tail_own={}, tail_subtree={},
         has_members=has_members, item_topic_ids=item_topic_ids,
         entity_members={}, entity_topics={}, entity_names={}, entity_by_words={}, entity_max_words=1, slot_members={},
@@ -433,6 +436,9 @@ def _build(scope: str, generation: int, rows: Sequence[tuple[int, MemoryItem, It
         own_sum=own_sum, own_count=own_count, sub_sum=sub_sum,
         centroids=np.zeros((n_topics, own_sum.shape[1]), np.float32) if own_sum is not None else None,
         columns={name: GrowingArray(dtype, capacity=capacity) for name, dtype in _COLUMNS.items()})
+    for t, ws in enumerate(ix.topic_words):
+        for w in ws:
+            ix.topic_by_word.setdefault(w, []).append(t)
     cols: dict[str, list] = {name: [] for name in _COLUMNS}
     for idx, i in enumerate(order):
         rowid, item, meta = rows[i]
