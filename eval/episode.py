@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
+
+from pulse.core.records import Event
 
 
 @dataclass
@@ -30,3 +32,16 @@ class EpisodeOutcome:
     interventions: list[InterventionRecord] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+def event_maker(task) -> Callable[..., Event]:
+    """`event(kind, **fields)`: the episode's next event, numbered 1, 2, ... and stamped with the
+    task's time and an id `<task_id>#<n>` (what every task agent shows the memory session)."""
+    n = 0
+
+    def event(kind: str, **kw) -> Event:
+        nonlocal n
+        n += 1
+        return Event(kind, n, time=task.time, event_id=f"{task.task_id}#{n}", **kw)
+
+    return event

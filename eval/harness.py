@@ -174,6 +174,13 @@ def _score_row(task: SimTask, suite: Suite, env, outcome, stats: AgentStats) -> 
         "checkpoint_weight_total": sum(c.checkpoint.weight for c in checks),
         "stage_counts": stage_counts, "source_counts": source_counts,
         "failed_checkpoints": [c.checkpoint.checkpoint_id for c in checks if not c.passed],
+        **_counters(outcome, stats),
+    }
+
+
+def _counters(outcome, stats: AgentStats) -> dict[str, Any]:
+    """The episode counters every row carries, whichever benchmark scored it."""
+    return {
         "seconds": round(outcome.seconds, 4), "memory_blocking_s": round(outcome.memory_blocking_s, 6),
         "llm_calls": outcome.llm_calls, "tool_calls": outcome.tool_calls, "tool_errors": outcome.tool_errors,
         "abandoned_steps": outcome.abandoned_steps,
@@ -191,14 +198,7 @@ def _real_score_row(bench, task, env, outcome, stats: AgentStats) -> dict[str, A
     return {
         "score": sc.score, "metric": bench.metric, "components": sc.components, "score_detail": sc.detail,
         "scored": task.scored, "termination": outcome.extra.get("termination", ""),
-        "seconds": round(outcome.seconds, 4), "memory_blocking_s": round(outcome.memory_blocking_s, 6),
-        "llm_calls": outcome.llm_calls, "tool_calls": outcome.tool_calls, "tool_errors": outcome.tool_errors,
-        "abandoned_steps": outcome.abandoned_steps,
-        "interventions": len(outcome.interventions),
-        "interventions_correct": sum(i.correct for i in outcome.interventions),
-        "interventions_fixed": sum(i.fixed for i in outcome.interventions),
-        "interventions_misled": sum(i.misled for i in outcome.interventions),
-        **{k: v for k, v in stats.to_dict().items() if k != "interventions"},
+        **_counters(outcome, stats),
     }
 
 

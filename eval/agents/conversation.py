@@ -17,8 +17,7 @@ import time
 from typing import Any
 
 from pulse.agent.gate import PreCommitGate
-from pulse.core.records import Event
-from eval.episode import EpisodeOutcome, InterventionRecord
+from eval.episode import EpisodeOutcome, InterventionRecord, event_maker
 
 DEFAULT_SYSTEM = ("You are a helpful assistant that completes the user's task, calling the tools you are given "
                   "when they help. Respect the user's stated constraints and any memory notes about them.")
@@ -28,12 +27,7 @@ GREETING = "Hi! How can I help you today?"
 def run_conversation(agent, task, env, session, bench) -> EpisodeOutcome:
     t0 = time.perf_counter()
     out = EpisodeOutcome()
-    n = 0
-
-    def event(kind: str, **kw) -> Event:
-        nonlocal n
-        n += 1
-        return Event(kind, n, time=task.time, event_id=f"{task.task_id}#{n}", **kw)
+    event = event_maker(task)
 
     user = bench.user_simulator(task)
     tools = env.tool_schemas()

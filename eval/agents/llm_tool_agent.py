@@ -17,9 +17,8 @@ import time
 from typing import Any
 
 from pulse.agent.gate import PreCommitGate
-from pulse.core.records import Event
 from eval.agents.conversation import assistant_turn, run_conversation, tool_call
-from eval.episode import EpisodeOutcome
+from eval.episode import EpisodeOutcome, event_maker
 from eval.suites.schema import SimTask
 
 SYSTEM = ("You are a helpful assistant that completes the user's task by calling tools. Call the tools "
@@ -64,12 +63,7 @@ class LLMToolAgent:
     def run(self, task: SimTask, env, session, seed: int) -> EpisodeOutcome:
         t_start = time.perf_counter()
         out = EpisodeOutcome()
-        ev_no = 0
-
-        def event(kind: str, **kw) -> Event:
-            nonlocal ev_no
-            ev_no += 1
-            return Event(kind, ev_no, time=task.time, event_id=f"{task.task_id}#{ev_no}", **kw)
+        event = event_maker(task)
 
         tools = [{"type": "function", "function": {"name": t.name, "description": t.description,
                                                    "parameters": t.json_schema()}} for t in env.tool_specs()]

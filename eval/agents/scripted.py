@@ -14,8 +14,7 @@ import json
 import time
 
 from pulse.agent.gate import PreCommitGate
-from pulse.core.records import Event
-from eval.episode import EpisodeOutcome, InterventionRecord
+from eval.episode import EpisodeOutcome, InterventionRecord, event_maker
 
 
 class ScriptedAgent:
@@ -42,12 +41,7 @@ class ScriptedAgent:
     def run_real(self, task, env, session, seed: int, bench) -> EpisodeOutcome:
         t0 = time.perf_counter()
         out = EpisodeOutcome()
-        n = 0
-
-        def event(kind: str, **kw) -> Event:
-            nonlocal n
-            n += 1
-            return Event(kind, n, time=task.time, event_id=f"{task.task_id}#{n}", **kw)
+        event = event_maker(task)
 
         transcript = [{"role": "user", "content": task.request_text}]
         session.start(event("request", text=task.request_text, role="user"))

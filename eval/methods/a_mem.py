@@ -158,8 +158,7 @@ class AMemSession(TextSession):
     def on_event(self, event):
         if event.kind == "candidate_call":
             return
-        ev = standins.parsed_event(event.kind, event.role, event.text, self.vocab, self.task.time, step=event.step) \
-            if event.kind == "message" else event
+        ev = self.read(event)
         if ev.kind == "message" and ev.role == "user":
             self.deliver(self._render(ev.text), ev.step, "supplement")
         self.chain.add_note(event_line(ev), self.task.time, ev, self.task.project_id)

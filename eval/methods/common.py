@@ -29,6 +29,7 @@ from pulse.agent.runtime import AgentStats, Delivery
 from pulse.agent.tokens import count_tokens
 from pulse.config.schema import ConfigError, to_typed
 from pulse.core.records import Event
+from eval.methods import standins
 from eval.methods.pulse_method import tools_vocab
 from eval.methods.text_slots import text_items
 
@@ -171,6 +172,14 @@ class TextSession:
         self._ended = False
 
     # -- helpers ------------------------------------------------------------------------------
+    def read(self, event: Event) -> Event:
+        """The event as a text memory reads it: a message's values parsed from its text (Pulse's
+        statement parser, the tools' vocabulary), dated by the event, else by the task."""
+        if event.kind != "message":
+            return event
+        return standins.parsed_event(event.kind, event.role, event.text, self.vocab, event.time or self.task.time,
+                                     step=event.step)
+
     def deliver(self, text: str, step: int, source: str) -> Delivery | None:
         if not text.strip():
             return None

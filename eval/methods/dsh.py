@@ -121,8 +121,7 @@ class DshSession(TextSession):
         return self.chain.projection()
 
     def on_event(self, event):
-        ev = standins.parsed_event(event.kind, event.role, event.text, self.vocab, self.task.time, step=event.step) \
-            if event.kind == "message" else event
+        ev = self.read(event)
         self.chain.append(self.task.time, ev)
 
     def before_decision(self):

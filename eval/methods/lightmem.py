@@ -175,8 +175,7 @@ class LightMemSession(TextSession):
     def on_event(self, event):
         if event.kind == "candidate_call":
             return
-        ev = standins.parsed_event(event.kind, event.role, event.text, self.vocab, self.task.time, step=event.step) \
-            if event.kind == "message" else event
+        ev = self.read(event)
         if ev.kind == "message" and ev.role == "user":
             self.deliver(self.chain.retrieve(ev.text), ev.step, "supplement")
         if not ev.time:

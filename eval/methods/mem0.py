@@ -200,9 +200,7 @@ class Mem0Session(TextSession):
     def on_event(self, event):
         if event.kind == "candidate_call":
             return  # a call is not a message; its receipt is
-        ev = standins.parsed_event(event.kind, event.role, event.text, self.vocab, event.time or self.task.time,
-                                   tool=event.tool, args=event.args, step=event.step) \
-            if event.kind == "message" else event
+        ev = self.read(event)
         if ev.kind == "message" and ev.role == "user":  # a user turn: search with it, inject the hits
             self.deliver(render(self.chain.store.search(ev.text)), ev.step, "supplement")
         self.buffer.append(ev)

@@ -220,8 +220,7 @@ class OpenClawSession(TextSession):
         return text
 
     def on_event(self, event):
-        ev = standins.parsed_event(event.kind, event.role, event.text, self.vocab, self.task.time, step=event.step) \
-            if event.kind == "message" else event
+        ev = self.read(event)
         self.session_tokens += count_tokens(event_line(ev))
         if ev.kind == "message" and ev.role == "user":  # the user said something: the agent writes it down
             self.chain.agent_writes([ev], self.task.time, self.task.project_id)

@@ -219,8 +219,7 @@ class PMASession(TextSession):
     def on_event(self, event):
         if event.kind == "candidate_call":
             return
-        ev = standins.parsed_event(event.kind, event.role, event.text, self.vocab, self.task.time, step=event.step) \
-            if event.kind == "message" else event
+        ev = self.read(event)
         self.window.append(ev)
         if ev.kind == "tool_result":  # a step ended: invoke, and inject before the next call
             self.done += 1
