@@ -74,7 +74,9 @@ def build_policy(arg: str, tmp: Path, max_new_tokens: int):
         from eval.suites import pibench_sim
         texts = [t.request_text for t in pibench_sim.generate(0).tasks] + ['{"action": "silent"}']
         model_dir = str(build_tiny_qwen3(tmp / "tiny", texts))
-    return TransformersPolicy(model_dir, max_new_tokens=max_new_tokens, batch_size=1), model_dir
+    from pulse.policy.factory import trained_prompt_style
+    style = trained_prompt_style(model_dir) or "compact"  # read a checkpoint the way it was trained
+    return TransformersPolicy(model_dir, prompt_style=style, max_new_tokens=max_new_tokens, batch_size=1), model_dir
 
 
 def run_mode(mode: str, tasks, suite, policy, params, tmp: Path) -> dict:

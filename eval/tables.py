@@ -117,7 +117,8 @@ def _methods(data, table: str) -> list[str]:
             seen.append(m)
     order = ["none", "mem0", "lightmem", "a_mem", "openclaw", "dsh", "zcode", "pma_injection_only", "pma_mem0_top10",
              "pma_always_inject", "pma_full_bank", "pma", "pulse_start_only", "pulse_supplement_only", "pulse_flat",
-             "pulse_flat_user", "pulse_flat_project", "pulse_flat_no_rl", "pulse_no_rl", "pulse", "pulse_rule"]
+             "pulse_flat_user", "pulse_flat_project", "pulse_flat_no_rl", "pulse_no_rl", "pulse_penalty0", "pulse",
+             "pulse_rule"]
     base = lambda m: m.removesuffix("-rule")  # noqa: E731  ("pulse_flat-rule" sorts with pulse_flat)
     return sorted(seen, key=lambda m: (order.index(base(m)) if base(m) in order else len(order), m))
 

@@ -125,8 +125,8 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
 
     table = comparison_table(results, list(demo_cfg.seeds), len(held_out))
     plot_reward_curves(curves, root / "reward_curves.png")
-    out = {"table": table, "seeds": list(demo_cfg.seeds), "results": results, "checkpoints": checkpoints,
-           "train_config": as_dict(train_cfg)}
+    out = {"table": table, "seeds": list(demo_cfg.seeds), "results": results, "checks": policy_checks(results),
+           "checkpoints": checkpoints, "train_config": as_dict(train_cfg)}
     if demo_cfg.suites:
         out["suites"] = _run_suites(root, checkpoints, train_cfg, demo_cfg)
     md = table + "\n" + (out.get("suites") or {}).get("table", "") + "\n"
@@ -137,6 +137,8 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
         if folder != root and (root / "reward_curves.png").exists():
             atomic_write_bytes(folder / "reward_curves.png", (root / "reward_curves.png").read_bytes())
     print("\n" + table)
+    print("checks: " + ", ".join(f"{k}={v if not isinstance(v, float) else round(v, 1)}"
+                                 for k, v in out["checks"].items()))
     if out.get("suites", {}).get("table"):
         print("\n" + out["suites"]["table"])
     print(f"\n[pulse demo] reward curves: {root / 'reward_curves.png'}; results: {root / 'demo_results.json'}")
@@ -151,15 +153,35 @@ def _run_suites(root: Path, checkpoints: dict[str, Any], train_cfg, demo_cfg) ->
         return {"table": "", "skipped": f"offline suites unavailable: {e}"}
     # "w/o RL" here is the SFT-only policy: the random-init base cannot emit a parseable decision,
     # so as a no-RL row it would only repeat the start-only result (the paper's base is instruct-tuned).
-    pairs = {}
-    for seed in demo_cfg.seeds:
-        ck = checkpoints[f"s{seed}"]
-        pairs[seed] = (ck.get("pulse") or next(v for k, v in ck.items() if k != "sft"), ck["sft"])
-    table = run_suites(pairs, out_dir=str(root / "suites"), max_tasks=demo_cfg.suite_max_tasks,
-                       prompt_style=train_cfg.model.prompt_style, max_new_tokens=train_cfg.model.max_completion_tokens)
-    table += ("\n\npulse = the GRPO (penalty -1) checkpoint of the same training seed as the evaluation seed; "
-              "pulse_no_rl = that seed's SFT-only checkpoint. Simulated task agent.")
-    return {"table": table, "out_dir": str(root / "suites")}
+    out = run_suites({seed: checkpoints[f"s{seed}"] for seed in demo_cfg.seeds}, out_dir=str(root / "suites"),
+                     max_tasks=demo_cfg.suite_max_tasks, prompt_style=train_cfg.model.prompt_style,
+                     max_new_tokens=train_cfg.model.max_completion_tokens)
+    out["table"] += ("\n\npulse = the GRPO (penalty -1) checkpoint of the same training seed as the evaluation "
+                     "seed; pulse_penalty0 = its GRPO (penalty 0) checkpoint; pulse_no_rl = its SFT-only checkpoint. "
+                     "Simulated task agent.")
+    return out
+
+
+def policy_checks(results: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """The paper's training claims on the held-out policy metrics (means over seeds; None = not run):
+    GRPO(-1) makes fewer interventions than GRPO(0) with higher interruption success, both
+    intervening; GRPO(-1) beats SFT-only on decision accuracy without falling to always-silent."""
+    def mean(name: str, key: str) -> float | None:
+        return mean_stderr([r[key] for r in results.get(name, [])])[0]
+
+    p, p0, sft = "GRPO (penalty -1)", "GRPO (penalty 0)", "SFT only"
+    n_p, n_p0 = mean(p, "interventions"), mean(p0, "interventions")
+    is_p, is_p0 = mean(p, "interruption_success"), mean(p0, "interruption_success")
+    acc_p, acc_sft = mean(p, "decision_accuracy"), mean(sft, "decision_accuracy")
+    silent = mean_stderr([r["per_action"]["silent"]["chosen"] / r["n"] for r in results.get(p, [])])[0]
+    both = None if n_p is None or n_p0 is None else (n_p > 0 and n_p0 > 0)
+    return {
+        "both_penalties_intervene": both,
+        "penalty_fewer_interventions": None if not both else n_p < n_p0,
+        "penalty_higher_interruption_success": None if not both or is_p is None or is_p0 is None else is_p > is_p0,
+        "grpo_minus_sft_decision_accuracy_pts": None if acc_p is None or acc_sft is None else 100 * (acc_p - acc_sft),
+        "grpo_always_silent": None if silent is None else silent >= 0.999,
+    }
 
 
 def _run(cfg) -> None:

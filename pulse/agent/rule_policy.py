@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from pulse.core.gold import gold_decision
-from pulse.core.policy_io import PolicyInput, parse_completion, render_completion
+from pulse.core.policy_io import PolicyInput, gold_completion, parse_for
 from pulse.core.records import Decision
 from pulse.policy.base import PolicyOutput
 
@@ -27,7 +27,7 @@ class RulePolicy:
     def decide_batch(self, inputs: Sequence[PolicyInput]) -> list[PolicyOutput]:
         outs = []
         for inp in inputs:
-            text = render_completion(rule_decision(inp))
-            parsed = parse_completion(text)
+            text = gold_completion(inp, rule_decision(inp))
+            parsed = parse_for(text, inp)
             outs.append(PolicyOutput(parsed.decision_or_silent(), parsed, text, 0))
         return outs

@@ -47,7 +47,7 @@ def knob(default: Any = MISSING, *, default_factory: Any = MISSING, ge: float | 
 # Enumerated values shared by several configs. Each mirrors the code that consumes it (the tests in
 # tests/test_typed_configs.py check they agree): pulse.core.policy_io.PROMPT_STYLES,
 # pulse.models.loading.resolve_dtype, pulse.registry.POLICY_BACKENDS.
-PromptStyle = Literal["compact", "rich"]
+PromptStyle = Literal["compact", "compact_marked", "rich"]
 Dtype = Literal["float32", "fp32", "bfloat16", "bf16", "float16", "fp16", "auto"]
 PolicyBackend = Literal["transformers", "openai", "vllm"]
 # trl GRPOConfig.loss_type values (trl pinned in pyproject.toml).
@@ -187,7 +187,8 @@ class PolicyBackendConfig:
     name_or_path: str = ""  # checkpoint dir, LoRA adapter dir, or hub id
     base_url: str = ""  # openai backend
     api_key: str = "EMPTY"
-    prompt_style: PromptStyle = "compact"
+    # auto: the style the checkpoint was trained with (its provenance.json), "rich" for an endpoint
+    prompt_style: Literal["auto", "compact", "compact_marked", "rich"] = "auto"
     max_new_tokens: int = knob(32, ge=1)
     batch_size: int = knob(64, ge=1)
     dtype: Dtype = "float32"

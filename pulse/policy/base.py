@@ -4,23 +4,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, Sequence, runtime_checkable
 
-from pulse.core.policy_io import ParseResult, PolicyInput, parse_completion
+from pulse.core.policy_io import ParseResult, PolicyInput, PromptStyle, parse_for
 from pulse.core.records import Decision
 
 
 @dataclass(frozen=True)
 class PolicyOutput:
-    decision: Decision  # parse failures already mapped to silent
-    parse: ParseResult
+    decision: Decision  # real item ids; parse failures already mapped to silent
+    parse: ParseResult  # as parsed, evidence mapped back to real item ids
     completion: str
     completion_tokens: int = 0
 
 
-def outputs_from_texts(texts: Sequence[str], token_counts: Sequence[int] | None = None) -> list[PolicyOutput]:
+def outputs_from_texts(texts: Sequence[str], inputs: Sequence[PolicyInput], style: PromptStyle,
+                       token_counts: Sequence[int] | None = None) -> list[PolicyOutput]:
+    """Parse each completion for its input; evidence comes back as real item ids."""
     counts = token_counts or [0] * len(texts)
     out = []
-    for text, n in zip(texts, counts):
-        parsed = parse_completion(text)
+    for text, inp, n in zip(texts, inputs, counts):
+        parsed = parse_for(text, inp, style)
         out.append(PolicyOutput(parsed.decision_or_silent(), parsed, text, n))
     return out
 

@@ -50,4 +50,4 @@ class OpenAIPolicy:
     def decide_batch(self, inputs: Sequence[PolicyInput]) -> list[PolicyOutput]:
         with ThreadPoolExecutor(self.concurrency) as pool:
             results = list(pool.map(self._one, inputs))
-        return outputs_from_texts([t for t, _ in results], [n for _, n in results])
+        return outputs_from_texts([t for t, _ in results], inputs, self.prompt_style, [n for _, n in results])

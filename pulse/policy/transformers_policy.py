@@ -50,4 +50,4 @@ class TransformersPolicy:
                 # A completion cut by the length cap is not a finished answer: mark it unparseable.
                 texts.append(text if terminated else text + "\u2026[truncated]")
                 counts.append(len(ids))
-        return outputs_from_texts(texts, counts)
+        return outputs_from_texts(texts, inputs, self.prompt_style, counts)

@@ -28,4 +28,4 @@ class VLLMPolicy:
         outs = self.llm.chat(convs, self.params, use_tqdm=False, chat_template_kwargs=self.chat_template_kwargs)
         texts = [o.outputs[0].text + ("\u2026[truncated]" if o.outputs[0].finish_reason == "length" else "")
                  for o in outs]
-        return outputs_from_texts(texts, [len(o.outputs[0].token_ids) for o in outs])
+        return outputs_from_texts(texts, inputs, self.prompt_style, [len(o.outputs[0].token_ids) for o in outs])

@@ -2,6 +2,7 @@
 
 SFT rows: conversational `prompt` + `completion` (the gold decision rendered by policy_io).
 GRPO rows: `prompt` + the gold label columns the reward functions read.
+Both cite evidence in the prompt's own ids (`policy_io.prompt_ids`), as the policy does.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 from pulse.config.schema import DataConfig
 from pulse.core.errors import PulseUserError
 from pulse.core.examples import PolicyExample, example_from_row
-from pulse.core.policy_io import PromptStyle, render_completion, render_prompt
+from pulse.core.policy_io import PromptStyle, gold_completion, render_prompt, to_prompt_ids
 from pulse.core.records import RecordError
 
 
@@ -61,12 +62,14 @@ def load_examples(path: str | Path, split: str, limit: int = 0) -> list[PolicyEx
 
 def sft_rows(examples: list[PolicyExample], style: PromptStyle) -> list[dict[str, Any]]:
     return [{"prompt": render_prompt(ex.inp, style),
-             "completion": [{"role": "assistant", "content": render_completion(ex.gold)}]} for ex in examples]
+             "completion": [{"role": "assistant", "content": gold_completion(ex.inp, ex.gold, style)}]}
+            for ex in examples]
 
 
 def grpo_rows(examples: list[PolicyExample], style: PromptStyle) -> list[dict[str, Any]]:
     return [{"prompt": render_prompt(ex.inp, style), "label_action": ex.gold.action,
-             "label_evidence": list(ex.gold.evidence), "case_type": ex.case_type} for ex in examples]
+             "label_evidence": list(to_prompt_ids(ex.gold, ex.inp, style).evidence), "case_type": ex.case_type}
+            for ex in examples]
 
 
 def tokenizer_corpus(examples: list[PolicyExample], style: PromptStyle) -> list[str]:
@@ -74,5 +77,5 @@ def tokenizer_corpus(examples: list[PolicyExample], style: PromptStyle) -> list[
     texts = []
     for ex in examples:
         texts.extend(m["content"] for m in render_prompt(ex.inp, style))
-        texts.append(render_completion(ex.gold))
+        texts.append(gold_completion(ex.inp, ex.gold, style))
     return texts

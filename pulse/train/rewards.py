@@ -16,6 +16,7 @@ Eq. 12. Why the evidence bonus is a separate term: with evidence folded into `co
 from a weak SFT policy (evidence right on few interventions) collapsed to always-silent in 60 steps
 on the CPU default (measured: all 400 held-out decisions silent under both penalties).
 A completion cut by the length cap (no EOS), or one that does not parse, earns no positive term.
+Completions and labels are compared in the prompt's own ids (`label_evidence` of `grpo_rows`).
 """
 from __future__ import annotations
 

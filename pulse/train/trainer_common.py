@@ -46,10 +46,11 @@ def last_checkpoint(output_dir: Path) -> str | None:
 
 
 def write_provenance(final_dir: Path, cfg: TrainConfig, stage: str, base_path: str) -> None:
-    """final/provenance.json: which config (hash) and commit produced these weights, from which base."""
+    """final/provenance.json: which config (hash) and commit produced these weights, from which base,
+    and the prompt style they read (`policy.prompt_style=auto` uses it)."""
     from pulse.utils.atomic import atomic_write_json
     from pulse.utils.manifest import config_hash, git_commit
 
     atomic_write_json(Path(final_dir) / "provenance.json",
                       {"stage": stage, "config_hash": config_hash(cfg), "run_name": cfg.run_name,
-                       "base": base_path, "git_commit": git_commit()})
+                       "base": base_path, "prompt_style": cfg.model.prompt_style, "git_commit": git_commit()})

@@ -41,7 +41,7 @@ class ScriptedPolicy:
     def decide_batch(self, inputs):
         self.calls += len(inputs)
         time.sleep(self.delay_s)
-        return outputs_from_texts([self.text] * len(inputs))
+        return outputs_from_texts([self.text] * len(inputs), inputs, "compact")
 
 
 def memory_with_pref() -> StoreMemory:

@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 import pytest
 
 from pulse.core.gold import context_values, task_slots, user_stated
-from pulse.core.policy_io import PolicyInput, parse_completion, render_completion, render_compact, render_prompt
+from pulse.core.policy_io import (UNSHOWN, PolicyInput, gold_completion, parse_completion, parse_for, prompt_ids,
+                                  render_completion, render_compact, render_prompt, render_rich)
 from pulse.core.records import Decision, Event, MemoryItem
 
 
@@ -104,3 +105,36 @@ def test_think_block_and_conversational_input():
 def test_parser_never_raises(x):
     r = parse_completion(x)
     assert r.ok or r.error
+
+
+def _store_ids(inp, ids):
+    """The same input with other real ids (a run-time store names items w<hash>)."""
+    mem = tuple(MemoryItem(new, m.kind, m.scope, m.text, slot=m.slot, value=m.value, topic=m.topic,
+                           valid_to=m.valid_to) for m, new in zip(inp.snapshot, ids))
+    return PolicyInput(inp.prefix, mem)
+
+
+def test_prompt_ids_are_local_and_independent_of_store_ids():
+    a, b = _inp(), _store_ids(_inp(), ("wa1b2", "m9", "wffff", "m1"))
+    assert render_compact(a) == render_compact(b)  # the policy sees the same prompt whatever the store's ids
+    assert prompt_ids(b) == {"m1": "wa1b2", "m2": "m9", "m3": "wffff"}  # line order; m4 not shown
+    assert prompt_ids(b, "rich") == {"m1": "wa1b2", "m2": "m9", "m3": "wffff", "m4": "m1"}  # snapshot order
+    assert "wa1b2" not in render_rich(b) and "- m2 (preference, superseded" in render_rich(b)
+
+
+def test_gold_completion_round_trips_to_real_ids():
+    inp = _store_ids(_inp(), ("wa1b2", "m9", "wffff", "m1"))
+    gold = Decision("intervene", ("wa1b2",))
+    text = gold_completion(inp, gold)
+    assert json.loads(text) == {"action": "intervene", "evidence": ["m1"]}
+    assert parse_for(text, inp).decision == gold
+    assert parse_for(gold_completion(inp, gold, "rich"), inp, "rich").decision == gold
+
+
+def test_unshown_prompt_id_never_resolves_to_a_real_id():
+    inp = _store_ids(_inp(), ("m2", "m9", "m5", "m4"))
+    # "m4" is a real id of an item the compact prompt leaves out, and not a prompt id: never evidence
+    r = parse_for('{"action": "intervene", "evidence": ["m4"]}', inp)
+    assert r.ok and r.decision.evidence == (UNSHOWN + "m4",)
+    assert parse_for('{"action": "intervene", "evidence": ["m1"]}', inp).decision.evidence == ("m2",)
+    assert not parse_for("nonsense", inp).ok

@@ -17,7 +17,7 @@ def test_policy_metrics_on_crafted_outputs():
     outs = outputs_from_texts(['{"action": "intervene", "evidence": ["m1"]}',   # correct intervention
                                '{"action": "intervene", "evidence": ["m9"]}',   # right action, wrong evidence
                                '{"action": "intervene", "evidence": ["m1"]}',   # wrong interruption
-                               'not json'])                                      # parse failure -> silent
+                               'not json'], [ex.inp for ex in exs], "compact")   # parse failure -> silent
     m = policy_metrics(exs, outs)
     assert m["action_accuracy"] == 3 / 4
     assert m["decision_accuracy"] == 2 / 4
@@ -31,5 +31,5 @@ def test_policy_metrics_on_crafted_outputs():
 
 
 def test_no_interventions_reports_none_not_zero():
-    m = policy_metrics([_ex(0, Decision("silent"))], outputs_from_texts(['{"action": "silent"}']))
+    m = policy_metrics([_ex(0, Decision("silent"))], outputs_from_texts(['{"action": "silent"}'], [_ex(0, Decision("silent")).inp], "compact"))
     assert m["interruption_success"] is None and m["decision_accuracy"] == 1.0
