@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/reproduce_tables.py --runs outputs/tables/runs --out results/tables \
         --checkpoint 'outputs/demo/s{seed}/grpo_pulse/grpo/final' \
-        --base 'outputs/demo/s{seed}/sft/final'
+        --base 'outputs/demo/s{seed}/sft_run/sft/final'
 
 Each run is `pulse eval experiment=<table>/<row> benchmark=<suite> seed=<seed>` composed from
 configs/ exactly as the CLI composes it (hydra compose API), then run in this process, so model

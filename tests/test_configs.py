@@ -31,6 +31,16 @@ def test_training_experiments_compose(exp):
     to_typed(_compose("train", [f"+experiment={exp}"]), TrainConfig)
 
 
+@pytest.mark.parametrize("exp", sorted(f"cpu/{p.stem}" for p in (CONFIG_DIR / "experiment" / "cpu").glob("*.yaml")))
+def test_cpu_recipes_compose_with_the_demo_driver(exp):
+    from omegaconf import OmegaConf
+
+    cfg = _compose("demo", [f"+experiment={exp}"])
+    demo = to_typed(cfg.demo, DemoConfig)
+    train = to_typed(OmegaConf.masked_copy(cfg, [k for k in cfg.keys() if k != "demo"]), TrainConfig)
+    assert len(demo.seeds) == 3 and set(demo.penalties) == {-1.0, 0.0} and train.sft.enabled and train.grpo.enabled
+
+
 def test_eval_policy_and_demo_compose():
     to_typed(_compose("eval_policy", ["policy.name_or_path=x"]), EvalPolicyConfig)
     cfg = _compose("demo")

@@ -27,6 +27,15 @@ def test_hash_ignores_only_non_result_keys(tmp_path):
     assert {"out_dir", "logger", "resume"} <= set(NON_RESULT_KEYS)
 
 
+def test_disabled_stage_knobs_do_not_change_the_hash(tmp_path):
+    # an SFT-only run (the demo's) is the same run whatever its GRPO knobs say...
+    off = _cfg(tmp_path, enabled=False)
+    assert config_hash(off) == config_hash(_cfg(tmp_path, enabled=False, learning_rate=1e-3, steps=7))
+    # ...but switching the stage on, or changing a knob of an enabled stage, does
+    assert config_hash(off) != config_hash(_cfg(tmp_path))
+    assert config_diff(off, _cfg(tmp_path, enabled=False, temperature=0.5)) == []
+
+
 def test_manifest_records_config_and_hash(tmp_path):
     cfg = _cfg(tmp_path)
     m = write_manifest(tmp_path, config=cfg, seeds={"train": 0})

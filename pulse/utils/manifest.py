@@ -67,6 +67,11 @@ def _plain(config: Any) -> Any:
     return config
 
 
+# Training stages with an `enabled` switch: when off, only the switch is part of the result config
+# (an SFT-only run is the same run whatever its GRPO knobs say, so `pulse demo` reuses it).
+STAGE_KEYS: tuple[str, ...] = ("sft", "grpo")
+
+
 def result_config(config: Any) -> dict[str, Any]:
     """The config as a plain dict without the keys that cannot change results (see NON_RESULT_KEYS)."""
     def strip(node: Any, prefix: str) -> Any:
@@ -82,7 +87,11 @@ def result_config(config: Any) -> dict[str, Any]:
             out[k] = strip(v, key)
         return out
 
-    return strip(_plain(config), "")
+    out = strip(_plain(config), "")
+    for stage in STAGE_KEYS:  # a disabled stage's knobs cannot change results
+        if isinstance(out, dict) and isinstance(out.get(stage), Mapping) and out[stage].get("enabled") is False:
+            out[stage] = {"enabled": False}
+    return out
 
 
 def canonical_json(obj: Any) -> str:
