@@ -163,14 +163,16 @@ def test_every_case_type_present(case):
     assert any(e.case_type == case for e in all_examples())
 
 
-def test_label_is_a_function_of_the_compact_prompt():
-    # the tiny model only sees render_compact: identical prompts must never carry different labels
-    from pulse.core.policy_io import render_compact
+@pytest.mark.parametrize("style", ["compact", "compact_marked"])
+def test_label_is_a_function_of_the_compact_prompt(style):
+    # a small model only sees its compact prompt: identical prompts must never carry different
+    # labels (in the prompt's own ids, the form the model is trained on)
+    from pulse.core.policy_io import gold_completion, render_prompt
 
-    seen: dict[str, tuple] = {}
+    seen: dict[str, str] = {}
     for e in all_examples():
-        key = render_compact(e.inp)
-        label = (e.gold.action, e.gold.evidence)
+        key = render_prompt(e.inp, style)[0]["content"]
+        label = gold_completion(e.inp, e.gold, style)
         assert seen.setdefault(key, label) == label, key
 
 
