@@ -24,7 +24,7 @@ from pulse.config.schema import PolicyBackendConfig
 from pulse.utils.stats import mean_stderr
 from eval.config import BenchmarkConfig, EvalConfig, MethodConfig
 from eval.harness import run_eval
-from eval.tables import build_tables, collect, find_runs, to_markdown
+from eval.tables import _get, build_tables, collect, find_runs, to_markdown
 
 # suite row -> (method, the checkpoint role it runs; None = no policy)
 DEMO_ROWS: tuple[tuple[MethodConfig, str | None], ...] = (
@@ -66,7 +66,7 @@ def suite_checks(data, benchmarks: Sequence[str]) -> dict[str, dict[str, Any]]:
     for b in benchmarks:
         mean = {}
         for m in ("pulse_no_rl", "pulse_penalty0", "pulse"):
-            ss = next((v for (t, mm, bb), v in sorted(data.items()) if mm == m and bb == b), [])
+            ss = _get(data, "table2", m, b)  # the row's runs from any table, as Table 2 finds them
             mean[m] = {k: mean_stderr([s.get(k) for s in ss])[0]
                        for k in ("score", "interventions", "interruption_success")} if ss else None
         p, p0, sft = mean["pulse"], mean["pulse_penalty0"], mean["pulse_no_rl"]

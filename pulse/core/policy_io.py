@@ -87,22 +87,22 @@ def prompt_ids(inp: PolicyInput, style: PromptStyle = "compact") -> dict[str, st
     return {f"m{k}": m.item_id for k, m in enumerate(shown, start=1)}
 
 
-def _relabel(decision: Decision, mapping: dict[str, str], unknown: str) -> Decision:
-    return Decision(decision.action, tuple(mapping.get(e, unknown + e) for e in decision.evidence), decision.message)
-
-
 # An id the prompt did not show (or an item it left out) resolves to this prefix + the id: it can
 # never equal a real id, so citing it is never correct evidence.
 UNSHOWN = "unshown:"
 
 
+def _relabel(decision: Decision, mapping: dict[str, str]) -> Decision:
+    return Decision(decision.action, tuple(mapping.get(e, UNSHOWN + e) for e in decision.evidence), decision.message)
+
+
 def to_prompt_ids(decision: Decision, inp: PolicyInput, style: PromptStyle = "compact") -> Decision:
     """A decision over real ids (a gold label) in the prompt's ids (SFT targets, GRPO labels)."""
-    return _relabel(decision, {real: local for local, real in prompt_ids(inp, style).items()}, UNSHOWN)
+    return _relabel(decision, {real: local for local, real in prompt_ids(inp, style).items()})
 
 
 def from_prompt_ids(decision: Decision, inp: PolicyInput, style: PromptStyle = "compact") -> Decision:
-    return _relabel(decision, prompt_ids(inp, style), UNSHOWN)
+    return _relabel(decision, prompt_ids(inp, style))
 
 
 def _same(a: str, b: str) -> str:
