@@ -30,33 +30,12 @@ from typing import Any, Sequence
 
 from pulse.agent.writeback import DECISION_PREFIX
 from pulse.core.records import MemoryItem
+from eval.suites.schema import SeedSession, SeedTurn  # noqa: F401  (the seed records; re-exported)
 
 DECISION_TOOL = "approve_plan"  # the suites' decision tool (its receipt carries decision.<slot> fields)
 # time of statements that have none (profile attributes): before the seed year
 UNDATED = "2024-01-01T00:00:00"
 ACK = "Noted."
-
-
-@dataclass(frozen=True)
-class SeedTurn:
-    role: str  # "user" | "assistant" | "tool"
-    text: str
-    tool: str = ""  # tool turns: the tool whose receipt this is
-    args: dict[str, str] = field(default_factory=dict)  # tool turns: the receipt's fields
-
-
-@dataclass(frozen=True)
-class SeedSession:
-    """One past conversation: when, in which scope ("user:<id>" or "project:<id>"), what was said."""
-
-    time: str
-    scope: str
-    turns: tuple[SeedTurn, ...]
-    project_id: str = ""
-
-    @property
-    def date(self) -> str:
-        return self.time[:10]
 
 
 @dataclass(frozen=True)
@@ -99,7 +78,11 @@ def statement(item: MemoryItem, revised: bool = False) -> str:
     return f"{'From now on, f' if revised else 'F'}or {svc}, my preferred {w} is {v}."
 
 
-def seed_history(user_id: str, memory: Sequence[MemoryItem]) -> SeedHistory:
+def seed_history(user_id: str, memory: Sequence[MemoryItem], sessions: Sequence[SeedSession] = ()) -> SeedHistory:
+    """The persona's past as sessions: the suite's own rendered history when it has one
+    (`Persona.history`), else rendered from its seed memory by `statement`."""
+    if sessions:
+        return SeedHistory(user_id, tuple(sorted(sessions, key=lambda s: s.time)), tuple(memory))
     sessions = []
     for m in memory:
         project = m.scope.split(":", 1)[1] if m.scope.startswith("project:") else ""

@@ -13,6 +13,16 @@ a source saying where a capable agent would learn it:
   user_message    the user states it mid-task (a hidden intent revealed at that step); it is
                   written to memory at task end and later tasks depend on it
   default         nothing says otherwise; gold is the slot's default (the agent's prior guess)
+  conditional     a preference that holds only in a named context (`SimTask.context` has it)
+  inapplicable    memory holds a value for this slot that must not be used here (another context,
+                  project or user); gold is what the request or the default implies
+  carried         the value an earlier step executed (`ArgSpec.carry_from = "<step_id>.<slot>"`):
+                  an early choice constrains a later one
+A persona's seed history (`Persona.history`, rendered past conversations) is what every method
+builds its memory from; a suite without one has it rendered from `Persona.memory` by one routine
+(eval/methods/seed.py). `Suite.vocabulary` lists every surface form the suite's texts use for each
+canonical value and `Suite.conditions` the phrases that name each context: the suite's own reader
+(eval/suites/reader.py) reads what any method delivers with them.
 Checkpoints are checked deterministically on the final workspace state; each has a weight (default 1,
 as a pi-Bench checklist criterion) used by the task score.
 """
@@ -27,7 +37,8 @@ from typing import Any, Mapping
 from pulse.core.errors import PulseUserError
 from pulse.core.records import MemoryItem, RecordError
 
-ARG_SOURCES = ("explicit", "preference", "revised", "habit_override", "project", "user_message", "default")
+ARG_SOURCES = ("explicit", "preference", "revised", "habit_override", "project", "user_message", "default",
+               "conditional", "inapplicable", "carried")
 STAGES = ("early", "middle", "late")
 
 
@@ -54,11 +65,34 @@ class ToolSpec:
 
 
 @dataclass(frozen=True)
+class SeedTurn:
+    role: str  # "user" | "assistant" | "tool"
+    text: str
+    tool: str = ""  # tool turns: the tool whose receipt this is
+    args: dict[str, str] = field(default_factory=dict)  # tool turns: the receipt's fields
+
+
+@dataclass(frozen=True)
+class SeedSession:
+    """One past conversation: when, in which scope ("user:<id>" or "project:<id>"), what was said."""
+
+    time: str
+    scope: str
+    turns: tuple[SeedTurn, ...]
+    project_id: str = ""
+
+    @property
+    def date(self) -> str:
+        return self.time[:10]
+
+
+@dataclass(frozen=True)
 class ArgSpec:
     slot: str
     gold: str
     source: str
     default: str  # the agent's prior guess when nothing informs it
+    carry_from: str = ""  # source "carried": "<step_id>.<slot>" of the earlier step whose value it takes
 
 
 @dataclass(frozen=True)
@@ -102,6 +136,7 @@ class SimTask:
     checkpoints: tuple[Checkpoint, ...]
     depends_on: tuple[str, ...] = ()
     topic: str = ""
+    context: tuple[str, ...] = ()  # the named contexts that hold for this task (conditional preferences)
 
 
 @dataclass(frozen=True)
@@ -110,6 +145,8 @@ class Persona:
     role: str
     memory: tuple[MemoryItem, ...]
     tools: tuple[ToolSpec, ...]
+    # rendered past conversations every method builds its memory from (empty: rendered from `memory`)
+    history: tuple[SeedSession, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -121,6 +158,10 @@ class Suite:
     tasks: tuple[SimTask, ...]  # in execution order; a persona's tasks form one chain
     metric: str = "comp"  # comp (checkpoints passed / total) | acc (1 / 0.5 partial / 0 per task)
     categories: tuple[str, ...] = ()
+    # slot -> canonical value -> every surface form the suite's texts use for it (empty: the tools' enums)
+    vocabulary: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    # context tag -> the phrases that name it (conditional preferences)
+    conditions: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def persona(self, user_id: str) -> Persona:
         for p in self.personas:
@@ -175,7 +216,8 @@ def suite_from_json(d: Mapping[str, Any], where: str = "suite") -> Suite:
                            for k, m in enumerate(_need(p, "memory", list, pw)))
         except RecordError as e:
             raise SuiteError(str(e)) from None
-        personas.append(Persona(_need(p, "user_id", str, pw), p.get("role", ""), memory, tuple(tools)))
+        history = tuple(_session(h, f"{pw}.history[{k}]") for k, h in enumerate(p.get("history") or []))
+        personas.append(Persona(_need(p, "user_id", str, pw), p.get("role", ""), memory, tuple(tools), history))
     by_user = {p.user_id: p for p in personas}
     tasks, seen = [], set()
     for i, t in enumerate(_need(d, "tasks", list, where)):
@@ -203,7 +245,13 @@ def suite_from_json(d: Mapping[str, Any], where: str = "suite") -> Suite:
                 src = _need(a, "source", str, aw)
                 if src not in ARG_SOURCES:
                     raise SuiteError(f"{aw}: source {src!r} not in {ARG_SOURCES}")
-                args.append(ArgSpec(slot, gold, src, _need(a, "default", str, aw)))
+                carry = a.get("carry_from", "")
+                if src == "carried":
+                    done = {(x.step_id, y.slot) for x in steps for y in x.args}
+                    if tuple(str(carry).split(".", 1)) not in done:
+                        raise SuiteError(f"{aw}: carry_from {carry!r} must name an earlier step's argument "
+                                         f"as '<step_id>.<slot>'")
+                args.append(ArgSpec(slot, gold, src, _need(a, "default", str, aw), carry))
             stage = _need(s, "stage", str, sw)
             if stage not in STAGES:
                 raise SuiteError(f"{sw}: stage {stage!r} not in {STAGES}")
@@ -233,12 +281,41 @@ def suite_from_json(d: Mapping[str, Any], where: str = "suite") -> Suite:
         tasks.append(SimTask(task_id, user, t.get("project_id", ""), _need(t, "category", str, tw),
                              int(t.get("session", 0)), t.get("time", ""), int(t.get("level", 0)),
                              _need(t, "request_text", str, tw), dict(_need(t, "request_args", dict, tw)),
-                             tuple(steps), tuple(cps), deps, t.get("topic", "")))
+                             tuple(steps), tuple(cps), deps, t.get("topic", ""), tuple(t.get("context") or ())))
     metric = d.get("metric", "comp")
     if metric not in ("comp", "acc"):
         raise SuiteError(f"{where}: metric {metric!r} not in ('comp', 'acc')")
+    vocabulary = {}
+    for slot, values in (d.get("vocabulary") or {}).items():
+        if not isinstance(values, Mapping):
+            raise SuiteError(f"{where}: vocabulary[{slot!r}] must map values to lists of surface forms")
+        vocabulary[slot] = {v: tuple(_strings(forms, f"{where}: vocabulary[{slot!r}][{v!r}]"))
+                            for v, forms in values.items()}
+    conditions = {tag: tuple(_strings(ph, f"{where}: conditions[{tag!r}]"))
+                  for tag, ph in (d.get("conditions") or {}).items()}
     return Suite(_need(d, "name", str, where), _need(d, "version", str, where), int(d.get("seed", 0)),
-                 tuple(personas), tuple(tasks), metric, tuple(d.get("categories", ())))
+                 tuple(personas), tuple(tasks), metric, tuple(d.get("categories", ())), vocabulary, conditions)
+
+
+def _strings(v: Any, where: str) -> list[str]:
+    if not isinstance(v, (list, tuple)) or not all(isinstance(x, str) and x.strip() for x in v):
+        raise SuiteError(f"{where}: must be a list of non-empty strings")
+    return list(v)
+
+
+def _session(h: Any, where: str) -> SeedSession:
+    turns = []
+    for i, t in enumerate(_need(h, "turns", list, where)):
+        tw = f"{where}.turns[{i}]"
+        role = _need(t, "role", str, tw)
+        if role not in ("user", "assistant", "tool"):
+            raise SuiteError(f"{tw}: role {role!r} not in ('user', 'assistant', 'tool')")
+        args = t.get("args") or {}
+        if not isinstance(args, Mapping) or not all(isinstance(v, str) for v in args.values()):
+            raise SuiteError(f"{tw}: key 'args' must map names to strings")
+        turns.append(SeedTurn(role, _need(t, "text", str, tw), t.get("tool", ""), dict(args)))
+    return SeedSession(_need(h, "time", str, where), _need(h, "scope", str, where), tuple(turns),
+                       h.get("project_id", ""))
 
 
 def load_suite(path: str | Path) -> Suite:
