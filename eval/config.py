@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pulse.config.schema import PolicyBackendConfig, knob
+from eval.agents.behaviour import BehaviourParams
 
 # pulse.memory kinds (pulse/memory/factory.py KINDS) and the spellings it also accepts (its ALIASES),
 # normalised here so the rest of eval/ only ever sees a kind name.
@@ -100,7 +101,8 @@ class LLMConfig:
 @dataclass(frozen=True)
 class AgentConfig:
     name: str = "simulated"
-    behaviour: dict[str, Any] = field(default_factory=dict)
+    # the simulated agent's behaviour knobs (eval/agents/behaviour.py documents each and its default)
+    behaviour: BehaviourParams = field(default_factory=BehaviourParams)
     model: str = ""
     base_url: str = ""
     api_key: str = "EMPTY"

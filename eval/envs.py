@@ -30,6 +30,14 @@ class Workspace:
     def tool_specs(self) -> list[ToolSpec]:
         return list(self.tools.values())
 
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """OpenAI function-tool schemas (the benchmark protocol's ToolEnv, eval/real/base.py)."""
+        return [{"type": "function", "function": {"name": t.name, "description": t.description,
+                                                  "parameters": t.json_schema()}} for t in self.tool_specs()]
+
+    def begin(self, task) -> None:
+        """The workspace persists across a persona's tasks: nothing to reset."""
+
     def validate(self, tool: str, args: Mapping[str, Any]) -> ToolSpec:
         if tool not in self.tools:
             raise ToolCallError(f"unknown tool {tool!r}; available: {sorted(self.tools)}")

@@ -33,15 +33,14 @@ from pulse.agent.runtime import AgentStats
 from pulse.utils.atomic import atomic_write_text
 from pulse.utils.manifest import write_manifest
 from eval.config import EvalConfig
-from eval.envs import check_task, make_env, task_score
 from eval.memory_backends import describe as describe_memory
 from eval.memory_backends import build_embedder
 from eval.methods.base import MethodContext
-from eval.methods.seed import ChainSeed, seed_history
-from eval.metrics import STAGES, dumps_strict, read_rows, read_rows_checked, summarize
+from eval.methods.seed import ChainSeed
+from eval.metrics import dumps_strict, read_rows, read_rows_checked, summarize
 from eval.provenance import config_hash, policy_provenance
 from eval.registry import AGENTS, BENCHMARKS, METHODS
-from eval.suites.schema import SimTask, Suite
+from eval.suites.schema import SimTask
 
 ROWS = "episodes.jsonl"
 
@@ -157,27 +156,6 @@ def _append_row(path: Path, row: dict[str, Any]) -> None:
         os.fsync(f.fileno())
 
 
-def _score_row(task: SimTask, suite: Suite, env, outcome, stats: AgentStats) -> dict[str, Any]:
-    checks = check_task(task, env.state)
-    stage_counts = {s: [0, 0] for s in STAGES}
-    source_counts: dict[str, list[int]] = {}
-    for c in checks:
-        stage_counts[c.checkpoint.stage][0] += c.passed
-        stage_counts[c.checkpoint.stage][1] += 1
-        sc = source_counts.setdefault(c.checkpoint.source, [0, 0])
-        sc[0] += c.passed
-        sc[1] += 1
-    return {
-        "score": task_score(checks, suite.metric), "metric": suite.metric,
-        "checkpoints_passed": sum(c.passed for c in checks), "checkpoints_total": len(checks),
-        "checkpoint_weight_passed": sum(c.checkpoint.weight for c in checks if c.passed),
-        "checkpoint_weight_total": sum(c.checkpoint.weight for c in checks),
-        "stage_counts": stage_counts, "source_counts": source_counts,
-        "failed_checkpoints": [c.checkpoint.checkpoint_id for c in checks if not c.passed],
-        **_counters(outcome, stats),
-    }
-
-
 def _counters(outcome, stats: AgentStats) -> dict[str, Any]:
     """The episode counters every row carries, whichever benchmark scored it."""
     return {
@@ -192,14 +170,20 @@ def _counters(outcome, stats: AgentStats) -> dict[str, Any]:
     }
 
 
-def _real_score_row(bench, task, env, outcome, stats: AgentStats) -> dict[str, Any]:
-    """A real benchmark's row: its own scorer's score and components, plus the shared counters."""
+def _score_fields(bench, task, env, outcome) -> dict[str, Any]:
+    """The benchmark's own scorer: its score, and its components, detail and fields where it has them."""
     sc = bench.score(task, env, outcome)
-    return {
-        "score": sc.score, "metric": bench.metric, "components": sc.components, "score_detail": sc.detail,
-        "scored": task.scored, "termination": outcome.extra.get("termination", ""),
-        **_counters(outcome, stats),
-    }
+    out: dict[str, Any] = {"score": sc.score, "metric": bench.metric, **sc.row}
+    if sc.components is not None:
+        out["components"] = sc.components
+    if sc.detail is not None:
+        out["score_detail"] = sc.detail
+    if "termination" in outcome.extra:
+        out["termination"] = outcome.extra["termination"]
+    if "reader_mentions" in outcome.extra:  # the suite reader's recall on what this method delivered
+        out.update(reader_mentions=outcome.extra["reader_mentions"],
+                   reader_attributed=outcome.extra["reader_attributed"])
+    return out
 
 
 def _quiet_libraries() -> None:
@@ -212,26 +196,17 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
     _quiet_libraries()
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    suite = BENCHMARKS.get(cfg.benchmark.name)(cfg.benchmark)
-    real = not isinstance(suite, Suite)  # a real benchmark (eval/real/base.py protocols)
+    bench = BENCHMARKS.get(cfg.benchmark.name)(cfg.benchmark)
     agent = AGENTS.get(cfg.agent.name)(cfg.agent)
-    if real and not hasattr(agent, "run_real"):
-        from pulse.config.schema import ConfigError
-        raise ConfigError(f"agent={cfg.agent.name!r} cannot run the real benchmark {suite.name!r}: use agent=openai "
-                          f"(an LLM task agent) or agent=scripted (offline gold / noop checks)")
-    if real and hasattr(agent, "check"):
-        agent.check(suite)  # e.g. a script the benchmark does not have: refused before any episode
-    if not real and cfg.agent.name == "scripted":
-        from pulse.config.schema import ConfigError
-        raise ConfigError(f"agent=scripted runs the real benchmarks only; {suite.name!r} uses agent=simulated or openai")
+    agent.check(bench)  # an agent that cannot run this benchmark is refused before any episode
     getter = make_policy_getter(cfg)
     method = METHODS.get(cfg.method.impl)(cfg.method, MethodContext(getter, make_llm_getter(cfg)))
     prov = {**policy_provenance(getter.used, cfg), "config_hash": config_hash(cfg)}
     rows_path = out / ROWS
     rows, clean = read_rows_checked(rows_path) if cfg.resume else ([], True)
-    base = {"run": cfg.experiment or out.name, "benchmark": suite.name, "suite_version": suite.version,
-            "suite_seed": suite.seed, "method": cfg.method.name, "agent": agent.name, "agent_model": agent.model,
-            "simulated": agent.simulated, "seed": cfg.seed, "experiment": cfg.experiment, "metric": suite.metric,
+    base = {"run": cfg.experiment or out.name, "benchmark": bench.name, "suite_version": bench.version,
+            "suite_seed": bench.seed, "method": cfg.method.name, "agent": agent.name, "agent_model": agent.model,
+            "simulated": agent.simulated, "seed": cfg.seed, "experiment": cfg.experiment, "metric": bench.metric,
             **prov}
     if rows:
         check_resume(rows, base, out)  # before anything in the run dir is touched
@@ -240,26 +215,24 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
     from pulse.config.schema import as_dict
     write_manifest(out, seed=cfg.seed, experiment=cfg.experiment, config=as_dict(cfg),
                    policy={"sources": list(getter.used), **prov},
-                   suite={"name": suite.name, "version": suite.version, "seed": suite.seed,
-                          "tasks": len(suite.tasks), "metric": suite.metric},
+                   suite={"name": bench.name, "version": bench.version, "seed": bench.seed,
+                          "tasks": len(bench.tasks), "metric": bench.metric},
                    method=cfg.method.name, agent={"name": agent.name, "model": agent.model,
                                                    "simulated": agent.simulated},
-                   judge=suite.judge_label if real else "deterministic checkpoint checks (no LLM judge)",
-                   nonstandard=getattr(suite, "nonstandard", ""),
+                   judge=bench.judge_label, nonstandard=bench.nonstandard,
                    memory=describe_memory(method.memory_kind, cfg.embedder.name) if method.uses_memory else "none",
                    transport=cfg.benchmark.transport)
     if not cfg.resume and rows_path.exists():
         rows_path.unlink()
-    todo = plan_resume(rows_path, rows, clean, suite.chains(), cfg.retry_failed) if cfg.resume else suite.chains()
+    todo = plan_resume(rows_path, rows, clean, bench.chains(), cfg.retry_failed) if cfg.resume else bench.chains()
     n_todo = sum(len(ts) for ts in todo.values())
     bar = None
     if cfg.progress and n_todo:
         from tqdm import tqdm
-        bar = tqdm(total=n_todo, desc=f"{suite.name}/{cfg.method.name}/seed{cfg.seed}", unit="ep", leave=False)
+        bar = tqdm(total=n_todo, desc=f"{bench.name}/{cfg.method.name}/seed{cfg.seed}", unit="ep", leave=False)
     embedder = None  # built at the first chain that needs memory, then shared by every chain
     for user, tasks in todo.items():
-        seed_items = suite.seed_memory(user) if real else suite.persona(user).memory
-        tools = () if real else suite.persona(user).tools  # real tools are JSON schemas, not ToolSpecs
+        tools = bench.tools(user)
         memory = None
         if method.uses_memory:
             root = out / "memory" / user
@@ -267,27 +240,21 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
             if embedder is None:
                 embedder = build_embedder(cfg.embedder)
             # the seed hook: every method builds its own memory from the same seed history
-            memory = method.open_chain(ChainSeed(user, tuple(t.project_id for t in tasks),
-                                                 seed_history(user, seed_items), root, embedder, tuple(tools)))
-        env = suite.open_env(user, cfg.benchmark.transport) if real else make_env(tools, cfg.benchmark.transport)
+            memory = method.open_chain(ChainSeed(user, tuple(t.project_id for t in tasks), bench.seed_history(user),
+                                                 root, embedder, tuple(tools)))
+        env = bench.open_env(user, cfg.benchmark.transport)
         try:
             for task in tasks:
                 row = {**base, "task_id": task.task_id, "user_id": task.user_id, "category": task.category,
                        "level": task.level, "depends_on": list(task.depends_on),
-                       **({"scored": task.scored} if real else {})}
+                       "scored": getattr(task, "scored", True)}
                 session = None
                 try:
-                    if real:
-                        env.begin(task)
+                    env.begin(task)
                     session = method.open_session(task, memory, cfg.agent.concurrent, tools=tools)
-                    if real:
-                        outcome = agent.run_real(task, env, session, cfg.seed, suite)
-                    else:
-                        outcome = agent.run(task, env, session, cfg.seed)
+                    outcome = agent.run(task, env, session, cfg.seed, bench)
                     stats = getattr(session, "stats", AgentStats())
-                    scored = (_real_score_row(suite, task, env, outcome, stats) if real
-                              else _score_row(task, suite, env, outcome, stats))
-                    row.update(status="ok", **scored)
+                    row.update(status="ok", **_score_fields(bench, task, env, outcome), **_counters(outcome, stats))
                 except Exception as e:  # recorded; the run goes on
                     if session is not None:
                         try:
@@ -308,7 +275,6 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
     summary = summarize(read_rows(rows_path))
     summary.update({k: base[k] for k in ("benchmark", "suite_version", "method", "agent", "simulated", "seed",
                                           "experiment", "policy_checkpoints", "checkpoint_hash", "config_hash")})
-    if real:
-        summary.update(judge=suite.judge_label, nonstandard=getattr(suite, "nonstandard", ""))
+    summary.update(judge=bench.judge_label, nonstandard=bench.nonstandard)
     atomic_write_text(out / "summary.json", dumps_strict(summary, indent=2, sort_keys=True) + "\n")
     return out

@@ -60,13 +60,20 @@ class LLMToolAgent:
         raise EndpointError(f"task-agent endpoint {self.base_url} (model {self._model}) failed after "
                             f"{self.retries + 1} attempts: {type(last).__name__}: {last}")
 
-    def run(self, task: SimTask, env, session, seed: int) -> EpisodeOutcome:
+    def check(self, bench) -> None:
+        """An LLM agent runs every benchmark: a generated suite's plan, a real one's conversation."""
+
+    def run(self, task, env, session, seed: int, bench) -> EpisodeOutcome:
+        if not isinstance(task, SimTask):  # a real benchmark's task (eval/real/): user <-> assistant turns
+            return run_conversation(self, task, env, session, bench)
+        return self._run_suite_task(task, env, session)
+
+    def _run_suite_task(self, task: SimTask, env, session) -> EpisodeOutcome:
         t_start = time.perf_counter()
         out = EpisodeOutcome()
         event = event_maker(task)
 
-        tools = [{"type": "function", "function": {"name": t.name, "description": t.description,
-                                                   "parameters": t.json_schema()}} for t in env.tool_specs()]
+        tools = env.tool_schemas()
         request = event("request", text=task.request_text, role="user")  # text only: Pulse parses it
         first = session.start(request)
         user_text = task.request_text + (f"\n\nWhat I remember about you:\n{first.message}" if first else "")
@@ -93,10 +100,6 @@ class LLMToolAgent:
         out.seconds = time.perf_counter() - t_start
         out.memory_blocking_s = stats.blocking_s
         return out
-
-    def run_real(self, task, env, session, seed: int, bench) -> EpisodeOutcome:
-        """A real benchmark's task (eval/real/): user <-> assistant turns (eval/agents/conversation.py)."""
-        return run_conversation(self, task, env, session, bench)
 
 
 def build(cfg) -> LLMToolAgent:

@@ -25,20 +25,17 @@ class ScriptedAgent:
         self.script = script
         self.model = f"script:{script}"
 
-    def run(self, task, env, session, seed: int):
-        from eval.suites.schema import SimTask
-        if isinstance(task, SimTask):
-            from pulse.core.errors import PulseUserError
-            raise PulseUserError("agent=scripted runs the real benchmarks (tau2_retail, pibench, persona2web); "
-                                 "the generated suites use agent=simulated")
-        raise RuntimeError("ScriptedAgent.run needs the benchmark: the harness calls run_real")
-
     def check(self, bench) -> None:
-        """Raise the benchmark's error now when it has no such script."""
+        """Refuse a generated suite, and raise the benchmark's error now when it has no such script."""
+        from eval.suites.schema import SimTask
+        if bench.tasks and isinstance(bench.tasks[0], SimTask):
+            from pulse.config.schema import ConfigError
+            raise ConfigError(f"agent=scripted runs the real benchmarks (tau2_retail, pibench, persona2web); "
+                                 f"{bench.name!r} uses agent=simulated or openai")
         if bench.tasks:
             bench.scripted_calls(bench.tasks[0], self.script)
 
-    def run_real(self, task, env, session, seed: int, bench) -> EpisodeOutcome:
+    def run(self, task, env, session, seed: int, bench) -> EpisodeOutcome:
         t0 = time.perf_counter()
         out = EpisodeOutcome()
         event = event_maker(task)

@@ -1,34 +1,24 @@
 """The simulated task agent: a documented, parameterized behaviour model, identical for every method.
 
 It executes the task's plan (one tool call per step; the plan is given, the *arguments* are what
-it must get right) and fills each argument as follows:
-1. a value the user stated (request or a mid-task user message) is used with `p_follow_explicit`;
-2. otherwise, if memory delivered an item for that slot (initial delivery, supplement, or an
-   intervention's evidence), the delivered value is used with probability
-       influence = p_use_delivered * exp(-decay_per_step * steps_since_delivery)
-                   / (1 + load_penalty * max(0, delivered_tokens / context_budget_tokens - 1))
-   (behavioural state decay; lost-in-the-middle as delivered context grows). Several delivered
-   values for one slot (e.g. flat memory returning a superseded record): the newest is taken
-   with `p_latest_on_conflict`, another one otherwise;
-3. otherwise the slot's default value (the agent's prior guess).
-Each step is one LLM decision that emits a short plan message and the candidate call. The plan
-message says, in words, the subgoal and every value the agent intends to use, as a real agent's
-plan would, without marking where a value came from; the request and user messages reach the
-memory agent as text only (Pulse's listener parses them). A supplement
-enters the *next* decision (it cannot change a call already emitted; the gate can). On an
-intervention the call is not executed; the agent replans (one more LLM decision): an argument the
-evidence covers takes the evidence value with `p_replan_fix`, except an argument the user stated
-explicitly, which the evidence overrides only with `p_misled` (a wrong intervention misleading the
-agent, the paper's Notion/Obsidian case). More than `max_interventions_per_step` interventions on
-one step: the agent abandons that step.
+it must get right). Each step is one LLM decision that fills the arguments through the one uptake
+model (eval/agents/behaviour.py: what the conversation states, what memory delivered, the slot's
+default), then emits a short plan message and the candidate call. The plan message says, in
+words, the subgoal and every value the agent intends to use, as a real agent's plan would,
+without marking where a value came from; the request and user messages reach the memory agent as
+text only. Everything a method delivers (start-of-task memory, supplements, reminders, injected
+banks, an intervention's evidence) is text, read by the suite's own reader (eval/suites/reader.py)
+and taken up by the same model; a supplement enters the *next* decision (it cannot change a call
+already emitted; a gate can). On an intervention the call is not executed; the agent re-plans (one
+more LLM decision) that edits the held call: the arguments the evidence speaks to are decided again
+by the same model, the evidence being the freshest delivery; the others keep their values. More than
+`max_interventions_per_step` interventions on one step: the agent abandons that step.
 An intervention is scored with the one definition of `pulse.core.correctness`: it is correct when
 the held call conflicts with a current binding memory item whose value is the argument's true value
-(the step's gold for arguments that come from a preference, a revised preference or a project
-decision) and the evidence names that item. Each intervention also records whether the call finally
-executed for the step was right on every argument (`fixed`) and whether the held call was already
-right and the final one is not, or the step was abandoned (`misled`).
-Randomness uses common random numbers keyed by (seed, task, step, slot, purpose), so methods are
-compared on the same draws.
+(the step's gold for arguments that come from memory) and the evidence names that item. Each
+intervention also records whether the call finally executed for the step was right on every
+argument (`fixed`) and whether the held call was already right and the final one is not, or the
+step was abandoned (`misled`).
 
 Time per task = measured memory-agent blocking wall time + the latency model: each LLM decision
 costs `llm_latency_s + llm_latency_s_per_1k_ctx_tokens * context_tokens/1000`, each executed tool
@@ -38,10 +28,7 @@ overlap with it); plan messages precede a gate, so their processing counts in fu
 """
 from __future__ import annotations
 
-import hashlib
-import math
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from pulse.agent.gate import PreCommitGate
@@ -49,53 +36,19 @@ from pulse.agent.listener import SUBGOAL_KEY
 from pulse.agent.runtime import Delivery
 from pulse.agent.tokens import count_tokens
 from pulse.core.correctness import is_correct_intervention
-from pulse.core.records import Event
-from eval.episode import EpisodeOutcome, InterventionRecord
-from eval.suites.schema import SimTask, StepSpec
+from eval.agents.behaviour import BehaviourParams, Reading, Uptake
+from eval.episode import EpisodeOutcome, InterventionRecord, event_maker
+from eval.suites.reader import ValueReader, tool_vocabulary
+from eval.suites.schema import SimTask
 
-BINDING = ("preference", "project_state", "habit")
 # Argument sources whose true value long-term memory holds and may enforce (eval/suites/schema.py).
-MEMORY_SOURCES = ("preference", "revised", "project")
+MEMORY_SOURCES = ("preference", "revised", "project", "conditional")
 
 
 def plan_text(subgoal: str, args: dict[str, str]) -> str:
     """The plan message: the subgoal and the values the agent intends to use, in words."""
     values = ", ".join(f"{slot.replace('_', ' ')} {v}" for slot, v in args.items())
     return f"Next I will {subgoal}" + (f" with {values}." if values else ".")
-
-
-@dataclass(frozen=True)
-class BehaviourParams:
-    # probability of using a value the user stated
-    p_follow_explicit: float = 0.97
-    # probability of using a delivered fact at the decision right after its delivery
-    p_use_delivered: float = 0.9
-    # per-step exponential decay of a delivered fact's influence (1/steps)
-    decay_per_step: float = 0.25
-    # delivered-memory tokens the agent attends to fully; beyond it influence drops (lost in the middle)
-    context_budget_tokens: int = 120
-    # strength of the drop beyond the budget
-    load_penalty: float = 0.5
-    # several delivered values for one slot: probability of taking the newest
-    p_latest_on_conflict: float = 0.6
-    # after a right intervention, probability the replanned call uses the evidence value
-    p_replan_fix: float = 0.95
-    # a wrong intervention flips an explicitly stated (correct) argument with this probability
-    p_misled: float = 0.5
-    # interventions on one step after which the agent abandons the step
-    max_interventions_per_step: int = 2
-    # latency model of the simulated LLM (seconds per decision, plus per 1k context tokens)
-    llm_latency_s: float = 1.5
-    llm_latency_s_per_1k_ctx_tokens: float = 0.3
-    # latency of one executed tool call (seconds)
-    tool_latency_s: float = 0.3
-    # context tokens one past step adds (plan + call + result)
-    tokens_per_step: int = 60
-
-
-def _u(*key: Any) -> float:
-    h = hashlib.blake2b("|".join(map(str, key)).encode(), digest_size=8).digest()
-    return int.from_bytes(h, "big") / 2 ** 64
 
 
 class SimulatedAgent:
@@ -111,55 +64,30 @@ class SimulatedAgent:
         # realtime: sleep the modelled latencies instead of adding them up (bench/bench_runtime.py)
         self.realtime = realtime
 
-    # ---------------------------------------------------------------------------------------
     def _latency(self, ctx_tokens: int) -> float:
         return self.p.llm_latency_s + self.p.llm_latency_s_per_1k_ctx_tokens * ctx_tokens / 1000
 
-    def _delivered_value(self, slot: str, deliveries: list[tuple[int, Delivery]], decision: int,
-                         load: int, key: tuple) -> str | None:
-        found = [(d_step, m) for d_step, d in deliveries for m in d.items if m.slot == slot and m.kind in BINDING]
-        if not found:
-            return None
-        last_step = max(s for s, _ in found)
-        influence = self.p.p_use_delivered * math.exp(-self.p.decay_per_step * max(0, decision - last_step))
-        influence /= 1 + self.p.load_penalty * max(0.0, load / self.p.context_budget_tokens - 1)
-        if _u(*key, "use") >= influence:
-            return None
-        values = {}
-        for _, m in sorted(found, key=lambda x: (x[1].valid_from, x[0])):
-            values.pop(m.value, None)
-            values[m.value] = m
-        ordered = list(values)
-        if len(ordered) == 1 or _u(*key, "conflict") < self.p.p_latest_on_conflict:
-            return ordered[-1]
-        return ordered[int(_u(*key, "pick") * (len(ordered) - 1))]
+    def check(self, bench) -> None:
+        """Refuse a benchmark whose tasks are not plans of typed calls (the real benchmarks)."""
+        if bench.tasks and not isinstance(bench.tasks[0], SimTask):
+            from pulse.config.schema import ConfigError
+            raise ConfigError(f"agent=simulated runs the generated suites; {bench.name!r} needs agent=openai "
+                                 f"(an LLM task agent) or agent=scripted (offline gold / noop checks)")
 
-    def _fill(self, step: StepSpec, stated: dict[str, str], deliveries, decision: int, load: int,
-              key: tuple) -> dict[str, str]:
-        args = {}
-        for a in step.args:
-            k = (*key, a.slot)
-            if a.slot in stated and stated[a.slot] != "?" and _u(*k, "explicit") < self.p.p_follow_explicit:
-                args[a.slot] = stated[a.slot]
-                continue
-            v = self._delivered_value(a.slot, deliveries, decision, load, k)
-            args[a.slot] = v if v is not None else a.default
-        return args
-
-    # ---------------------------------------------------------------------------------------
-    def run(self, task: SimTask, env, session, seed: int) -> EpisodeOutcome:
+    def run(self, task: SimTask, env, session, seed: int, bench=None) -> EpisodeOutcome:
+        """`bench`: the suite (its reader reads deliveries); without one, the tools' enum values are read."""
         p = self.p
         out = EpisodeOutcome()
+        reader = (bench.reader(task.user_id) if bench is not None
+                  else ValueReader(tool_vocabulary(env.tool_specs())))
+        uptake = Uptake(p, task.context)
         t_mem_inline = 0.0
         sim_time = 0.0
-        ev_no = 0
+        next_event = event_maker(task)
+        readings: list[Reading] = []
+        mentions = [0, 0]  # the reader's recall on this episode's deliveries: (mentions, attributed)
 
-        def next_event(kind: str, **kw) -> Event:
-            nonlocal ev_no
-            ev_no += 1
-            return Event(kind, ev_no, time=task.time, event_id=f"{task.task_id}#{ev_no}", **kw)
-
-        def observe(ev: Event, overlaps_llm: float) -> None:
+        def observe(ev, overlaps_llm: float) -> None:
             nonlocal t_mem_inline
             t0 = time.perf_counter()
             session.observe(ev)
@@ -167,18 +95,26 @@ class SimulatedAgent:
             t_mem_inline += max(0.0, dt - overlaps_llm)
             out.events.append({"kind": ev.kind, "step": ev.step, "tool": ev.tool, "args": dict(ev.args)})
 
+        def receive(d: Delivery | None, at_decision: int) -> None:
+            nonlocal load
+            if d is None or not d.message.strip():
+                return
+            readings.extend(Reading(at_decision, rv) for rv in reader.read(d.message, task.time))
+            total, read = reader.mention_counts(d.message)
+            mentions[0] += total
+            mentions[1] += read
+            load += d.tokens
+
         # what the user stated (the agent reads the request; the memory agent gets only its text)
         stated = {k: v for k, v in task.request_args.items() if v != "?"}
         request = next_event("request", text=task.request_text, role="user")
         out.events.append({"kind": "request", "step": request.step, "text": request.text})
-        deliveries: list[tuple[int, Delivery]] = []
-        first = session.start(request)
-        if first is not None:
-            deliveries.append((0, first))
+        load = 0
+        receive(session.start(request), 0)
         gate = PreCommitGate(executor=env, decide=session.decide_call)
-        load = sum(d.tokens for _, d in deliveries)
         decision = 0
         base_ctx = count_tokens(task.request_text)
+        executed: dict[tuple[str, str], str] = {}  # (step_id, slot) -> the value the agent executed
 
         def llm_call() -> float:
             nonlocal decision, sim_time
@@ -197,10 +133,13 @@ class SimulatedAgent:
                 ev = next_event("message", role="user", text=step.user_message_text)
                 observe(ev, overlaps_llm=self._latency(base_ctx + load))
             for d in session.take_supplements(wait=self.deterministic):
-                deliveries.append((decision + 1, d))
-                load += d.tokens
+                receive(d, decision + 1)
+            known = {a.slot: stated[a.slot] for a in step.args if a.slot in stated and stated[a.slot] != "?"}
+            known.update({a.slot: executed[tuple(a.carry_from.split(".", 1))] for a in step.args
+                          if a.source == "carried" and tuple(a.carry_from.split(".", 1)) in executed})
+            slots = [(a.slot, a.default) for a in step.args]
             llm_call()
-            args = self._fill(step, stated, deliveries, decision, load, key)
+            args = uptake.fill(slots, known, readings, decision, load, key)
             plan = next_event("message", role="agent", text=plan_text(step.subgoal, args),
                               args={SUBGOAL_KEY: step.subgoal})
             observe(plan, overlaps_llm=0.0)
@@ -223,27 +162,24 @@ class SimulatedAgent:
                     out.interventions.append(record)
                     records.append(record)
                     out.events.append({"kind": "intervened", "step": cand.step, "evidence": list(record.evidence)})
-                    if ev_items:
-                        d = Delivery(tuple(ev_items), res.evidence_text, decision, "intervene")
-                        deliveries.append((decision + 1, d))
-                        load += d.tokens
                     if n_int > p.max_interventions_per_step:
                         out.abandoned_steps += 1
                         break
-                    llm_call()  # replanning costs one decision
-                    for s in list(args):
-                        ev_vals = [m for m in ev_items if m.slot == s and m.kind in BINDING]
-                        if not ev_vals or ev_vals[-1].value == args[s]:
-                            continue
-                        u = _u(*key, s, "replan", n_int)
-                        if s in stated:
-                            if u < p.p_misled:
-                                args[s] = ev_vals[-1].value
-                        elif u < p.p_replan_fix:
-                            args[s] = ev_vals[-1].value
+                    # the only extra power of an intervention: the call is stopped and the agent re-plans,
+                    # with the evidence as its newest delivery, through the same uptake model
+                    before = len(readings)
+                    receive(Delivery(tuple(ev_items), res.evidence_text, decision, "intervene"), decision + 1)
+                    llm_call()
+                    # the re-plan edits the held call: the arguments the evidence speaks to are decided
+                    # again (same model, the evidence now the freshest delivery); the others stay
+                    covered = {r.value.slot for r in readings[before:]}
+                    again = uptake.fill([sd for sd in slots if sd[0] in covered], known, readings, decision, load,
+                                        (*key, "replan", n_int))
+                    args = {**args, **again}
                     continue
                 if res.executed:
                     out.tool_calls += 1
+                    executed.update({(step.step_id, s): v for s, v in args.items()})
                     sim_time += p.tool_latency_s
                     if self.realtime:
                         time.sleep(p.tool_latency_s)
@@ -265,13 +201,9 @@ class SimulatedAgent:
         stats = session.end(True)
         out.memory_blocking_s = stats.blocking_s + t_mem_inline
         out.seconds = sim_time + out.memory_blocking_s
-        out.extra["delivered_load_tokens"] = load
+        out.extra.update(delivered_load_tokens=load, reader_mentions=mentions[0], reader_attributed=mentions[1])
         return out
 
 
 def build(cfg) -> SimulatedAgent:
-    fields = BehaviourParams.__dataclass_fields__
-    unknown = set(cfg.behaviour) - set(fields)
-    if unknown:
-        raise ValueError(f"agent.behaviour: unknown key(s) {sorted(unknown)}; known: {sorted(fields)}")
-    return SimulatedAgent(BehaviourParams(**cfg.behaviour))
+    return SimulatedAgent(cfg.behaviour)  # typed and range-checked at start (eval/config.py)

@@ -8,6 +8,12 @@ A benchmark (`load(cfg) -> Benchmark`) gives:
   user_simulator(task) -> a `UserSimulator` or None (single-request benchmarks)
   scripted_calls(task, script) -> the tool calls an offline scripted agent makes ("gold", "noop", ...)
   seed_memory(user) -> memory items the chain starts with (none for these benchmarks today)
+  seed_history(user) -> the chain's past as sessions (eval/methods/seed.py), what every method's
+                   `open_chain` builds its memory from
+  tools(user)    -> the `ToolSpec`s a memory agent may read (() where the tools are JSON schemas)
+The generated suites implement the same protocol (eval/suites/benchmark.py); the harness has one
+run path for both. Adding a benchmark: one folder (its loader `load(cfg)` and its benchmark class),
+one `configs/benchmark/<name>.yaml`, one line in eval/registry.py.
 The methods see only `RealTask`'s documented attributes (eval/methods/base.py).
 """
 from __future__ import annotations
@@ -42,8 +48,9 @@ class RealTask:
 @dataclass(frozen=True)
 class Score:
     score: float
-    components: dict[str, float] = field(default_factory=dict)
-    detail: dict[str, Any] = field(default_factory=dict)
+    components: dict[str, float] | None = None  # named score components (rows: `components`)
+    detail: dict[str, Any] | None = None  # how the score was reached (rows: `score_detail`)
+    row: dict[str, Any] = field(default_factory=dict)  # further fields of the benchmark's own, top level in the row
 
 
 class ToolEnv(Protocol):
@@ -89,6 +96,22 @@ class Benchmark(Protocol):
     def scripted_calls(self, task: RealTask, script: str) -> list[tuple[str, dict[str, Any]]]: ...
 
     def seed_memory(self, user_id: str) -> tuple: ...
+
+    def seed_history(self, user_id: str) -> Any: ...
+
+    def tools(self, user_id: str) -> tuple: ...
+
+
+class RealBenchmarkBase:
+    """What the real benchmarks share: the seed history rendered from their seed memory, no ToolSpecs
+    (their tools are JSON schemas the task agent reads from the environment)."""
+
+    def seed_history(self, user_id: str):
+        from eval.methods.seed import seed_history
+        return seed_history(user_id, self.seed_memory(user_id))  # type: ignore[attr-defined]
+
+    def tools(self, user_id: str) -> tuple:
+        return ()
 
 
 def chains_of(tasks: Sequence[RealTask]) -> dict[str, list[RealTask]]:

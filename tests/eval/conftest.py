@@ -54,9 +54,9 @@ def failing_agent(monkeypatch):
 
     orig = simulated.SimulatedAgent.run
 
-    def flaky(self, task, env, session, seed):
+    def flaky(self, task, env, session, seed, bench):
         if task.task_id == "researcher_task_001":
             raise RuntimeError("boom in episode")
-        return orig(self, task, env, session, seed)
+        return orig(self, task, env, session, seed, bench)
 
     monkeypatch.setattr(simulated.SimulatedAgent, "run", flaky)

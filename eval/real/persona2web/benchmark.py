@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pulse.agent.gate import ToolCallError
-from eval.real.base import BenchmarkDataError, RealTask, Score, chains_of, select
+from eval.real.base import BenchmarkDataError, RealBenchmarkBase, RealTask, Score, chains_of, select
 from eval.real.data_dir import dataset_dir
 from eval.real.persona2web.gold import (gold_sites, location_key, normalise_text, site_matches, sites_in,
                                         value_satisfied)
@@ -91,7 +91,7 @@ class WebStub:
 
 
 @dataclass
-class Persona2Web:
+class Persona2Web(RealBenchmarkBase):
     root: Path
     tasks: tuple[RealTask, ...]
     name: str = NAME
@@ -105,11 +105,11 @@ class Persona2Web:
     def chains(self) -> dict[str, list[RealTask]]:
         return chains_of(self.tasks)
 
-    seed_history: str = "none"
+    history_kind: str = "none"  # benchmark.seed_history: none | synthetic
     groups: list = field(default_factory=list, repr=False)
 
     def seed_memory(self, user_id: str) -> tuple:
-        if self.seed_history != "synthetic":
+        if self.history_kind != "synthetic":
             return ()
         from data_gen.persona2web import synthetic_seed_memory
         return synthetic_seed_memory(self.groups, user_id)
@@ -217,6 +217,6 @@ def load(cfg) -> Persona2Web:
     root = Path(cfg.path) if cfg.path else dataset_dir("persona2web", cfg.data_dir)
     seeded = cfg.seed_history == "synthetic"
     return Persona2Web(name=NAME + ("-synthetic-history" if seeded else ""),
-                       root=root, tasks=select(load_tasks(root), cfg), seed_history=cfg.seed_history,
+                       root=root, tasks=select(load_tasks(root), cfg), history_kind=cfg.seed_history,
                        groups=list(load_groups(root).values()) if seeded else [],
                        nonstandard="synthetic seed histories (generated from the gold values)" if seeded else "")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from eval.real.base import BenchmarkDataError, RealTask, Score, chains_of, select
+from eval.real.base import BenchmarkDataError, RealBenchmarkBase, RealTask, Score, chains_of, select
 from eval.real.data_dir import dataset_dir
 from eval.real.judge import Verdicts
 from eval.real.pibench.loader import appworld_tools, load_all
@@ -57,7 +57,7 @@ class ProxyJudge:
 
 
 @dataclass
-class PiBench:
+class PiBench(RealBenchmarkBase):
     root: Path
     tasks: tuple[RealTask, ...]
     judge: Any

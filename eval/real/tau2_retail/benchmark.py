@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from eval.real.base import BenchmarkDataError, RealTask, Score, chains_of, select
+from eval.real.base import BenchmarkDataError, RealBenchmarkBase, RealTask, Score, chains_of, select
 from eval.real.data_dir import dataset_dir
 from eval.real.tau2_retail.db import canonical, load_db
 from eval.real.tau2_retail.tools import SCHEMAS, RetailTools
@@ -101,7 +101,7 @@ def _request(instr: dict[str, Any]) -> str:
 
 
 @dataclass
-class Tau2Retail:
+class Tau2Retail(RealBenchmarkBase):
     root: Path
     raw: dict[str, dict[str, Any]]
     tasks: tuple[RealTask, ...]

@@ -1,0 +1,97 @@
+"""A generated suite behind the one benchmark protocol (eval/real/base.py), so the harness runs the
+offline suites and the real benchmarks on one path.
+
+What a generated suite adds to the protocol: `tools(user)` (the persona's `ToolSpec`s, what a
+memory agent may read), `seed_history(user)` (the rendered past every method builds its memory
+from: the suite's own `Persona.history`, else rendered from `Persona.memory` by
+eval/methods/seed.py) and `reader(user)` (the suite's own reader of delivered text,
+eval/suites/reader.py). Scoring: the deterministic checklist on the final workspace
+(`eval.envs.check_task` + `task_score`), with per-stage and per-source checkpoint counts.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from pulse.core.errors import PulseUserError
+from eval.envs import check_task, make_env, task_score
+from eval.methods.seed import SeedHistory, seed_history
+from eval.real.base import Score
+from eval.suites.reader import ValueReader, tool_vocabulary
+from eval.suites.schema import STAGES, SimTask, Suite, SuiteError, ToolSpec
+
+
+class SuiteBenchmark:
+    judge_label = "deterministic checkpoint checks (no LLM judge)"
+    nonstandard = ""
+
+    def __init__(self, suite: Suite):
+        self.suite = suite
+        self.name, self.version, self.seed, self.metric = suite.name, suite.version, suite.seed, suite.metric
+        self.tasks: tuple[SimTask, ...] = suite.tasks
+        self._readers: dict[str, ValueReader] = {}
+
+    def chains(self) -> dict[str, list[SimTask]]:
+        return self.suite.chains()
+
+    def tools(self, user_id: str) -> tuple[ToolSpec, ...]:
+        return self.suite.persona(user_id).tools
+
+    def seed_history(self, user_id: str) -> SeedHistory:
+        p = self.suite.persona(user_id)
+        return seed_history(user_id, p.memory, p.history)
+
+    def reader(self, user_id: str) -> ValueReader:
+        if user_id not in self._readers:
+            tools = self.tools(user_id)
+            vocab = self.suite.vocabulary or tool_vocabulary(tools)
+            self._readers[user_id] = ValueReader(vocab, self.suite.conditions,
+                                                 slots={s for t in tools for s in t.params})
+        return self._readers[user_id]
+
+    def open_env(self, user_id: str, transport: str = "direct"):
+        return make_env(self.tools(user_id), transport)
+
+    def score(self, task: SimTask, env, outcome: Any) -> Score:
+        checks = check_task(task, env.state)
+        stage_counts = {s: [0, 0] for s in STAGES}
+        source_counts: dict[str, list[int]] = {}
+        for c in checks:
+            stage_counts[c.checkpoint.stage][0] += c.passed
+            stage_counts[c.checkpoint.stage][1] += 1
+            sc = source_counts.setdefault(c.checkpoint.source, [0, 0])
+            sc[0] += c.passed
+            sc[1] += 1
+        return Score(task_score(checks, self.metric), row={
+            "checkpoints_passed": sum(c.passed for c in checks), "checkpoints_total": len(checks),
+            "checkpoint_weight_passed": sum(c.checkpoint.weight for c in checks if c.passed),
+            "checkpoint_weight_total": sum(c.checkpoint.weight for c in checks),
+            "stage_counts": stage_counts, "source_counts": source_counts,
+            "failed_checkpoints": [c.checkpoint.checkpoint_id for c in checks if not c.passed]})
+
+    def user_simulator(self, task: SimTask):
+        return None  # hidden intents are scripted user messages at fixed steps
+
+    def scripted_calls(self, task: SimTask, script: str):
+        raise PulseUserError(f"agent=scripted runs the real benchmarks; {self.name!r} uses agent=simulated or openai")
+
+
+def finish(suite: Suite, cfg, name: str) -> SuiteBenchmark:
+    """A loaded or generated suite checked against its config: its name, then benchmark.personas and
+    benchmark.max_tasks applied (as for the real benchmarks, eval/real/base.py `select`)."""
+    if suite.name != name:
+        raise SuiteError(f"benchmark.path {cfg.path}: suite name {suite.name!r} is not {name!r}")
+    tasks = suite.tasks
+    if cfg.personas:
+        unknown = set(cfg.personas) - {p.user_id for p in suite.personas}
+        if unknown:
+            raise SuiteError(f"benchmark.personas: {sorted(unknown)} not in suite {name}")
+        tasks = tuple(t for t in tasks if t.user_id in cfg.personas)
+    if cfg.max_tasks > 0:
+        kept, count = [], {}
+        for t in tasks:
+            count[t.user_id] = count.get(t.user_id, 0) + 1
+            if count[t.user_id] <= cfg.max_tasks:
+                kept.append(t)
+        tasks = tuple(kept)
+    return SuiteBenchmark(replace(suite, tasks=tasks))
