@@ -25,6 +25,36 @@ from pulse.agent.runtime import PulseAgent, PulseAgentConfig
 from pulse.core.statements import vocab_from_params
 
 
+def write_seed_history(memory, history, user_id: str, vocab) -> int:
+    """Replay each past session as one conversation through Pulse's run-time write path: user turns
+    read by the listener (`read_statement`, the tools' vocabulary), tool receipts as `tool_result`
+    events; the same candidate extraction, source validation, merge and supersession as at task end
+    (`PulseAgent.end`). Returns the number of records committed."""
+    from pulse.agent.listener import read_statement
+    from pulse.agent.writeback import extract_candidates
+    from pulse.core.records import Event
+    committed = 0
+    for i, session in enumerate(history.sessions):
+        events = []
+        for n, turn in enumerate(session.turns, 1):
+            eid = f"seed-{i}#{n}"
+            if turn.role == "tool":
+                events.append(Event("tool_result", n, tool=turn.tool, text=turn.text, args=dict(turn.args),
+                                    time=session.time, event_id=eid))
+            else:
+                role = "user" if turn.role == "user" else "agent"
+                events.append(read_statement(Event("message", n, role=role, text=turn.text, time=session.time,
+                                                   event_id=eid), vocab))
+        writer = memory.conversation(user_id, session.project_id, f"seed-{user_id}-{i}")
+        for ev in events:
+            writer.observe(ev)
+        own = bool(getattr(writer, "extract_candidates", False))
+        for cand in extract_candidates(events, user_id, session.project_id, include_user_statements=not own):
+            writer.add_candidate(cand)
+        committed += len(writer.commit())
+    return committed
+
+
 def tools_vocab(tools):
     """Slot vocabulary from tool schemas: every argument's enum values, named by its own words."""
     params: dict[str, list[str]] = {}
@@ -47,11 +77,17 @@ class PulseMethod:
     uses_memory: bool = True
 
     def open_chain(self, seed):
-        """Pulse's store holds the records its write pipeline keeps for the seed history
-        (`SeedHistory.items`, eval/methods/seed.py), in the run's `pulse.memory` store."""
+        """Pulse builds its memory from the rendered seed sessions through its own write path, as every
+        baseline does through its own (`write_seed_history`)."""
         from eval.memory_backends import open_chain_memory
-        return open_chain_memory(self.memory_kind, seed.root, seed.user_id, seed.project_ids,
-                                 seed.history.items, seed.embedder)
+        projects = {*seed.project_ids, *(s.project_id for s in seed.history.sessions)}
+        mem = open_chain_memory(self.memory_kind, seed.root, seed.user_id, sorted(projects), (), seed.embedder)
+        try:
+            write_seed_history(mem, seed.history, seed.user_id, tools_vocab(seed.tools))
+        except BaseException:
+            mem.close()
+            raise
+        return mem
 
     def open_session(self, task, memory, concurrent: bool, tools=()) -> PulseAgent:
         # the memory agent reads request and message text with the tools' published vocabulary;
