@@ -67,7 +67,8 @@ class MethodConfig:
     name: str = "pulse"
     impl: str = "pulse"
     memory: MemoryKind = knob("structured", aliases=MEMORY_ALIASES)
-    policy: Literal["trained", "base", "rule"] = "trained"
+    # trained | base | rule (the gold rule: an oracle row) | supplement_all / intervene_all (situation-blind)
+    policy: Literal["trained", "base", "rule", "supplement_all", "intervene_all"] = "trained"
     mode: AgentMode = "streaming"
     allow_intervene: bool = True
     initial_personalization: bool = True

@@ -58,6 +58,9 @@ def make_policy_getter(cfg: EvalConfig) -> Callable[[str], Any]:
         if source == "rule":
             from pulse.agent.rule_policy import RulePolicy
             pol = RulePolicy()
+        elif source in ("supplement_all", "intervene_all"):
+            from pulse.agent.blind_policies import BlindPolicy
+            pol = BlindPolicy(source)
         elif source in ("trained", "base"):
             from pulse.policy.factory import build_policy
             pcfg = cfg.policy if source == "trained" else cfg.base_policy
@@ -67,7 +70,8 @@ def make_policy_getter(cfg: EvalConfig) -> Callable[[str], Any]:
                                   f"{'trained checkpoint' if source == 'trained' else 'untrained base model'}")
             pol = build_policy(pcfg)
         else:
-            raise ConfigError(f"method.policy: {source!r} not in ('trained', 'base', 'rule')")
+            raise ConfigError(f"method.policy: {source!r} not in ('trained', 'base', 'rule', 'supplement_all', "
+                              f"'intervene_all')")
         cache[source] = pol
         return pol
 

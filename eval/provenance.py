@@ -93,8 +93,8 @@ def policy_provenance(sources: Iterable[str], cfg: Any) -> dict[str, Any]:
     id or an endpoint model; the hashes of several checkpoints combined)}."""
     paths, hashes = [], []
     for src in sorted(set(sources)):
-        if src == "rule":
-            paths.append("rule")
+        if src in ("rule", "supplement_all", "intervene_all"):  # non-learned policies: no checkpoint
+            paths.append(src)
             continue
         pcfg = cfg.policy if src == "trained" else cfg.base_policy
         paths.append(pcfg.name_or_path)

@@ -118,7 +118,7 @@ def _methods(data, table: str) -> list[str]:
     order = ["none", "mem0", "lightmem", "a_mem", "openclaw", "dsh", "zcode", "pma_injection_only", "pma_mem0_top10",
              "pma_always_inject", "pma_full_bank", "pma", "pulse_start_only", "pulse_supplement_only", "pulse_flat",
              "pulse_flat_user", "pulse_flat_project", "pulse_flat_no_rl", "pulse_no_rl", "pulse_penalty0", "pulse",
-             "pulse_rule"]
+             "pulse_supplement_all", "pulse_intervene_all", "pulse_rule"]
     base = lambda m: m.removesuffix("-rule")  # noqa: E731  ("pulse_flat-rule" sorts with pulse_flat)
     return sorted(seen, key=lambda m: (order.index(base(m)) if base(m) in order else len(order), m))
 
@@ -157,8 +157,23 @@ class _Failures:
         return "".join("\n" + line for line in self.lines)
 
 
+# Reference rows: never a method, never marked best / second best. The gold rule is an oracle (the
+# labeller itself); "-rule" rows ran the gold rule where a trained checkpoint was missing.
+REFERENCE_ROWS = {"pulse_rule": "oracle (gold rule)",
+                  "pulse_supplement_all": "blind: supplement every line",
+                  "pulse_intervene_all": "blind: intervene on every call"}
+
+
+def is_reference(method: str) -> bool:
+    return method in REFERENCE_ROWS or method.endswith("-rule")
+
+
 def _label(method: str, summaries_by_bench: list[list[dict]], failed: bool = False) -> str:
     flat = [s for ss in summaries_by_bench for s in ss]
+    if method in REFERENCE_ROWS:
+        method = f"{REFERENCE_ROWS[method]} [{method}]"
+    elif method.endswith("-rule"):
+        method = f"{method} (oracle: gold rule in place of the checkpoint)"
     sim = any(s["simulated"] for s in flat)
     n = sorted({len(ss) for ss in summaries_by_bench if ss})
     proxy = " (proxy judge, not comparable to π-Bench)" if any(s.get("proxy_judge") for s in flat) else ""
@@ -180,11 +195,17 @@ def _mean(cell: str) -> float | None:
         return None
 
 
+def _reference_row(row: list[str]) -> bool:
+    return "oracle" in row[0] or row[0].startswith("blind:")
+
+
 def mark_best(rows: list[list[str]], cols: dict[int, bool]) -> None:
-    """Best mean per column in bold, second best underlined (`_x_`); cols: index -> higher is better."""
+    """Best mean per column in bold, second best underlined (`_x_`); cols: index -> higher is better.
+    Reference rows (the oracle, situation-blind policies) are never marked and never compete."""
+    ranked = [r for r in rows if not _reference_row(r)]
     for c, higher in cols.items():
-        vals = sorted({v for r in rows if (v := _mean(r[c])) is not None}, reverse=higher)
-        for r in rows:
+        vals = sorted({v for r in ranked if (v := _mean(r[c])) is not None}, reverse=higher)
+        for r in ranked:
             v = _mean(r[c])
             if v is not None and vals and v == vals[0]:
                 r[c] = f"**{r[c]}**"
@@ -223,7 +244,8 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
         mark_best(rows, {**{2 + i: True for i in range(nb)}, **{2 + nb + i: False for i in range(3 * nb)}})
         title = ("Table 1: main results." if table == "table1" else
                  "Table B4: Pulse, Mem0 and dsh on one backend (the same embedder and memory-side LLM).")
-        tables[table] = (head, rows, title + " Best per column in bold, second best underlined "
+        tables[table] = (head, rows, title + " Best per column in bold, second best underlined, among methods: "
+                         "oracle and situation-blind reference rows are not ranked "
                          "(scores: higher; tokens and s/task: lower). memory LLM: what backed the memory-side calls "
                          "(stand-in (rules): eval/methods/standins.py, latency modelled)." + comp_note + note
                          + fails.footnote())
@@ -247,7 +269,8 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
     for b in benches:  # best / second best per benchmark (score, interruption success)
         sub = [r for r in rows if r[2].startswith(f"{b} (")]
         mark_best(sub, {3: True, 8: True})
-    tables["table2"] = (head, rows, "Table 2: ablations. Best per benchmark in bold, second best underlined. "
+    tables["table2"] = (head, rows, "Table 2: ablations. Best per benchmark in bold, second best underlined "
+                        "(reference rows not ranked). "
                         "Counts are totals per seed; interruption success = "
                         "correct interventions / interventions (– when there were none)." + note + fails.footnote())
     # Table 3
