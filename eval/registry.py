@@ -12,6 +12,7 @@ from pulse.registry import Registry
 BENCHMARKS: Registry[Any] = Registry("benchmark", {
     "pibench_sim": "eval.benchmarks:load_pibench_sim",
     "mcp_persona_sim": "eval.benchmarks:load_mcp_persona_sim",
+    "independent_sim": "eval.suites.independent_sim:load",
     "tau2_retail": "eval.real.tau2_retail.benchmark:load",
     "pibench": "eval.real.pibench.benchmark:load",
     "persona2web": "eval.real.persona2web.benchmark:load",

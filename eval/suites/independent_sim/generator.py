@@ -1,0 +1,483 @@
+"""Generation of `independent_sim` from its own vocabulary (vocab.py), deterministic from a seed.
+
+Per persona (its own random stream, `stream(seed, user)`):
+1. *Truth*: each user slot gets one role: a plain preference, a revised preference (old value,
+   later a new one), a conditional preference (a value that holds only in one named context;
+   half of them also have a general value that holds elsewhere), a habit (tasks ask otherwise) or
+   none (memory says nothing of the user's own). Two colleagues' preferences and an other team's
+   project decisions are distractors; the user's two projects decide the project slots differently.
+2. *History*: the seed sessions every method builds its memory from, written in varied natural
+   language with the vocabulary's surface forms (not the tools' enum words): statements with an
+   assistant's acknowledgement, revisions that withdraw the old value in words, conditional
+   statements naming their context in the same sentence, restatements, colleagues' facts (one in
+   the colleague's own user scope), project decisions as `record_decision` receipts, small talk.
+3. *Tasks*: a chain of 12-16 tasks of 2-4 steps. A schedule of purposes guarantees each situation
+   in every persona: conditional in context, conditional out of context, ignore memory (a task with
+   no project whose request overrides every remembered value), carried values (the plan repeats the
+   free slot), plain tasks; mid-task user messages change a preference for good (later tasks depend
+   on the task) or reveal a value for this task only. Each argument's gold value and source is
+   decided when the task is written and becomes one checkpoint.
+Stages (early / middle / late) are the task's third of its persona's chain, so the late stage is
+where revisions and changes made by earlier tasks have piled up.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
+
+from pulse.core.records import MemoryItem, Provenance
+from eval.suites.schema import ArgSpec, Checkpoint, Persona, SeedSession, SeedTurn, SimTask, StepSpec, ToolSpec
+from eval.suites.independent_sim.vocab import DECISION_SERVICE, DECISION_TOOL, PERSONAS
+
+DECISION_PREFIX = "decision."  # a receipt's decision fields (pulse.agent.writeback; checked by the tests)
+HISTORY_START = date(2024, 2, 1)
+HISTORY_DAYS = 320
+TASK_START = date(2025, 1, 6)
+CATEGORIES = ("personalised", "chained", "ignore_memory")
+ROLES = ("preference", "revised", "conditional", "habit", "none")
+
+ACKS = ("Got it, I'll remember that.", "Noted.", "Understood, saved for next time.", "Sure, I'll keep that in mind.",
+        "Thanks, that's stored.")
+PREF = ("I always go for {f} when it comes to the {n}.", "Quick note for the future: {f} is what I want for the {n}.",
+        "Please remember that I like {f} for the {n}.", "When you handle the {n}, pick {f} for me.",
+        "My standing choice for the {n} is {f}.")
+RESTATE = ("Just to repeat, {f} for the {n} as usual.", "As always, {f} for the {n}.",
+           "Same as before for the {n}: {f}.")
+REVISE = ("Change of plan for the {n}: I no longer want {o}; from here on it is {f}.",
+          "For the {n} I now want {f} rather than {o}.",
+          "Update on the {n}: I have moved to {f}, and I no longer want {o}.")
+COND = ("When it's {c}, I want {f} for the {n}.", "For {c}, make the {n} {f}.",
+        "If it's {c}, the {n} should be {f}.")
+GENERAL = ("Normally I like {f} for the {n}.", "In general, {f} is my pick for the {n}.")
+HABIT = ("I usually end up with {f} for the {n}, mostly out of habit.",
+         "Out of habit I tend to get {f} for the {n}.")
+COLLEAGUE = ("My colleague {p} always wants {f} for the {n}, keep that in mind when you book for {p}.",
+             "Note for {p}'s bookings: {p} likes {f} for the {n}.")
+COLLEAGUE_OWN = ("I'm {p}. For my own bookings I like {f} for the {n}.",)
+DECIDE = ("For {j}, let's settle the {n}: {f}.", "We agreed on {f} for the {n} in {j}.")
+OTHER_TEAM = ("{p} forwarded a decision from the {j} team: {f} for the {n}.",)
+FILLER = (("Can you remind me when the team call is?", "It's at three this afternoon."),
+          ("Please summarise yesterday's notes.", "Here is a short summary of yesterday's notes."),
+          ("What's on my list for tomorrow?", "Two meetings and a review."),
+          ("Thanks for the help earlier.", "You're welcome."))
+OPEN = ("I need your help with {t}.", "Can you take care of {t}?", "Next up is {t}.", "Let's sort out {t}.")
+CONTEXT = ("Context: {c}.", "Keep in mind this is about {c}.", "Heads-up: {c}.")
+STATE = ("For the {n}, {f}.", "I want {f} for the {n}.", "Go with {f} for the {n}.", "The {n} should be {f}.")
+OVERRIDE = ("This time, I want {f} for the {n}.", "For this one, go with {f} for the {n}.")
+USUAL = ("Use my usual {n}.", "The {n} as I normally have it.", "Same {n} as always.")
+CHANGE = ("Actually, from now on I'd like {f} for the {n}.", "One more thing: from now on, {f} for the {n}.")
+REVEAL = ("Oh, and for this one, {f} for the {n}, please.", "Just for this task, make the {n} {f}.")
+
+
+@dataclass
+class Truth:
+    """A persona's state the chain reads and updates."""
+
+    role: dict[str, str] = field(default_factory=dict)
+    pref: dict[str, str] = field(default_factory=dict)  # current unconditional user value
+    revised: set[str] = field(default_factory=set)
+    cond: dict[str, tuple[str, str]] = field(default_factory=dict)  # slot -> (context tag, value)
+    habit: dict[str, str] = field(default_factory=dict)
+    colleague: dict[str, tuple[str, str]] = field(default_factory=dict)  # slot -> (name, value)
+    oneoff: dict[str, str] = field(default_factory=dict)  # slot -> value revealed for one task only
+    set_by: dict[str, str] = field(default_factory=dict)  # slot -> task whose message changed it
+    project: dict[str, dict[str, str]] = field(default_factory=dict)
+    project_set_by: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+def stream(name: str, version: str, seed: int, user: str) -> str:
+    return f"{name}-{version}-{seed}-{user}"
+
+
+def _day(d0: date, days: int, hour: int = 9) -> str:
+    return f"{(d0 + timedelta(days=days)).isoformat()}T{hour:02d}:00:00"
+
+
+def _stage(i: int, n: int) -> str:
+    return "early" if i < n / 3 else ("middle" if i < 2 * n / 3 else "late")
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+class _Persona:
+    """One persona's vocabulary with helpers (values, default, a surface form, the noun)."""
+
+    def __init__(self, user: str, rng: random.Random):
+        self.user, self.d, self.rng = user, PERSONAS[user], rng
+        self.slots = self.d["slots"]
+
+    def values(self, slot: str) -> list[str]:
+        return list(self.slots[slot][1])
+
+    def default(self, slot: str) -> str:
+        return self.values(slot)[0]
+
+    def noun(self, slot: str) -> str:
+        return self.slots[slot][0]
+
+    def form(self, slot: str, value: str) -> str:
+        return self.rng.choice(self.slots[slot][1][value])
+
+    def other(self, slot: str, *avoid: str) -> str:
+        return self.rng.choice([v for v in self.values(slot) if v not in avoid])
+
+    def say(self, templates, slot: str, value: str, **kw) -> str:
+        return self.rng.choice(templates).format(f=self.form(slot, value), n=self.noun(slot), **kw)
+
+    def tools(self) -> tuple[ToolSpec, ...]:
+        out = [ToolSpec(name, svc, desc, {s: self.values(s) for s in slots}, "name", False)
+               for name, (svc, desc, _, slots) in self.d["tools"].items()]
+        out.append(ToolSpec(DECISION_TOOL, DECISION_SERVICE, "Record a project decision.",
+                            {s: self.values(s) for s in self.d["decision"]}, "name", True))
+        return tuple(out)
+
+
+def vocabulary() -> dict[str, dict[str, tuple[str, ...]]]:
+    """slot -> canonical value -> every surface form the suite writes (the value itself first)."""
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for d in PERSONAS.values():
+        for slot, (_, values) in d["slots"].items():
+            out[slot] = {v: (v, *forms) for v, forms in values.items()}
+    return out
+
+
+def conditions() -> dict[str, tuple[str, ...]]:
+    return {tag: tuple(ph) for d in PERSONAS.values() for tag, ph in d["contexts"].items()}
+
+
+# -- truth and history -------------------------------------------------------------------------
+def make_truth(p: _Persona) -> Truth:
+    rng, d = p.rng, p.d
+    t = Truth()
+    slots = list(d["user_slots"])
+    rng.shuffle(slots)
+    roles = ["conditional", "revised", "habit", "preference"]
+    roles += [rng.choice(["none", "conditional", "preference"]) for _ in range(len(slots) - len(roles))]
+    tags = list(d["contexts"])
+    first_tag = rng.choice(tags)
+    for slot, role in zip(slots, roles):
+        t.role[slot] = role
+        if role == "preference":
+            t.pref[slot] = p.other(slot, p.default(slot))
+        elif role == "revised":
+            t.pref[slot] = p.other(slot, p.default(slot))
+            t.revised.add(slot)
+        elif role == "habit":
+            t.habit[slot] = p.other(slot, p.default(slot))
+        elif role == "conditional":
+            tag = first_tag if not t.cond else rng.choice(tags)
+            vc = p.other(slot, p.default(slot))
+            t.cond[slot] = (tag, vc)
+            if rng.random() < 0.5:  # also a general value that holds outside the context
+                t.pref[slot] = p.other(slot, p.default(slot), vc)
+    # colleagues: the first speaks to a slot memory is otherwise silent on (else a preference), the
+    # second to another user slot; each with a value that is not the user's own
+    by_role = {r: [s for s in slots if t.role[s] == r] for r in ROLES}
+    first = (by_role["none"] or by_role["preference"] or by_role["revised"])[0]
+    second = rng.choice([s for s in slots if s != first and t.role[s] in ("revised", "habit", "preference")])
+    for name, slot in zip(d["colleagues"], (first, second)):
+        own = {t.pref.get(slot), t.habit.get(slot), t.cond.get(slot, ("", ""))[1], p.default(slot)}
+        t.colleague[slot] = (name, p.other(slot, *[v for v in own if v]))
+    # projects: the first decides every decision slot, the second only the first one (a task decides
+    # the other), the other team's project decides both, differently from the first
+    own_a, own_b, other = d["projects"]
+    ds = d["decision"]
+    t.project[own_a] = {s: p.other(s, p.default(s)) for s in ds}
+    t.project[own_b] = {ds[0]: p.other(ds[0], p.default(ds[0]), t.project[own_a][ds[0]])}
+    t.project[other] = {s: p.other(s, t.project[own_a][s]) for s in ds}
+    return t
+
+
+def _session(when: str, scope: str, turns, project: str = "") -> SeedSession:
+    return SeedSession(when, scope, tuple(turns), project)
+
+
+def make_history(p: _Persona, t: Truth) -> tuple[tuple[SeedSession, ...], tuple[MemoryItem, ...]]:
+    """The seed sessions (in time order) and the facts they state (for analysis)."""
+    rng, d, user = p.rng, p.d, p.user
+    scope = f"user:{user}"
+    sessions: list[SeedSession] = []
+    items: list[MemoryItem] = []
+
+    def day(lo: int, hi: int) -> str:
+        return _day(HISTORY_START, rng.randrange(lo, hi), rng.randrange(8, 19))
+
+    def item(kind, sc, text, slot, value, when, cond="", supersedes="", source="user_statement") -> MemoryItem:
+        m = MemoryItem(f"m{len(items) + 1}", kind, sc, text, slot, value, p.noun(slot), (), cond,
+                       Provenance(source, "", text), when, "", supersedes)
+        items.append(m)
+        return m
+
+    def say(when, text, sc=scope):
+        sessions.append(_session(when, sc, (SeedTurn("user", text), SeedTurn("assistant", rng.choice(ACKS)))))
+
+    for slot in d["user_slots"]:
+        role = t.role[slot]
+        if role == "preference":
+            when = day(0, HISTORY_DAYS - 40)
+            text = p.say(PREF, slot, t.pref[slot])
+            say(when, text)
+            item("preference", scope, text, slot, t.pref[slot], when)
+            if rng.random() < 0.5:
+                say(day(HISTORY_DAYS - 40, HISTORY_DAYS), p.say(RESTATE, slot, t.pref[slot]))
+        elif role == "revised":
+            old = p.other(slot, t.pref[slot])
+            w0, w1 = day(0, HISTORY_DAYS // 2), day(HISTORY_DAYS // 2, HISTORY_DAYS)
+            t0 = p.say(PREF, slot, old)
+            say(w0, t0)
+            m0 = item("preference", scope, t0, slot, old, w0)
+            t1 = rng.choice(REVISE).format(f=p.form(slot, t.pref[slot]), o=p.form(slot, old), n=p.noun(slot))
+            say(w1, t1)
+            items[items.index(m0)] = replace(m0, valid_to=w1)
+            item("preference", scope, t1, slot, t.pref[slot], w1, supersedes=m0.item_id)
+        elif role == "habit":
+            when = day(0, HISTORY_DAYS)
+            text = p.say(HABIT, slot, t.habit[slot])
+            say(when, text)
+            item("habit", scope, text, slot, t.habit[slot], when)
+        elif role == "conditional":
+            tag, vc = t.cond[slot]
+            phrase = rng.choice(d["contexts"][tag])
+            when = day(0, HISTORY_DAYS)
+            ctext = p.say(COND, slot, vc, c=phrase)
+            if slot in t.pref:  # general value and the exception, one session, two sentences
+                gtext = p.say(GENERAL, slot, t.pref[slot])
+                say(when, f"{gtext} {ctext}")
+                item("preference", scope, gtext, slot, t.pref[slot], when)
+            else:
+                say(when, ctext)
+            item("preference", scope, ctext, slot, vc, when, cond=phrase)
+    for slot, (name, value) in t.colleague.items():
+        when = day(0, HISTORY_DAYS)
+        text = p.say(COLLEAGUE, slot, value, p=name)
+        say(when, text)
+        item("preference", f"user:{_slug(name)}", text, slot, value, when)
+    name, value = next(iter(t.colleague.values()))
+    slot = next(iter(t.colleague))
+    own = p.say(COLLEAGUE_OWN, slot, value, p=name)
+    say(day(0, HISTORY_DAYS), own, f"user:{_slug(name)}")  # the colleague's own session (another user's scope)
+    own_a, own_b, other = d["projects"]
+    for proj, decided in t.project.items():
+        for slot, value in decided.items():
+            when = day(0, HISTORY_DAYS)
+            if proj == other:
+                text = rng.choice(OTHER_TEAM).format(p=rng.choice(d["colleagues"]), j=proj,
+                                                     f=p.form(slot, value), n=p.noun(slot))
+            else:
+                text = p.say(DECIDE, slot, value, j=proj)
+            receipt = f"Decision recorded for {proj}: {p.noun(slot)} set to {p.form(slot, value)}."
+            sessions.append(_session(when, f"project:{proj}", (
+                SeedTurn("user", text),
+                SeedTurn("tool", receipt, DECISION_TOOL, {"status": "ok", f"{DECISION_PREFIX}{slot}": value}),
+                SeedTurn("assistant", "Recorded.")), proj))
+            item("project_state", f"project:{proj}", receipt, slot, value, when, source="tool_receipt")
+    for user_text, reply in rng.sample(FILLER, 3):
+        sessions.append(_session(day(0, HISTORY_DAYS), scope, (SeedTurn("user", user_text),
+                                                                SeedTurn("assistant", reply))))
+    sessions.sort(key=lambda s: s.time)
+    return tuple(sessions), tuple(items)
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
+
+
+# -- tasks ---------------------------------------------------------------------------------------
+def _purposes(rng: random.Random, n: int) -> list[str]:
+    base = ["cond_in", "cond_in", "cond_out", "cond_out", "ignore", "ignore", "carry", "carry", "carry"]
+    out = base + ["plain"] * (n - len(base))
+    rng.shuffle(out)
+    return out
+
+
+def make_tasks(p: _Persona, t: Truth, n_tasks: int) -> list[SimTask]:
+    rng, d, user = p.rng, p.d, p.user
+    tools = {name: slots for name, (_, _, _, slots) in d["tools"].items()}
+    subgoal = {name: sg for name, (_, _, sg, _) in d["tools"].items()}
+    subgoal[DECISION_TOOL] = "record the project decision"
+    ds, free = d["decision"], d["free_slot"]
+    own_a, own_b, _ = d["projects"]
+    tags = list(d["contexts"])
+    plans = [tuple(x) for x in d["plans"]]
+    out: list[SimTask] = []
+    change_pending, reveal_pending = True, True
+    for ti, purpose in enumerate(_purposes(rng, n_tasks)):
+        task_id = f"{user}_t{ti + 1:02d}"
+        # plan, context and project per purpose
+        cond_slots = list(t.cond)
+        focus = rng.choice(cond_slots) if purpose in ("cond_in", "cond_out") else ""
+        if focus:
+            plan = rng.choice([x for x in plans if any(focus in tools[s] for s in x)])
+            tag = t.cond[focus][0]
+            if purpose == "cond_in":
+                context = (tag,)
+            else:
+                context = () if rng.random() < 0.3 else (rng.choice([x for x in tags if x != tag]),)
+        elif purpose == "carry":
+            plan = rng.choice([x for x in plans if sum(free in tools[s] for s in x) >= 2])
+            context = () if rng.random() < 0.5 else (rng.choice(tags),)
+        else:
+            plan = rng.choice(plans)
+            context = () if rng.random() < 0.5 else (rng.choice(tags),)
+        used = {s for name in plan for s in tools[name]}
+        if purpose == "ignore":
+            ok = [x for x in tags if not any(t.cond[s][0] == x for s in t.cond if s in used)]
+            context = (rng.choice(ok),) if ok and rng.random() < 0.6 else ()
+        project = "" if purpose == "ignore" else rng.choice([own_a, own_b])
+        level = 2 if purpose == "ignore" else rng.choices([1, 2, 3], (0.4, 0.45, 0.15))[0]
+        seq = list(plan)
+        # an undecided project slot is recorded by a decision step first (plans of <= 3 tools; in a
+        # longer plan the request states it and a later task records it)
+        undecided = [s for s in ds if project and s not in t.project[project] and s in used]
+        if undecided and len(plan) <= 3:
+            seq = [DECISION_TOOL] + seq
+            used |= set(ds)
+        # gold per slot for this task: (value, source); request_args; request sentences
+        gold: dict[str, tuple[str, str]] = {}
+        request_args: dict[str, str] = {}
+        stated: list[tuple[str, str, tuple]] = []  # (slot, value, templates)
+        deps: set[str] = set()
+        for slot in [s for name in seq for s in (tools.get(name) or ds)]:
+            if slot in gold:
+                continue
+            if slot in ds:
+                if not project:
+                    gold[slot] = (p.default(slot), "inapplicable")
+                elif slot in t.project[project]:
+                    gold[slot] = (t.project[project][slot], "project")
+                    if (project, slot) in t.project_set_by:
+                        deps.add(t.project_set_by[(project, slot)])
+                else:
+                    gold[slot] = (p.other(slot, *t.project[own_a].values(), p.default(slot))
+                                  if len(p.values(slot)) > 2 else p.other(slot), "explicit")
+            elif slot == free:
+                gold[slot] = (p.other(slot), "explicit") if rng.random() < 0.6 else (p.default(slot), "default")
+            else:
+                gold[slot] = _user_gold(p, t, slot, context, purpose, deps)
+            v, src = gold[slot]
+            if src in ("explicit", "habit_override"):
+                request_args[slot] = v
+                stated.append((slot, v, OVERRIDE if (src == "habit_override" or purpose == "ignore")
+                               and slot != free and slot not in ds else STATE))
+            elif src in ("preference", "revised", "conditional", "project"):
+                if level == 3:
+                    gold[slot] = (v, "explicit")
+                    request_args[slot] = v
+                    stated.append((slot, v, STATE))
+                elif level == 1 and src != "project":
+                    request_args[slot] = "?"
+        # a mid-task user message (step >= 1): a lasting change or a one-off reveal
+        msg = None
+        if purpose != "ignore":
+            cands = [(i, s) for i, name in enumerate(seq) if i >= 1 for s in tools.get(name, ())
+                     if s in t.role and gold[s][1] in ("preference", "revised", "default", "inapplicable")
+                     and t.role[s] != "conditional" and s not in _before(seq, i, tools)]
+            change = [(i, s) for i, s in cands if t.role[s] in ("preference", "revised", "none")]
+            if change and ((change_pending and ti >= 2) or rng.random() < 0.06):
+                i, s = rng.choice(change)
+                msg = (i, s, p.other(s, gold[s][0]), "change")
+                change_pending = False
+            elif cands and ((reveal_pending and ti >= 1) or rng.random() < 0.06):
+                i, s = rng.choice(cands)
+                msg = (i, s, p.other(s, gold[s][0]), "reveal")
+                reveal_pending = False
+        steps, cps = [], []
+        carry_src: dict[str, str] = {}
+        stage = _stage(ti, n_tasks)
+        for i, name in enumerate(seq):
+            step_id = f"{task_id}_s{i + 1}"
+            artifact = f"{task_id}-{i + 1}-{name}"
+            umsg, utext = {}, ""
+            if msg and msg[0] == i:
+                _, s, v, kind = msg
+                umsg = {s: v}
+                utext = p.say(CHANGE if kind == "change" else REVEAL, s, v)
+            args = []
+            for slot in (tools.get(name) or ds):
+                v, src = gold[slot]
+                carry = ""
+                if msg and slot == msg[1] and i >= msg[0]:
+                    v, src = msg[2], "user_message"
+                elif slot == free and slot in carry_src:
+                    src, carry = "carried", carry_src[slot]
+                carry_src.setdefault(slot, f"{step_id}.{slot}")
+                args.append(ArgSpec(slot, v, src, p.default(slot), carry))
+                cps.append(Checkpoint(f"{step_id}:{slot}", artifact, slot, v, stage, src))
+            steps.append(StepSpec(step_id, name, artifact, f"{subgoal[name]} '{artifact}'", tuple(args), stage,
+                                  umsg, utext))
+        # chain updates after the task
+        for slot in (undecided if seq[0] == DECISION_TOOL else ()):
+            t.project[project][slot] = gold[slot][0]
+            t.project_set_by[(project, slot)] = task_id
+        if msg:
+            _, s, v, kind = msg
+            if kind == "change":
+                t.pref[s] = v
+                t.role[s] = "revised" if t.role[s] != "none" else "preference"
+                t.set_by[s] = task_id
+                t.oneoff.pop(s, None)
+            else:
+                t.oneoff[s] = v
+        topic = rng.choice(d["topics"][context[0] if context else ""])
+        text = _request(p, topic, context, seq, subgoal, stated, request_args)
+        category = {"ignore": "ignore_memory", "carry": "chained"}.get(purpose, "personalised")
+        out.append(SimTask(task_id, user, project, category, ti + 1, _day(TASK_START, 2 * ti), level, text,
+                           request_args, tuple(steps), tuple(cps), tuple(sorted(deps)), topic, context))
+    return out
+
+
+def _before(seq, i, tools) -> set[str]:
+    """Slots already used by the steps before step i (a message changes a value before its first use)."""
+    return {s for name in seq[:i] for s in tools.get(name, ())}
+
+
+def _user_gold(p: _Persona, t: Truth, slot: str, context: tuple[str, ...], purpose: str,
+               deps: set[str]) -> tuple[str, str]:
+    rng, role = p.rng, t.role[slot]
+    if purpose == "ignore":  # the request overrides every remembered value; nothing else applies
+        if role == "habit":
+            return p.other(slot, t.habit[slot]), "habit_override"
+        if slot in t.pref:
+            return p.other(slot, t.pref[slot], t.cond.get(slot, ("", ""))[1]), "explicit"
+        return p.default(slot), "inapplicable"
+    if role == "habit":
+        return p.other(slot, t.habit[slot]), "habit_override"
+    if role == "conditional" and t.cond[slot][0] in context:
+        return t.cond[slot][1], "conditional"
+    if slot in t.pref:
+        if slot in t.set_by:
+            deps.add(t.set_by[slot])
+        return t.pref[slot], ("revised" if slot in t.revised or slot in t.set_by else "preference")
+    if rng.random() < 0.35:
+        return p.other(slot), "explicit"
+    # memory holds a value for this slot that does not apply (a condition elsewhere, a colleague's,
+    # a value revealed for one earlier task only)
+    held = slot in t.cond or slot in t.colleague or slot in t.oneoff
+    return p.default(slot), ("inapplicable" if held else "default")
+
+
+def _request(p: _Persona, topic: str, context, seq, subgoal, stated, request_args) -> str:
+    rng = p.rng
+    parts = [rng.choice(OPEN).format(t=topic)]
+    if context:
+        parts.append(rng.choice(CONTEXT).format(c=rng.choice(p.d["contexts"][context[0]])))
+    goals = [subgoal[x] for x in seq]
+    parts.append("Please " + (goals[0] if len(goals) == 1 else ", then ".join(goals[:-1]) + " and finally " + goals[-1])
+                 + ".")
+    for slot, value, templates in stated:
+        parts.append(_cap(p.say(templates, slot, value)))
+    for slot, v in request_args.items():
+        if v == "?":
+            parts.append(rng.choice(USUAL).format(n=p.noun(slot)))
+    return " ".join(parts)
+
+
+def build_persona(user: str, rng: random.Random, n_tasks: int) -> tuple[Persona, list[SimTask], Truth]:
+    p = _Persona(user, rng)
+    truth = make_truth(p)
+    history, memory = make_history(p, truth)
+    tasks = make_tasks(p, truth, n_tasks)
+    return Persona(user, p.d["role"], memory, p.tools(), history), tasks, truth
