@@ -17,6 +17,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "eval": ("pulse.eval", "benchmark x method x task-agent evaluation runs"),
     "tables": ("pulse.tables", "render paper-style tables from run directories"),
     "memory": ("pulse.memory.cli", "inspect or export a memory store (show | export)"),
+    "serve": ("pulse.serve.__main__", "MCP gateway: upstream MCP tools with Pulse's memory and pre-commit gate"),
 }
 
 

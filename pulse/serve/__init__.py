@@ -1,0 +1,8 @@
+"""`pulse serve`: an MCP gateway that puts Pulse's memory and pre-commit gate in front of any MCP tools.
+
+- `gateway.py`: the MCP server (official SDK, stdio or streamable HTTP) relaying to the upstreams;
+- `upstream.py`: one upstream connection, restarted after a crash;
+- `session.py`: every relayed call as an event for one `PulseAgent`; `pulse_remember`; preferences;
+- `config.py`: the typed config (configs/serve.yaml); `__main__.py`: the hydra entry;
+- `retail_upstream.py`: τ² retail tools as a stdio MCP server (an upstream to try it with).
+"""

@@ -1,0 +1,61 @@
+"""`pulse serve` (= `python -m pulse.serve`): run the MCP gateway (configs/serve.yaml).
+
+    pulse serve user_id=ada memory.root=~/.pulse/memory/ada \
+        +upstreams.retail.command=python '+upstreams.retail.args=[-m,pulse.serve.retail_upstream,--db,DB]'
+    pulse serve transport=http port=8765 ...        # streamable HTTP at http://127.0.0.1:8765/mcp
+
+Logs go to stderr (stdout carries MCP in stdio mode). Exit status 2 with one line for a config error
+or an upstream that cannot start.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+
+from pulse.cli_support import CONFIG_DIR, known_errors, report_and_exit
+
+
+def _run(cfg) -> None:
+    import anyio
+
+    from pulse.config.schema import to_typed
+    from pulse.serve.config import ServeConfig, check
+    from pulse.serve.gateway import GatewayError, serve
+
+    typed = check(to_typed(cfg, ServeConfig))
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(name)s: %(message)s")
+    for name in ("mcp", "httpx", "uvicorn"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    try:
+        anyio.run(serve, typed)
+    except BaseExceptionGroup as eg:  # the task group wraps a start failure (upstream, memory, policy)
+        leaf = eg
+        while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
+            leaf = leaf.exceptions[0]
+        if isinstance(leaf, (GatewayError, *known_errors())):
+            report_and_exit("serve", leaf)
+        raise
+    except KeyboardInterrupt:
+        pass
+
+
+def main() -> None:
+    # hydra_entry's shape without its library quieting: that imports transformers and datasets (~1 s),
+    # which a gateway never loads unless its policy is a local checkpoint
+    import os
+
+    import hydra
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+    @hydra.main(config_path=str(CONFIG_DIR), config_name="serve", version_base="1.3")
+    def _main(cfg) -> None:
+        try:
+            _run(cfg)
+        except known_errors() as e:
+            report_and_exit("serve", e)
+
+    _main()
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""The typed config of `pulse serve` (configs/serve.yaml), checked once by `to_typed` at start.
+
+Unknown keys, values outside a Literal's choices and numbers outside their range stop the gateway
+with one line naming the dotted key (exit 2), before any upstream is started.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pulse.config.schema import ConfigError, Dtype, PolicyBackendConfig, knob
+
+
+@dataclass(frozen=True)
+class UpstreamConfig:
+    """One upstream MCP server (`upstreams.<name>`): a command started over stdio, or a streamable-HTTP URL."""
+
+    command: str = ""  # executable started as a stdio MCP server ("" when `url` is set)
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)  # extra environment for the command
+    cwd: str = ""  # working directory of the command ("" = the gateway's)
+    url: str = ""  # streamable-HTTP endpoint, e.g. http://127.0.0.1:9000/mcp ("" when `command` is set)
+    # tools of this upstream never held by the gate, beside those annotated readOnlyHint
+    read_only_tools: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ServeMemoryConfig:
+    root: str = ""  # this user's memory root (a folder; created if missing)
+    kind: Literal["structured", "flat", "flat_user", "flat_project"] = "structured"
+    # bm25 (lexical, no model) | minilm (packaged weights) | openai (an /v1/embeddings endpoint) | hash (tests)
+    embedder: Literal["bm25", "minilm", "openai", "hash"] = "bm25"
+
+
+@dataclass(frozen=True)
+class ServePolicyConfig:
+    """`rule`: the gold decision rule (no model); any other backend is a `pulse.policy` backend."""
+
+    backend: Literal["rule", "transformers", "openai", "vllm"] = "rule"
+    name_or_path: str = ""
+    base_url: str = ""
+    api_key: str = "EMPTY"
+    prompt_style: Literal["auto", "compact", "compact_marked", "rich"] = "auto"
+    max_new_tokens: int = knob(32, ge=1)
+    dtype: Dtype = "float32"
+
+    def backend_config(self) -> PolicyBackendConfig:
+        return PolicyBackendConfig(backend=self.backend, name_or_path=self.name_or_path,  # type: ignore[arg-type]
+                                   base_url=self.base_url, api_key=self.api_key, prompt_style=self.prompt_style,
+                                   max_new_tokens=self.max_new_tokens, batch_size=1, dtype=self.dtype)
+
+
+@dataclass(frozen=True)
+class ServeAgentConfig:
+    # False: every intervene becomes a supplement (nothing is ever held)
+    allow_intervene: bool = True
+    retrieve_k: int = knob(6, ge=1)
+    # events kept in the policy prompt besides the session's opening line
+    max_prefix_events: int = knob(12, ge=1)
+    # commit the session's tool receipts (project memory) and statements when the gateway stops
+    writeback: bool = True
+    # the opening line of the session the policy reads as the request
+    request: str = "Tool calls of an MCP client, relayed by pulse serve."
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    user_id: str = ""
+    project_id: str = ""  # "" = user memory only
+    transport: Literal["stdio", "http"] = "stdio"
+    host: str = "127.0.0.1"  # http only
+    port: int = knob(8765, ge=1, le=65535)  # http only
+    path: str = "/mcp"  # http only
+    # seconds an upstream may take to start and list its tools, and to answer one call
+    start_timeout_s: float = knob(30.0, gt=0.0)
+    call_timeout_s: float = knob(120.0, gt=0.0)
+    # name -> upstream; e.g. +upstreams.retail.command=python '+upstreams.retail.args=[-m,pkg.server]'
+    upstreams: dict[str, UpstreamConfig] = field(default_factory=dict)
+    memory: ServeMemoryConfig = field(default_factory=ServeMemoryConfig)
+    policy: ServePolicyConfig = field(default_factory=ServePolicyConfig)
+    agent: ServeAgentConfig = field(default_factory=ServeAgentConfig)
+
+
+def check(cfg: ServeConfig) -> ServeConfig:
+    """What the schema cannot say: required values and the upstream list's consistency."""
+    if not cfg.user_id:
+        raise ConfigError("config key 'user_id': required (one gateway serves one user's memory)")
+    if not cfg.memory.root:
+        raise ConfigError("config key 'memory.root': required (this user's memory folder)")
+    if not cfg.upstreams:
+        raise ConfigError("config key 'upstreams': give at least one upstream MCP server (command or url)")
+    for name, up in cfg.upstreams.items():
+        key = f"upstreams.{name}"
+        if bool(up.command) == bool(up.url):
+            raise ConfigError(f"config key '{key}': set exactly one of 'command' (stdio) or 'url' (http)")
+        if up.url and not up.url.startswith(("http://", "https://")):
+            raise ConfigError(f"config key '{key}.url': {up.url!r} is not an http(s) URL")
+    if cfg.policy.backend != "rule" and not cfg.policy.name_or_path:
+        raise ConfigError(f"config key 'policy.name_or_path': required for policy.backend={cfg.policy.backend}")
+    return cfg
