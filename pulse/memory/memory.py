@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pulse.core.records import MemoryItem, RecordError
-from pulse.memory import graph
+from pulse.memory import graph, scope_index
 from pulse.memory.candidates import Candidate, select
 from pulse.memory.embedders.base import Embedder
 from pulse.memory.interface import (ItemMeta, MemoryError_, MissingRecordError, RetrievalQuery, ScoredItem,
@@ -133,8 +133,10 @@ class StoreMemory:
             with self._ix_lock:
                 self._data_version = dv
                 gens = self.store.generations()
-                for scope in [s for s, ix in self._indexes.items() if gens.get(s) != ix.generation]:
+                scopes = [s for s, ix in self._indexes.items() if gens.get(s) != ix.generation]
+                for scope in scopes:
                     self._catch_up(scope, gens.get(scope, 0))
+            self.advance_compactions(scope_index.COMPACT_READ_STEP_S, scopes)
 
     def index(self, scope: str) -> ScopeIndex:
         with self._ix_lock:
@@ -153,7 +155,9 @@ class StoreMemory:
         self._indexes[scope] = catch_up(self._indexes[scope], self.store, self.embedder, generation)
 
     def invalidate(self, scopes: set[str]) -> None:
-        """After a commit to `scopes`: built indexes take in the new rows (cost of those rows only)."""
+        """After a commit to `scopes`: built indexes take in the new rows (cost of those rows only),
+        and pending compactions of the scopes caught up advance by one step (`COMPACT_STEP_S`)."""
+        caught: list[str] = []
         with self._ix_lock:
             self._data_version = self.store.data_version()
             gens = self.store.generations()
@@ -161,6 +165,40 @@ class StoreMemory:
             for s, ix in list(self._indexes.items()):
                 if gens.get(s) != ix.generation:
                     self._catch_up(s, gens.get(s, 0))
+                    caught.append(s)
+        self.advance_compactions(scope_index.COMPACT_STEP_S, caught)
+
+    def advance_compactions(self, budget_s: float | None = None, scopes: Sequence[str] | None = None) -> int:
+        """Advance the pending compactions of `scopes` (default: every cached scope) by about
+        `budget_s` of work each (None: to the end); returns how many were swapped in.
+
+        The build works on a private snapshot, outside the index lock, so readers go on meanwhile
+        with the current index; copying the rows committed since the snapshot and the swap happen
+        under the lock, in slices, so a reader sees the old index or the finished one, never a
+        half-built one. A thread that finds another one stepping a compaction leaves it alone.
+        """
+        swapped = 0
+        for scope in list(self._indexes) if scopes is None else scopes:
+            ix = self._indexes.get(scope)
+            comp = ix.compaction if ix is not None else None
+            if comp is None or not comp.lock.acquire(blocking=False):
+                continue
+            try:
+                if not comp.built:
+                    if not comp.build_step(budget_s) or budget_s is not None:
+                        continue  # built in this step: the copy is the next step's work
+                with self._ix_lock:
+                    if self._indexes.get(scope) is not ix:  # evicted or replaced meanwhile: drop it
+                        ix.compaction = None
+                        continue
+                    new = comp.copy_step(budget_s)
+                    if new is not None:
+                        ix.compaction = None
+                        self._indexes[scope] = new
+                        swapped += 1
+            finally:
+                comp.lock.release()
+        return swapped
 
     def embed_cached(self, texts: list[str]) -> dict[str, Any]:
         return embed_with_cache(self.store, self.embedder, texts)

@@ -12,14 +12,24 @@ Commits update the index incrementally (`catch_up`): the rows written since the 
 growing arrays, Topic sums and member lists are updated for the touched nodes only — and records a
 revision ended get their new `valid_to`. A commit therefore costs its own items, not the scope
 size. Tail items reach graph retrieval through per-Topic member lists (`tail_own`,
-`tail_subtree`); once the tail outgrows `max(COMPACT_MIN_TAIL, n_base * COMPACT_FRACTION)` the index
-is re-sorted in memory (`compact`: no store read, no embedding). The same path serves another
-process's commits (the scope's generation counter changed) as well as this process's own.
+`tail_subtree`). The same path serves another process's commits (the scope's generation counter
+changed) as well as this process's own.
+
+Compaction is off the commit path. Once the tail outgrows `max(COMPACT_MIN_TAIL, n_base *
+COMPACT_FRACTION)`, a `Compaction` starts from a snapshot of the index (the records it holds at
+that moment, re-sorted in memory: no store read, no embedding) and is built a slice at a time:
+every later commit (and a read that catches up another process's commit) advances it by about
+`COMPACT_STEP_S` of work, then copies the rows appended meanwhile in slices. Until it is complete
+the old index keeps serving every read unchanged; the finished index (the same records, the same
+validity, base re-sorted plus the rows since the snapshot as its tail) replaces it in one
+assignment, so a reader sees either the old index or the new one, never a half-built one.
 """
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any, Generator, Sequence
 
 import numpy as np
 
@@ -35,6 +45,14 @@ _EMPTY = np.zeros(0, np.int64)
 # amortised, a re-sort every ~25 % growth; below it, tail facts cost a gather each per query
 COMPACT_MIN_TAIL = 2048
 COMPACT_FRACTION = 0.25
+# Work (seconds) a commit spends on a pending compaction (at least one slice); a read that catches up
+# another process's commit spends COMPACT_READ_STEP_S. None: run it to the end at once (the old,
+# synchronous behaviour: one commit pays the whole re-sort, ~6 s at 100k facts).
+COMPACT_STEP_S: float | None = 0.008
+COMPACT_READ_STEP_S: float | None = 0.002
+# items per slice of a stepwise build (a slice costs well under a millisecond), rows per vector slice
+_SLICE = 64
+_VSLICE = 1024
 # Write-time lookups (nearest fact for Topic placement, near-duplicate sentences) scan the whole
 # scope up to this size (a few ms); above it they probe the facts of the PROBE_TOPICS Topics whose
 # centroids are nearest (an inverted-file search: approximate, cost independent of scope size).
@@ -87,6 +105,7 @@ class ScopeIndex:
     centroids: np.ndarray | None  # (T, dim) normalised own sum (subtree sum when it has no own facts)
     columns: dict[str, GrowingArray] = field(default_factory=dict)
     _name_rank: np.ndarray | None = None  # rank of each Topic name (see topic_order)
+    compaction: "Compaction | None" = None  # a re-sort being built from a snapshot of this index
     # views of `columns`, refreshed after every append (see _COLUMNS)
     vf: np.ndarray = field(default_factory=lambda: _EMPTY)  # valid_from, epoch s (-inf = always)
     vt: np.ndarray = field(default_factory=lambda: _EMPTY)  # valid_to, epoch s (+inf = still valid)
@@ -256,6 +275,8 @@ class ScopeIndex:
         if p is not None and self.items[p].valid_to != item.valid_to:
             self.items[p] = replace(self.items[p], valid_to=item.valid_to)
             self.vt[p] = bound_to(item.valid_to)
+            if self.compaction is not None:  # replayed on the compacted index before it replaces this one
+                self.compaction.ended.append(self.items[p])
 
     def _add_topics(self, names: list[str]) -> None:
         for name in names:  # topic_chain order: a parent is always added before its children
@@ -311,11 +332,107 @@ class ScopeIndex:
         return self.n_tail > max(COMPACT_MIN_TAIL, COMPACT_FRACTION * self.n_base)
 
     def compact(self, embedder: Embedder) -> "ScopeIndex":
-        """The same records re-sorted into one base (from memory: no store read, no embedding)."""
-        order = np.argsort(self.rowids, kind="stable")
-        rows = [(int(self.rowids[i]), self.items[i], self.metas[i]) for i in order.tolist()]
-        vecs = self.vectors[order] if self.vectors is not None else None
-        return _build(self.scope, self.generation, rows, vecs, embedder, [self.texts[i] for i in order.tolist()])
+        """The same records re-sorted into one base, all at once (from memory: no store read, no
+        embedding). Commits never call this; they advance a `Compaction` slice by slice."""
+        return _drive(_compaction_steps(self._snapshot(), embedder))
+
+    def _snapshot(self) -> dict[str, Any]:
+        """What a compaction reads: copies of the per-item lists and rowids (cheap: references), and a
+        view of the vector rows, which appends never overwrite."""
+        n = len(self.items)
+        return {"scope": self.scope, "generation": self.generation, "items": self.items[:n],
+                "metas": self.metas[:n], "texts": self.texts[:n], "rowids": self.rowids[:n].copy(),
+                "vectors": self.vectors[:n] if self.vectors is not None else None}
+
+
+class Compaction:
+    """A re-sorted copy of an index, built a slice at a time while the index keeps serving.
+
+    `build_step` works on the snapshot only (private data: no lock needed); once built,
+    `copy_step` appends the rows the source index took in since the snapshot and, when it has
+    caught up, replays the validity ends recorded meanwhile and returns the finished index. The
+    caller runs `copy_step` under the lock that guards the source index and swaps the result in.
+    """
+
+    def __init__(self, source: ScopeIndex, embedder: Embedder):
+        self.source = source
+        self.n_snapshot = len(source)
+        self.ended: list[MemoryItem] = []  # records whose validity the source ended since the snapshot
+        self.result: ScopeIndex | None = None
+        self.copied = self.n_snapshot  # source positions the result holds
+        self.slices = 0  # work slices run so far (build and copy)
+        self.work_s = 0.0  # seconds spent in them
+        self.lock = threading.Lock()  # held by the one thread stepping it
+        self._steps = _compaction_steps(source._snapshot(), embedder)
+
+    @property
+    def built(self) -> bool:
+        return self.result is not None
+
+    def build_step(self, budget_s: float | None) -> bool:
+        """Build for about `budget_s` (at least one slice; None: to the end). True once built."""
+        t0 = time.perf_counter()
+        try:
+            while self.result is None:
+                next(self._steps)
+                self.slices += 1
+                if budget_s is not None and time.perf_counter() - t0 >= budget_s:
+                    break
+        except StopIteration as done:
+            self.result = done.value
+        self.work_s += time.perf_counter() - t0
+        return self.result is not None
+
+    def copy_step(self, budget_s: float | None) -> ScopeIndex | None:
+        """Append the source's newer rows for about `budget_s`; the finished index once caught up."""
+        if self.result is None:
+            raise RuntimeError("Compaction.copy_step before the build finished")
+        t0 = time.perf_counter()
+        src, new = self.source, self.result
+        while self.copied < len(src):
+            a, b = self.copied, min(len(src), self.copied + _SLICE)
+            rowids = src.rowids[a:b].tolist()
+            new.append([(rowids[j], src.items[a + j], src.metas[a + j]) for j in range(b - a)],
+                       src.vectors[a:b] if src.vectors is not None else None)
+            self.copied = b
+            self.slices += 1
+            if budget_s is not None and time.perf_counter() - t0 >= budget_s and self.copied < len(src):
+                self.work_s += time.perf_counter() - t0
+                return None
+        for item in self.ended:
+            new.set_valid_to(item)
+        new.generation = src.generation
+        new.last_rowid = max(new.last_rowid, src.last_rowid)
+        self.work_s += time.perf_counter() - t0
+        return new
+
+
+def _drive(steps: Generator[None, None, "ScopeIndex"]) -> "ScopeIndex":
+    """Run a stepwise build to the end and return what it built."""
+    try:
+        while True:
+            next(steps)
+    except StopIteration as done:
+        return done.value
+
+
+def _compaction_steps(snap: dict[str, Any], embedder: Embedder) -> Generator[None, None, ScopeIndex]:
+    """The snapshot's records in insertion order, then a full stepwise build over them; the vectors
+    are read through the permutation (never copied as a whole)."""
+    order = np.argsort(snap["rowids"], kind="stable")
+    yield
+    rowids = snap["rowids"].tolist()
+    items, metas, texts = snap["items"], snap["metas"], snap["texts"]
+    rows: list[tuple[int, MemoryItem, ItemMeta]] = []
+    rtexts: list[str] = []
+    ol = order.tolist()
+    for a in range(0, len(ol), 4 * _SLICE):
+        for i in ol[a:a + 4 * _SLICE]:
+            rows.append((rowids[i], items[i], metas[i]))
+            rtexts.append(texts[i])
+        yield
+    return (yield from _build_steps(snap["scope"], snap["generation"], rows, snap["vectors"], embedder, rtexts,
+                                    vec_rows=order))
 
 
 def _push(members: dict[str, Any], key: str, idx: int) -> None:
@@ -348,7 +465,7 @@ def catch_up(ix: ScopeIndex, store: MemoryStore, embedder: Embedder, generation:
     """The index with the scope's rows written since it was built (by anyone): cost of the new rows.
 
     New rows are appended; records they supersede get their ended validity. Returns `ix` updated in
-    place, or its compacted replacement once the tail has grown large.
+    place; once the tail has grown large, `ix.compaction` is started (advanced by `advance`, never here).
     """
     rows = [r for r in store.scope_rows(ix.scope, after_rowid=ix.last_rowid) if r[1].item_id not in ix.pos]
     if rows:
@@ -359,20 +476,33 @@ def catch_up(ix: ScopeIndex, store: MemoryStore, embedder: Embedder, generation:
         for item, _, _ in store.get_many(ended).values():
             ix.set_valid_to(item)
     ix.generation = generation
-    return ix.compact(embedder) if ix.needs_compaction() else ix
+    if ix.compaction is None and ix.needs_compaction():
+        ix.compaction = Compaction(ix, embedder)
+    return ix
 
 
 def _build(scope: str, generation: int, rows: Sequence[tuple[int, MemoryItem, ItemMeta]],
            vectors: np.ndarray | None, embedder: Embedder, texts: list[str] | None = None) -> ScopeIndex:
     """A fully sorted index over `rows` (store rowid, item, meta; insertion order) and their vectors."""
+    return _drive(_build_steps(scope, generation, rows, vectors, embedder, texts))
+
+
+def _build_steps(scope: str, generation: int, rows: Sequence[tuple[int, MemoryItem, ItemMeta]],
+                 vectors: np.ndarray | None, embedder: Embedder, texts: list[str] | None = None,
+                 vec_rows: np.ndarray | None = None) -> Generator[None, None, ScopeIndex]:
+    """`_build` as a generator that yields after every small slice of work (a compaction runs it a
+    slice at a time) and returns the index. `vec_rows`: the row of `vectors` for each of `rows`
+    (default: the same position)."""
     # thematic layer: every Topic path and its ancestors, numbered depth-first
     keys: set[str] = set()
     per_item_topics = []
-    for _, item, meta in rows:
+    for j, (_, item, meta) in enumerate(rows):
         ts = [k for k, _ in graph.item_topics(item, meta)]
         per_item_topics.append(ts)
         for k in ts:
             keys.update(graph.topic_chain(k))
+        if j % _SLICE == _SLICE - 1:
+            yield
     children: dict[str, list[str]] = {}
     for k in keys:
         children.setdefault(graph.topic_parent(k), []).append(k)
@@ -385,18 +515,48 @@ def _build(scope: str, generation: int, rows: Sequence[tuple[int, MemoryItem, It
     topic_ids = {k: i for i, k in enumerate(topic_names)}
     topic_parent = [topic_ids[graph.topic_parent(k)] if graph.topic_parent(k) else -1 for k in topic_names]
     n_topics = len(topic_names)
+    yield
 
-    # items sorted by primary Topic so own facts and subtrees are contiguous slices
-    order = sorted(range(len(rows)), key=lambda i: (topic_ids[per_item_topics[i][0]], i))
+    # items sorted by primary Topic so own facts and subtrees are contiguous slices (a stable sort:
+    # ties keep insertion order)
+    n = len(rows)
+    first = np.zeros(n, np.int64)
+    for a in range(0, n, 4 * _SLICE):
+        first[a:a + 4 * _SLICE] = [topic_ids[ts[0]] for ts in per_item_topics[a:a + 4 * _SLICE]]
+        yield
+    order_arr = np.argsort(first, kind="stable")
+    order = order_arr.tolist()
+    yield
     texts = texts if texts is not None else [graph.embed_text(item) for _, item, _ in rows]
-    texts = [texts[i] for i in order]
-    item_topic_ids = [tuple(topic_ids[k] for k in per_item_topics[i]) for i in order]
-    n = len(order)
-    if vectors is not None:
-        vectors = np.ascontiguousarray(vectors[order] if n else vectors, dtype=np.float32)
+    sorted_texts: list[str] = []
+    item_topic_ids: list[tuple[int, ...]] = []
+    for a in range(0, n, _SLICE):
+        for i in order[a:a + _SLICE]:
+            sorted_texts.append(texts[i])
+            item_topic_ids.append(tuple(topic_ids[k] for k in per_item_topics[i]))
+        yield
+    texts = sorted_texts
     # room for the tail a compaction allows, so commits never copy the index to grow it
     capacity = n + int(max(COMPACT_MIN_TAIL, COMPACT_FRACTION * n)) + 64
-    scores = embedder.build_index(texts, vectors, capacity)
+    if vectors is not None:
+        dim = vectors.shape[1]
+        src_rows = order_arr if vec_rows is None else np.asarray(vec_rows)[order_arr]
+        scores = embedder.build_index([], np.zeros((0, dim), np.float32), capacity)
+        # a dense score index holds the vectors already: share its rows instead of a second copy
+        vector_rows = scores.rows if isinstance(scores, DenseIndex) else GrowingArray(np.float32, dim, None, capacity)
+        for a in range(0, n, _VSLICE):
+            chunk = np.ascontiguousarray(vectors[src_rows[a:a + _VSLICE]], dtype=np.float32)
+            scores.add(texts[a:a + _VSLICE], chunk)
+            if vector_rows is not getattr(scores, "rows", None):
+                vector_rows.append(chunk)
+            yield
+        sorted_vectors = vector_rows.view()
+    else:
+        scores = embedder.build_index([], None, capacity)
+        for a in range(0, n, _SLICE):
+            scores.add(texts[a:a + _SLICE], None)
+            yield
+        vector_rows = sorted_vectors = None
 
     primary = np.array([t[0] for t in item_topic_ids], np.int64) if n else _EMPTY
     own_range = np.zeros((n_topics, 2), np.int64)
@@ -413,13 +573,15 @@ def _build(scope: str, generation: int, rows: Sequence[tuple[int, MemoryItem, It
     for idx, tids in enumerate(item_topic_ids):
         for t in tids[1:]:
             links[t].append(idx)
+        if idx % (4 * _SLICE) == 4 * _SLICE - 1:
+            yield
     link_members = [np.asarray(x, np.int64) for x in links]
     has_members = np.array([subtree_range[t, 1] > subtree_range[t, 0] or len(link_members[t]) > 0
                             for t in range(n_topics)], bool)
     own_count = (own_range[:, 1] - own_range[:, 0]) + np.array([len(m) for m in link_members], np.int64)
     own_sum = sub_sum = None
-    if vectors is not None:
-        own_sum, sub_sum = _topic_sums(vectors, own_range, subtree_range, link_members)
+    if sorted_vectors is not None:
+        own_sum, sub_sum = yield from _topic_sums(sorted_vectors, own_range, subtree_range, link_members)
 
     ix = ScopeIndex(
         scope=scope, generation=generation, last_rowid=max((r for r, _, _ in rows), default=0),
@@ -430,29 +592,31 @@ def _build(scope: str, generation: int, rows: Sequence[tuple[int, MemoryItem, It
         has_members=has_members, item_topic_ids=item_topic_ids,
         entity_members={}, entity_topics={}, entity_names={}, entity_by_words={}, entity_max_words=1, slot_members={},
         item_slot=[], item_entity_keys=[], task_members={},
-        # a dense score index holds the vectors already: share its rows instead of a second copy
-        vector_rows=(scores.rows if isinstance(scores, DenseIndex) else GrowingArray(np.float32, vectors.shape[1], vectors, capacity))
-        if vectors is not None else None,
-        own_sum=own_sum, own_count=own_count, sub_sum=sub_sum,
+        vector_rows=vector_rows, own_sum=own_sum, own_count=own_count, sub_sum=sub_sum,
         centroids=np.zeros((n_topics, own_sum.shape[1]), np.float32) if own_sum is not None else None,
         columns={name: GrowingArray(dtype, capacity=capacity) for name, dtype in _COLUMNS.items()})
     for t, ws in enumerate(ix.topic_words):
         for w in ws:
             ix.topic_by_word.setdefault(w, []).append(t)
-    cols: dict[str, list] = {name: [] for name in _COLUMNS}
-    for idx, i in enumerate(order):
-        rowid, item, meta = rows[i]
-        ix.items.append(item)
-        ix.metas.append(meta)
-        ix.pos[item.item_id] = idx
-        for name, v in _column_values(item, meta, item_topic_ids[idx][0], rowid).items():
-            cols[name].append(v)
-        ix._index_keys(idx, item, meta, _collect)
+    yield
+    for a in range(0, n, _SLICE):
+        cols: dict[str, list] = {name: [] for name in _COLUMNS}
+        for idx in range(a, min(n, a + _SLICE)):
+            rowid, item, meta = rows[order[idx]]
+            ix.items.append(item)
+            ix.metas.append(meta)
+            ix.pos[item.item_id] = idx
+            for name, v in _column_values(item, meta, item_topic_ids[idx][0], rowid).items():
+                cols[name].append(v)
+            ix._index_keys(idx, item, meta, _collect)
+        for name, vals in cols.items():
+            ix.columns[name].append(np.array(vals, dtype=_COLUMNS[name]))
+        yield
     for members in (ix.entity_members, ix.slot_members, ix.task_members):
-        for key, lst in members.items():
+        for j, (key, lst) in enumerate(list(members.items())):
             members[key] = np.asarray(lst, np.int64)
-    for name, vals in cols.items():
-        ix.columns[name].append(np.array(vals, dtype=_COLUMNS[name]))
+            if j % (8 * _SLICE) == 8 * _SLICE - 1:
+                yield
     if own_sum is not None:
         ix._refresh_centroids(range(n_topics))
     ix._sync_views()
@@ -460,12 +624,31 @@ def _build(scope: str, generation: int, rows: Sequence[tuple[int, MemoryItem, It
 
 
 def _topic_sums(vectors: np.ndarray, own: np.ndarray, subtree: np.ndarray,
-                links: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Per node: the sum of its own + linked facts' vectors, and of its whole subtree's (float64)."""
-    dim = vectors.shape[1]
-    csum = np.vstack([np.zeros((1, dim), np.float64), np.cumsum(vectors, axis=0, dtype=np.float64)])
-    own_sum = csum[own[:, 1]] - csum[own[:, 0]]
-    sub_sum = csum[subtree[:, 1]] - csum[subtree[:, 0]]
+                links: list[np.ndarray]) -> Generator[None, None, tuple[np.ndarray, np.ndarray]]:
+    """Per node: the sum of its own + linked facts' vectors, and of its whole subtree's (float64).
+
+    Differences of the running (prefix) sum at the slice boundaries; the running sum is computed a
+    slice of rows at a time, carrying the previous row, which adds in exactly the order one
+    `np.cumsum` over all rows would, and only the rows at the boundaries are kept."""
+    n, dim = vectors.shape
+    need = np.unique(np.concatenate([own.ravel(), subtree.ravel()])) if len(own) else _EMPTY
+    at = np.zeros((len(need), dim), np.float64)  # prefix sum (of rows [0, need[j])) per needed boundary
+    carry = np.zeros((1, dim), np.float64)
+    at[need == 0] = 0.0
+    for a in range(0, n, _VSLICE):
+        b = min(n, a + _VSLICE)
+        csum = np.cumsum(np.vstack([carry, vectors[a:b]]), axis=0, dtype=np.float64)  # csum[j] = prefix of a + j rows
+        hit = np.flatnonzero((need > a) & (need <= b))
+        at[hit] = csum[need[hit] - a]
+        carry = csum[-1:]
+        yield
+    where = {int(x): j for j, x in enumerate(need.tolist())}
+
+    def prefix(idx: np.ndarray) -> np.ndarray:
+        return at[[where[int(x)] for x in idx.tolist()]] if len(idx) else np.zeros((0, dim), np.float64)
+
+    own_sum = prefix(own[:, 1]) - prefix(own[:, 0])
+    sub_sum = prefix(subtree[:, 1]) - prefix(subtree[:, 0])
     for t, m in enumerate(links):
         if len(m):
             own_sum[t] += vectors[m].sum(0)

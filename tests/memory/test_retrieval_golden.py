@@ -3,7 +3,8 @@
 `data/retrieval_golden.json` was written by this file's `--write` mode on the code before the
 compaction / retrieval-speed changes of issue 19 (part 4), and is compared exactly: a change in
 which items are selected, their order, their scores (as `ScoredItem` rounds them) or their reasons
-(compared by digest) fails. Each world is queried in four states: a fresh index, base + appended
+(compared by digest) fails. The worlds run in a subprocess with PYTHONHASHSEED=0: which entities a
+reason names follows set iteration order, which string hashing changes from process to process. Each world is queried in four states: a fresh index, base + appended
 tail, after a compaction plus a new tail, and reopened from the store. Compaction runs to
 completion at the commit that crosses the threshold here (step budget unlimited), which is the
 layout the synchronous compaction of the old code produced, so results must match bit for bit.
@@ -14,8 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -117,24 +121,31 @@ def _set_thresholds(setter) -> None:
         setter(scope_index, "COMPACT_STEP_S", None)
 
 
+def _run_in_subprocess(kind: str, embedder: str) -> dict[str, list[dict]]:
+    p = subprocess.run([sys.executable, __file__, "--print", kind, embedder], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONHASHSEED": "0"}, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout)
+
+
 @pytest.mark.parametrize("kind,embedder", WORLDS)
-def test_retrieval_matches_the_golden_results(tmp_path, monkeypatch, kind, embedder):
-    _set_thresholds(monkeypatch.setattr)
+def test_retrieval_matches_the_golden_results(kind, embedder):
     want = json.loads(GOLDEN.read_text())[f"{kind}/{embedder}"]
-    got = run_world(kind, embedder, tmp_path / "mem")
+    got = _run_in_subprocess(kind, embedder)
     for state in ("fresh", "tail", "compacted", "reopened"):
         for j, (g, w) in enumerate(zip(got[state], want[state], strict=True)):
             assert g["items"] == w["items"], f"{kind}/{embedder} {state} query {j}: items changed"
             assert g["reasons_sha1"] == w["reasons_sha1"], f"{kind}/{embedder} {state} query {j}: reasons changed"
 
 
-def _write() -> None:
-    import tempfile
+def _print(kind: str, embedder: str) -> None:
     _set_thresholds(setattr)
-    out = {}
     with tempfile.TemporaryDirectory() as d:
-        for kind, embedder in WORLDS:
-            out[f"{kind}/{embedder}"] = run_world(kind, embedder, Path(d) / f"{kind}-{embedder}")
+        print(json.dumps(run_world(kind, embedder, Path(d) / "mem")))
+
+
+def _write() -> None:
+    out = {f"{kind}/{embedder}": _run_in_subprocess(kind, embedder) for kind, embedder in WORLDS}
     GOLDEN.parent.mkdir(parents=True, exist_ok=True)
     tmp = GOLDEN.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(out, indent=0, sort_keys=True) + "\n")
@@ -143,6 +154,9 @@ def _write() -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] != ["--write"]:
-        sys.exit("usage: test_retrieval_golden.py --write")
-    _write()
+    if sys.argv[1:2] == ["--print"] and len(sys.argv) == 4:
+        _print(sys.argv[2], sys.argv[3])
+    elif sys.argv[1:] == ["--write"]:
+        _write()
+    else:
+        sys.exit("usage: test_retrieval_golden.py --write | --print KIND EMBEDDER")
