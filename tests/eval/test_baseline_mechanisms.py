@@ -102,17 +102,19 @@ def test_dsh_compacts_at_the_threshold_and_keeps_the_newest_tail_verbatim(tmp_pa
 
 
 def test_pma_status_changes_after_a_step_and_reminder_is_null_when_nothing_applies(tmp_path):
+    """More of the Proactive Memory Agent's mechanisms: tests/eval/test_pma.py."""
     from eval.methods.pma import Options, PMAChain, PMASession
     chain = PMAChain(seed(tmp_path, "For docs, my preferred citation style is ACM."), LLM(), Options())
-    assert list(chain.bank.knowledge.values()) == ["User prefers citation style ACM."]
+    assert list(chain.long_term.values()) == ["User prefers citation style ACM."]
     # next call log_experiment: no entry about its slots -> null; then write_section -> a reminder
     s = PMASession(chain, task("[p1] Please log experiment 'x', then write section 'y'."), TOOLS)
-    assert s.start(Event("request", 0, text=s.request_text)) is None
-    status0 = chain.bank.status
+    assert s.start(Event("request", 0, text=s.task.request_text)) is None
+    status0 = s.bank.status
+    s.decide_call(Event("candidate_call", 1, tool="log_experiment", args={"name": "x"}))
     s.observe(Event("tool_result", 2, tool="log_experiment", text="ok", args={"status": "ok"}))
-    assert chain.bank.status != status0 and "1 of 2" in chain.bank.status
     (d,) = s.take_supplements()
-    assert d.message.startswith("Reminder for write section") and "ACM" in d.message
+    assert s.bank.status != status0 and "Next call expected: write_section" in s.bank.status
+    assert d.message.startswith("Reminder for the next write_section call") and "ACM" in d.message
     assert not any("status" in it.text for it in d.items)  # the status is private
 
 
