@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from pulse.agent.runtime import AgentStats
+from pulse.trace.record import traced  # PULSE_TRACE=1: a `trace` field per row (pulse trace)
 from pulse.utils.atomic import atomic_write_text
 from pulse.utils.manifest import write_manifest
 from eval.config import EvalConfig
@@ -255,7 +256,7 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
                 session = None
                 try:
                     env.begin(task)
-                    session = method.open_session(task, memory, cfg.agent.concurrent, tools=tools)
+                    session = traced(method.open_session(task, memory, cfg.agent.concurrent, tools=tools), task, row)
                     outcome = agent.run(task, env, session, cfg.seed, bench)
                     stats = getattr(session, "stats", AgentStats())
                     row.update(status="ok", **_score_fields(bench, task, env, outcome), **_counters(outcome, stats))

@@ -18,6 +18,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "tables": ("pulse.tables", "render paper-style tables from run directories"),
     "memory": ("pulse.memory.cli", "inspect or export a memory store (show | export)"),
     "serve": ("pulse.serve.__main__", "MCP gateway: upstream MCP tools with Pulse's memory and pre-commit gate"),
+    "trace": ("pulse.trace.__main__", "one self-contained HTML page of eval runs' episodes and decisions"),
 }
 
 
