@@ -49,7 +49,8 @@ Open choices the public summary leaves, and what this implementation does:
   procedural entries about the call's tool; see eval/methods/pma_rules.py.
 Ablations (`options.variant`, the paper's table of ablations):
   selective (the full agent) | full_bank (the whole bank, not the status, goes into every call; no
-  selection phase) | always_inject (no null action: when nothing bears on the next call the newest
+  selection phase) | always_inject (no null action: where the full agent would stay silent, the
+  entries that bear on the next call even if unlikely to change it, else the newest
   `fallback_entries` entries go in) | injection_only (no bank: no management phase, no status, no
   requirement tracking; reminders from the window alone) | mem0_top10 (Mem0 top-10 retrieval,
   eval/methods/mem0.py, in place of the bank: Mem0's own write path and store, which persists across
@@ -348,8 +349,9 @@ class PMASession(TextSession):
             slots = self.tool_params.get(nxt.tool, []) if nxt else []
             ids = select_entries(nxt, entries, metas, start, win, slots, self.chain.vocab, self.task.user_id,
                                  self.task.project_id)
-            if not ids and self.variant == "always_inject":
-                ids = list(entries)[-self.chain.opts.fallback_entries:]
+            if not ids and self.variant == "always_inject":  # no silence: what bears on the call, else the newest
+                ids = select_entries(nxt, entries, metas, start, win, slots, self.chain.vocab, self.task.user_id,
+                                     self.task.project_id, strict=False) or list(entries)[-self.chain.opts.fallback_entries:]
             if not ids:
                 return {"reminder": None}
             head = f"Reminder for the next {nxt.tool} call:" if nxt else "Reminder:"

@@ -253,8 +253,10 @@ def next_call(stream: Sequence[Event], calls: Sequence[CallRecord], metas: Mappi
 
 def select_entries(nxt: NextCall | None, entries: Mapping[str, str], metas: Mapping[str, Meta],
                    window_start: int, window: Sequence[Event], slots: Sequence[str],
-                   vocab: Mapping[str, SlotTerms], user_id: str, project_id: str) -> list[str]:
-    """Phase 2 (see the module docstring): the ids of the entries that go into the reminder."""
+                   vocab: Mapping[str, SlotTerms], user_id: str, project_id: str, strict: bool = True) -> list[str]:
+    """Phase 2 (see the module docstring): the ids of the entries that go into the reminder.
+    `strict=False` (always_inject, when the strict choice is silence): what bears on the next call,
+    without the "likely to change the decision" filters."""
     if nxt is None:
         return []
     in_window = lambda meta: meta.source >= window_start  # noqa: E731
@@ -282,17 +284,17 @@ def select_entries(nxt: NextCall | None, entries: Mapping[str, str], metas: Mapp
     chosen: list[str] = []
     for slot, (_, eid, value) in binding.items():
         meta = metas.get(eid, Meta("fact"))
-        if in_window(meta) or used.get(slot) == value:
+        if strict and (in_window(meta) or used.get(slot) == value):
             continue  # just stated (in the window), or the pending call already holds it: no change expected
         chosen.append(eid)
     for eid, text in entries.items():
         meta = metas.get(eid, Meta("fact"))
         if meta.kind == "procedural" and meta.tool == nxt.tool and \
-                ((nxt.why == "redo" and meta.redo_of == nxt.redo_of) or not in_window(meta)):
+                ((nxt.why == "redo" and meta.redo_of == nxt.redo_of) or not in_window(meta) or not strict):
             chosen.append(eid)
     near = words(nxt.tool) | set().union(*(words(str(v)) for v in nxt.args.values()))
     for eid in unread:
-        if not in_window(metas.get(eid, Meta("fact"))) and words(entries[eid]) & near:
+        if (not strict or not in_window(metas.get(eid, Meta("fact")))) and words(entries[eid]) & near:
             chosen.append(eid)
     order = list(entries)
     return sorted(dict.fromkeys(chosen), key=order.index)
