@@ -6,8 +6,9 @@ and a task search; the episode list; the selected episode's detail (request, che
 failed, what was delivered with the request, and the timeline: each event with the memory agent's
 decision, the retrieval with each item's reason, the gate's message and what the task agent did
 next). "Side by side" shows every run's episode of the same task in columns (e.g. pulse vs none).
-The URL fragment holds the view (`#ep=<run>:<task>` or `#compare=<run>:<task>`, `&only=1` for the
-supplements and interventions only), so a link or a headless screenshot opens a given view. All data reach the page through `textContent`, never
+The URL fragment holds the view (`#ep=<run>:<task>` or `#compare=<run>:<task>`, then `&only=1` for
+the supplements and interventions only, `&method=`, `&persona=`, `&bench=` for the filters), so a link
+or a headless screenshot opens a given view. All data reach the page through `textContent`, never
 as markup, so tool outputs cannot inject HTML.
 """
 from __future__ import annotations
@@ -63,7 +64,7 @@ function visible() {
 }
 function controls() {
   const c = document.getElementById('controls'); c.replaceChildren();
-  const sel = (label, key, values) => h('label', {}, label + ' ', h('select', {id: 'f-' + key, onchange: ev => { S[key] = ev.target.value; draw(); }},
+  const sel = (label, key, values) => h('label', {}, label + ' ', h('select', {id: 'f-' + key, onchange: ev => { S[key] = ev.target.value; go(); }},
     h('option', {value: ''}, 'all'), values.map(v => { const o = h('option', {value: v}, v); if (S[key] === v) o.selected = true; return o; })));
   c.append(sel('Method', 'method', uniq(D.episodes.map(e => e.method))), sel('Persona', 'persona', uniq(D.episodes.map(e => e.persona))),
     sel('Benchmark', 'bench', uniq(D.episodes.map(e => e.benchmark))),
@@ -132,11 +133,18 @@ function detail() {
   const same = D.episodes.filter(x => x.task_id === e.task_id && x.benchmark === e.benchmark && (!S.persona || x.persona === S.persona));
   d.replaceChildren(h('div', {class: 'muted'}, 'Side by side: ' + e.task_id + ' in ' + same.length + ' run(s)'), h('div', {class: 'cols'}, same.map(card)));
 }
-function go() { location.hash = (S.compare ? 'compare=' : 'ep=') + (S.key || '') + (S.only ? '&only=1' : ''); draw(); }
+function go() {
+  const f = [(S.compare ? 'compare=' : 'ep=') + encodeURIComponent(S.key || '')];
+  if (S.only) f.push('only=1');
+  for (const k of ['method', 'persona', 'bench']) if (S[k]) f.push(k + '=' + encodeURIComponent(S[k]));
+  location.hash = f.join('&'); draw();
+}
 function draw() { controls(); list(); detail(); }
 function fromHash() {
-  const m = /^#(ep|compare)=([^&]*)(&only=1)?$/.exec(location.hash);
-  if (m) { S.compare = m[1] === 'compare'; S.key = decodeURIComponent(m[2]); S.only = !!m[3]; }
+  const p = new URLSearchParams(location.hash.slice(1));
+  if (p.has('ep') || p.has('compare')) { S.compare = p.has('compare'); S.key = p.get('compare') || p.get('ep'); }
+  S.only = p.get('only') === '1';
+  for (const k of ['method', 'persona', 'bench']) S[k] = p.get(k) || '';
   if (!S.key && D.episodes.length) S.key = D.episodes[0].key;
 }
 window.addEventListener('hashchange', () => { fromHash(); draw(); });
@@ -155,7 +163,8 @@ def _runs_table(runs: list[dict[str, Any]]) -> str:
 
 
 def render(data: dict[str, Any], title: str = "Pulse trace") -> str:
-    payload = json.dumps(data, ensure_ascii=False, sort_keys=True).replace("</", "<\\/").replace("<!--", "<\\!--")
+    # every "<" as \u003c: no data can close the script element or open a comment inside it
+    payload = json.dumps(data, ensure_ascii=False, sort_keys=True).replace("<", "\\u003c")
     t = html.escape(title)
     return (f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title>"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><style>{CSS}</style></head>"
