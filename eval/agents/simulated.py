@@ -8,8 +8,9 @@ words, the subgoal and every value the agent intends to use, as a real agent's p
 without marking where a value came from; the request and user messages reach the memory agent as
 text only. Everything a method delivers (start-of-task memory, supplements, reminders, injected
 banks, an intervention's evidence) is text, read by the suite's own reader (eval/suites/reader.py)
-and taken up by the same model; a supplement enters the *next* decision (it cannot change a call
-already emitted; a gate can). On an intervention the call is not executed; the agent re-plans (one
+and taken up by the same model. A delivery enters the agent's next decision: one that arrives after
+a step's plan message and before its call is read before acting (the arguments it speaks to are
+decided again, one more LLM decision); one that arrives after the call cannot change it (a gate can). On an intervention the call is not executed; the agent re-plans (one
 more LLM decision) that edits the held call: the arguments the evidence speaks to are decided again
 by the same model, the evidence being the freshest delivery; the others keep their values. More than
 `max_interventions_per_step` interventions on one step: the agent abandons that step.
@@ -143,6 +144,20 @@ class SimulatedAgent:
             plan = next_event("message", role="agent", text=plan_text(step.subgoal, args),
                               args={SUBGOAL_KEY: step.subgoal})
             observe(plan, overlaps_llm=0.0)
+            # the plan is public before the call is committed: what memory delivers in between (any
+            # method: a supplement, a reminder) is read before acting; the arguments it speaks to are
+            # decided again by the same model, at the cost of one more LLM decision
+            fresh = session.take_supplements(wait=self.deterministic)
+            if fresh:
+                before = len(readings)
+                for d in fresh:
+                    receive(d, decision + 1)
+                covered = {r.value.slot for r in readings[before:]} & {a.slot for a in step.args}
+                if covered:
+                    llm_call()
+                    again = uptake.fill([sd for sd in slots if sd[0] in covered], known, readings, decision, load,
+                                        (*key, "act"))
+                    args = {**args, **again}
             gold = {a.slot: a.gold for a in step.args}
             truth = {a.slot: a.gold for a in step.args if a.source in MEMORY_SOURCES}
             n_int, records = 0, []

@@ -19,7 +19,10 @@ Decision:
   differs from now, and the user did not state now. Evidence: those items.
 - supplement (otherwise, at a candidate_call, tool_result or agent message): a slot the context
   leaves implicit ("?") has a binding item, and the newest event lacks it (now == "-") or is an
-  agent message stating a different value (a message cannot be intervened on). Evidence: those items.
+  agent message stating a different value (a message cannot be intervened on); or the newest event
+  is an agent message (a plan) announcing a value the user did not state that a binding item
+  contradicts: the call it announces is not committed yet, so the supplement reaches it first and
+  no intervention is needed if the agent takes it. Evidence: those items.
 - silent: everything else.
 """
 from __future__ import annotations
@@ -94,9 +97,13 @@ def gold_decision(prefix: Sequence[Event], snapshot: Sequence[MemoryItem]) -> De
     if last.kind in ("candidate_call", "tool_result") or agent_msg:
         evidence = []
         for s in slots:
-            if ctx.get(s, ABSENT) != IMPLICIT:
-                continue
             now = last.args.get(s, ABSENT)
+            if ctx.get(s, ABSENT) != IMPLICIT:
+                # a plan that announces a value memory contradicts, which the user did not state:
+                # the call is not committed yet, so the supplement reaches it before it is
+                if agent_msg and now != ABSENT and stated.get(s, ABSENT) != now:
+                    evidence += [m.item_id for m in binding_items(snapshot, s) if m.value != now]
+                continue
             evidence += [m.item_id for m in binding_items(snapshot, s)
                          if now == ABSENT or (agent_msg and now != m.value)]
         if evidence:

@@ -215,3 +215,16 @@ def test_sensitivity_ranks_correlation_and_flips():
     res = sens.analyse(data, ["x"])
     flip = next(r for r in res["settings"] if r["setting"] == "decay_per_step=0.0")
     assert flip["flips_vs_default"] == ["a vs b"] and "pulse_rule" not in flip["ranking"]
+
+
+def test_gold_rule_supplements_a_plan_that_announces_a_value_memory_contradicts():
+    from pulse.core.gold import gold_decision
+    from pulse.core.records import Event
+    pref = MemoryItem("m1", "preference", "user:u1", "prefers seat aisle", "seat", "aisle", valid_from="2024-01-01")
+    plan = Event("message", 2, role="agent", text="Next I will book with seat window.", args={"seat": "window"})
+    req = Event("request", 1, role="user", text="Book my flight.")
+    assert gold_decision((req, plan), (pref,)) == Decision("supplement", ("m1",))
+    stated = Event("request", 1, role="user", text="Book a window seat.", args={"seat": "window"})
+    assert gold_decision((stated, plan), (pref,)).action == "silent"  # the user chose it: memory yields
+    agrees = Event("message", 2, role="agent", text="Next I will book with seat aisle.", args={"seat": "aisle"})
+    assert gold_decision((req, agrees), (pref,)).action == "silent"
