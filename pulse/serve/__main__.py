@@ -1,6 +1,6 @@
 """`pulse serve` (= `python -m pulse.serve`): run the MCP gateway (configs/serve.yaml).
 
-    pulse serve user_id=ada memory.root=~/.pulse/memory/ada \
+    pulse serve user_id=ada memory.root=$HOME/.pulse/memory/ada \
         +upstreams.retail.command=python '+upstreams.retail.args=[-m,pulse.serve.retail_upstream,--db,DB]'
     pulse serve transport=http port=8765 ...        # streamable HTTP at http://127.0.0.1:8765/mcp
 
