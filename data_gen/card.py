@@ -89,7 +89,10 @@ def card_markdown(card: Mapping[str, Any]) -> str:
         f"- split unit: {card['split_unit']}",
         f"- source: {card['source']['name']} (share of prefixes anchored on real Persona2Web task groups: "
         f"{card['source']['anchored_share']:.3f}; histories synthetic)"
-        if card.get("source", {}).get("name") == "persona2web" else "- source: synthetic world (no real data)",
+        if card.get("source", {}).get("name") == "persona2web" else
+        (f"- source: run-time decision points (data_gen/runtime.py) mixed with generator prefixes; run-time share "
+         f"per split: {card['source']['runtime_share_per_split']}"
+         if card.get("source", {}).get("name") == "runtime" else "- source: synthetic world (no real data)"),
         f"- columns: {', '.join(card['columns'])}",
         "- load: `datasets.load_from_disk(dir)`; rows -> `pulse.core.examples.example_from_row`",
         "",

@@ -112,6 +112,13 @@ class DataConfig:
     n_users: int = knob(0, ge=0)  # 0 = generator default
     max_train_examples: int = knob(0, ge=0)  # 0 = all
     max_eval_examples: int = knob(0, ge=0)  # 0 = all
+    # synthetic: the generator's prefixes (data_gen/build.py) | runtime: decision points recorded on
+    # the run-time path (data_gen/runtime.py) mixed with the generator's by `runtime_fraction`
+    source: Literal["synthetic", "runtime"] = "synthetic"
+    # runtime only: share of run-time decision points in every split (1 = run-time only)
+    runtime_fraction: float = knob(0.5, gt=0.0, le=1.0)
+    # runtime only: training personas run through the real agent (0 = data_gen.runtime default)
+    runtime_personas: int = knob(0, ge=0)
 
 
 @dataclass(frozen=True)
@@ -202,6 +209,12 @@ class EvalPolicyConfig:
     label: str = ""  # row name in tables
     data: DataConfig = field(default_factory=DataConfig)
     policy: PolicyBackendConfig = field(default_factory=PolicyBackendConfig)
+    # dataset: labelled examples of `data` [split] | suite: every policy call of a run of each offline
+    # suite in `benchmarks` (real PulseAgent + simulated task agent), labelled by the gold rule
+    source: Literal["dataset", "suite"] = "dataset"
+    benchmarks: list[str] = field(default_factory=lambda: ["pibench_sim", "mcp_persona_sim"])
+    # suite only: the suites' generation seed (the evaluation seed of the run is `seed`)
+    suite_seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -210,6 +223,10 @@ class DemoConfig:
     penalties: list[float] = field(default_factory=lambda: [-1.0, 0.0])
     suites: bool = True  # also run the offline suites (none / pulse_no_rl / pulse) after training
     suite_max_tasks: int = knob(0, ge=0)  # 0 = every task of each suite persona chain
+    # score every policy call of a run of each offline suite (pulse eval-policy source=suite) for the
+    # SFT-only, GRPO(0), GRPO(-1) checkpoints and the gold rule; writes suite_decisions.json
+    suite_decisions: bool = True
+    suite_decision_benchmarks: list[str] = field(default_factory=lambda: ["pibench_sim", "mcp_persona_sim"])
     # also write demo_results.json, demo_table.md and reward_curves.png here (e.g. results/demo, the
     # committed folder the README's figures come from); "" = only the run directory
     publish: str = ""

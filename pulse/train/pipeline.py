@@ -24,7 +24,7 @@ from typing import Any
 from pulse.config.schema import ConfigError, PolicyBackendConfig, TrainConfig, as_dict, to_typed
 from pulse.core.examples import PolicyExample
 from pulse.models.loading import check_model_path
-from pulse.train.data import ensure_dataset, load_examples, tokenizer_corpus
+from pulse.train.data import ensure_dataset, load_examples, recorded_fingerprint, tokenizer_corpus
 from pulse.train.metrics_log import step_time_split
 from pulse.utils.atomic import atomic_write_json, atomic_write_text
 from pulse.utils.manifest import config_diff, config_hash, format_diff, write_manifest
@@ -115,18 +115,35 @@ def stage_provenance(final: str | Path) -> dict[str, Any] | None:
 def ensure_model(cfg: TrainConfig, train_examples: list[PolicyExample]) -> str:
     """The base model path; builds the tiny model offline when configured and missing."""
     path = cfg.model.name_or_path
+    if cfg.model.build == "tiny_qwen3" and Path(path).exists() and _stale_tiny(cfg):
+        # its tokenizer was trained on another dataset (or by older generator code): rebuild it
+        log.info("tiny model at %s was built on another dataset; rebuilding", path)
+        shutil.rmtree(path)
     if cfg.model.build == "tiny_qwen3" and not Path(path).exists():
         from pulse.models.tiny_qwen3 import build_tiny_qwen3
 
         log.info("building tiny Qwen3 at %s (tokenizer trained on %d examples)", path, len(train_examples))
         build_tiny_qwen3(path, tokenizer_corpus(train_examples, "compact") + tokenizer_corpus(train_examples, "rich"),
                          cfg.model.tiny, seed=cfg.seed)
+        fp = recorded_fingerprint(Path(cfg.data.path))
+        if fp:
+            atomic_write_text(Path(path) / DATA_STAMP, fp + "\n")
     elif cfg.model.build == "smollm2_135m" and not Path(path).exists():
         from pulse.models.smollm2 import rebuild_smollm2
 
         rebuild_smollm2(path)
     check_model_path(path)
     return path
+
+
+DATA_STAMP = "data_fingerprint.txt"  # in a built tiny model: the fingerprint of the dataset its tokenizer saw
+
+
+def _stale_tiny(cfg: TrainConfig) -> bool:
+    """A built tiny model whose recorded dataset fingerprint differs from the current dataset's."""
+    stamp = Path(cfg.model.name_or_path) / DATA_STAMP
+    fp = recorded_fingerprint(Path(cfg.data.path))
+    return bool(fp) and (not stamp.exists() or stamp.read_text().strip() != fp)
 
 
 def evaluate_checkpoint(cfg: TrainConfig, path: str, examples: list[PolicyExample]) -> dict[str, Any]:

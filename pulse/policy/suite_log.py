@@ -1,0 +1,135 @@
+"""Decision points where the policy runs: every policy call of a suite run, with the oracle's label.
+
+`run_logged(bench, policy, seed=..., root=...)` runs a generated suite (eval/suites/benchmark.py)
+the way the harness does (eval/harness.py `run_eval`: per persona chain, Pulse's memory built from
+the rendered seed history through its own write path, `PulseMethod.open_session` per task, the
+simulated task agent with its default behaviour, deterministic inline processing), with the policy
+wrapped by `RecordingPolicy`: at every policy call the exact `PolicyInput` the run time built, the
+policy's output and the gold rule's decision on that input (`pulse.core.gold.gold_decision`) are
+recorded. The wrapper only observes; the run is the harness's run (same components, same seeds).
+
+Used by `pulse gen-data source=runtime` (training data from the run-time path, data_gen/runtime.py)
+and `pulse eval-policy source=suite` (decision metrics on logged suite decision points,
+pulse/eval_policy.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from pulse.core.examples import PolicyExample
+from pulse.core.gold import gold_decision, task_slots
+from pulse.core.policy_io import PolicyInput
+from pulse.core.records import Decision
+
+
+@dataclass
+class LoggedCall:
+    inp: PolicyInput
+    output: Any  # pulse.policy.base.PolicyOutput
+    gold: Decision
+    user_id: str = ""
+    task_id: str = ""
+    level: int = 0
+    benchmark: str = ""
+
+    @property
+    def case_type(self) -> str:
+        return f"rt_{self.inp.last_event.kind}_{self.gold.action}"
+
+    def example(self, example_id: str) -> PolicyExample:
+        return PolicyExample(example_id, self.task_id, self.user_id, self.case_type, self.inp, self.gold,
+                             self.inp.last_event.time, task_slots(self.inp.prefix), self.benchmark, self.level)
+
+
+@dataclass
+class RecordingPolicy:
+    """Wraps a policy; records (input, output, gold) at every call. `context` names the current task."""
+
+    inner: Any
+    calls: list[LoggedCall] = field(default_factory=list)
+    context: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return getattr(self.inner, "name", "policy")
+
+    def decide_batch(self, inputs: Sequence[PolicyInput]):
+        outs = self.inner.decide_batch(inputs)
+        for inp, out in zip(inputs, outs):
+            self.calls.append(LoggedCall(inp, out, gold_decision(inp.prefix, inp.snapshot), **self.context))
+        return outs
+
+
+def run_logged(bench, policy, *, seed: int, root: str | Path, memory_kind: str = "structured",
+               embedder: str = "bm25", progress: bool = False) -> tuple[list[LoggedCall], list[dict[str, Any]]]:
+    """Run every chain of `bench` with Pulse driven by `policy`; returns (logged calls, episode rows)."""
+    from eval.agents.simulated import SimulatedAgent
+    from eval.config import EmbedderConfig
+    from eval.memory_backends import build_embedder
+    from eval.methods.pulse_method import PulseMethod
+    from eval.methods.seed import ChainSeed
+
+    rec = RecordingPolicy(policy)
+    method = PulseMethod(name="pulse", memory_kind=memory_kind, policy=rec)
+    agent = SimulatedAgent()
+    emb = build_embedder(EmbedderConfig(name=embedder))
+    episodes: list[dict[str, Any]] = []
+    chains = bench.chains()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=sum(len(t) for t in chains.values()), desc=f"{bench.name} (logged)", unit="ep", leave=False)
+    for user, tasks in chains.items():
+        tools = bench.tools(user)
+        memory = method.open_chain(ChainSeed(user, tuple(t.project_id for t in tasks), bench.seed_history(user),
+                                             Path(root) / user, emb, tuple(tools)))
+        env = bench.open_env(user, "direct")
+        try:
+            for task in tasks:
+                env.begin(task)
+                rec.context = {"user_id": user, "task_id": task.task_id, "level": task.level,
+                               "benchmark": bench.name}
+                session = method.open_session(task, memory, False, tools=tools)
+                outcome = agent.run(task, env, session, seed, bench)
+                ivs = outcome.interventions
+                episodes.append({"task_id": task.task_id, "user_id": user,
+                                 "score": bench.score(task, env, outcome).score,
+                                 "interventions": len(ivs), "interventions_correct": sum(i.correct for i in ivs),
+                                 "interventions_fixed": sum(i.fixed for i in ivs),
+                                 "interventions_misled": sum(i.misled for i in ivs)})
+                if bar:
+                    bar.update(1)
+        finally:
+            env.close()
+            memory.close()
+    if bar:
+        bar.close()
+    return rec.calls, episodes
+
+
+def suite_decision_metrics(calls: Sequence[LoggedCall], episodes: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Policy metrics on the logged decision points (`pulse.policy.evaluate.policy_metrics`: action and
+    decision accuracy, per-action precision / recall, interruption success against the gold label,
+    confusion), plus the oracle's intervention count on the same points and the run's own counters
+    (suite score, harness-judged intervention outcomes)."""
+    from pulse.policy.evaluate import policy_metrics
+
+    examples = [c.example(f"d{i}") for i, c in enumerate(calls)]
+    m = policy_metrics(examples, [c.output for c in calls]) if calls else {"n": 0}
+    n_ep = len(episodes)
+    harness_int = sum(e["interventions"] for e in episodes)
+    m.update(
+        oracle_interventions=sum(c.gold.action == "intervene" for c in calls),
+        intervene_recall=(m.get("per_action") or {}).get("intervene", {}).get("recall"),
+        episodes=n_ep,
+        task_mean_score=sum(e["score"] for e in episodes) / n_ep if n_ep else None,  # mean per-task score (not COMP)
+        harness_interventions=harness_int,
+        harness_interventions_correct=sum(e["interventions_correct"] for e in episodes),
+        harness_interventions_fixed=sum(e["interventions_fixed"] for e in episodes),
+        harness_interventions_misled=sum(e["interventions_misled"] for e in episodes),
+        harness_interruption_success=(sum(e["interventions_correct"] for e in episodes) / harness_int
+                                      if harness_int else None),
+    )
+    return m
