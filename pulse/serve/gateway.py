@@ -11,6 +11,8 @@ What a client sees:
   * an upstream that is down: a tool error naming the upstream and why; the next call to one of
     its tools restarts it; the other upstreams and `pulse_remember` keep working;
   * a JSON-RPC error of a live upstream is raised to the client with its own code and message;
+  * the memory agent failing on a call (e.g. its policy endpoint is down): a tool error saying so,
+    and the call is not relayed (the gate fails closed, visibly);
 - prompt `pulse_preferences` and resource `pulse://preferences`: the user's current preferences.
 Calls are relayed one at a time (the memory agent reads one ordered event stream); the memory
 agent runs in a worker thread so a slow policy never blocks the event loop's transport.
@@ -126,7 +128,12 @@ class Gateway:
                 return _error(f"unknown tool {name!r}; this gateway serves: {', '.join(sorted([*self.route, REMEMBER]))}")
             session = self.session
             assert session is not None
-            gate = await anyio.to_thread.run_sync(session.before_call, name, args, name in self.read_only)
+            try:
+                gate = await anyio.to_thread.run_sync(session.before_call, name, args, name in self.read_only)
+            except Exception as e:  # fail closed and say so: an unchecked call could break a preference
+                log.error("memory agent failed on %s: %s", name, describe_error(e))
+                return _error(f"Pulse's memory agent failed on this call ({describe_error(e)}); the call was not "
+                              f"run. Check the gateway's policy backend (see its stderr).")
             if gate.held:
                 log.info("held %s: evidence %s", name, [m.item_id for m in gate.evidence])
                 return _error(held_message(name, gate.message),

@@ -108,6 +108,7 @@ function card(e) {
       + ' \u00b7 ' + run.agent + ' agent' + (run.simulated ? ' (sim)' : '') + ' \u00b7 status ' + e.status),
     h('div', {}, 'score ', h('span', {class: 'score'}, fmt(e.score)), e.checkpoints_total !== null && e.checkpoints_total !== undefined ? ' \u00b7 checkpoints ' + e.checkpoints_passed + '/' + e.checkpoints_total : '',
       ' \u00b7 ' + Object.entries(e.counters || {}).map(([k, v]) => k + ' ' + fmt(v)).join(', ')),
+    Object.keys(e.components || {}).length ? h('div', {}, 'components: ' + Object.entries(e.components).map(([k, v]) => k + ' ' + fmt(v)).join(', ')) : null,
     e.error ? h('div', {class: 'err'}, e.error) : null);
   if (e.request) c.append(h('div', {class: 'req'}, h('b', {}, 'Request: '), e.request));
   if (e.checkpoints && e.checkpoints.length) c.append(h('div', {class: 'checkpoints'}, 'Checkpoints: ', e.checkpoints.map(k =>
