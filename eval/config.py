@@ -134,5 +134,8 @@ class EvalConfig:
     resume: bool = True
     retry_failed: bool = False
     progress: bool = True
+    # persona chains run at once on threads (1 = one after another); their policy decisions are
+    # batched into one forward pass (pulse/policy/batching.py). Results do not depend on it.
+    chains_parallel: int = knob(1, ge=1)
     # exit 0 even when an episode failed (the summary and tables still carry and mark the failures)
     allow_failures: bool = False

@@ -22,9 +22,11 @@ version, config or policy checkpoint: one run dir never mixes them.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import shutil
+import threading
 import traceback
 from pathlib import Path
 from typing import Any, Callable
@@ -73,10 +75,15 @@ def make_policy_getter(cfg: EvalConfig) -> Callable[[str], Any]:
         else:
             raise ConfigError(f"method.policy: {source!r} not in ('trained', 'base', 'rule', 'supplement_all', "
                               f"'intervene_all')")
+        if cfg.chains_parallel > 1:  # concurrent chains: their decisions go out as one batch
+            from pulse.policy.batching import BatchingPolicy
+            pol = BatchingPolicy(pol)
+            get.batched.append(pol)
         cache[source] = pol
         return pol
 
     get.used = []
+    get.batched = []
     return get
 
 
@@ -235,15 +242,16 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
     if cfg.progress and n_todo:
         from tqdm import tqdm
         bar = tqdm(total=n_todo, desc=f"{bench.name}/{cfg.method.name}/seed{cfg.seed}", unit="ep", leave=False)
-    embedder = None  # built at the first chain that needs memory, then shared by every chain
-    for user, tasks in todo.items():
+    # the run's embedder, shared by every chain that needs memory
+    embedder = build_embedder(cfg.embedder) if method.uses_memory and todo else None
+    write_lock = threading.Lock()
+
+    def run_chain(user: str, tasks: list) -> None:
         tools = bench.tools(user)
         memory = None
         if method.uses_memory:
             root = out / "memory" / user
             shutil.rmtree(root, ignore_errors=True)
-            if embedder is None:
-                embedder = build_embedder(cfg.embedder)
             # the seed hook: every method builds its own memory from the same seed history
             memory = method.open_chain(ChainSeed(user, tuple(t.project_id for t in tasks), bench.seed_history(user),
                                                  root, embedder, tuple(tools)))
@@ -268,13 +276,30 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
                             pass
                     row.update(status="failed", score=0.0, error=f"{type(e).__name__}: {e}",
                                traceback=traceback.format_exc(limit=6)[-2000:])
-                _append_row(rows_path, row)
-                if bar:
-                    bar.update(1)
+                with write_lock:
+                    _append_row(rows_path, row)
+                    if bar:
+                        bar.update(1)
         finally:
             env.close()
             if memory is not None:
                 memory.close()
+
+    if cfg.chains_parallel <= 1 or len(todo) <= 1:
+        for user, tasks in todo.items():
+            run_chain(user, tasks)
+    else:
+        # chains on threads; their policy decisions meet in one batch (pulse/policy/batching.py)
+        from concurrent.futures import ThreadPoolExecutor
+
+        def pooled(item):
+            with contextlib.ExitStack() as live:
+                for pol in getter.batched:
+                    live.enter_context(pol.chain())
+                run_chain(*item)
+
+        with ThreadPoolExecutor(max_workers=cfg.chains_parallel) as pool:
+            list(pool.map(pooled, todo.items()))
     if bar:
         bar.close()
     summary = summarize(read_rows(rows_path))

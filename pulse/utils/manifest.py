@@ -31,9 +31,10 @@ PACKAGES = ("torch", "transformers", "trl", "peft", "accelerate", "datasets", "h
 #   resume, retry_failed                   how a rerun treats existing outputs
 #   eval_after, progress, allow_failures   evaluate after training; progress bar; exit status on failed episodes
 #   data.generate_if_missing, model.build  what to do when the data / the model path is missing
+#   chains_parallel                        how many persona chains run at once (batched decisions)
 NON_RESULT_KEYS: tuple[str, ...] = ("out_dir", "run_name", "label", "logger", "resume", "retry_failed",
                                     "eval_after", "progress", "allow_failures", "data.generate_if_missing",
-                                    "model.build")
+                                    "model.build", "chains_parallel")
 # Leaf names left out at any depth (credentials never enter a hash or a diff).
 NON_RESULT_LEAVES: tuple[str, ...] = ("api_key",)
 

@@ -18,7 +18,7 @@ CONFIGS = {p.stem: yaml.safe_load(p.read_text()) for p in sorted((CONF / "method
 # one config per registered implementation (Pulse's own: the rule policy, which needs no checkpoint)
 ONE_PER_IMPL = sorted({"pulse": "pulse_rule", **{c["impl"]: n for n, c in CONFIGS.items() if n == c["impl"] != "pulse"}}
                       .values())
-SIM = ("pibench_sim", "mcp_persona_sim")  # every config runs there in test_harness.py
+SIM = ("pibench_sim", "mcp_persona_sim", "independent_sim")  # every config runs there in test_harness.py
 
 
 def test_every_registered_method_has_a_config_here():

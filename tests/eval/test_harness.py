@@ -63,10 +63,13 @@ def test_missing_checkpoint_is_a_clear_config_error(tmp_path, eval_cfg):
 METHOD_NAMES = sorted(p.stem for p in (CONF / "method").glob("*.yaml"))
 
 
-@pytest.mark.parametrize("benchmark", ["pibench_sim", "mcp_persona_sim"])
+FIRST_PERSONA = {"pibench_sim": "researcher", "mcp_persona_sim": "mcp_user_01", "independent_sim": "consultant"}
+
+
+@pytest.mark.parametrize("benchmark", sorted(FIRST_PERSONA))
 @pytest.mark.parametrize("method", METHOD_NAMES)
 def test_every_method_runs_one_episode_on_every_suite(method, benchmark, tmp_path, tiny_model_dir, eval_cfg):
-    persona = "researcher" if benchmark == "pibench_sim" else "mcp_user_01"
+    persona = FIRST_PERSONA[benchmark]
     cfg = eval_cfg(tmp_path, method, benchmark, ["benchmark.max_tasks=1", f"benchmark.personas=[{persona}]"],
                    model_dir=tiny_model_dir)
     out = run_eval(cfg)
