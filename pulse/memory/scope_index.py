@@ -29,7 +29,8 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Generator, Sequence
+from collections.abc import Sequence
+from typing import Any, Generator
 
 import numpy as np
 
@@ -52,7 +53,7 @@ COMPACT_STEP_S: float | None = 0.008
 COMPACT_READ_STEP_S: float | None = 0.002
 # items per slice of a stepwise build (a slice costs well under a millisecond), rows per vector slice
 _SLICE = 64
-_VSLICE = 1024
+_VSLICE = 512
 # Write-time lookups (nearest fact for Topic placement, near-duplicate sentences) scan the whole
 # scope up to this size (a few ms); above it they probe the facts of the PROBE_TOPICS Topics whose
 # centroids are nearest (an inverted-file search: approximate, cost independent of scope size).
@@ -95,7 +96,7 @@ class ScopeIndex:
     entity_max_words: int
     slot_members: dict[str, np.ndarray]
     item_slot: list[str]
-    item_entity_keys: list[frozenset[str]]
+    item_entity_keys: list[tuple[str, ...]]  # tuples of str: never tracked by the garbage collector
     task_members: dict[str, np.ndarray]
     # dense embedders: item vectors and Topic centroids from running sums (None for lexical)
     vector_rows: GrowingArray | None
@@ -310,7 +311,7 @@ class ScopeIndex:
         defaults to appending to the key's array (a build collects lists and converts them once)."""
         add = add or _push
         ents = graph.item_entities(item)
-        self.item_entity_keys.append(frozenset(ents))
+        self.item_entity_keys.append(tuple(ents))
         for key, name in ents.items():
             if key not in self.entity_members:
                 self.entity_names[key] = name
@@ -422,17 +423,36 @@ def _compaction_steps(snap: dict[str, Any], embedder: Embedder) -> Generator[Non
     order = np.argsort(snap["rowids"], kind="stable")
     yield
     rowids = snap["rowids"].tolist()
-    items, metas, texts = snap["items"], snap["metas"], snap["texts"]
-    rows: list[tuple[int, MemoryItem, ItemMeta]] = []
-    rtexts: list[str] = []
+    yield
     ol = order.tolist()
-    for a in range(0, len(ol), 4 * _SLICE):
-        for i in ol[a:a + 4 * _SLICE]:
-            rows.append((rowids[i], items[i], metas[i]))
-            rtexts.append(texts[i])
+    yield
+    texts = snap["texts"]
+    rtexts: list[str] = []
+    for a in range(0, len(ol), 8 * _SLICE):
+        rtexts.extend([texts[i] for i in ol[a:a + 8 * _SLICE]])
         yield
+    rows = _Rows(ol, rowids, snap["items"], snap["metas"])
     return (yield from _build_steps(snap["scope"], snap["generation"], rows, snap["vectors"], embedder, rtexts,
                                     vec_rows=order))
+
+
+class _Rows(Sequence):
+    """(rowid, item, meta) of a snapshot's records in `order`, made on access: a compaction keeps no
+    tuple per record alive while it is pending (fewer long-lived objects for the garbage collector)."""
+
+    def __init__(self, order: list[int], rowids: list[int], items: list[MemoryItem], metas: list[ItemMeta]):
+        self.order, self.rowids, self.items, self.metas = order, rowids, items, metas
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def __getitem__(self, j):  # type: ignore[override]
+        i = self.order[j]
+        return self.rowids[i], self.items[i], self.metas[i]
+
+    def __iter__(self):
+        for i in self.order:
+            yield self.rowids[i], self.items[i], self.metas[i]
 
 
 def _push(members: dict[str, Any], key: str, idx: int) -> None:
@@ -495,10 +515,12 @@ def _build_steps(scope: str, generation: int, rows: Sequence[tuple[int, MemoryIt
     (default: the same position)."""
     # thematic layer: every Topic path and its ancestors, numbered depth-first
     keys: set[str] = set()
-    per_item_topics = []
-    for j, (_, item, meta) in enumerate(rows):
-        ts = [k for k, _ in graph.item_topics(item, meta)]
+    per_item_topics: list[tuple[str, ...]] = []  # tuples of str: never tracked by the garbage collector
+    last_rowid = 0
+    for j, (rowid, item, meta) in enumerate(rows):
+        ts = tuple(k for k, _ in graph.item_topics(item, meta))
         per_item_topics.append(ts)
+        last_rowid = max(last_rowid, rowid)
         for k in ts:
             keys.update(graph.topic_chain(k))
         if j % _SLICE == _SLICE - 1:
@@ -536,8 +558,9 @@ def _build_steps(scope: str, generation: int, rows: Sequence[tuple[int, MemoryIt
             item_topic_ids.append(tuple(topic_ids[k] for k in per_item_topics[i]))
         yield
     texts = sorted_texts
-    # room for the tail a compaction allows, so commits never copy the index to grow it
-    capacity = n + int(max(COMPACT_MIN_TAIL, COMPACT_FRACTION * n)) + 64
+    # room for the tail a compaction allows, twice over (commits keep appending while a compaction is
+    # pending), so commits never copy the index to grow it; untouched room costs no memory (calloc)
+    capacity = n + 2 * int(max(COMPACT_MIN_TAIL, COMPACT_FRACTION * n)) + 64
     if vectors is not None:
         dim = vectors.shape[1]
         src_rows = order_arr if vec_rows is None else np.asarray(vec_rows)[order_arr]
@@ -558,7 +581,8 @@ def _build_steps(scope: str, generation: int, rows: Sequence[tuple[int, MemoryIt
             yield
         vector_rows = sorted_vectors = None
 
-    primary = np.array([t[0] for t in item_topic_ids], np.int64) if n else _EMPTY
+    primary = first[order_arr] if n else _EMPTY
+    yield
     own_range = np.zeros((n_topics, 2), np.int64)
     own_range[:, 0] = np.searchsorted(primary, np.arange(n_topics), "left")
     own_range[:, 1] = np.searchsorted(primary, np.arange(n_topics), "right")
@@ -584,7 +608,7 @@ def _build_steps(scope: str, generation: int, rows: Sequence[tuple[int, MemoryIt
         own_sum, sub_sum = yield from _topic_sums(sorted_vectors, own_range, subtree_range, link_members)
 
     ix = ScopeIndex(
-        scope=scope, generation=generation, last_rowid=max((r for r, _, _ in rows), default=0),
+        scope=scope, generation=generation, last_rowid=last_rowid,
         items=[], metas=[], texts=texts, pos={}, n_base=n, scores=scores,
         topic_names=topic_names, topic_ids=topic_ids, topic_parent=topic_parent,
         topic_words=[_topic_words(name) for name in topic_names], topic_by_word={},
@@ -613,9 +637,10 @@ def _build_steps(scope: str, generation: int, rows: Sequence[tuple[int, MemoryIt
             ix.columns[name].append(np.array(vals, dtype=_COLUMNS[name]))
         yield
     for members in (ix.entity_members, ix.slot_members, ix.task_members):
-        for j, (key, lst) in enumerate(list(members.items())):
-            members[key] = np.asarray(lst, np.int64)
-            if j % (8 * _SLICE) == 8 * _SLICE - 1:
+        yield
+        for j, key in enumerate(list(members)):
+            members[key] = np.asarray(members[key], np.int64)
+            if j % _SLICE == _SLICE - 1:
                 yield
     if own_sum is not None:
         ix._refresh_centroids(range(n_topics))
