@@ -28,8 +28,8 @@ from typing import Any, Sequence
 from eval.metrics import STAGES, dumps_strict, mean_stderr, read_rows, summarize
 from pulse.core.errors import PulseUserError
 
-BENCH_ORDER = ("pibench_sim", "mcp_persona_sim")
-BENCH_METRIC = {"pibench_sim": "COMP", "mcp_persona_sim": "Acc"}
+BENCH_ORDER = ("pibench_sim", "mcp_persona_sim", "independent_sim")
+BENCH_METRIC = {"pibench_sim": "COMP", "mcp_persona_sim": "Acc", "independent_sim": "COMP"}
 FAILED_MARK = "†"
 NOT_RECORDED = "<not recorded>"
 
