@@ -59,7 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="outputs/tables", help="tables (Markdown, LaTeX, JSON, PNG) go here")
     ap.add_argument("--tables", nargs="+", default=["table1", "table2", "table3", "tableB4"])
     ap.add_argument("--rows", nargs="*", default=[], help="only these tableK/row names")
-    ap.add_argument("--benchmarks", nargs="+", default=["pibench_sim", "mcp_persona_sim"])
+    ap.add_argument("--benchmarks", nargs="+", default=["pibench_sim", "mcp_persona_sim", "independent_sim"])
+    ap.add_argument("--chains-parallel", type=int, default=6,
+                    help="persona chains of a run at once; their policy decisions go out as one batch")
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     ap.add_argument("--checkpoint", default="", help="trained policy path; '{seed}' is replaced; 'rule' = rule policy")
     ap.add_argument("--base", default="", help="policy of the 'w/o RL' rows (base_policy); '{seed}' is replaced")
@@ -83,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
             for bench in a.benchmarks:
                 for seed in a.seeds:
                     ov = [f"experiment={row}", f"benchmark={bench}", f"seed={seed}", "progress=false",
-                          f"out_dir={runs / row / bench / f'seed{seed}'}", *a.overrides]
+                          f"out_dir={runs / row / bench / f'seed{seed}'}", f"chains_parallel={a.chains_parallel}",
+                          *a.overrides]
                     probe = compose("eval", overrides=ov)
                     # only Pulse's own rows run a policy (the baselines' memory-side calls go to llm=)
                     uses_policy = probe.method.impl == "pulse" and probe.method.get("mode", "streaming") != "start_only"

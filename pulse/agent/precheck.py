@@ -1,0 +1,34 @@
+"""A decision only when one is needed: the exact, cheap pre-check before a policy call.
+
+The memory agent asks its policy only where memory could change what the task agent does next. At
+a decision point (the prefix Pulse has read and the items retrieval returned) memory can matter only
+through a *binding* item (a current preference or project decision, `pulse.core.gold.binding_items`)
+for a slot the task has touched (`task_slots`) that
+- the newest event states with another value (a candidate call or a plan it could still change), or
+- the context leaves implicit ("my usual ...": `?`).
+Where none holds the gold rule is silent, and so the policy is not called: `needs_decision` is a
+superset of every condition under which `pulse.core.gold.gold_decision` supplements or intervenes
+(tests check it on every decision point of the offline suites), so skipping never hides an action
+the rule would take. A learned policy may act where the rule is silent; the pre-check trades those
+(rare, mostly wrong) actions for not waiting on the policy at all.
+"""
+from __future__ import annotations
+
+from pulse.core.gold import ABSENT, binding_items, context_values, task_slots
+from pulse.core.policy_io import PolicyInput
+from pulse.core.statements import IMPLICIT
+
+
+def needs_decision(inp: PolicyInput) -> bool:
+    prefix, last = inp.prefix, inp.prefix[-1]
+    ctx = context_values(prefix[:-1])
+    for slot in task_slots(prefix):
+        items = binding_items(inp.snapshot, slot)
+        if not items:
+            continue
+        now = str(last.args.get(slot, ABSENT))
+        if now != ABSENT and any(m.value != now for m in items):
+            return True  # a value memory contradicts
+        if ctx.get(slot, ABSENT) == IMPLICIT:
+            return True  # "my usual ...": memory holds what the user refers to
+    return False
