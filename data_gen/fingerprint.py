@@ -1,9 +1,9 @@
 """What a generated dataset was made from: the generator request and the code that turns it into rows.
 
 `dataset_fingerprint(request, source)` hashes the request (seed, sizes, source, mix) together with the
-source text of every module that decides the rows: the generator (data_gen/), the records, the gold
-rule and the statement parser (pulse/core/), and for the run-time source the whole run-time path
-(the agent, memory, the suites' generator, the simulated agent, Pulse's eval method). The card
+source text of the modules that define the rows: the generator (data_gen/), the records, the gold
+rule and the statement parser, and for the run-time source the decision-point log, the suites'
+generator, the simulated agent and the seed renderer (`RUNTIME_CODE`). The card
 records it (`dataset_card.json: fingerprint`); `pulse.train.data.ensure_dataset` regenerates a
 dataset whose fingerprint differs instead of silently reusing rows made by other code (the cause of
 committed demo figures that a fresh clone did not reproduce, issue 17).
@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any, Mapping
 
 ROOT = Path(__file__).resolve().parent.parent
-SYNTHETIC_CODE = ("data_gen", "pulse/core")
-RUNTIME_CODE = SYNTHETIC_CODE + ("pulse/agent", "pulse/memory", "pulse/policy/suite_log.py", "eval/suites",
-                                 "eval/agents", "eval/methods/pulse_method.py", "eval/methods/seed.py",
-                                 "eval/memory_backends.py", "eval/envs.py", "eval/episode.py")
+# the modules that define rows and labels (not every module a row passes through: in a shared working
+# tree the run-time path changes often without changing the data, and each change would regenerate)
+SYNTHETIC_CODE = ("data_gen", "pulse/core/gold.py", "pulse/core/statements.py", "pulse/core/records.py",
+                  "pulse/core/examples.py")
+RUNTIME_CODE = SYNTHETIC_CODE + ("pulse/policy/suite_log.py", "eval/suites/generator.py", "eval/agents/simulated.py",
+                                 "eval/agents/behaviour.py", "eval/methods/seed.py")
 
 
 def code_files(source: str) -> list[Path]:
