@@ -287,3 +287,62 @@ main = hydra_entry("demo", _run)
 
 if __name__ == "__main__":
     main()
+
+
+def merge_seed_results(folders: list[str | Path], out: str | Path) -> dict[str, Any]:
+    """Merge per-seed demo results (each `pulse demo demo.seeds=[s] demo.publish=DIR`, e.g. one resumable
+    chunk per seed on 2 cores) into one result with mean ± stderr over the seeds: the held-out table,
+    its checks, and the suite decision points (suite_decisions.json). Writes demo_results.json,
+    demo_table.md and suite_decisions.json to `out`."""
+    import json
+
+    from pulse.utils.atomic import atomic_write_json, atomic_write_text
+
+    parts = [json.loads((Path(f) / "demo_results.json").read_text()) for f in folders]
+    seeds = [s for p in parts for s in p["seeds"]]
+    results: dict[str, list[dict[str, Any]]] = {}
+    for p in parts:
+        for name, runs in p["results"].items():
+            results.setdefault(name, []).extend(runs)
+    n = parts[0]["results"]["SFT only"][0]["n"]
+    table = comparison_table(results, seeds, n)
+    merged: dict[str, Any] = {"table": table, "seeds": seeds, "results": results, "checks": policy_checks(results),
+                              "checkpoints": {k: v for p in parts for k, v in p["checkpoints"].items()},
+                              "train_config": parts[0]["train_config"], "merged_from": [str(f) for f in folders]}
+    if all(p.get("suite_decisions") for p in parts):
+        rows: dict[str, dict[str, dict[str, Any]]] = {}
+        for p in parts:
+            for name, per in p["suite_decisions"]["benchmarks"].items():
+                for b, cell in per.items():
+                    tgt = rows.setdefault(name, {}).setdefault(b, {})
+                    for k, v in cell.items():
+                        if k == "confusion_per_seed":
+                            tgt.setdefault(k, []).extend(v)
+                        else:
+                            tgt.setdefault(k, {"per_seed": []})["per_seed"].extend(v["per_seed"])
+        for per in rows.values():
+            for cell in per.values():
+                for k, v in cell.items():
+                    if k != "confusion_per_seed":
+                        vals = [x for x in v["per_seed"] if x is not None]
+                        v["mean"], v["stderr"] = mean_stderr(vals) if vals else (None, None)
+        benchmarks = list(next(iter(rows.values())))
+        lines = parts[0]["suite_decisions"]["table"].splitlines()[:3]
+        lines[0] = lines[0].replace(str(parts[0]["seeds"]), str(seeds))
+        for name, per in rows.items():
+            for b, cell in per.items():
+                def f(k, pct=True):
+                    return _fmt([v for v in cell[k]["per_seed"] if v is not None], pct)
+                lines.append(f"| {name} | {b} | {f('n', False)} | {f('decision_accuracy')} | {f('intervene_recall')} | "
+                             f"{f('interruption_success')} | {f('interventions', False)} | "
+                             f"{f('oracle_interventions', False)} | {f('task_mean_score')} |")
+        merged["suite_decisions"] = {"seeds": seeds, "benchmarks": rows, "table": "\n".join(lines),
+                                     "checks": suite_decision_checks(rows, benchmarks)}
+        merged["table"] += "\n\n" + merged["suite_decisions"]["table"]
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(out / "demo_results.json", merged)
+    atomic_write_text(out / "demo_table.md", merged["table"] + "\n")
+    if merged.get("suite_decisions"):
+        atomic_write_json(out / "suite_decisions.json", merged["suite_decisions"])
+    return merged
