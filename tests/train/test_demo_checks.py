@@ -36,3 +36,41 @@ def test_suite_checks_compare_rows_per_benchmark():
     assert c["grpo_beats_sft_score"] and c["penalty_beats_0_score"]
     assert c["penalty_beats_0_interruption_success"] and c["penalty_fewer_interventions"]
     assert suite_checks(data, ["other"])["other"]["grpo_beats_sft_score"] is None
+
+
+def test_suite_decision_checks_and_seed_merge(tmp_path):
+    """Per-seed demo results merge into mean ± stderr over the seeds; the issue-17 targets are checked
+    on GRPO(-1)'s suite decision points against the oracle's intervention count."""
+    import json
+
+    from pulse.demo import SUITE_DECISION_KEYS, merge_seed_results, suite_decision_checks
+
+    def cell(acc, succ, n_int, n_or):
+        vals = dict.fromkeys(SUITE_DECISION_KEYS, 0.5)
+        vals.update(decision_accuracy=acc, interruption_success=succ, interventions=n_int, oracle_interventions=n_or)
+        return {**{k: {"mean": v, "stderr": None, "per_seed": [v]} for k, v in vals.items()},
+                "confusion_per_seed": [{}]}
+
+    def part(seed, acc):
+        rows = {"SFT only": {"b": cell(acc - 0.02, 0.7, 30, 80)}, "GRPO (penalty 0)": {"b": cell(acc, 0.75, 50, 80)},
+                "GRPO (penalty -1)": {"b": cell(acc, 0.85, 45, 80)}}
+        res = {k: [{**_m(acc, 10, 0.8, 5), "action_accuracy": acc, "parse_failure_rate": 0.0}] for k in ("SFT only", "GRPO (penalty 0)", "GRPO (penalty -1)")}
+        return {"seeds": [seed], "results": res, "checkpoints": {f"s{seed}": {}}, "train_config": {},
+                "suite_decisions": {"seeds": [seed], "benchmarks": rows, "table": "t\nh\n-", "checks": {}}}
+
+    dirs = []
+    for seed, acc in ((0, 0.9), (1, 0.94)):
+        d = tmp_path / f"s{seed}"
+        d.mkdir()
+        (d / "demo_results.json").write_text(json.dumps(part(seed, acc)))
+        dirs.append(d)
+    m = merge_seed_results(dirs, tmp_path / "out")
+    sd = m["suite_decisions"]["benchmarks"]["GRPO (penalty -1)"]["b"]
+    assert sd["decision_accuracy"]["per_seed"] == [0.9, 0.94] and abs(sd["decision_accuracy"]["mean"] - 0.92) < 1e-9
+    assert sd["decision_accuracy"]["stderr"] is not None
+    c = m["suite_decisions"]["checks"]["b"]
+    assert c["decision_accuracy_ge_90"] and c["interruption_success_ge_80"] and c["interventions_ge_half_oracle"]
+    assert c["penalty_fewer_interventions"] and c["penalty_higher_interruption_success"]
+    assert abs(c["grpo_minus_sft_decision_accuracy_pts"] - 2.0) < 1e-6
+    assert (tmp_path / "out" / "suite_decisions.json").exists()
+    assert suite_decision_checks({}, ["b"])["b"]["decision_accuracy_ge_90"] is None
