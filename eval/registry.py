@@ -34,4 +34,5 @@ AGENTS: Registry[Any] = Registry("task agent", {
     "simulated": "eval.agents.simulated:build",
     "openai": "eval.agents.llm_tool_agent:build",
     "scripted": "eval.agents.scripted:build",
+    "memory_following": "eval.agents.memory_following:build",
 })

@@ -22,16 +22,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from pulse.agent.runtime import PulseAgent, PulseAgentConfig
+from pulse.agent.schema import SchemaTool
 from pulse.core.statements import vocab_from_params
 
 
-def write_seed_history(memory, history, user_id: str, vocab) -> int:
+def write_seed_history(memory, history, user_id: str, vocab, scope_facts: bool = True) -> int:
     """Replay each past session as one conversation through Pulse's run-time write path: user turns
     read by the listener (`read_statement`, the tools' vocabulary), tool receipts as `tool_result`
     events; the same candidate extraction, source validation, merge and supersession as at task end
-    (`PulseAgent.end`). Returns the number of records committed."""
+    (`PulseAgent.end`, both through `pulse.agent.writeback.commit_events`). Returns the number of
+    records committed."""
     from pulse.agent.listener import read_statement
-    from pulse.agent.writeback import extract_candidates
+    from pulse.agent.writeback import commit_events
     from pulse.core.records import Event
     committed = 0
     for i, session in enumerate(history.sessions):
@@ -45,18 +47,18 @@ def write_seed_history(memory, history, user_id: str, vocab) -> int:
                 role = "user" if turn.role == "user" else "agent"
                 events.append(read_statement(Event("message", n, role=role, text=turn.text, time=session.time,
                                                    event_id=eid), vocab))
-        writer = memory.conversation(user_id, session.project_id, f"seed-{user_id}-{i}")
-        for ev in events:
-            writer.observe(ev)
-        own = bool(getattr(writer, "extract_candidates", False))
-        for cand in extract_candidates(events, user_id, session.project_id, include_user_statements=not own):
-            writer.add_candidate(cand)
-        committed += len(writer.commit())
+        committed += len(commit_events(memory, events, user_id, session.project_id, f"seed-{user_id}-{i}",
+                                       scope_facts=scope_facts))
     return committed
 
 
 def tools_vocab(tools):
-    """Slot vocabulary from tool schemas: every argument's enum values, named by its own words."""
+    """Slot vocabulary from the tools a memory agent may read: every argument's enum values, named by
+    its own words; for a real benchmark's JSON-schema tools (`pulse.agent.schema.SchemaTool`) also
+    the typed arguments (a domain, an e-mail) recognised by their form (`pulse.agent.schema.slot_vocab`)."""
+    from pulse.agent.schema import SchemaTool, slot_vocab
+    if any(isinstance(t, SchemaTool) for t in tools):
+        return slot_vocab(tools)
     params: dict[str, list[str]] = {}
     for t in tools:
         for p, values in t.params.items():
@@ -96,7 +98,8 @@ class PulseMethod:
                                allow_intervene=self.allow_intervene,
                                initial_personalization=self.initial_personalization, retrieve_k=self.retrieve_k,
                                concurrent=concurrent, writeback=self.writeback, as_of=task.time,
-                               slot_vocab=tools_vocab(tools), conversation_id=task.task_id)
+                               slot_vocab=tools_vocab(tools), conversation_id=task.task_id,
+                               tool_schemas=tuple(t for t in tools if isinstance(t, SchemaTool)))
         return PulseAgent(memory, self.policy, cfg)
 
 

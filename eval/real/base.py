@@ -10,7 +10,9 @@ A benchmark (`load(cfg) -> Benchmark`) gives:
   seed_memory(user) -> memory items the chain starts with (none for these benchmarks today)
   seed_history(user) -> the chain's past as sessions (eval/methods/seed.py), what every method's
                    `open_chain` builds its memory from
-  tools(user)    -> the `ToolSpec`s a memory agent may read (() where the tools are JSON schemas)
+  tools(user)    -> what a memory agent may read about the tools: for the real benchmarks their JSON
+                   schemas as `pulse.agent.schema.SchemaTool`s (arguments, types, enums, and whether
+                   a call is read-only: `read_only_tools`, or MCP annotations, pulse.agent.call_kinds)
 The generated suites implement the same protocol (eval/suites/benchmark.py); the harness has one
 run path for both. Adding a benchmark: one folder (its loader `load(cfg)` and its benchmark class),
 one `configs/benchmark/<name>.yaml`, one line in eval/registry.py.
@@ -103,15 +105,27 @@ class Benchmark(Protocol):
 
 
 class RealBenchmarkBase:
-    """What the real benchmarks share: the seed history rendered from their seed memory, no ToolSpecs
-    (their tools are JSON schemas the task agent reads from the environment)."""
+    """What the real benchmarks share: the seed history rendered from their seed memory, and their
+    tools as JSON schemas read into `SchemaTool`s (the benchmark's `read_only_tools` list says which
+    calls only read, where the schemas carry no MCP annotations)."""
+
+    read_only_tools: frozenset[str] = frozenset()
 
     def seed_history(self, user_id: str):
         from eval.methods.seed import seed_history
         return seed_history(user_id, self.seed_memory(user_id))  # type: ignore[attr-defined]
 
+    def tool_schemas(self, user_id: str) -> list[dict[str, Any]]:
+        """The OpenAI function-tool schemas the chain's environment publishes."""
+        env = self.open_env(user_id)  # type: ignore[attr-defined]
+        try:
+            return env.tool_schemas()
+        finally:
+            env.close()
+
     def tools(self, user_id: str) -> tuple:
-        return ()
+        from pulse.agent.schema import SchemaTool
+        return tuple(SchemaTool.from_openai(s, self.read_only_tools) for s in self.tool_schemas(user_id))
 
 
 def chains_of(tasks: Sequence[RealTask]) -> dict[str, list[RealTask]]:

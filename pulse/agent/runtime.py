@@ -35,6 +35,19 @@ Modes (ablations are configs, not code paths elsewhere):
 - `serial`: the retrieve-before-every-step baseline: every event runs retrieval and the policy,
   inline and blocking (used by bench/bench_runtime.py).
 `allow_intervene=False` turns every intervene into a supplement (streaming supplement-only).
+
+On real tools (`tool_schemas`: the tools' JSON schemas as `pulse.agent.schema.SchemaTool`s):
+- only calls that change something or commit a choice are gated (`pulse.agent.call_kinds`); a
+  read-only call is appended to the prefix and passes without a policy call;
+- at a gated call the policy sees the memory items mapped onto the call's arguments by name or by
+  meaning (`schema.ArgMapper`, `arg_map_threshold`) with values compared by the argument's type
+  (`pulse.core.values`), and no item that contradicts a value the user stated in this task for that
+  argument (a value the user stated always wins);
+- at most `max_holds_per_call` interventions on the same call (tool + arguments): proposed again
+  after a hold, it passes (converted `repeat_hold->silent`).
+Scoped facts (`scope_facts`, every benchmark): a user fact carries the context it was stated in
+(`writeback.commit_events`); where one slot has facts from several contexts, only those whose
+context best matches the request (word cosine >= `scope_threshold`) are weighed (`scope_filter`).
 """
 from __future__ import annotations
 
@@ -42,14 +55,18 @@ import queue
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Mapping, Sequence
 
+from pulse.agent.call_kinds import CallKinds
 from pulse.agent.gate import GateDecision
 from pulse.agent.listener import Listener, Trigger, event_entities
 from pulse.agent.tokens import count_tokens
-from pulse.agent.writeback import extract_candidates
+from pulse.agent.schema import ArgMapper, SchemaTool, word_cosine
+from pulse.agent.writeback import commit_events
+from pulse.core.gold import BINDING_KINDS, user_stated
 from pulse.core.policy_io import PolicyInput
+from pulse.core.values import canonical, same_value
 from pulse.core.records import Decision, Event, MemoryItem, quote_untrusted
 from pulse.core.statements import SlotTerms
 from pulse.memory.interface import Memory, RetrievalQuery
@@ -87,12 +104,29 @@ class PulseAgentConfig:
     slot_vocab: Mapping[str, SlotTerms] = field(default_factory=dict)
     # id of this task's conversation in the memory store ("" = a fresh random id)
     conversation_id: str = ""
+    # the tools' JSON schemas (pulse.agent.schema.SchemaTool): argument mapping, types, call kinds
+    tool_schemas: Sequence[SchemaTool] = ()
+    # which calls are gated (pulse.agent.call_kinds); None = from tool_schemas, else every call
+    call_kinds: CallKinds | None = None
+    # similarity (0-1) at which a memory slot maps to a differently named argument
+    arg_map_threshold: float = 0.5
+    # user facts carry the context they were stated in; several contexts for a slot: weigh the best match
+    scope_facts: bool = True
+    # least word cosine (0-1) between a fact's context and the request for the fact to apply
+    scope_threshold: float = 0.2
+    # interventions on one and the same call (tool + arguments); 0 = no limit
+    max_holds_per_call: int = 1
 
     def __post_init__(self) -> None:
         if self.mode not in AGENT_MODES:
             raise ValueError(f"PulseAgentConfig.mode: {self.mode!r} not in {AGENT_MODES}")
         if not self.user_id:
             raise ValueError("PulseAgentConfig.user_id must be non-empty")
+        for name in ("arg_map_threshold", "scope_threshold"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"PulseAgentConfig.{name}: {getattr(self, name)} not in [0, 1]")
+        if self.max_holds_per_call < 0:
+            raise ValueError(f"PulseAgentConfig.max_holds_per_call: {self.max_holds_per_call} < 0")
 
 
 @dataclass(frozen=True)
@@ -172,6 +206,14 @@ class PulseAgent:
         self.policy = policy
         self.config = config
         self.listener = Listener(vocab=config.slot_vocab)
+        self.tools = {t.name: t for t in config.tool_schemas}
+        self.call_kinds = config.call_kinds or CallKinds.build(
+            read_only=[t.name for t in config.tool_schemas if t.call_kind == "read_only"])
+        self.mapper = ArgMapper(self.tools, config.arg_map_threshold)
+        self._holds: dict[str, int] = {}
+        self._contexts: dict[str, set[str]] | None = None
+        self.stats_read_only_passed = 0
+        self.stats_scoped_out = 0
         self.stats = AgentStats()
         self.delivered: list[str] = []
         self._pending: list[Delivery] = []
@@ -230,7 +272,25 @@ class PulseAgent:
             self.flush()
         finally:
             self._gate_waiting = False
+        if not self.call_kinds.gated(event.tool):  # read-only: appended to the prefix, never held
+            self.listener.observe(event)
+            self._events.append(event)
+            self.stats_read_only_passed += 1
+            self.stats.decisions.append(DecisionRecord(event.step, event.kind, "read_only", "silent", (), True,
+                                                       False, 0.0, "read_only->pass"))
+            self.stats.blocking_s += time.perf_counter() - t0
+            return GateDecision(Decision("silent"))
         decision, items, parse_ok = self._process(event)
+        if decision.action == "intervene" and self.config.max_holds_per_call:
+            key = f"{event.tool}|{sorted((k, str(v)) for k, v in event.args.items())}"
+            self._holds[key] = self._holds.get(key, 0) + 1
+            if self._holds[key] > self.config.max_holds_per_call:
+                self.stats.interventions -= 1
+                rec = self.stats.decisions[-1]
+                self.stats.decisions[-1] = DecisionRecord(rec.step, rec.event_kind, rec.trigger, "silent", (),
+                                                          rec.parse_ok, rec.policy_called, rec.wall_s,
+                                                          "repeat_hold->silent")
+                decision, items = Decision("silent"), []
         self.stats.blocking_s += time.perf_counter() - t0
         message = render_items(items) if items else ""
         return GateDecision(decision, tuple(items), message, parse_ok)
@@ -270,22 +330,12 @@ class PulseAgent:
         self.listener.observe(end_ev)
         if self.config.writeback:
             t0 = time.perf_counter()
-            writer = self.memory.conversation(self.config.user_id, self.config.project_id,
-                                              self.config.conversation_id or f"conv-{uuid.uuid4().hex[:16]}")
-            for ev in self._events:
-                writer.observe(ev)
+            committed = commit_events(self.memory, self._events, self.config.user_id, self.config.project_id,
+                                      self.config.conversation_id or f"conv-{uuid.uuid4().hex[:16]}",
+                                      completed=completed, scope_facts=self.config.scope_facts)
             if completed:
-                # a store that extracts user statements itself (pulse.memory) gets only the
-                # structured decision receipts from us; a plain store gets every candidate
-                own = bool(getattr(writer, "extract_candidates", False))
-                for cand in extract_candidates(self._events, self.config.user_id, self.config.project_id,
-                                               include_user_statements=not own):
-                    writer.add_candidate(cand)
-                committed = writer.commit()
                 self.stats.committed_items = len(committed)
                 self.stats.store_tokens = sum(count_tokens(m.text) for m in committed)
-            else:
-                writer.abort()
             self.stats.memory_wall_s += time.perf_counter() - t0
         return self.stats
 
@@ -313,7 +363,49 @@ class PulseAgent:
             candidate_call=event if event.kind == "candidate_call" else None,
             delivered=tuple(self.delivered), k=k)
         self.stats.retrievals += 1
-        return [s.item for s in self.memory.retrieve(q)]
+        items = [s.item for s in self.memory.retrieve(q)]
+        if not self.config.scope_facts:
+            return items
+        kept = self.scope_filter(items)
+        if len(kept) < len(items):  # something was out of scope: look further, then keep the best k
+            more = [s.item for s in self.memory.retrieve(replace(q, k=3 * k))]
+            kept = self.scope_filter(more)[:k]
+        return kept
+
+    def _request_text(self) -> str:
+        req = next((e for e in self.listener.prefix if e.kind == "request"), None)
+        return " ".join(x for x in ((req.text if req else ""), self.listener.current_subgoal) if x)
+
+    def _slot_contexts(self) -> dict[str, set[str]]:
+        """Slot -> the contexts of the user's current binding facts for it (read once per task: memory
+        changes only at task end)."""
+        if self._contexts is None:
+            snap = getattr(self.memory, "snapshot", None)
+            current = snap(self.config.user_id, as_of=self.config.as_of) if callable(snap) else []
+            self._contexts = {}
+            for m in current:
+                if m.slot and m.kind in BINDING_KINDS and m.conditions and m.scope.startswith("user:"):
+                    self._contexts.setdefault(m.slot, set()).add(m.conditions)
+        return self._contexts
+
+    def scope_filter(self, items: Sequence[MemoryItem]) -> list[MemoryItem]:
+        """`items` without the facts out of this request's scope: where the user's current binding
+        facts for a slot carry several contexts, only those whose context matches the request best
+        (and at least `scope_threshold`) stay; unconditioned facts and other items always stay."""
+        contexts = self._slot_contexts()
+        req = self._request_text()
+        drop: set[str] = set()
+        best: dict[str, float] = {}
+        for m in items:
+            if not (m.slot and m.kind in BINDING_KINDS and m.conditions) or len(contexts.get(m.slot, ())) < 2:
+                continue
+            if m.slot not in best:
+                best[m.slot] = max(word_cosine(c, req) for c in contexts[m.slot] | {m.conditions})
+            sc = word_cosine(m.conditions, req)
+            if sc < best[m.slot] - 1e-9 or sc < self.config.scope_threshold:
+                drop.add(m.item_id)
+        self.stats_scoped_out += len(drop)
+        return [m for m in items if m.item_id not in drop]
 
     def _deliver(self, items: Sequence[MemoryItem], step: int, source) -> Delivery:
         d = Delivery(tuple(items), render_items(items), step, source)
@@ -334,6 +426,32 @@ class PulseAgent:
             prefix = [prefix[0]] + prefix[-keep:]
         return PolicyInput(tuple(prefix), tuple(snapshot))
 
+    def _gate_view(self, event: Event, snapshot: Sequence[MemoryItem]) -> tuple[Event, list[MemoryItem]]:
+        """The candidate call and the snapshot as the policy sees them on real tools: memory slots
+        mapped onto the call's arguments (by name or meaning), values compared by the argument's
+        type, typed arguments in canonical form, and no item contradicting a value the user stated."""
+        tool = self.tools.get(event.tool)
+        kinds = {a.name: a.kind for a in tool.args} if tool else {}
+        typed = ("domain", "email", "number", "date", "set")
+        args = {k: (canonical(kinds[k], v) if kinds.get(k) in typed else v) for k, v in event.args.items()}
+        stated = user_stated(self.listener.prefix[:-1])
+        out: list[MemoryItem] = []
+        for m in snapshot:
+            if not m.slot or m.kind not in BINDING_KINDS:
+                out.append(m)
+                continue
+            a = self.mapper.arg_for(event.tool, m.slot, m.topic, tuple(event.args))
+            if a is None or a.name not in args:
+                out.append(m)
+                continue
+            now, kind = args[a.name], kinds.get(a.name, "string")
+            said = stated.get(a.name, "")
+            if said and said != "?" and not same_value(kind, m.value, said):
+                continue  # the user stated another value in this task: it wins
+            value = now if same_value(kind, m.value, now) else (canonical(kind, m.value) if kind in typed else m.value)
+            out.append(replace(m, slot=a.name, value=value))
+        return replace(event, args=args), out
+
     def _process(self, event: Event) -> tuple[Decision, list[MemoryItem], bool]:
         t0 = time.perf_counter()
         trig = self.listener.observe(event)
@@ -346,8 +464,12 @@ class PulseAgent:
             self.stats_skipped_stale += 1
         if active:
             snapshot = self._retrieve(event, trig, k=self.config.retrieve_k)
+            view = self._gate_view(event, snapshot) if event.kind == "candidate_call" and self.tools else None
             if snapshot or not self.config.skip_policy_without_evidence:
-                out = self.policy.decide_batch([self._policy_input(snapshot)])[0]
+                inp = self._policy_input(snapshot)
+                if view is not None:
+                    inp = PolicyInput(inp.prefix[:-1] + (view[0],), tuple(view[1]))
+                out = self.policy.decide_batch([inp])[0]
                 called = True
                 self.stats.policy_calls += 1
                 parse_ok = out.parse.ok

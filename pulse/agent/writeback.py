@@ -7,10 +7,19 @@ Sources and what they may create:
   project, provenance `tool_receipt`. A tool result can never create a user preference.
 - the request's explicit values are task parameters, not standing preferences: not written.
 Validation, merge and supersession are the memory store's job (`ConversationWriter.commit`).
+
+Scoped facts (`commit_events(..., scope_facts=True)`): a user fact whose stating sentence opens with
+a context ("For concert tickets, my preferred site is seatgeek.com", "When travelling for work,
+...") carries that context as its `conditions`, so facts learned for different Topics or task
+groups live side by side instead of one superseding the other (the store's revision key includes
+the conditions), and the run-time agent weighs a fact only where its context matches the request
+(`pulse.agent.runtime`, `scope_filter`).
 """
 from __future__ import annotations
 
 import hashlib
+import re
+from dataclasses import replace
 from typing import Sequence
 
 from pulse.agent.listener import SUBGOAL_KEY
@@ -49,3 +58,66 @@ def extract_candidates(events: Sequence[Event], user_id: str, project_id: str = 
                     slot=slot, value=value, provenance=Provenance("tool_receipt", ev.event_id, ev.text[:200]),
                     valid_from=ev.time), ev))
     return out
+
+
+# a context a statement opens with: "For <ctx>, ...", "From now on, for <ctx>, ...", "When <ctx>, ..."
+_CONTEXT = re.compile(r"^\W*(?:from now on,?\s+)?(?:for|when|whenever|during|on)\s+([^,:;]{3,90}?),\s+\S", re.I)
+USER_FACT_KINDS = ("preference", "habit", "attribute")
+
+
+def statement_context(sentence: str) -> str:
+    """The context a sentence opens with ("" when none), lower-cased."""
+    m = _CONTEXT.match(sentence or "")
+    return " ".join(m.group(1).lower().split()) if m else ""
+
+
+def scope_candidates(cands: Sequence[WriteCandidate], current: Sequence[MemoryItem] = (),
+                     situation: str = "") -> list[WriteCandidate]:
+    """User-fact candidates with the context their stating sentence opens with as `conditions`. A
+    fact stated without one inherits the context of the current facts of its slot (the one that best
+    matches `situation`, the conversation's request, when there are several), so it revises the fact
+    it restates instead of standing beside it."""
+    from pulse.agent.schema import word_cosine
+    contexts: dict[str, list[str]] = {}
+    for m in current:
+        if m.kind in USER_FACT_KINDS and m.slot and m.conditions:
+            contexts.setdefault(m.slot, []).append(m.conditions)
+    out = []
+    for c in cands:
+        item = c.item
+        if item.kind in USER_FACT_KINDS and not item.conditions:
+            ctx = statement_context(item.provenance.quote or item.text)
+            if not ctx and item.slot in contexts:
+                opts = list(dict.fromkeys(contexts[item.slot]))
+                ctx = max(opts, key=lambda o: word_cosine(o, situation or item.provenance.quote or item.text))
+            if ctx:
+                c = replace(c, item=replace(item, conditions=ctx))
+        out.append(c)
+    return out
+
+
+def commit_events(memory, events: Sequence[Event], user_id: str, project_id: str, conversation_id: str,
+                  completed: bool = True, scope_facts: bool = True) -> list[MemoryItem]:
+    """One conversation through Pulse's write path: the store's own extraction (when it has one) and
+    the decision receipts, then source validation, merge and supersession in the store's commit.
+    `scope_facts`: user facts carry the context they were stated in (module docstring)."""
+    writer = memory.conversation(user_id, project_id, conversation_id)
+    for ev in events:
+        writer.observe(ev)
+    if not completed:
+        writer.abort()
+        return []
+    own = bool(getattr(writer, "extract_candidates", False))
+    cands = extract_candidates(events, user_id, project_id, include_user_statements=not own)
+    if own and scope_facts:  # the store's extractor, run here so its user facts can carry their context
+        from pulse.memory.extraction import extract
+        writer.extract_candidates = False
+        cands += extract(events, writer.conversation_id, user_id, project_id, memory.now())
+    if scope_facts:
+        snap = getattr(memory, "snapshot", None)
+        current = snap(user_id) if callable(snap) else ()
+        situation = next((e.text for e in events if e.kind == "request" and e.text), "")
+        cands = scope_candidates(cands, current, situation)
+    for cand in cands:
+        writer.add_candidate(cand)
+    return writer.commit()

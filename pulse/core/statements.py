@@ -12,6 +12,10 @@ words that name an argument) -- `SlotTerms` per slot:
   only right after the slot's name ("use signature none"); the last mention wins ("X, actually Y");
 - a slot is referred to without a value (`IMPLICIT`, "?") when one of its names follows a
   possessive or habitual cue within a few words ("in my usual size", "my home airport");
+- a typed slot (`SlotTerms.kind`: a domain, an e-mail, a number, a date; from the tool's JSON schema)
+  is stated by any value of that form ("on seatgeek.com"), in canonical form (pulse.core.values);
+  when several slots share the form, or the form is a number or a date, only right after the
+  slot's name ("my preferred budget is 300");
 - otherwise the slot is not mentioned (absent from the result).
 """
 from __future__ import annotations
@@ -19,6 +23,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping
+
+from pulse.core.values import PATTERNS as _TYPED
+from pulse.core.values import find_typed
 
 IMPLICIT = "?"  # the text refers to the slot ("my usual size") without stating a value
 
@@ -36,6 +43,10 @@ class SlotTerms:
 
     values: tuple[str, ...]
     names: tuple[str, ...] = ()  # e.g. ("size",), ("budget", "fare"); defaults to the slot's words
+    # a typed slot without an enum (from its JSON schema, pulse.core.values): "domain" | "email" |
+    # "number" | "date"; its values are recognised by their form, stated in canonical form.
+    # "" = an enumerated slot (only `values` count)
+    kind: str = ""
 
     def name_words(self, slot: str) -> tuple[tuple[str, ...], ...]:
         names = self.names or (slot.replace("_", " "),)
@@ -96,9 +107,18 @@ def parse_statement(text: str, vocab: SlotVocab) -> dict[str, str]:
     for terms in vocab.values():
         for v in set(terms.values):
             owners[v.lower()] = owners.get(v.lower(), 0) + 1
+    kinds: dict[str, int] = {}
+    for terms in vocab.values():
+        if terms.kind:
+            kinds[terms.kind] = kinds.get(terms.kind, 0) + 1
     found: dict[str, str] = {}
     for slot, terms in vocab.items():
         best, best_value = -1, ""
+        if terms.kind in _TYPED:
+            named = kinds[terms.kind] > 1 or terms.kind in ("number", "date")
+            for pos, value in find_typed(terms.kind, text or ""):
+                if (not named or _named_before(low[:pos], terms.name_words(slot))) and pos > best:
+                    best, best_value = pos, value
         for v in terms.values:
             # a value several slots share ("none", "pdf") counts only where this slot is named
             pos = _find_last(v, low, terms.name_words(slot) if owners[v.lower()] > 1 else None)

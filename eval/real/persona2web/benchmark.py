@@ -106,6 +106,8 @@ class Persona2Web(RealBenchmarkBase):
         return chains_of(self.tasks)
 
     history_kind: str = "none"  # benchmark.seed_history: none | synthetic
+    # a search only reads; opening a site commits the choice of site, submitting commits the answer
+    read_only_tools: frozenset = frozenset({"web_search"})
     groups: list = field(default_factory=list, repr=False)
 
     def seed_memory(self, user_id: str) -> tuple:
@@ -117,6 +119,9 @@ class Persona2Web(RealBenchmarkBase):
     def open_env(self, user_id: str, transport: str = "direct"):
         from eval.real.mcp_env import wrap
         return wrap(WebStub(), transport, "persona2web-web-stub")
+
+    def tool_schemas(self, user_id: str) -> list[dict[str, Any]]:
+        return SCHEMAS
 
     def user_simulator(self, task: RealTask):
         return None  # one request per task; the agent's reply ends the episode
@@ -136,11 +141,69 @@ class Persona2Web(RealBenchmarkBase):
         raise BenchmarkDataError(f"agent.script: {script!r} is not a {NAME} script (gold, request_only, noop)")
 
     def intervention_correct(self, task: RealTask, tool: str, args: Mapping[str, Any], evidence) -> bool:
-        """A held `open_website` was wrong (not the gold site) and the evidence names the gold site."""
+        """Right when the held site or value was not gold and the evidence names the gold one:
+        `open_website` held on a site that is not the level-3 site, with evidence naming that site;
+        `submit_answer` held on an answer missing a level-2 value, with evidence naming that value."""
         g: P2WGold = task.data
-        if tool != "open_website" or site_matches(str(args.get("site", "")), g.sites):
-            return False
-        return any(site_matches(str(getattr(m, "value", "")), g.sites) for m in evidence)
+        said = [f"{getattr(m, 'value', '')} {getattr(m, 'text', '')}" for m in evidence]
+        if tool == "open_website":
+            if site_matches(str(args.get("site", "")), g.sites):
+                return False
+            return any(site_matches(str(getattr(m, "value", "")), g.sites) for m in evidence)
+        if tool == "submit_answer":
+            text = normalise_text(str(args.get("answer", "")))
+            missing = [v for v in g.values if not value_satisfied(v, text)]
+            return bool(missing) and any(value_satisfied(v, normalise_text(e)) for v in missing for e in said)
+        return False
+
+    # -- what the memory-following offline agent reads (eval/agents/memory_following.py) ---------------
+    def _world(self) -> dict[str, Any]:
+        """The synthetic world's domains per user (data_gen.persona2web: the same one the synthetic
+        histories are rendered from): the vocabulary of values a delivered text can name."""
+        if not getattr(self, "_domains", None):
+            from data_gen.persona2web import anchored_users
+            groups = self.groups or list(load_groups(self.root).values())
+            self._domains = {persona.name: domains for persona, domains, _ in anchored_users(groups, 0)}
+        return self._domains
+
+    def reader(self, user_id: str):
+        """Persona2Web's own reader of delivered text: every value the user's synthetic world has
+        for each slot (gold and distractors, sites also as www./https:// forms), and each task group's
+        phrase as its condition (a sentence naming another group's task is out of context)."""
+        from eval.suites.reader import ValueReader
+        vocab: dict[str, dict[str, tuple[str, ...]]] = {}
+        conditions: dict[str, tuple[str, ...]] = {}
+        for dom in self._world().get(user_id, {}).values():
+            group = dom.name.removeprefix("p2w_")
+            conditions[next(t.project_id for t in self.tasks if t.project_id.lower() == group) if any(
+                t.project_id.lower() == group for t in self.tasks) else group] = (dom.label,)
+            for slot in dom.slots:
+                for v in slot.values:
+                    forms = (v, normalise_text(v)) if slot.name != "site" else (v, f"www.{v}", f"https://{v}")
+                    vocab.setdefault(slot.name, {})[v] = tuple(dict.fromkeys(f for f in forms if f))
+        return ValueReader(vocab, conditions)
+
+    def memory_slots(self, task: RealTask) -> list[tuple[str, str, str]]:
+        """(slot, its value in this task's world, default) for every slot the task group's preferences
+        fill: the level-2 values, the site (default: the task's start page) and the location."""
+        dom = self._world().get(task.user_id, {}).get(f"p2w_{task.project_id.lower()}")
+        if dom is None:
+            raise BenchmarkDataError(f"{self.root}: task group {task.project_id} has no synthetic world entry")
+        return [(s.name, s.values[0], task.data.start_url if s.name == "site" else "") for s in dom.slots]
+
+    def request_states(self, task: RealTask) -> dict[str, str]:
+        """What the request itself says for each slot (the agent reads its request): a value of the
+        slot's world that occurs in the request text, and a site the request names."""
+        text = normalise_text(task.request_text)
+        out = {}
+        for slot, value, _ in self.memory_slots(task):
+            if slot == "site":
+                named = sites_in(task.request_text)
+                if named:
+                    out[slot] = named[0]
+            elif value_satisfied(value, text):
+                out[slot] = value
+        return out
 
     def score(self, task: RealTask, env: WebStub, outcome: Any) -> Score:
         g: P2WGold = task.data

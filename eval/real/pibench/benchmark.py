@@ -78,6 +78,9 @@ class PiBench(RealBenchmarkBase):
 
     nonstandard = ""
 
+    # the file look-ups and the (offline) web reads only read; writes, edits, shell and AppWorld are gated
+    read_only_tools: frozenset = frozenset({"list_dir", "read_file", "web_search", "web_fetch"})
+
     def chains(self) -> dict[str, list[RealTask]]:
         return chains_of(self.tasks)
 

@@ -114,6 +114,12 @@ class Tau2Retail(RealBenchmarkBase):
     seed: int = 0
     metric: str = "mean"
     gold: dict[str, RetailTools] = field(default_factory=dict)  # task id -> database after the gold actions
+    # τ²'s read-only tools (look-ups and the calculator); every other call changes the database or
+    # hands the user over, and is gated
+    read_only_tools: frozenset = frozenset({"find_user_id_by_email", "find_user_id_by_name_zip", "get_order_details",
+                                            "get_product_details", "get_item_details", "get_user_details",
+                                            "list_all_product_types",
+                                            "calculate"})
 
     @property
     def judge_label(self) -> str:
@@ -134,6 +140,9 @@ class Tau2Retail(RealBenchmarkBase):
     def open_env(self, user_id: str, transport: str = "direct"):
         from eval.real.mcp_env import wrap
         return wrap(RetailEnv(self.root / "db.json"), transport, "tau2-retail")
+
+    def tool_schemas(self, user_id: str) -> list[dict[str, Any]]:
+        return [{"type": "function", "function": s} for s in SCHEMAS.values()]
 
     # -- offline scripted agents -------------------------------------------------------------------
     def scripted_calls(self, task: RealTask, script: str) -> list[tuple[str, dict[str, Any]]]:

@@ -1,0 +1,148 @@
+"""The memory-following offline agent (`agent=memory_following`): the scripted request-only agent that
+also takes what memory delivers, through the fair world's one uptake model.
+
+Persona2Web (no LLM; labelled "simulated" like every behaviour-model number): the request-only plan
+(search, open a site, submit an answer) with three decisions, each one uptake decision
+(eval/agents/behaviour.py `Uptake.fill`) over the task group's slots (`bench.memory_slots`: its level-2
+values, the site, the location):
+1. `web_search(query)`: the request text plus the values the agent takes for its slots;
+2. `open_website(site)`: the site it takes (the request's site when it names one, `p_follow_explicit`;
+   else a delivered one; else the task's start page). This call is gated: on an intervention the
+   agent re-plans once with the evidence as its freshest delivery (one more decision), as the
+   simulated agent does; more than `max_interventions_per_step` holds on the step abandon it;
+3. `submit_answer(answer)`: the request text plus the values it takes (and the location).
+What the request states (`bench.request_states`) is `known`; everything memory delivers (the start
+delivery, supplements, reminders, intervention evidence) is read by Persona2Web's own reader
+(`bench.reader(user)`: the synthetic world's values, each task group's phrase as its condition) and
+the agent's context is its task group, so a delivered preference of another group is applied with
+`p_apply_out_of_context`. Common random numbers: every method is compared on the same draws.
+Interventions are scored by the benchmark (`bench.intervention_correct`).
+"""
+from __future__ import annotations
+
+import time
+
+from pulse.agent.gate import PreCommitGate
+from pulse.agent.runtime import Delivery
+from pulse.agent.tokens import count_tokens
+from eval.agents.behaviour import BehaviourParams, Reading, Uptake
+from eval.episode import EpisodeOutcome, InterventionRecord, event_maker
+
+
+class MemoryFollowingAgent:
+    name = "memory_following"
+    simulated = True  # a behaviour model, not an LLM
+    model = "memory-following request-only agent (uptake model, eval/agents/memory_following.py)"
+
+    def __init__(self, params: BehaviourParams = BehaviourParams()):
+        self.p = params
+        self._readers: dict[tuple[int, str], object] = {}
+
+    def check(self, bench) -> None:
+        from pulse.config.schema import ConfigError
+        for need in ("reader", "memory_slots", "request_states"):
+            if not hasattr(bench, need):
+                raise ConfigError(f"agent=memory_following runs persona2web (its reader and slots); "
+                                  f"{bench.name!r} has no {need}()")
+
+    def run(self, task, env, session, seed: int, bench) -> EpisodeOutcome:
+        p = self.p
+        out = EpisodeOutcome()
+        event = event_maker(task)
+        key_r = (id(bench), task.user_id)
+        if key_r not in self._readers:
+            self._readers[key_r] = bench.reader(task.user_id)
+        reader = self._readers[key_r]
+        uptake = Uptake(p, (task.project_id,))
+        readings: list[Reading] = []
+        load = 0
+        mentions = [0, 0]
+
+        def receive(d, at: int) -> None:
+            nonlocal load
+            if d is None or not d.message.strip():
+                return
+            readings.extend(Reading(at, rv) for rv in reader.read(d.message, task.time))
+            total, read = reader.mention_counts(d.message)
+            mentions[0] += total
+            mentions[1] += read
+            load += count_tokens(d.message)
+
+        slots = bench.memory_slots(task)
+        known = bench.request_states(task)
+        defaults = [(s, d) for s, _, d in slots]
+        receive(session.start(event("request", text=task.request_text, role="user")), 0)
+        gate = PreCommitGate(executor=env, decide=session.decide_call)
+        decision = 0
+        transcript = [{"role": "user", "content": task.request_text}]
+
+        def decide(purpose: str) -> dict[str, str]:
+            nonlocal decision
+            for d in session.take_supplements(wait=True):
+                receive(d, decision + 1)
+            decision += 1
+            out.llm_calls += 1
+            return uptake.fill(defaults, known, readings, decision, load, (seed, task.task_id, purpose))
+
+        def with_values(base: str, args: dict[str, str]) -> str:
+            extra = [v for s, v in args.items() if s != "site" and v and v.lower() not in base.lower()]
+            return base + (" " + "; ".join(extra) if extra else "")
+
+        def execute(tool: str, args: dict[str, str], purpose: str, filled: dict[str, str]) -> None:
+            n_int = 0
+            while True:
+                cand = event("candidate_call", tool=tool, args=dict(args))
+                res = gate.call(tool, args, cand)
+                if res.intervened:
+                    n_int += 1
+                    ev = tuple(res.decision.evidence if res.decision else ())
+                    out.interventions.append(InterventionRecord(
+                        cand.step, tool, bool(bench.intervention_correct(task, tool, args, ev)),
+                        evidence=tuple(m.item_id for m in ev)))
+                    if n_int > p.max_interventions_per_step:
+                        out.abandoned_steps += 1
+                        return
+                    before = len(readings)
+                    receive(Delivery(ev, res.evidence_text, decision, "intervene"), decision + 1)
+                    covered = {r.value.slot for r in readings[before:]}
+                    nonlocal_decision()
+                    again = uptake.fill([sd for sd in defaults if sd[0] in covered], known, readings, decision,
+                                        load, (seed, task.task_id, purpose, "replan", n_int))
+                    filled.update(again)
+                    args = rebuild(tool, filled)
+                    continue
+                if res.executed:
+                    out.tool_calls += 1
+                    session.observe(event("tool_result", tool=tool, text="ok"))
+                    transcript.append({"role": "tool", "content": str(res.result)[:500]})
+                else:
+                    out.tool_errors += 1
+                    session.observe(event("tool_result", tool=tool, text=f"error: {res.error}",
+                                          args={"status": "error"}))
+                return
+
+        def nonlocal_decision() -> None:
+            nonlocal decision
+            decision += 1
+            out.llm_calls += 1
+
+        def rebuild(tool: str, filled: dict[str, str]) -> dict[str, str]:
+            if tool == "open_website":
+                return {"site": filled.get("site") or task.data.start_url}
+            if tool == "web_search":
+                return {"query": with_values(task.request_text, filled)}
+            return {"answer": with_values(task.request_text, filled)}
+
+        for tool in ("web_search", "open_website", "submit_answer"):
+            filled = decide(tool)
+            execute(tool, rebuild(tool, filled), tool, filled)
+        stats = session.end(True)
+        out.memory_blocking_s = stats.blocking_s
+        out.seconds = stats.blocking_s  # no latency model: only the memory time the agent waited
+        out.extra.update(transcript=transcript, termination="agent_stop", delivered_load_tokens=load,
+                         reader_mentions=mentions[0], reader_attributed=mentions[1])
+        return out
+
+
+def build(cfg) -> MemoryFollowingAgent:
+    return MemoryFollowingAgent(cfg.behaviour)

