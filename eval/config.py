@@ -38,15 +38,18 @@ class BenchmarkConfig:
     transport: Literal["direct", "mcp"] = "direct"  # mcp: tools served by real MCP servers
     max_tasks: int = knob(0, ge=0)  # 0 = all; >0 keeps the first N tasks of each persona chain
     personas: list[str] = field(default_factory=list)  # [] = all
+    # real benchmarks: keep only these task ids ([] = all; an unknown id is an error naming it)
+    task_ids: list[str] = field(default_factory=list)
     # real benchmarks (eval/real/): data folder ("" = $PULSE_DATA_DIR), task split, endpoints
     data_dir: str = ""
     split: str = "base"  # tau2: base | train | test (split_tasks.json)
     chain_users: bool = False  # tau2 only, non-standard: one customer's tasks share memory as sessions
     user: EndpointConfig = field(default_factory=EndpointConfig)  # LLM user simulator
     judge: EndpointConfig = field(default_factory=EndpointConfig)  # LLM judge ("" = offline fallback)
-    # persona2web only: none (chains start empty) | synthetic (each user's memory derived from a history
-    # generated from its gold values, as `pulse gen-data source=persona2web` does; labelled synthetic)
-    seed_history: Literal["none", "synthetic"] = "none"
+    # persona2web: none (chains start empty) | synthetic (each user's memory derived from a history
+    # generated from its gold values, as `pulse gen-data source=persona2web` does; labelled synthetic);
+    # tau2_retail: none | retail_db (customers' past rendered from the retail database; non-standard)
+    seed_history: Literal["none", "synthetic", "retail_db"] = "none"
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ class MethodConfig:
     initial_personalization: bool = True
     writeback: bool = True
     retrieve_k: int = knob(6, ge=1)
+    # Pulse: no policy call where memory cannot change what happens next (pulse/agent/precheck.py)
+    precheck: bool = True
     # memory baselines (impl != pulse/none): the method's own knobs, checked by its module's typed
     # `Options` dataclass (eval/methods/<impl>.py) at start; an unknown key is a ConfigError
     options: dict[str, Any] = field(default_factory=dict)

@@ -76,6 +76,7 @@ class PulseMethod:
     initial_personalization: bool = True
     writeback: bool = True
     retrieve_k: int = 6
+    precheck: bool = True
     uses_memory: bool = True
 
     def open_chain(self, seed):
@@ -98,6 +99,7 @@ class PulseMethod:
                                allow_intervene=self.allow_intervene,
                                initial_personalization=self.initial_personalization, retrieve_k=self.retrieve_k,
                                concurrent=concurrent, writeback=self.writeback, as_of=task.time,
+                               precheck=self.precheck,
                                slot_vocab=tools_vocab(tools), conversation_id=task.task_id,
                                tool_schemas=tuple(t for t in tools if isinstance(t, SchemaTool)))
         return PulseAgent(memory, self.policy, cfg)
@@ -107,4 +109,4 @@ def build(cfg, ctx) -> PulseMethod:
     policy = ctx.get_policy(cfg.policy) if cfg.mode != "start_only" else None
     return PulseMethod(name=cfg.name, memory_kind=cfg.memory, policy=policy, mode=cfg.mode,
                        allow_intervene=cfg.allow_intervene, initial_personalization=cfg.initial_personalization,
-                       writeback=cfg.writeback, retrieve_k=cfg.retrieve_k)
+                       writeback=cfg.writeback, retrieve_k=cfg.retrieve_k, precheck=cfg.precheck)

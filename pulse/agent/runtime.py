@@ -63,6 +63,7 @@ from pulse.agent.gate import GateDecision
 from pulse.agent.listener import Listener, Trigger, event_entities
 from pulse.agent.tokens import count_tokens
 from pulse.agent.schema import ArgMapper, SchemaTool, word_cosine
+from pulse.agent.precheck import needs_decision
 from pulse.agent.writeback import commit_events
 from pulse.core.gold import BINDING_KINDS, user_stated
 from pulse.core.policy_io import PolicyInput
@@ -99,6 +100,9 @@ class PulseAgentConfig:
     max_prefix_events: int = 12
     # a triggering event whose retrieval returns nothing is silent without a policy call
     skip_policy_without_evidence: bool = True
+    # no policy call where memory cannot change what happens next (pulse/agent/precheck.py: an exact
+    # superset of where the gold rule acts); off for the situation-blind reference policies
+    precheck: bool = True
     # what the task agent's tools publish about their arguments (values, names): the listener
     # parses request and message text with it (pulse.core.statements); empty = no slot parsing
     slot_vocab: Mapping[str, SlotTerms] = field(default_factory=dict)
@@ -169,6 +173,7 @@ class AgentStats:
     memory_wall_s: float = 0.0  # total time the memory agent spent working
     blocking_s: float = 0.0  # time the task agent waited for it (gates, serial mode)
     committed_items: int = 0
+    precheck_skips: int = 0  # decision points the pre-check settled as silent without a policy call
     decisions: list[DecisionRecord] = field(default_factory=list)
     deliveries: list[Delivery] = field(default_factory=list)
 
@@ -179,7 +184,7 @@ class AgentStats:
             "parse_failures": self.parse_failures, "illegal_interventions": self.illegal_interventions,
             "supplements": self.supplements, "interventions": self.interventions,
             "memory_wall_s": round(self.memory_wall_s, 6), "blocking_s": round(self.blocking_s, 6),
-            "committed_items": self.committed_items,
+            "committed_items": self.committed_items, "precheck_skips": self.precheck_skips,
         }
 
 
@@ -469,21 +474,24 @@ class PulseAgent:
                 inp = self._policy_input(snapshot)
                 if view is not None:
                     inp = PolicyInput(inp.prefix[:-1] + (view[0],), tuple(view[1]))
-                out = self.policy.decide_batch([inp])[0]
-                called = True
-                self.stats.policy_calls += 1
-                parse_ok = out.parse.ok
-                if not parse_ok:
-                    self.stats.parse_failures += 1
-                decision = out.decision
-                by_id = {m.item_id: m for m in snapshot}
-                evidence = [by_id[i] for i in decision.evidence if i in by_id]
-                if decision.action == "intervene" and event.kind != "candidate_call":
-                    self.stats.illegal_interventions += 1
-                    decision, evidence, converted = Decision("silent"), [], "illegal_intervene->silent"
-                elif decision.action == "intervene" and not self.config.allow_intervene:
-                    decision, converted = Decision("supplement", decision.evidence, decision.message), \
-                        "intervene->supplement"
+                if self.config.precheck and not needs_decision(inp):
+                    self.stats.precheck_skips += 1  # memory cannot change what happens next: no call
+                else:
+                    out = self.policy.decide_batch([inp])[0]
+                    called = True
+                    self.stats.policy_calls += 1
+                    parse_ok = out.parse.ok
+                    if not parse_ok:
+                        self.stats.parse_failures += 1
+                    decision = out.decision
+                    by_id = {m.item_id: m for m in snapshot}
+                    evidence = [by_id[i] for i in decision.evidence if i in by_id]
+                    if decision.action == "intervene" and event.kind != "candidate_call":
+                        self.stats.illegal_interventions += 1
+                        decision, evidence, converted = Decision("silent"), [], "illegal_intervene->silent"
+                    elif decision.action == "intervene" and not self.config.allow_intervene:
+                        decision, converted = Decision("supplement", decision.evidence, decision.message), \
+                            "intervene->supplement"
         if decision.action == "supplement" and evidence:
             self.stats.supplements += 1
             self._deliver(evidence, event.step, "supplement")

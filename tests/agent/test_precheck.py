@@ -27,7 +27,7 @@ def test_precheck_is_a_superset_of_where_the_gold_rule_acts(benchmark, tmp_path)
     from eval.registry import BENCHMARKS
     bench = BENCHMARKS.get(benchmark)(BenchmarkConfig(name=benchmark))
     policy = Recording()
-    method = PulseMethod("pulse_rule", "structured", policy)
+    method = PulseMethod("pulse_rule", "structured", policy, precheck=False)  # see every decision point
     emb = build_embedder(EmbedderConfig())
     for user, tasks in bench.chains().items():
         mem = method.open_chain(ChainSeed(user, tuple(t.project_id for t in tasks), bench.seed_history(user),
