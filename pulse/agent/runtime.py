@@ -271,20 +271,21 @@ class PulseAgent:
         """The pre-commit gate's decider: blocks until the memory agent has decided on `event`."""
         if event.kind != "candidate_call":
             raise ValueError(f"decide_call needs a candidate_call event, got {event.kind!r}")
+        if not self.call_kinds.gated(event.tool):
+            # speculation: a read-only call runs at once, never held; the memory agent reads it in the
+            # background (what it finds can only be a supplement for the next decision)
+            self.stats_read_only_passed += 1
+            if self._queue is not None:
+                self._queue.put(event)
+            else:
+                self._process(event)
+            return GateDecision(Decision("silent"))
         t0 = time.perf_counter()
         self._gate_waiting = True
         try:
             self.flush()
         finally:
             self._gate_waiting = False
-        if not self.call_kinds.gated(event.tool):  # read-only: appended to the prefix, never held
-            self.listener.observe(event)
-            self._events.append(event)
-            self.stats_read_only_passed += 1
-            self.stats.decisions.append(DecisionRecord(event.step, event.kind, "read_only", "silent", (), True,
-                                                       False, 0.0, "read_only->pass"))
-            self.stats.blocking_s += time.perf_counter() - t0
-            return GateDecision(Decision("silent"))
         decision, items, parse_ok = self._process(event)
         if decision.action == "intervene" and self.config.max_holds_per_call:
             key = f"{event.tool}|{sorted((k, str(v)) for k, v in event.args.items())}"
@@ -489,6 +490,10 @@ class PulseAgent:
                     if decision.action == "intervene" and event.kind != "candidate_call":
                         self.stats.illegal_interventions += 1
                         decision, evidence, converted = Decision("silent"), [], "illegal_intervene->silent"
+                    elif decision.action == "intervene" and not self.call_kinds.gated(event.tool):
+                        # a read-only call already ran (speculation): what memory has is for the next decision
+                        decision, converted = Decision("supplement", decision.evidence, decision.message), \
+                            "read_only intervene->supplement"
                     elif decision.action == "intervene" and not self.config.allow_intervene:
                         decision, converted = Decision("supplement", decision.evidence, decision.message), \
                             "intervene->supplement"

@@ -45,3 +45,28 @@ def test_precheck_is_a_superset_of_where_the_gold_rule_acts(benchmark, tmp_path)
     assert not missed, f"{len(missed)} of {len(acting)} acting points skipped"
     skipped = sum(not needs_decision(i) for i in policy.inputs)
     assert skipped > len(policy.inputs) // 3  # it saves calls, not just in theory
+
+
+def test_a_read_only_call_runs_at_once_and_memory_reads_it_in_the_background(tmp_path):
+    """Speculation: a read-only call is never held (nor waits for the memory agent); what memory has
+    about it can only become a supplement for the next decision."""
+    from pulse.agent import PulseAgent, PulseAgentConfig
+    from pulse.agent.call_kinds import CallKinds
+    from pulse.core.records import Event, MemoryItem, Provenance
+    from pulse.memory import open_memory
+    from pulse.agent.blind_policies import BlindPolicy
+    mem = open_memory("structured", tmp_path / "m", "bm25")
+    mem.create_user("u1")
+    mem.add_items([MemoryItem("m1", "preference", "user:u1", "u1 prefers city Lisbon.", "city", "Lisbon",
+                              provenance=Provenance("user_statement"), valid_from="2025-01-01")])
+    agent = PulseAgent(mem, BlindPolicy("intervene_all"), PulseAgentConfig(
+        "u1", concurrent=False, initial_personalization=False, precheck=False,
+        call_kinds=CallKinds.build(read_only={"search_hotels"})))
+    agent.start(Event("request", 1, role="user", text="find me a hotel"))
+    before = agent.stats.blocking_s
+    gd = agent.decide_call(Event("candidate_call", 2, tool="search_hotels", args={"city": "Porto"}))
+    assert gd.decision.action == "silent" and agent.stats.interventions == 0
+    assert agent.stats.blocking_s == before  # the task agent did not wait
+    notes = agent.take_supplements()
+    assert notes and notes[0].items[0].item_id == "m1"  # the background decision became a supplement
+    mem.close()
