@@ -68,6 +68,9 @@ class BehaviourParams:
     llm_latency_s_per_1k_ctx_tokens: float = knob(0.3, ge=0.0)
     tool_latency_s: float = knob(0.3, ge=0.0)  # one executed tool call
     tokens_per_step: int = knob(60, ge=0)  # context tokens one past step adds (plan + call + result)
+    # share of a step decision's latency after which its plan text has streamed out (the call comes
+    # at the end): streamed generation writes the reasoning before the tool call
+    plan_lead: float = knob(0.5, ge=0.0, le=1.0)
 
 
 # the knobs that shape behaviour (not latency): what the sensitivity sweep varies

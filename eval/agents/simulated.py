@@ -24,8 +24,9 @@ step was abandoned (`misled`).
 Time per task = measured memory-agent blocking wall time + the latency model: each LLM decision
 costs `llm_latency_s + llm_latency_s_per_1k_ctx_tokens * context_tokens/1000`, each executed tool
 call `tool_latency_s`. Non-gate events run inline here (deterministic); their measured wall time
-counts only where it exceeds the next LLM decision's latency (in the concurrent runtime they
-overlap with it); plan messages precede a gate, so their processing counts in full.
+counts only where it exceeds the LLM time they overlap with (in the concurrent runtime they run
+beside it). A step's decision streams its plan message after `plan_lead` of its latency and its
+call at the end, so the plan's processing overlaps the rest of that decision.
 """
 from __future__ import annotations
 
@@ -117,14 +118,16 @@ class SimulatedAgent:
         base_ctx = count_tokens(task.request_text)
         executed: dict[tuple[str, str], str] = {}  # (step_id, slot) -> the value the agent executed
 
-        def llm_call() -> float:
+        def llm_call(share: float = 1.0) -> float:
+            """One LLM decision; in real time only `share` of its latency is slept here (the rest
+            after its plan has streamed out)."""
             nonlocal decision, sim_time
             decision += 1
             out.llm_calls += 1
             lat = self._latency(base_ctx + load + p.tokens_per_step * decision)
             sim_time += lat
             if self.realtime:
-                time.sleep(lat)
+                time.sleep(lat * share)
             return lat
 
         for i, step in enumerate(task.steps):
@@ -139,11 +142,15 @@ class SimulatedAgent:
             known.update({a.slot: executed[tuple(a.carry_from.split(".", 1))] for a in step.args
                           if a.source == "carried" and tuple(a.carry_from.split(".", 1)) in executed})
             slots = [(a.slot, a.default) for a in step.args]
-            llm_call()
+            # the decision streams its plan text first and its call last (`plan_lead`): the memory agent
+            # reads the plan while the rest of the decision is generated
+            lat = llm_call(share=p.plan_lead)
             args = uptake.fill(slots, known, readings, decision, load, key)
             plan = next_event("message", role="agent", text=plan_text(step.subgoal, args),
                               args={SUBGOAL_KEY: step.subgoal})
-            observe(plan, overlaps_llm=0.0)
+            observe(plan, overlaps_llm=(1 - p.plan_lead) * lat)
+            if self.realtime:
+                time.sleep((1 - p.plan_lead) * lat)
             # the plan is public before the call is committed: what memory delivers in between (any
             # method: a supplement, a reminder) is read before acting; the arguments it speaks to are
             # decided again by the same model, at the cost of one more LLM decision
