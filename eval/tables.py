@@ -118,7 +118,7 @@ def _methods(data, table: str) -> list[str]:
     order = ["none", "mem0", "lightmem", "a_mem", "openclaw", "dsh", "zcode", "pma_injection_only", "pma_mem0_top10",
              "pma_always_inject", "pma_full_bank", "pma", "pulse_start_only", "pulse_supplement_only", "pulse_flat",
              "pulse_flat_user", "pulse_flat_project", "pulse_flat_no_rl", "pulse_no_rl", "pulse_penalty0", "pulse",
-             "pulse_supplement_all", "pulse_intervene_all", "pulse_rule"]
+             "pulse_supplement_all", "pulse_intervene_all", "pulse_supplement_only-oracle", "pulse_rule"]
     base = lambda m: m.removesuffix("-rule")  # noqa: E731  ("pulse_flat-rule" sorts with pulse_flat)
     return sorted(seen, key=lambda m: (order.index(base(m)) if base(m) in order else len(order), m))
 
@@ -160,6 +160,7 @@ class _Failures:
 # Reference rows: never a method, never marked best / second best. The gold rule is an oracle (the
 # labeller itself); "-rule" rows ran the gold rule where a trained checkpoint was missing.
 REFERENCE_ROWS = {"pulse_rule": "oracle (gold rule)",
+                  "pulse_supplement_only-oracle": "oracle (gold rule), supplements only",
                   "pulse_supplement_all": "blind: supplement every line",
                   "pulse_intervene_all": "blind: intervene on every call"}
 
