@@ -52,6 +52,8 @@ def run_conversation(agent, task, env, session, bench) -> EpisodeOutcome:
             transcript.append({"role": "assistant", "content": msg.content})
         for c in calls:
             content = tool_call(c, gate, session, messages, out, event, correct=lambda args: False,
+                                judge=(lambda name, args, ev: bench.intervention_correct(task, name, args, ev))
+                                if hasattr(bench, "intervention_correct") else None,
                                 result_text=lambda r: r if isinstance(r, str) else json.dumps(r, default=str),
                                 candidate_arg=lambda v: v if isinstance(v, str) else json.dumps(v))
             transcript.append({"role": "tool", "content": content[:4000]})
@@ -95,10 +97,13 @@ def assistant_turn(agent, session, messages: list[dict[str, Any]], tools, out: E
 
 
 def tool_call(c, gate: PreCommitGate, session, messages: list[dict[str, Any]], out: EpisodeOutcome, event, *,
-              correct, result_text, candidate_arg=str, result_args=lambda r: {}) -> str:
+              correct, result_text, candidate_arg=str, result_args=lambda r: {}, judge=None) -> str:
     """One tool call of a completion through the pre-commit gate; its reply joins `messages` and is
     returned. `correct(args)`: whether an intervention on these arguments is correct (where the
-    benchmark can tell); `result_text` / `result_args`: how a result reads to the agent and to memory."""
+    benchmark can tell); `judge(tool, args, evidence)`: the benchmark's own definition
+    (`intervention_correct`), used instead when given, so interruption success means the same with a
+    scripted and an LLM agent; `result_text` / `result_args`: how a result reads to the agent and to memory.
+    A call held once and proposed again unchanged passes (the runtime's `max_holds_per_call`)."""
     name = c.function.name
     try:
         args = json.loads(c.function.arguments or "{}")
@@ -112,9 +117,10 @@ def tool_call(c, gate: PreCommitGate, session, messages: list[dict[str, Any]], o
     cand = event("candidate_call", tool=name, args={k: candidate_arg(v) for k, v in args.items()})
     res = gate.call(name, args, cand)
     if res.intervened:
+        ev = tuple(res.decision.evidence if res.decision else ())
         out.interventions.append(InterventionRecord(
-            cand.step, name, correct(args),
-            evidence=tuple(m.item_id for m in (res.decision.evidence if res.decision else ()))))
+            cand.step, name, bool(judge(name, args, ev)) if judge is not None else correct(args),
+            evidence=tuple(m.item_id for m in ev)))
         content = ("NOT EXECUTED: the user's memory agent stopped this call before it ran. Evidence:\n"
                    + (res.evidence_text or "(none)") + "\nRevise the call and try again.")
     elif res.executed:

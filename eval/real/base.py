@@ -136,7 +136,15 @@ def chains_of(tasks: Sequence[RealTask]) -> dict[str, list[RealTask]]:
 
 
 def select(tasks: Sequence[RealTask], cfg) -> tuple[RealTask, ...]:
-    """benchmark.personas / benchmark.max_tasks applied as for the generated suites."""
+    """benchmark.personas / benchmark.max_tasks applied as for the generated suites, and
+    benchmark.task_ids (a fixed subset, e.g. the real-model runs)."""
+    ids = list(getattr(cfg, "task_ids", None) or ())
+    if ids:
+        known = {t.task_id for t in tasks}
+        unknown = sorted(set(ids) - known)
+        if unknown:
+            raise BenchmarkDataError(f"benchmark.task_ids: {unknown[:5]} not among the benchmark's task ids")
+        tasks = [t for t in tasks if t.task_id in set(ids)]
     if cfg.personas:
         known = {t.user_id for t in tasks}
         unknown = sorted(set(cfg.personas) - known)

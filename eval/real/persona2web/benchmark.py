@@ -278,6 +278,8 @@ def load_tasks(root: Path) -> list[RealTask]:
 
 def load(cfg) -> Persona2Web:
     root = Path(cfg.path) if cfg.path else dataset_dir("persona2web", cfg.data_dir)
+    if cfg.seed_history not in ("none", "synthetic"):
+        raise BenchmarkDataError(f"benchmark.seed_history: {cfg.seed_history!r} is not a {NAME} history (none, synthetic)")
     seeded = cfg.seed_history == "synthetic"
     return Persona2Web(name=NAME + ("-synthetic-history" if seeded else ""),
                        root=root, tasks=select(load_tasks(root), cfg), history_kind=cfg.seed_history,

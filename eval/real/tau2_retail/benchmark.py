@@ -129,13 +129,77 @@ class Tau2Retail(RealBenchmarkBase):
 
     @property
     def nonstandard(self) -> str:
-        return "non-standard: one customer's tasks chained as sessions" if self.chain_users else ""
+        parts = (["non-standard: one customer's tasks chained as sessions"] if self.chain_users else []) + \
+            (["non-standard: seed histories rendered from the retail database"] if self.history_kind == "retail_db"
+             else [])
+        return "; ".join(parts)
 
     def chains(self) -> dict[str, list[RealTask]]:
         return chains_of(self.tasks)
 
+    history_kind: str = "none"  # benchmark.seed_history: none | retail_db (non-standard)
+    customers: dict = field(default_factory=dict)  # chain user id -> retail user id (retail_db histories)
+
     def seed_memory(self, user_id: str) -> tuple:
         return ()
+
+    def seed_history(self, user_id: str):
+        """`benchmark.seed_history=retail_db` (non-standard): the customer's past as sessions rendered
+        from the retail database, dated before the task: who they are (name, e-mail, zip), their
+        address, the payment methods on file, and one session per earlier order (its items, where it
+        shipped, how it was paid, its status). Otherwise no history (τ²'s standard setting)."""
+        from eval.methods.seed import SeedHistory
+        from eval.suites.schema import SeedSession, SeedTurn
+        customer = self.customers.get(user_id, "")
+        if self.history_kind != "retail_db" or not customer:
+            return SeedHistory(user_id, (), ())
+        db = load_db(self.root / "db.json")
+        u = db["users"].get(customer)
+        if u is None:
+            raise BenchmarkDataError(f"{self.root / 'db.json'}: users[{customer!r}] missing (seed history of {user_id})")
+        name, a = u["name"], u["address"]
+        addr = f"{a['address1']}, {a.get('address2') or ''}, {a['city']}, {a['state']} {a['zip']}".replace(", ,", ",")
+        ack = SeedTurn("assistant", "Thanks, noted.")
+        sessions = [
+            SeedSession("2024-01-02T10:00:00", f"user:{user_id}", (SeedTurn(
+                "user", f"Hi, I'm {name['first_name']} {name['last_name']}. My email is {u['email']} and my zip "
+                        f"code is {a['zip']}."), ack)),
+            SeedSession("2024-01-03T10:00:00", f"user:{user_id}", (SeedTurn(
+                "user", f"My address is {addr}."), ack)),
+            SeedSession("2024-01-04T10:00:00", f"user:{user_id}", (SeedTurn(
+                "user", "The payment methods on my account are " + "; ".join(
+                    f"{pid} ({pm['source'].replace('_', ' ')}" + (f", {pm['brand']} ending {pm['last_four']}"
+                                                                   if pm.get("last_four") else "") + ")"
+                    for pid, pm in u["payment_methods"].items()) + "."), ack)),
+        ]
+        for i, oid in enumerate(u.get("orders") or []):
+            o = db["orders"].get(oid)
+            if o is None:
+                continue
+            items = ", ".join(f"{it['name']} (item {it['item_id']})" for it in o["items"])
+            pays = ", ".join(p.get("payment_method_id", "") for p in o.get("payment_history") or [])
+            sessions.append(SeedSession(f"2024-02-{1 + min(i, 27):02d}T12:00:00", f"user:{user_id}", (
+                SeedTurn("user", f"I ordered {items} as order {oid}."),
+                SeedTurn("assistant", f"Order {oid} is {o['status']}; it ships to {o['address']['address1']}, "
+                                      f"{o['address']['city']}" + (f" and was paid with {pays}" if pays else "") + ".")
+            )))
+        return SeedHistory(user_id, tuple(sessions), ())
+
+    def intervention_correct(self, task: RealTask, tool: str, args: Mapping[str, Any], evidence) -> bool:
+        """Right when the held call differs from every gold action of that tool on some argument and the
+        evidence supports the gold value of such an argument (typed comparison, pulse.core.values)."""
+        from pulse.core.values import fold
+        golds = [dict(a.get("arguments") or {}) for a in task.data["evaluation_criteria"].get("actions") or []
+                 if a.get("name") == tool]
+        said = " ".join(f"{getattr(m, 'value', '')} {getattr(m, 'text', '')}" for m in evidence).lower()
+        for g in golds:
+            diff = [k for k, v in g.items() if fold(json.dumps(v) if not isinstance(v, str) else v)
+                    != fold(json.dumps(args.get(k)) if not isinstance(args.get(k), str) else args.get(k))]
+            if not diff:
+                return False  # the held call was a gold call
+            if any(isinstance(g[k], str) and g[k].lower() in said for k in diff):
+                return True
+        return False
 
     def open_env(self, user_id: str, transport: str = "direct"):
         from eval.real.mcp_env import wrap
@@ -289,7 +353,14 @@ def load(cfg) -> Tau2Retail:
     judge_ep = endpoint_from(cfg.judge, "judge")
     # the non-standard chained variant carries its own benchmark name, so rows and tables never mix it
     # with standard τ² numbers
-    return Tau2Retail(name=NAME + ("-chained-nonstandard" if cfg.chain_users else ""),
+    if cfg.seed_history not in ("none", "retail_db"):
+        raise BenchmarkDataError(f"benchmark.seed_history: {cfg.seed_history!r} is not a {NAME} history "
+                                 f"(none, retail_db)")
+    seeded = cfg.seed_history == "retail_db"
+    customers = {t.user_id: (t.user_id if cfg.chain_users else _customer_of(t.data, db)) for t in tasks}
+    return Tau2Retail(name=NAME + ("-chained-nonstandard" if cfg.chain_users else "")
+                      + ("-retail-db-history-nonstandard" if seeded else ""),
+                      history_kind=cfg.seed_history, customers=customers,
                       root=root, raw={t["id"]: t for t in raw}, tasks=select(tasks, cfg), policy=policy,
                       chain_users=cfg.chain_users, user_endpoint=endpoint_from(cfg.user, "user simulator"),
                       judge=LLMJudge(judge_ep) if judge_ep else None,

@@ -1,0 +1,129 @@
+"""The real-model subset: a small local model on CPU as the task agent (`agent=openai`), for none, mem0 and
+Pulse, on a fixed subset of Persona2Web and τ²-bench retail. Labelled "small local model, not comparable
+to the paper" wherever it prints (the agent's model name carries the label into every row and summary).
+
+Subset (fixed, documented):
+- Persona2Web with the synthetic seed history: the first 10 users in name order, task group A, levels 1,
+  2 and 3 (30 tasks: `P2W_TASKS`);
+- τ²-bench retail, standard setting (no memory history): the first 5 tasks of the `test` split
+  (`TAU2_TASKS`), with the same model as the user simulator, `agent.max_turns=TAU2_TURNS`.
+Methods: `none`, `mem0` (memory-side calls on the same model: `llm=openai`) and `pulse_rule` (Pulse with
+the gold rule as its policy: no trained checkpoint is on this machine; the learned policy row needs
+`method=pulse policy.name_or_path=CKPT`).
+
+    python -m eval.serving.gguf_server MODEL.gguf --port 8012 --threads 2 &      # the endpoint
+    flock /tmp/pulse-cpu.lock python -m eval.real.real_model_subset --base-url http://127.0.0.1:8012/v1 \
+        --out results/real_model                                                 # runs + rows.md
+
+Each run is one `pulse eval` (printed before it starts); `rows.md` / `rows.json` are made from the run
+directories' summaries and rows: score and components, interventions, and measured wall time per task
+(the agent's real seconds, `seconds` of each row). A run that is interrupted keeps its finished rows
+(`pulse eval` resumes by chain) and the table says how many tasks each row has.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+LABEL = "small local model, not comparable to the paper"
+P2W_USERS = ("Alex_Garcia", "Alex_Lee", "Alex_Smith", "Avery_Davis", "Avery_Lee", "Avery_Moore", "Blake_Moore",
+             "Blake_Rodriguez", "Blake_Thomas", "Cameron_Davis")
+P2W_TASKS = tuple(f"{u}_A{lvl}" for u in P2W_USERS for lvl in (1, 2, 3))
+TAU2_TASKS = tuple(f"tau2_retail_{i}" for i in ("5", "9", "12", "17", "18"))  # first 5 of split 'test'
+TAU2_TURNS = 8
+METHODS = ("none", "mem0", "pulse_rule")
+
+
+def commands(base_url: str, model: str, out: Path, benchmarks=("persona2web", "tau2_retail")) -> list[tuple[str, list[str]]]:
+    agent = [f"agent=openai", f"agent.model='{model} ({LABEL})'", f"agent.base_url={base_url}", "agent.timeout_s=900",
+             "agent.retries=1", "agent.max_tokens=200", "allow_failures=true", "progress=false"]
+    llm = ["llm=openai", f"llm.model={model}", f"llm.base_url={base_url}", "llm.timeout_s=900", "llm.max_tokens=200"]
+    runs = []
+    for bench in benchmarks:
+        for m in METHODS:
+            args = [f"benchmark={bench}", f"method={m}", *agent, *(llm if m == "mem0" else [])]
+            if bench == "persona2web":
+                args += ["benchmark.seed_history=synthetic", "agent.max_turns=4",
+                         "benchmark.task_ids=[" + ",".join(P2W_TASKS) + "]"]
+            else:
+                args += [f"agent.max_turns={TAU2_TURNS}", "benchmark.split=test",
+                         "benchmark.task_ids=[" + ",".join(TAU2_TASKS) + "]",
+                         f"benchmark.user.model={model}", f"benchmark.user.base_url={base_url}",
+                         "benchmark.user.timeout_s=900", "benchmark.user.max_tokens=120"]
+            runs.append((f"{bench}/{m}", [*args, f"out_dir={out / 'runs' / bench / m}"]))
+    return runs
+
+
+def summarise(out: Path) -> list[dict]:
+    rows = []
+    for bench in ("persona2web", "tau2_retail"):
+        for m in METHODS:
+            d = out / "runs" / bench / m
+            if not (d / "episodes.jsonl").exists():
+                continue
+            eps = [json.loads(x) for x in (d / "episodes.jsonl").read_text().splitlines() if x.strip()]
+            ok = [e for e in eps if e.get("status") == "ok"]
+            comps: dict[str, list[float]] = {}
+            for e in ok:
+                for k, v in (e.get("components") or {}).items():
+                    comps.setdefault(k, []).append(v)
+            secs = [e.get("seconds", 0.0) for e in ok]
+            rows.append({"benchmark": bench, "method": m, "label": LABEL, "tasks": len(eps), "failed": len(eps) - len(ok),
+                         "score": round(sum(e.get("score", 0.0) for e in eps) / max(1, len(eps)), 3),
+                         "components": {k: round(sum(v) / len(v), 3) for k, v in sorted(comps.items())},
+                         "interventions": sum(e.get("interventions", 0) for e in ok),
+                         "interventions_correct": sum(e.get("interventions_correct", 0) for e in ok),
+                         "s_per_task_mean": round(sum(secs) / max(1, len(secs)), 1),
+                         "s_per_task_max": round(max(secs or [0.0]), 1),
+                         "agent_model": (eps[0].get("agent_model") if eps else "")})
+    return rows
+
+
+def write_table(out: Path, rows: list[dict], cmds: list[str]) -> None:
+    lines = [f"# Real-model subset ({LABEL})", "",
+             "| benchmark | method | tasks (failed) | score | components | interventions (correct) | s/task mean (max) |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        comps = ", ".join(f"{k} {v:.3f}" for k, v in r["components"].items())
+        lines.append(f"| {r['benchmark']} | {r['method']} | {r['tasks']} ({r['failed']}) | {r['score']:.3f} | {comps} | "
+                     f"{r['interventions']} ({r['interventions_correct']}) | {r['s_per_task_mean']} ({r['s_per_task_max']}) |")
+    lines += ["", "Commands (each run also records its resolved config and manifest in its run dir):", ""]
+    lines += [f"    {c}" for c in cmds]
+    (out / "rows.md").write_text("\n".join(lines) + "\n")
+    (out / "rows.json").write_text(json.dumps(rows, indent=2) + "\n")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--base-url", default="http://127.0.0.1:8012/v1")
+    ap.add_argument("--model", default="qwen2.5-coder-0.5b-instruct")
+    ap.add_argument("--out", default="results/real_model")
+    ap.add_argument("--only", nargs="*", default=[], help="run names to run (e.g. persona2web/none)")
+    ap.add_argument("--summarise-only", action="store_true")
+    a = ap.parse_args(argv)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    runs = commands(a.base_url, a.model, out)
+    printed = []
+    for name, args in runs:
+        cmd = [sys.executable, "-m", "pulse.cli", "eval", *args]
+        printed.append("pulse eval " + " ".join(f'"{x}"' if " " in x or "[" in x else x for x in args))
+        if a.summarise_only or (a.only and name not in a.only):
+            continue
+        print(f"[{time.strftime('%H:%M:%S')}] {name}: {printed[-1]}", flush=True)
+        t0 = time.time()
+        rc = subprocess.call(cmd, env={**os.environ})
+        print(f"[{time.strftime('%H:%M:%S')}] {name}: rc={rc} wall_s={time.time() - t0:.0f}", flush=True)
+        write_table(out, summarise(out), printed)
+    write_table(out, summarise(out), printed)
+    print((out / "rows.md").read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
