@@ -188,6 +188,15 @@ class AgentStats:
         }
 
 
+def _said_value(m: MemoryItem) -> str:
+    """A fact's value as its sentence states it ("my preferred option is rating 4.6+ ..." keeps the
+    words a short slot value may have cut): the text after "is", else the slot value."""
+    quote = m.provenance.quote or m.text
+    low = quote.lower()
+    i = low.rfind(" is ")
+    return quote[i + 4:].strip().rstrip(".") if i >= 0 and m.value and m.value.lower() in low[i:] else m.value
+
+
 def render_items(items: Sequence[MemoryItem]) -> str:
     """How delivered memory reads to the task agent (one line per item). A record whose words came
     from a tool result (untrusted provenance) is shown as quoted, escaped data, never as a line
@@ -217,6 +226,7 @@ class PulseAgent:
         self.mapper = ArgMapper(self.tools, config.arg_map_threshold)
         self._holds: dict[str, int] = {}
         self._contexts: dict[str, set[str]] | None = None
+        self._scope_cache: list[MemoryItem] | None = None
         self.stats_read_only_passed = 0
         self.stats_scoped_out = 0
         self.stats = AgentStats()
@@ -432,21 +442,43 @@ class PulseAgent:
             prefix = [prefix[0]] + prefix[-keep:]
         return PolicyInput(tuple(prefix), tuple(snapshot))
 
+    def _scope_items(self) -> list[MemoryItem]:
+        """The request's own scope: the user's current binding facts whose context is the one that best
+        matches the request (word cosine >= `scope_threshold`); [] when none matches (read once per task)."""
+        if self._scope_cache is None:
+            self._scope_cache = []
+            snap = getattr(self.memory, "snapshot", None)
+            contexts = {c for cs in self._slot_contexts().values() for c in cs}
+            req = self._request_text()
+            if callable(snap) and contexts:
+                best = max(sorted(contexts), key=lambda c: word_cosine(c, req))
+                if word_cosine(best, req) >= self.config.scope_threshold:
+                    self._scope_cache = [m for m in snap(self.config.user_id, as_of=self.config.as_of)
+                                         if m.conditions == best and m.kind in BINDING_KINDS and m.slot]
+        return self._scope_cache
+
     def _gate_view(self, event: Event, snapshot: Sequence[MemoryItem]) -> tuple[Event, list[MemoryItem]]:
         """The candidate call and the snapshot as the policy sees them on real tools: memory slots
         mapped onto the call's arguments (by name or meaning), values compared by the argument's
-        type, typed arguments in canonical form, and no item contradicting a value the user stated."""
+        type, typed arguments in canonical form, and no item contradicting a value the user stated.
+        A free-text argument that commits the task's result (kind `text`, e.g. an answer) speaks for
+        the request's scoped preferences that no argument of any tool names: each must occur in it."""
         tool = self.tools.get(event.tool)
         kinds = {a.name: a.kind for a in tool.args} if tool else {}
         typed = ("domain", "email", "number", "date", "set")
         args = {k: (canonical(kinds[k], v) if kinds.get(k) in typed else v) for k, v in event.args.items()}
         stated = user_stated(self.listener.prefix[:-1])
+        named = {a.name for t in self.tools.values() for a in t.args}
+        text_args = [k for k in args if kinds.get(k) == "text"]
         out: list[MemoryItem] = []
         for m in snapshot:
             if not m.slot or m.kind not in BINDING_KINDS:
                 out.append(m)
                 continue
             a = self.mapper.arg_for(event.tool, m.slot, m.topic, tuple(event.args))
+            if (a is None or a.name not in args) and text_args and m.slot not in named and \
+                    any(m.item_id == x.item_id for x in self._scope_items()):
+                a = tool.arg(text_args[0]) if tool else None
             if a is None or a.name not in args:
                 out.append(m)
                 continue
@@ -454,7 +486,8 @@ class PulseAgent:
             said = stated.get(a.name, "")
             if said and said != "?" and not same_value(kind, m.value, said):
                 continue  # the user stated another value in this task: it wins
-            value = now if same_value(kind, m.value, now) else (canonical(kind, m.value) if kind in typed else m.value)
+            value = now if same_value(kind, m.value, now) or (kind == "text" and same_value(kind, _said_value(m), now)) \
+                else (canonical(kind, m.value) if kind in typed else m.value)
             out.append(replace(m, slot=a.name, value=value))
         return replace(event, args=args), out
 
@@ -470,7 +503,13 @@ class PulseAgent:
             self.stats_skipped_stale += 1
         if active:
             snapshot = self._retrieve(event, trig, k=self.config.retrieve_k)
-            view = self._gate_view(event, snapshot) if event.kind == "candidate_call" and self.tools else None
+            view = None
+            if event.kind == "candidate_call" and self.tools:
+                tool = self.tools.get(event.tool)
+                if tool and any(a.kind == "text" and a.name in event.args for a in tool.args):
+                    have = {m.item_id for m in snapshot}  # a result-committing text: the scope's facts too
+                    snapshot = snapshot + [m for m in self._scope_items() if m.item_id not in have]
+                view = self._gate_view(event, snapshot)
             if snapshot or not self.config.skip_policy_without_evidence:
                 inp = self._policy_input(snapshot)
                 if view is not None:

@@ -29,7 +29,7 @@ from pulse.agent.call_kinds import READ_ONLY, STATE_CHANGING, kind_from_annotati
 from pulse.core.statements import SlotTerms
 
 _WORD = re.compile(r"[a-z][a-z0-9]*")
-_STOP = frozenset("a an the of to for in on at by with and or your you this that it its is are be as from "
+_STOP = frozenset("a an the of to for in on at by with and or your you this that it its is are be as from my me i we our us "
                   "any which what who e.g eg i.e ie".split())
 _URL_WORDS = frozenset({"url", "website", "site", "domain", "link", "homepage", "web"})
 

@@ -71,6 +71,23 @@ def statement_context(sentence: str) -> str:
     return " ".join(m.group(1).lower().split()) if m else ""
 
 
+_NEW_SENTENCE = re.compile(r"[.!?]\s+[A-Z]")
+
+
+def _context_of(item: MemoryItem, source: Event | None) -> str:
+    """The context of the sentence that states `item`, read in the whole message (a sentence splitter
+    may have cut "For the latest AP U.S. history, ..." after "U.S."), else in its quote."""
+    quote = item.provenance.quote or item.text
+    full = source.text if source is not None else ""
+    at = full.find(quote) if quote and full else -1
+    if at >= 0:
+        start = max((m.start() + 1 for m in _NEW_SENTENCE.finditer(full, 0, at + 1)), default=0)
+        ctx = statement_context(full[start:])
+        if ctx:
+            return ctx
+    return statement_context(quote)
+
+
 def scope_candidates(cands: Sequence[WriteCandidate], current: Sequence[MemoryItem] = (),
                      situation: str = "") -> list[WriteCandidate]:
     """User-fact candidates with the context their stating sentence opens with as `conditions`. A
@@ -86,7 +103,7 @@ def scope_candidates(cands: Sequence[WriteCandidate], current: Sequence[MemoryIt
     for c in cands:
         item = c.item
         if item.kind in USER_FACT_KINDS and not item.conditions:
-            ctx = statement_context(item.provenance.quote or item.text)
+            ctx = _context_of(item, c.source_event)
             if not ctx and item.slot in contexts:
                 opts = list(dict.fromkeys(contexts[item.slot]))
                 ctx = max(opts, key=lambda o: word_cosine(o, situation or item.provenance.quote or item.text))

@@ -143,7 +143,8 @@ class Persona2Web(RealBenchmarkBase):
     def intervention_correct(self, task: RealTask, tool: str, args: Mapping[str, Any], evidence) -> bool:
         """Right when the held site or value was not gold and the evidence names the gold one:
         `open_website` held on a site that is not the level-3 site, with evidence naming that site;
-        `submit_answer` held on an answer missing a level-2 value, with evidence naming that value."""
+        `submit_answer` held on an answer missing a level-2 value or the group's level-3 location (its city
+        or zip code), with evidence naming that value or location."""
         g: P2WGold = task.data
         said = [f"{getattr(m, 'value', '')} {getattr(m, 'text', '')}" for m in evidence]
         if tool == "open_website":
@@ -153,6 +154,10 @@ class Persona2Web(RealBenchmarkBase):
         if tool == "submit_answer":
             text = normalise_text(str(args.get("answer", "")))
             missing = [v for v in g.values if not value_satisfied(v, text)]
+            if g.location:
+                city = normalise_text(g.location.split(",")[0])
+                if location_key(g.location) not in text and city not in text:
+                    missing.append(city)
             return bool(missing) and any(value_satisfied(v, normalise_text(e)) for v in missing for e in said)
         return False
 
