@@ -78,18 +78,24 @@ class GraphRetriever:
         else:
             tscore = ix.topic_best(np.where(ix.valid_mask(f.as_of, task_id), full, np.float32(-np.inf)))
         tscore = np.where(ix.has_members, tscore, -np.inf).astype(np.float32)
-        how: dict[int, list[str]] = {}
+        named: set[int] = set()
         for t in sorted({t for w in f.content_words for t in ix.topic_by_word.get(w, ())}):
             if ix.topic_words[t] <= f.content_words and ix.has_members[t]:
                 tscore[t] = max(tscore[t], 0.0) + cfg.topic_name_bonus
-                how.setdefault(t, []).append("its name is in the query")
+                named.add(t)
         ent_hits = ix.match_entities(f.words, f.entity_keys)
-        for key in ent_hits:
-            for t in ix.entity_topics[key]:
-                tscore[t] = max(tscore[t], 0.0) + cfg.topic_entity_bonus
-                how.setdefault(t, []).append(f"it holds entity '{ix.entity_names[key]}'")
+        for key in ent_hits:  # per Topic, the same float32 operations in the same order as one at a time
+            ts = ix.entity_topic_array(key)
+            tscore[ts] = np.maximum(tscore[ts], np.float32(0.0)) + np.float32(cfg.topic_entity_bonus)
         order = ix.topic_order(tscore)[:cfg.topics_to_locate]
         located = [int(t) for t in order if np.isfinite(tscore[t]) and tscore[t] >= cfg.min_topic_score]
+        # why each located Topic scored (only these are ever shown): its name, then the entities in query order
+        how: dict[int, list[str]] = {}
+        for t in located:
+            parts = ["its name is in the query"] if t in named else []
+            parts += [f"it holds entity '{ix.entity_names[key]}'" for key in ent_hits if t in ix.entity_topics[key]]
+            if parts:
+                how[t] = parts
 
         # 2. expand: contiguous slices (own facts, subtopics, parent's own facts) + gathered facts
         ranges: list[tuple[int, int, float]] = []

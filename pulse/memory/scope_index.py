@@ -107,6 +107,7 @@ class ScopeIndex:
     columns: dict[str, GrowingArray] = field(default_factory=dict)
     _name_rank: np.ndarray | None = None  # rank of each Topic name (see topic_order)
     compaction: "Compaction | None" = None  # a re-sort being built from a snapshot of this index
+    _entity_topic_arrays: dict[str, np.ndarray] = field(default_factory=dict)  # see entity_topic_array
     # views of `columns`, refreshed after every append (see _COLUMNS)
     vf: np.ndarray = field(default_factory=lambda: _EMPTY)  # valid_from, epoch s (-inf = always)
     vt: np.ndarray = field(default_factory=lambda: _EMPTY)  # valid_to, epoch s (+inf = still valid)
@@ -196,6 +197,14 @@ class ScopeIndex:
         """Tail items whose primary Topic is `t` (or, with subtree=True, anywhere below it too)."""
         m = (self.tail_subtree if subtree else self.tail_own).get(t)
         return np.asarray(m, np.int64) if m else _EMPTY
+
+    def entity_topic_array(self, key: str) -> np.ndarray:
+        """`entity_topics[key]` as an array (cached until the set changes size: sets only grow)."""
+        topics = self.entity_topics[key]
+        got = self._entity_topic_arrays.get(key)
+        if got is None or len(got) != len(topics):
+            got = self._entity_topic_arrays[key] = np.fromiter(topics, np.int64, len(topics))
+        return got
 
     def match_entities(self, words: list[str], direct_keys: set[str]) -> list[str]:
         """Entity keys named by the query: its explicit keys and any n-gram of its words."""
