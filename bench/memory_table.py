@@ -39,6 +39,8 @@ def retrieval_table(r: dict) -> list[str]:
         stale = " (stale)" if "stale" in row else ""
         out.append(f"| {int(n):,}{stale} | {_f(g['p50_ms'])} / {_f(g['p95_ms'])} | {_f(fl['p50_ms'])} / {_f(fl['p95_ms'])} "
                    f"| {cells[0]} | {cells[1]} | {incl[0]} | {incl[1]} |")
+    if "stale" in r.get("mem0", {}):
+        out += ["", f"Mem0 columns: {r['mem0']['stale']}."]
     return out
 
 
