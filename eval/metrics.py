@@ -289,6 +289,13 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     out["interruption_success"] = interruption_success(totals["interventions_correct"], totals["interventions"])
     if out["interruption_success"] is None:
         undefined["interruption_success"] = "no interventions"
+    out["policy_calls_per_task"] = _mean(r.get("policy_calls", 0) for r in ok)
+    out["precheck_skips"] = sum(int(r.get("precheck_skips", 0) or 0) for r in ok)
+    # the suite reader's recall on this method's deliveries (eval/suites/reader.py): value mentions it
+    # attributed to one slot / all value mentions in the delivered text (None: nothing delivered)
+    mentions = sum(int(r.get("reader_mentions", 0) or 0) for r in ok)
+    out["reader_recall"] = (sum(int(r.get("reader_attributed", 0) or 0) for r in ok) / mentions
+                            if mentions else None)
     if any((r.get("score_detail") or {}).get("proc") for r in rows):  # π-Bench with its user simulator
         out["proc"], out["proc_per_persona"] = pibench_proc(rows)
         if out["proc"] is None:

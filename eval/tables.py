@@ -253,7 +253,8 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
     # Table 2
     fails = _Failures()
     head = ["Method", "memory LLM", "Benchmark", "score (%)", "interventions", "correct", "fixed", "misled",
-            "interruption success (%)", "failed episodes", "tool errors", "abandoned steps"]
+            "interruption success (%)", "failed episodes", "tool errors", "abandoned steps", "policy calls / task",
+            "reader recall (%)"]
     rows = []
     for m in _methods(data, "table2"):
         for b in benches:
@@ -266,14 +267,18 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
                         + [_cell([s.get(k, 0) for s in ss]) for k in
                            ("interventions", "interventions_correct", "interventions_fixed", "interventions_misled")]
                         + [_cell([s.get("interruption_success") for s in ss], pct=True)]
-                        + [_cell([s.get(k, 0) for s in ss]) for k in ("failed", "tool_errors", "abandoned_steps")])
+                        + [_cell([s.get(k, 0) for s in ss]) for k in ("failed", "tool_errors", "abandoned_steps")]
+                        + [_cell([s.get("policy_calls_per_task") for s in ss]),
+                           _cell([s.get("reader_recall") for s in ss], pct=True)])
     for b in benches:  # best / second best per benchmark (score, interruption success)
         sub = [r for r in rows if r[2].startswith(f"{b} (")]
         mark_best(sub, {3: True, 8: True})
     tables["table2"] = (head, rows, "Table 2: ablations. Best per benchmark in bold, second best underlined "
                         "(reference rows not ranked). "
                         "Counts are totals per seed; interruption success = "
-                        "correct interventions / interventions (– when there were none)." + note + fails.footnote())
+                        "correct interventions / interventions (– when there were none); reader recall = value "
+                        "mentions in the method's delivered text that the suite's reader attributed to one slot "
+                        "(eval/suites/reader.py)." + note + fails.footnote())
     # Table 3
     fails = _Failures()
     cats = sorted({c for ss in data.values() for s in ss for c in s.get("per_category", {})} - {"professional"})
