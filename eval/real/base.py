@@ -128,6 +128,30 @@ class RealBenchmarkBase:
         return tuple(SchemaTool.from_openai(s, self.read_only_tools) for s in self.tool_schemas(user_id))
 
 
+# keys every benchmark takes (eval/config.py BenchmarkConfig); the rest belong to some benchmarks only
+COMMON_KEYS = ("name", "seed", "path", "transport", "max_tasks", "personas")
+
+
+def own_options(cfg, options_cls, name: str):
+    """The benchmark's own knobs, typed by its `Options` dataclass (its fields name the
+    `benchmark.*` keys it reads beyond `COMMON_KEYS`). A key set to a non-default value that this
+    benchmark does not read is a ConfigError naming it and the benchmark's options: a knob of
+    another benchmark never passes silently."""
+    from dataclasses import fields
+
+    from eval.config import BenchmarkConfig
+    from pulse.config.schema import ConfigError
+    own = {f.name for f in fields(options_cls)}
+    default = BenchmarkConfig()
+    for f in fields(BenchmarkConfig):
+        if f.name in COMMON_KEYS or f.name in own:
+            continue
+        if getattr(cfg, f.name) != getattr(default, f.name):
+            raise ConfigError(f"benchmark.{f.name}: not an option of {name} (its own options: "
+                              f"{', '.join(sorted(own)) or 'none'}; every benchmark: {', '.join(COMMON_KEYS[2:])})")
+    return options_cls(**{k: getattr(cfg, k) for k in own})
+
+
 def chains_of(tasks: Sequence[RealTask]) -> dict[str, list[RealTask]]:
     out: dict[str, list[RealTask]] = {}
     for t in tasks:

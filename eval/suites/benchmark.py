@@ -10,13 +10,13 @@ eval/suites/reader.py). Scoring: the deterministic checklist on the final worksp
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pulse.core.errors import PulseUserError
 from eval.envs import check_task, make_env, task_score
 from eval.methods.seed import SeedHistory, seed_history
-from eval.real.base import Score
+from eval.real.base import Score, own_options
 from eval.suites.reader import ValueReader, tool_vocabulary
 from eval.suites.schema import STAGES, SimTask, Suite, SuiteError, ToolSpec
 
@@ -76,9 +76,17 @@ class SuiteBenchmark:
         raise PulseUserError(f"agent=scripted runs the real benchmarks; {self.name!r} uses agent=simulated or openai")
 
 
+@dataclass(frozen=True)
+class Options:
+    """A generated suite reads only the keys every benchmark has (`seed`, `path`, `transport`,
+    `max_tasks`, `personas`); any other `benchmark.*` knob set for it is refused."""
+
+
 def finish(suite: Suite, cfg, name: str) -> SuiteBenchmark:
-    """A loaded or generated suite checked against its config: its name, then benchmark.personas and
-    benchmark.max_tasks applied (as for the real benchmarks, eval/real/base.py `select`)."""
+    """A loaded or generated suite checked against its config: no other benchmark's knob, its name,
+    then benchmark.personas and benchmark.max_tasks applied (as for the real benchmarks,
+    eval/real/base.py `select`)."""
+    own_options(cfg, Options, name)
     if suite.name != name:
         raise SuiteError(f"benchmark.path {cfg.path}: suite name {suite.name!r} is not {name!r}")
     tasks = suite.tasks

@@ -228,3 +228,16 @@ def test_gold_rule_supplements_a_plan_that_announces_a_value_memory_contradicts(
     assert gold_decision((stated, plan), (pref,)).action == "silent"  # the user chose it: memory yields
     agrees = Event("message", 2, role="agent", text="Next I will book with seat aisle.", args={"seat": "aisle"})
     assert gold_decision((req, agrees), (pref,)).action == "silent"
+
+
+@pytest.mark.parametrize("benchmark,key", [("pibench_sim", {"split": "test"}),
+                                           ("independent_sim", {"seed_history": "synthetic"}),
+                                           ("mcp_persona_sim", {"chain_users": True})])
+def test_a_knob_of_another_benchmark_is_refused_by_name(benchmark, key):
+    """The YAML of a suite does not declare another benchmark's key (hydra refuses it); one added
+    with `+benchmark.<key>=` or set from Python is refused by the benchmark's own Options."""
+    from pulse.config.schema import ConfigError
+    from eval.config import BenchmarkConfig
+    from eval.registry import BENCHMARKS
+    with pytest.raises(ConfigError, match=f"benchmark.{next(iter(key))}: not an option of {benchmark}"):
+        BENCHMARKS.get(benchmark)(BenchmarkConfig(name=benchmark, **key))

@@ -19,7 +19,7 @@ def test_registries_suggest_close_names():
         METHODS.get("pulsee")
     with pytest.raises(RegistryError, match="pibench_sim"):
         BENCHMARKS.get("pibench_simm")
-    assert set(AGENTS.names()) == {"simulated", "openai", "scripted"}
+    assert set(AGENTS.names()) == {"simulated", "openai", "scripted", "memory_following"}
 
 
 def test_run_dir_contents_and_resume_skips_finished(tmp_path, eval_cfg):

@@ -191,11 +191,12 @@ def test_history_reads_back_with_the_suite_reader(suites):
 
 
 def test_load_applies_personas_and_max_tasks():
-    cfg = SimpleNamespace(seed=0, path="", personas=["physio", "sre_lead"], max_tasks=3)
+    from eval.config import BenchmarkConfig
+    cfg = BenchmarkConfig(name=NAME, personas=["physio", "sre_lead"], max_tasks=3)
     s = load(cfg)  # the suite behind the benchmark protocol
     assert s.name == NAME and s.suite.name == NAME and Counter(t.user_id for t in s.tasks) == {"physio": 3, "sre_lead": 3}
     with pytest.raises(Exception):
-        load(SimpleNamespace(seed=0, path="", personas=["nobody"], max_tasks=0))
+        load(BenchmarkConfig(name=NAME, personas=["nobody"]))
 
 
 def test_registered_and_fast():

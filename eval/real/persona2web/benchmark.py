@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pulse.agent.gate import ToolCallError
-from eval.real.base import BenchmarkDataError, RealBenchmarkBase, RealTask, Score, chains_of, select
+from eval.real.base import BenchmarkDataError, RealBenchmarkBase, own_options, RealTask, Score, chains_of, select
 from eval.real.data_dir import dataset_dir
 from eval.real.persona2web.gold import (gold_sites, location_key, normalise_text, site_matches, sites_in,
                                         value_satisfied)
@@ -281,7 +281,17 @@ def load_tasks(root: Path) -> list[RealTask]:
     return sorted(tasks, key=lambda t: t.user_id)
 
 
+@dataclass(frozen=True)
+class Options:
+    """Persona2Web's own `benchmark.*` knobs (eval/config.py BenchmarkConfig documents each)."""
+
+    data_dir: str
+    seed_history: str
+    task_ids: list
+
+
 def load(cfg) -> Persona2Web:
+    own_options(cfg, Options, NAME)  # a knob of another benchmark is refused, named
     root = Path(cfg.path) if cfg.path else dataset_dir("persona2web", cfg.data_dir)
     if cfg.seed_history not in ("none", "synthetic"):
         raise BenchmarkDataError(f"benchmark.seed_history: {cfg.seed_history!r} is not a {NAME} history (none, synthetic)")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from eval.real.base import BenchmarkDataError, RealBenchmarkBase, RealTask, Score, chains_of, select
+from eval.real.base import BenchmarkDataError, RealBenchmarkBase, own_options, RealTask, Score, chains_of, select
 from eval.real.data_dir import dataset_dir
 from eval.real.judge import Verdicts
 from eval.real.pibench.loader import appworld_tools, load_all
@@ -151,7 +151,18 @@ def judge_per_turn(judge, criteria: Sequence[str], transcript: Sequence[dict[str
     return Verdicts(met, unparsed)
 
 
+@dataclass(frozen=True)
+class Options:
+    """π-Bench's own `benchmark.*` knobs (eval/config.py BenchmarkConfig documents each)."""
+
+    data_dir: str
+    user: Any
+    judge: Any
+    task_ids: list
+
+
 def load(cfg) -> PiBench:
+    own_options(cfg, Options, NAME)  # a knob of another benchmark is refused, named
     from eval.real.judge import LLMJudge
     from eval.real.llm import endpoint_from
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from eval.real.base import BenchmarkDataError, RealBenchmarkBase, RealTask, Score, chains_of, select
+from eval.real.base import BenchmarkDataError, RealBenchmarkBase, own_options, RealTask, Score, chains_of, select
 from eval.real.data_dir import dataset_dir
 from eval.real.tau2_retail.db import canonical, load_db
 from eval.real.tau2_retail.tools import SCHEMAS, RetailTools
@@ -329,7 +329,21 @@ def load_tasks(root: Path) -> list[dict[str, Any]]:
 _GOLD: dict[str, dict[str, RetailTools]] = {}
 
 
+@dataclass(frozen=True)
+class Options:
+    """τ² retail's own `benchmark.*` knobs (eval/config.py BenchmarkConfig documents each)."""
+
+    data_dir: str
+    split: str
+    chain_users: bool
+    user: Any
+    judge: Any
+    seed_history: str
+    task_ids: list
+
+
 def load(cfg) -> Tau2Retail:
+    own_options(cfg, Options, NAME)  # a knob of another benchmark is refused, named
     from eval.real.judge import LLMJudge
     from eval.real.llm import endpoint_from
 
