@@ -50,6 +50,7 @@ def multirun(runs: Path, knob: str | None, values: tuple, methods, benchmarks, s
     cmd = [sys.executable, "-m", "pulse.cli", "eval", "-m", *sweep, f"method={','.join(methods)}",
            f"benchmark={','.join(benchmarks)}", f"seed={','.join(map(str, seeds))}",
            f"out_dir={runs}/{tag}/${{benchmark.name}}/${{method.name}}/seed${{seed}}", "progress=false",
+           "chains_parallel=6",  # a learned policy's decisions batched across a run's chains
            f"hydra.launcher.n_jobs={jobs}", f"hydra.sweep.dir={runs}/_hydra/{knob or 'default'}"]
     if checkpoint:
         cmd.append(f"policy.name_or_path={checkpoint}")
