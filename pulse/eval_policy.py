@@ -63,6 +63,9 @@ def _run(cfg) -> None:
     from pulse.utils.manifest import write_manifest
 
     c = to_typed(cfg, EvalPolicyConfig)
+    # the dataset is read before the model is loaded: a bad row or a missing dataset is named at once
+    examples = (load_examples(ensure_dataset(c.data), c.split, c.data.max_eval_examples)
+                if c.source != "suite" else [])
     policy = build_any_policy(c.policy)
     out = Path(c.out_dir)
     label = c.label or c.policy.name_or_path
@@ -74,7 +77,6 @@ def _run(cfg) -> None:
         print(format_suite_table({label: results}, c.benchmarks))
         print(f"[pulse eval-policy] wrote {out}/suite_decisions.json")
         return
-    examples = load_examples(ensure_dataset(c.data), c.split, c.data.max_eval_examples)
     metrics, rows = evaluate_policy(policy, examples, batch_size=c.policy.batch_size)
     write_manifest(out, config=c, policy=c.policy.__dict__, dataset=c.data.path, split=c.split, seed=c.seed)
     atomic_write_json(out / "metrics.json", metrics)

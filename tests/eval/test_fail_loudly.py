@@ -56,7 +56,7 @@ def test_allow_failures_exits_zero_and_records_the_failure(tmp_path, failing_age
     # the tables mark the row and name the failure
     assert tables_main([str(tmp_path / "runs"), "--out", str(tmp_path / "tables"), "--no-plots"]) == 0
     md = (tmp_path / "tables" / "tables.md").read_text()
-    assert "pulse_rule (sim)†" in md and "1 of 2 episodes failed" in md and "researcher_task_001" in md
+    assert "[pulse_rule] (sim)†" in md and "1 of 2 episodes failed" in md and "researcher_task_001" in md
     assert "failed episodes" in md and "tool errors" in md and "abandoned steps" in md
     json.loads((tmp_path / "tables" / "table_data.json").read_text(), parse_constant=_no_constants)
     assert r"$^\dagger$" in (tmp_path / "tables" / "tables.tex").read_text()
