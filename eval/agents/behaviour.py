@@ -93,6 +93,31 @@ class Reading:
     value: ReadValue
 
 
+class Context:
+    """What memory has put into the task agent's context so far, as the suite's reader reads it:
+    the readings (with the decision each delivery precedes), the delivered tokens (the load) and the
+    reader's mention counts (its recall on this episode's deliveries)."""
+
+    def __init__(self, reader, time: str):
+        self.reader, self.time = reader, time
+        self.readings: list[Reading] = []
+        self.load = 0
+        self.mentions = 0
+        self.attributed = 0
+
+    def receive(self, delivery, at_decision: int) -> list[Reading]:
+        """Read one delivery (None or empty text: nothing); returns the readings it added."""
+        if delivery is None or not delivery.message.strip():
+            return []
+        new = [Reading(at_decision, rv) for rv in self.reader.read(delivery.message, self.time)]
+        self.readings.extend(new)
+        total, read = self.reader.mention_counts(delivery.message)
+        self.mentions += total
+        self.attributed += read
+        self.load += delivery.tokens
+        return new
+
+
 class Uptake:
     def __init__(self, params: BehaviourParams, context: Sequence[str] = ()):
         self.p = params

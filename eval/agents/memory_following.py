@@ -24,8 +24,7 @@ import time
 
 from pulse.agent.gate import PreCommitGate
 from pulse.agent.runtime import Delivery
-from pulse.agent.tokens import count_tokens
-from eval.agents.behaviour import BehaviourParams, Reading, Uptake
+from eval.agents.behaviour import BehaviourParams, Context, Uptake
 from eval.episode import EpisodeOutcome, InterventionRecord, event_maker
 
 
@@ -54,24 +53,12 @@ class MemoryFollowingAgent:
             self._readers[key_r] = bench.reader(task.user_id)
         reader = self._readers[key_r]
         uptake = Uptake(p, (task.project_id,))
-        readings: list[Reading] = []
-        load = 0
-        mentions = [0, 0]
-
-        def receive(d, at: int) -> None:
-            nonlocal load
-            if d is None or not d.message.strip():
-                return
-            readings.extend(Reading(at, rv) for rv in reader.read(d.message, task.time))
-            total, read = reader.mention_counts(d.message)
-            mentions[0] += total
-            mentions[1] += read
-            load += count_tokens(d.message)
+        ctx = Context(reader, task.time)  # what memory has delivered so far, as the reader reads it
 
         slots = bench.memory_slots(task)
         known = bench.request_states(task)
         defaults = [(s, d) for s, _, d in slots]
-        receive(session.start(event("request", text=task.request_text, role="user")), 0)
+        ctx.receive(session.start(event("request", text=task.request_text, role="user")), 0)
         gate = PreCommitGate(executor=env, decide=session.decide_call)
         decision = 0
         transcript = [{"role": "user", "content": task.request_text}]
@@ -79,10 +66,10 @@ class MemoryFollowingAgent:
         def decide(purpose: str) -> dict[str, str]:
             nonlocal decision
             for d in session.take_supplements(wait=True):
-                receive(d, decision + 1)
+                ctx.receive(d, decision + 1)
             decision += 1
             out.llm_calls += 1
-            return uptake.fill(defaults, known, readings, decision, load, (seed, task.task_id, purpose))
+            return uptake.fill(defaults, known, ctx.readings, decision, ctx.load, (seed, task.task_id, purpose))
 
         def with_values(base: str, args: dict[str, str]) -> str:
             extra = [v for s, v in args.items() if s != "site" and v and v.lower() not in base.lower()]
@@ -102,12 +89,11 @@ class MemoryFollowingAgent:
                     if n_int > p.max_interventions_per_step:
                         out.abandoned_steps += 1
                         return
-                    before = len(readings)
-                    receive(Delivery(ev, res.evidence_text, decision, "intervene"), decision + 1)
-                    covered = {r.value.slot for r in readings[before:]}
+                    new = ctx.receive(Delivery(ev, res.evidence_text, decision, "intervene"), decision + 1)
+                    covered = {r.value.slot for r in new}
                     nonlocal_decision()
-                    again = uptake.fill([sd for sd in defaults if sd[0] in covered], known, readings, decision,
-                                        load, (seed, task.task_id, purpose, "replan", n_int))
+                    again = uptake.fill([sd for sd in defaults if sd[0] in covered], known, ctx.readings, decision,
+                                        ctx.load, (seed, task.task_id, purpose, "replan", n_int))
                     filled.update(again)
                     args = rebuild(tool, filled)
                     continue
@@ -139,8 +125,8 @@ class MemoryFollowingAgent:
         stats = session.end(True)
         out.memory_blocking_s = stats.blocking_s
         out.seconds = stats.blocking_s  # no latency model: only the memory time the agent waited
-        out.extra.update(transcript=transcript, termination="agent_stop", delivered_load_tokens=load,
-                         reader_mentions=mentions[0], reader_attributed=mentions[1])
+        out.extra.update(transcript=transcript, termination="agent_stop", delivered_load_tokens=ctx.load,
+                         reader_mentions=ctx.mentions, reader_attributed=ctx.attributed)
         return out
 
 

@@ -38,7 +38,7 @@ from pulse.agent.listener import SUBGOAL_KEY
 from pulse.agent.runtime import Delivery
 from pulse.agent.tokens import count_tokens
 from pulse.core.correctness import is_correct_intervention
-from eval.agents.behaviour import BehaviourParams, Reading, Uptake
+from eval.agents.behaviour import BehaviourParams, Context, Uptake
 from eval.episode import EpisodeOutcome, InterventionRecord, event_maker
 from eval.suites.reader import ValueReader, tool_vocabulary
 from eval.suites.schema import SimTask
@@ -86,8 +86,7 @@ class SimulatedAgent:
         t_mem_inline = 0.0
         sim_time = 0.0
         next_event = event_maker(task)
-        readings: list[Reading] = []
-        mentions = [0, 0]  # the reader's recall on this episode's deliveries: (mentions, attributed)
+        ctx = Context(reader, task.time)  # what memory has delivered so far, as the reader reads it
 
         def observe(ev, overlaps_llm: float) -> None:
             nonlocal t_mem_inline
@@ -97,22 +96,11 @@ class SimulatedAgent:
             t_mem_inline += max(0.0, dt - overlaps_llm)
             out.events.append({"kind": ev.kind, "step": ev.step, "tool": ev.tool, "args": dict(ev.args)})
 
-        def receive(d: Delivery | None, at_decision: int) -> None:
-            nonlocal load
-            if d is None or not d.message.strip():
-                return
-            readings.extend(Reading(at_decision, rv) for rv in reader.read(d.message, task.time))
-            total, read = reader.mention_counts(d.message)
-            mentions[0] += total
-            mentions[1] += read
-            load += d.tokens
-
         # what the user stated (the agent reads the request; the memory agent gets only its text)
         stated = {k: v for k, v in task.request_args.items() if v != "?"}
         request = next_event("request", text=task.request_text, role="user")
         out.events.append({"kind": "request", "step": request.step, "text": request.text})
-        load = 0
-        receive(session.start(request), 0)
+        ctx.receive(session.start(request), 0)
         gate = PreCommitGate(executor=env, decide=session.decide_call)
         decision = 0
         base_ctx = count_tokens(task.request_text)
@@ -124,7 +112,7 @@ class SimulatedAgent:
             nonlocal decision, sim_time
             decision += 1
             out.llm_calls += 1
-            lat = self._latency(base_ctx + load + p.tokens_per_step * decision)
+            lat = self._latency(base_ctx + ctx.load + p.tokens_per_step * decision)
             sim_time += lat
             if self.realtime:
                 time.sleep(lat * share)
@@ -135,9 +123,9 @@ class SimulatedAgent:
             if step.user_message:
                 stated.update(step.user_message)
                 ev = next_event("message", role="user", text=step.user_message_text)
-                observe(ev, overlaps_llm=self._latency(base_ctx + load))
+                observe(ev, overlaps_llm=self._latency(base_ctx + ctx.load))
             for d in session.take_supplements(wait=self.deterministic):
-                receive(d, decision + 1)
+                ctx.receive(d, decision + 1)
             known = {a.slot: stated[a.slot] for a in step.args if a.slot in stated and stated[a.slot] != "?"}
             known.update({a.slot: executed[tuple(a.carry_from.split(".", 1))] for a in step.args
                           if a.source == "carried" and tuple(a.carry_from.split(".", 1)) in executed})
@@ -145,7 +133,7 @@ class SimulatedAgent:
             # the decision streams its plan text first and its call last (`plan_lead`): the memory agent
             # reads the plan while the rest of the decision is generated
             lat = llm_call(share=p.plan_lead)
-            args = uptake.fill(slots, known, readings, decision, load, key)
+            args = uptake.fill(slots, known, ctx.readings, decision, ctx.load, key)
             plan = next_event("message", role="agent", text=plan_text(step.subgoal, args),
                               args={SUBGOAL_KEY: step.subgoal})
             observe(plan, overlaps_llm=(1 - p.plan_lead) * lat)
@@ -156,14 +144,12 @@ class SimulatedAgent:
             # decided again by the same model, at the cost of one more LLM decision
             fresh = session.take_supplements(wait=self.deterministic)
             if fresh:
-                before = len(readings)
-                for d in fresh:
-                    receive(d, decision + 1)
-                covered = {r.value.slot for r in readings[before:]} & {a.slot for a in step.args}
+                new = [r for d in fresh for r in ctx.receive(d, decision + 1)]
+                covered = {r.value.slot for r in new} & {a.slot for a in step.args}
                 if covered:
                     llm_call()
-                    again = uptake.fill([sd for sd in slots if sd[0] in covered], known, readings, decision, load,
-                                        (*key, "act"))
+                    again = uptake.fill([sd for sd in slots if sd[0] in covered], known, ctx.readings, decision,
+                                        ctx.load, (*key, "act"))
                     args = {**args, **again}
             gold = {a.slot: a.gold for a in step.args}
             truth = {a.slot: a.gold for a in step.args if a.source in MEMORY_SOURCES}
@@ -189,14 +175,14 @@ class SimulatedAgent:
                         break
                     # the only extra power of an intervention: the call is stopped and the agent re-plans,
                     # with the evidence as its newest delivery, through the same uptake model
-                    before = len(readings)
-                    receive(Delivery(tuple(ev_items), res.evidence_text, decision, "intervene"), decision + 1)
+                    new = ctx.receive(Delivery(tuple(ev_items), res.evidence_text, decision, "intervene"),
+                                      decision + 1)
                     llm_call()
                     # the re-plan edits the held call: the arguments the evidence speaks to are decided
                     # again (same model, the evidence now the freshest delivery); the others stay
-                    covered = {r.value.slot for r in readings[before:]}
-                    again = uptake.fill([sd for sd in slots if sd[0] in covered], known, readings, decision, load,
-                                        (*key, "replan", n_int))
+                    covered = {r.value.slot for r in new}
+                    again = uptake.fill([sd for sd in slots if sd[0] in covered], known, ctx.readings, decision,
+                                        ctx.load, (*key, "replan", n_int))
                     args = {**args, **again}
                     continue
                 if res.executed:
@@ -207,11 +193,11 @@ class SimulatedAgent:
                         time.sleep(p.tool_latency_s)
                     result = {k: str(v) for k, v in (res.result or {}).items()}
                     tr = next_event("tool_result", tool=step.tool, text="ok", args=result)
-                    observe(tr, overlaps_llm=self._latency(base_ctx + load + p.tokens_per_step * (decision + 1)))
+                    observe(tr, overlaps_llm=self._latency(base_ctx + ctx.load + p.tokens_per_step * (decision + 1)))
                 else:
                     out.tool_errors += 1
                     tr = next_event("tool_result", tool=step.tool, text=f"error: {res.error}", args={"status": "error"})
-                    observe(tr, overlaps_llm=self._latency(base_ctx + load))
+                    observe(tr, overlaps_llm=self._latency(base_ctx + ctx.load))
                 break
             if records:
                 final = env.state.get(step.artifact, {}) if hasattr(env, "state") else {}
@@ -223,7 +209,8 @@ class SimulatedAgent:
         stats = session.end(True)
         out.memory_blocking_s = stats.blocking_s + t_mem_inline
         out.seconds = sim_time + out.memory_blocking_s
-        out.extra.update(delivered_load_tokens=load, reader_mentions=mentions[0], reader_attributed=mentions[1])
+        out.extra.update(delivered_load_tokens=ctx.load, reader_mentions=ctx.mentions,
+                         reader_attributed=ctx.attributed)
         return out
 
 
