@@ -165,10 +165,6 @@ REFERENCE_ROWS = {"pulse_rule": "oracle (gold rule)",
                   "pulse_intervene_all": "blind: intervene on every call"}
 
 
-def is_reference(method: str) -> bool:
-    return method in REFERENCE_ROWS or method.endswith("-rule")
-
-
 def _label(method: str, summaries_by_bench: list[list[dict]], failed: bool = False) -> str:
     flat = [s for ss in summaries_by_bench for s in ss]
     if method in REFERENCE_ROWS:

@@ -40,6 +40,13 @@ GRID: dict[str, tuple] = {
     "max_interventions_per_step": (0, 2, 3),
 }
 METHODS = ("none", "mem0", "pma", "openclaw", "pulse_rule")
+
+
+def check_grid() -> None:
+    """The grid sweeps exactly the behaviour knobs the agent model declares (one list of them)."""
+    from eval.agents.behaviour import BEHAVIOUR_KNOBS
+    if set(GRID) != set(BEHAVIOUR_KNOBS):
+        raise SystemExit(f"sensitivity: GRID {sorted(GRID)} is not the agent's BEHAVIOUR_KNOBS {sorted(BEHAVIOUR_KNOBS)}")
 ORACLE = {"pulse_rule"}  # shown, never ranked (a row no method can be)
 
 
@@ -175,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="parallel multirun workers")
     ap.add_argument("--analyse-only", action="store_true")
     a = ap.parse_args(argv)
+    check_grid()
     unknown = sorted(set(a.knobs) - set(GRID))
     if unknown:
         print(f"sensitivity: --knobs {unknown} not among {sorted(GRID)}", file=sys.stderr)

@@ -20,7 +20,6 @@ Interventions are scored by the benchmark (`bench.intervention_correct`).
 """
 from __future__ import annotations
 
-import time
 
 from pulse.agent.gate import PreCommitGate
 from pulse.agent.runtime import Delivery

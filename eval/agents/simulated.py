@@ -31,7 +31,6 @@ call at the end, so the plan's processing overlaps the rest of that decision.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from pulse.agent.gate import PreCommitGate
 from pulse.agent.listener import SUBGOAL_KEY

@@ -1,10 +1,10 @@
-"""The one text -> (slot, value) mapping for methods whose memory is text.
+"""The memory side's text -> (slot, value) reading: how the offline stand-ins compare facts.
 
-With the simulated task agent a method influences the agent only through the items (slot, value) it
-delivers, exactly as Pulse does (eval/agents/simulated.py reads `Delivery.items`). Pulse delivers
-`MemoryItem`s; a text memory (Mem0 facts, LightMem entries, A-MEM notes, OpenClaw/ZCode files, a dsh
-summary, a Proactive Memory Agent reminder) delivers text. `text_items` turns that text into items,
-the same way for every method:
+The simulated task agent does *not* use it: every delivery reaches the agent as text, read by the
+suite's own reader (eval/suites/reader.py). Here a text memory's deliveries get the items a
+method itself would see in them (`Delivery.items`: shown by `pulse trace`) and the stand-ins'
+update decisions compare facts (`eval/methods/standins.py`). `text_items` reads text the same way
+for every method:
 
 1. the text is split into lines, each line into sentences;
 2. a line that starts with a date (ISO `YYYY-MM-DD`, optionally with a time) dates its sentences

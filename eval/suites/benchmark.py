@@ -16,7 +16,7 @@ from typing import Any
 from pulse.core.errors import PulseUserError
 from eval.envs import check_task, make_env, task_score
 from eval.methods.seed import SeedHistory, seed_history
-from eval.real.base import Score, own_options
+from eval.real.base import Score, own_options, select
 from eval.suites.reader import ValueReader, tool_vocabulary
 from eval.suites.schema import STAGES, SimTask, Suite, SuiteError, ToolSpec
 
@@ -84,22 +84,10 @@ class Options:
 
 def finish(suite: Suite, cfg, name: str) -> SuiteBenchmark:
     """A loaded or generated suite checked against its config: no other benchmark's knob, its name,
-    then benchmark.personas and benchmark.max_tasks applied (as for the real benchmarks,
-    eval/real/base.py `select`)."""
+    then benchmark.personas and benchmark.max_tasks applied by `eval.real.base.select`, as for the
+    real benchmarks."""
     own_options(cfg, Options, name)
     if suite.name != name:
         raise SuiteError(f"benchmark.path {cfg.path}: suite name {suite.name!r} is not {name!r}")
-    tasks = suite.tasks
-    if cfg.personas:
-        unknown = set(cfg.personas) - {p.user_id for p in suite.personas}
-        if unknown:
-            raise SuiteError(f"benchmark.personas: {sorted(unknown)} not in suite {name}")
-        tasks = tuple(t for t in tasks if t.user_id in cfg.personas)
-    if cfg.max_tasks > 0:
-        kept, count = [], {}
-        for t in tasks:
-            count[t.user_id] = count.get(t.user_id, 0) + 1
-            if count[t.user_id] <= cfg.max_tasks:
-                kept.append(t)
-        tasks = tuple(kept)
+    tasks = select(suite.tasks, cfg)  # the same selection as the real benchmarks
     return SuiteBenchmark(replace(suite, tasks=tasks))

@@ -30,7 +30,7 @@ from typing import Any, Mapping, Sequence
 from pulse.agent.runtime import PulseAgent, PulseAgentConfig, render_items
 from pulse.core.gold import BINDING_KINDS
 from pulse.core.records import Event, MemoryItem
-from pulse.core.statements import SlotTerms, parse_statement
+from pulse.core.statements import SlotTerms
 from pulse.serve.config import ServeConfig
 
 

@@ -207,6 +207,7 @@ def test_sensitivity_ranks_correlation_and_flips():
     spec = importlib.util.spec_from_file_location("sens", Path(__file__).parents[2] / "scripts" / "sensitivity.py")
     sens = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(sens)
+    sens.check_grid()  # every behaviour knob is swept, and only those
     assert sens.ranks({"a": 3, "b": 1, "c": 3}) == {"a": 1.5, "c": 1.5, "b": 3}
     assert sens.spearman({"a": 3, "b": 2, "c": 1}, {"a": 30, "b": 20, "c": 10}) == pytest.approx(1.0)
     assert sens.spearman({"a": 3, "b": 2, "c": 1}, {"a": 10, "b": 20, "c": 30}) == pytest.approx(-1.0)
