@@ -26,8 +26,10 @@ import json
 import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
+
+from eval.serving.json_handler import JSONHandler
 
 PINNED = {  # sha256 of the joined files this project has run
     "qwen2.5-coder-0.5b-instruct": "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
@@ -165,17 +167,7 @@ class GGUFChat:
 
 
 def serve(model: GGUFChat, host: str, port: int, name: str) -> ThreadingHTTPServer:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *a):
-            pass
-
-        def _send(self, code: int, obj: Any) -> None:
-            data = json.dumps(obj).encode()
-            self.send_response(code)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    class Handler(JSONHandler):
 
         def do_GET(self):
             if self.path.rstrip("/").endswith("/models"):

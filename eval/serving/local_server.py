@@ -19,8 +19,10 @@ import json
 import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
+
+from eval.serving.json_handler import JSONHandler
 
 
 class ToolCallingLM:
@@ -110,17 +112,7 @@ class ToolCallingLM:
 
 
 def make_server(lm: ToolCallingLM, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *a):  # quiet
-            pass
-
-        def _send(self, code: int, obj: dict) -> None:
-            data = json.dumps(obj).encode()
-            self.send_response(code)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    class Handler(JSONHandler):
 
         def do_GET(self):
             if self.path.rstrip("/") == "/v1/models":
