@@ -5,6 +5,7 @@ Writes bench/results/generator.json and prints it. Measures `generate_examples` 
 config (personas, histories, derivation, tasks, prefixes, snapshots and labelling), best of
 `REPEATS`, and separately the full `build_dataset` (rows, Arrow, save_to_disk, card).
 """
+
 from __future__ import annotations
 
 import json
@@ -47,8 +48,12 @@ def main() -> dict:
     result = {
         "bench": "generator",
         "generator_version": GENERATOR_VERSION,
-        "config": {"seed": cfg.seed, "n_users": cfg.n_users, "tasks_per_user": cfg.tasks_per_user,
-                   "prefixes_per_task": cfg.prefixes_per_task},
+        "config": {
+            "seed": cfg.seed,
+            "n_users": cfg.n_users,
+            "tasks_per_user": cfg.tasks_per_user,
+            "prefixes_per_task": cfg.prefixes_per_task,
+        },
         "labeled_prefixes": n,
         "generate_seconds_best": round(best, 3),
         "generate_seconds_all": [round(t, 3) for t in times],

@@ -29,6 +29,7 @@ What is timed (wall clock, one BLAS thread, 2 shared cores; load averages record
 Vectors: the first --real-vectors fact texts are embedded with MiniLM; the rest reuse them plus
 N(0, 0.02) noise (latency does not depend on vector content).
 """
+
 from __future__ import annotations
 
 import os
@@ -52,6 +53,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 from bench_retrieval import _git_commit, embed_vectors, make_queries, make_world, pct  # noqa: E402
+
 from pulse.core.records import Event, MemoryItem, Provenance  # noqa: E402
 from pulse.memory import RetrievalQuery, make_embedder, open_memory, scope_index  # noqa: E402
 from pulse.memory.graph import embed_text  # noqa: E402
@@ -68,11 +70,29 @@ def conversation_facts(i: int, vocab: dict, rng: random.Random, user: str = USER
     slot, ent = rng.choice(vocab["slots"]), rng.choice(vocab["entities"])
     val = f"v{i}x{rng.randint(0, 9999)}"
     return [
-        MemoryItem(f"{user}-c{i}-a", "preference", f"user:{user}", f"From now on I want {val} as {slot}", slot=slot,
-                   value=val, topic="coding/tools"),
-        MemoryItem(f"{user}-c{i}-b", "preference", f"user:{user}", f"I like working with {ent} on long projects number {i}",
-                   topic="career/habits", entities=(ent,)),
-        MemoryItem(f"{user}-c{i}-c", "preference", f"user:{user}", f"Remember that I read papers about topic {i} on weekends"),
+        MemoryItem(
+            f"{user}-c{i}-a",
+            "preference",
+            f"user:{user}",
+            f"From now on I want {val} as {slot}",
+            slot=slot,
+            value=val,
+            topic="coding/tools",
+        ),
+        MemoryItem(
+            f"{user}-c{i}-b",
+            "preference",
+            f"user:{user}",
+            f"I like working with {ent} on long projects number {i}",
+            topic="career/habits",
+            entities=(ent,),
+        ),
+        MemoryItem(
+            f"{user}-c{i}-c",
+            "preference",
+            f"user:{user}",
+            f"Remember that I read papers about topic {i} on weekends",
+        ),
     ]
 
 
@@ -101,8 +121,18 @@ def bench_crossing(mem, items, vecs, vocab, emb, queries, qvecs, start: int, max
     rng = np.random.default_rng(8)
     src = [j for j, it in enumerate(items) if it.scope == scope]
     pick = [src[j % len(src)] for j in range(fill)]
-    filler = [MemoryItem(**{**items[j].__dict__, "item_id": f"fill{k}", "text": f"{items[j].text} (again {k})",
-                            "slot": "", "value": ""}) for k, j in enumerate(pick)]
+    filler = [
+        MemoryItem(
+            **{
+                **items[j].__dict__,
+                "item_id": f"fill{k}",
+                "text": f"{items[j].text} (again {k})",
+                "slot": "",
+                "value": "",
+            }
+        )
+        for k, j in enumerate(pick)
+    ]
     fv = vecs[pick] + rng.normal(0, 0.02, (fill, vecs.shape[1]))
     fv = (fv / np.linalg.norm(fv, axis=1, keepdims=True)).astype(np.float32)
     t0 = time.perf_counter()
@@ -118,10 +148,17 @@ def bench_crossing(mem, items, vecs, vocab, emb, queries, qvecs, start: int, max
     for j in range(max_commits):
         facts = conversation_facts(start + j, vocab, crng)
         v = rng.normal(0, 1, (len(facts), vecs.shape[1]))
-        mem.store.seed_vectors(emb.embedder_id, [embed_text(f) for f in facts],
-                               (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32))
+        mem.store.seed_vectors(
+            emb.embedder_id,
+            [embed_text(f) for f in facts],
+            (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32),
+        )
         before = mem._indexes[scope]
-        lat.append(commit_one(mem, start + j, facts, f"2026-03-{1 + j // 1440:02d}T{(j // 60) % 24:02d}:{j % 60:02d}:00Z"))
+        lat.append(
+            commit_one(
+                mem, start + j, facts, f"2026-03-{1 + j // 1440:02d}T{(j // 60) % 24:02d}:{j % 60:02d}:00Z"
+            )
+        )
         after = mem._indexes[scope]
         comp = getattr(after, "compaction", None) or comp
         if started is None and (getattr(after, "compaction", None) is not None or after is not before):
@@ -135,16 +172,29 @@ def bench_crossing(mem, items, vecs, vocab, emb, queries, qvecs, start: int, max
             reads.append(time.perf_counter() - t0)
         if swapped is not None and j >= swapped + 20:
             break
-    out = {"threshold_tail": threshold, "tail_before": tail_before, "fill_s": round(fill_s, 1),
-           "commits": len(lat), "compaction_started_at_commit": started, "compaction_swapped_at_commit": swapped,
-           "commits_while_pending": (swapped - started) if swapped is not None and started is not None else None,
-           "commit_p50_ms": pct(lat, 50), "commit_p95_ms": pct(lat, 95), "commit_max_ms": pct(lat, 100),
-           "commit_max_at": int(np.argmax(lat)),
-           "retrieval_while_pending_p50_ms": pct(reads, 50) if reads else None,
-           "retrieval_while_pending_p95_ms": pct(reads, 95) if reads else None}
+    out = {
+        "threshold_tail": threshold,
+        "tail_before": tail_before,
+        "fill_s": round(fill_s, 1),
+        "commits": len(lat),
+        "compaction_started_at_commit": started,
+        "compaction_swapped_at_commit": swapped,
+        "commits_while_pending": (swapped - started) if swapped is not None and started is not None else None,
+        "commit_p50_ms": pct(lat, 50),
+        "commit_p95_ms": pct(lat, 95),
+        "commit_max_ms": pct(lat, 100),
+        "commit_max_at": int(np.argmax(lat)),
+        "retrieval_while_pending_p50_ms": pct(reads, 50) if reads else None,
+        "retrieval_while_pending_p95_ms": pct(reads, 95) if reads else None,
+    }
     if comp is not None:
-        out.update({"compaction_slices": comp.slices, "compaction_work_s": round(comp.work_s, 3),
-                    "step_budget_ms": (scope_index.COMPACT_STEP_S or 0) * 1000})
+        out.update(
+            {
+                "compaction_slices": comp.slices,
+                "compaction_work_s": round(comp.work_s, 3),
+                "step_budget_ms": (scope_index.COMPACT_STEP_S or 0) * 1000,
+            }
+        )
     return out
 
 
@@ -159,8 +209,20 @@ def retrieval_lat(mem, queries, qvecs) -> list[float]:
     return lat
 
 
-def bench_commits(n: int, items, meta, texts, vecs, vocab, emb, queries, qvecs, conversations: int, tmp: Path,
-                  crossing_max: int = 0) -> dict:
+def bench_commits(
+    n: int,
+    items,
+    meta,
+    texts,
+    vecs,
+    vocab,
+    emb,
+    queries,
+    qvecs,
+    conversations: int,
+    tmp: Path,
+    crossing_max: int = 0,
+) -> dict:
     root = tmp / f"commit{n}"
     mem = open_memory("structured", root, emb)
     mem.store.seed_vectors(emb.embedder_id, texts[:n], vecs[:n])
@@ -188,21 +250,37 @@ def bench_commits(n: int, items, meta, texts, vecs, vocab, emb, queries, qvecs, 
     t0 = time.perf_counter()
     ix.compact(emb)  # the whole re-sort work of one compaction, all at once
     compact_s = time.perf_counter() - t0
-    crossing = bench_crossing(mem, items[:n], vecs, vocab, emb, queries, qvecs, conversations, crossing_max) \
-        if crossing_max else None
+    crossing = (
+        bench_crossing(mem, items[:n], vecs, vocab, emb, queries, qvecs, conversations, crossing_max)
+        if crossing_max
+        else None
+    )
     mem.close()
     fresh = open_memory("structured", root, emb)
     rebuilt = retrieval_lat(fresh, queries, qvecs)
     fresh.close()
     shutil.rmtree(root, ignore_errors=True)
-    return {"facts_in_scope": int(n * 0.9), "index_build_s": round(build_s, 3), "conversations": conversations,
-            "commit_p50_ms": pct(lat, 50), "commit_p95_ms": pct(lat, 95), "commit_max_ms": pct(lat, 100),
-            "compactions": compactions, "tail_after": tail, "compaction_s": round(compact_s, 3),
-            "compaction_every_facts": int(max(scope_index.COMPACT_MIN_TAIL, scope_index.COMPACT_FRACTION * n * 0.9)),
-            "embed_per_fact_p50_ms": pct(embed_lat, 50), "embed_per_fact_p95_ms": pct(embed_lat, 95),
-            "retrieval_after_commits_p95_ms": pct(grown, 95), "retrieval_after_commits_p50_ms": pct(grown, 50),
-            "retrieval_fresh_index_p95_ms": pct(rebuilt, 95), "retrieval_fresh_index_p50_ms": pct(rebuilt, 50),
-            **({"compaction_crossing": crossing} if crossing else {})}
+    return {
+        "facts_in_scope": int(n * 0.9),
+        "index_build_s": round(build_s, 3),
+        "conversations": conversations,
+        "commit_p50_ms": pct(lat, 50),
+        "commit_p95_ms": pct(lat, 95),
+        "commit_max_ms": pct(lat, 100),
+        "compactions": compactions,
+        "tail_after": tail,
+        "compaction_s": round(compact_s, 3),
+        "compaction_every_facts": int(
+            max(scope_index.COMPACT_MIN_TAIL, scope_index.COMPACT_FRACTION * n * 0.9)
+        ),
+        "embed_per_fact_p50_ms": pct(embed_lat, 50),
+        "embed_per_fact_p95_ms": pct(embed_lat, 95),
+        "retrieval_after_commits_p95_ms": pct(grown, 95),
+        "retrieval_after_commits_p50_ms": pct(grown, 50),
+        "retrieval_fresh_index_p95_ms": pct(rebuilt, 95),
+        "retrieval_fresh_index_p50_ms": pct(rebuilt, 50),
+        **({"compaction_crossing": crossing} if crossing else {}),
+    }
 
 
 def user_world(u: int, facts: int, vocab: dict) -> list[MemoryItem]:
@@ -210,18 +288,34 @@ def user_world(u: int, facts: int, vocab: dict) -> list[MemoryItem]:
     out = []
     for i in range(facts):
         slot, ent = vocab["slots"][i % len(vocab["slots"])], rng.choice(vocab["entities"])
-        out.append(MemoryItem(f"u{u}f{i}", "preference", f"user:u{u}",
-                              f"For {ent} the user prefers {slot} value {i % 37} in context {i % 11}",
-                              slot=f"{slot}{i}" if i % 3 == 0 else "", value=str(i % 37) if i % 3 == 0 else "",
-                              topic=f"t{i % 25}/s{i % 4}", entities=(ent,), provenance=Provenance("user_statement"),
-                              valid_from="2025-01-01T00:00:00Z"))
+        out.append(
+            MemoryItem(
+                f"u{u}f{i}",
+                "preference",
+                f"user:u{u}",
+                f"For {ent} the user prefers {slot} value {i % 37} in context {i % 11}",
+                slot=f"{slot}{i}" if i % 3 == 0 else "",
+                value=str(i % 37) if i % 3 == 0 else "",
+                topic=f"t{i % 25}/s{i % 4}",
+                entities=(ent,),
+                provenance=Provenance("user_statement"),
+                valid_from="2025-01-01T00:00:00Z",
+            )
+        )
     return out
 
 
 def user_queries(u: int, n: int, vocab: dict) -> list[RetrievalQuery]:
     rng = random.Random(1000 + u)
-    return [RetrievalQuery(f"u{u}", subgoal=f"plan context {rng.randint(0, 10)} of t{rng.randint(0, 24)} "
-                                           f"with {rng.choice(vocab['entities'])}", k=8) for _ in range(n)]
+    return [
+        RetrievalQuery(
+            f"u{u}",
+            subgoal=f"plan context {rng.randint(0, 10)} of t{rng.randint(0, 24)} "
+            f"with {rng.choice(vocab['entities'])}",
+            k=8,
+        )
+        for _ in range(n)
+    ]
 
 
 def scope_latency(mem, users: list[int], vocab: dict, n_queries: int, n_commits: int) -> dict:
@@ -238,11 +332,19 @@ def scope_latency(mem, users: list[int], vocab: dict, n_queries: int, n_commits:
             mem.retrieve_encoded(q, v)
             lat.append(time.perf_counter() - t0)
         for i in range(n_commits):
-            commits.append(commit_one(mem, i, conversation_facts(i, vocab, rng, f"u{u}"),
-                                      f"2026-02-01T{i:02d}:00:00Z", f"u{u}"))
-    return {"users_sampled": len(users), "first_query_incl_index_build_p50_ms": pct(builds, 50),
-            "retrieval_p50_ms": pct(lat, 50), "retrieval_p95_ms": pct(lat, 95),
-            "commit_p50_ms": pct(commits, 50), "commit_p95_ms": pct(commits, 95)}
+            commits.append(
+                commit_one(
+                    mem, i, conversation_facts(i, vocab, rng, f"u{u}"), f"2026-02-01T{i:02d}:00:00Z", f"u{u}"
+                )
+            )
+    return {
+        "users_sampled": len(users),
+        "first_query_incl_index_build_p50_ms": pct(builds, 50),
+        "retrieval_p50_ms": pct(lat, 50),
+        "retrieval_p95_ms": pct(lat, 95),
+        "commit_p50_ms": pct(commits, 50),
+        "commit_p95_ms": pct(commits, 95),
+    }
 
 
 def bench_scopes(n_users: int, facts: int, vocab: dict, tmp: Path, sample: int) -> dict:
@@ -268,8 +370,14 @@ def bench_event_to_evidence(items, meta, texts, vecs, emb, tmp: Path, n: int, ev
     mem = open_memory("structured", root, emb)
     mem.store.seed_vectors(emb.embedder_id, texts[:n], vecs[:n])
     mem.add_items(items[:n], {k: v for k, v in meta.items() if int(k[1:]) < n})
-    base = make_queries(max(events // 5, 1), {"entities": sorted({e for i in items[:n] for e in i.entities})[:500],
-                                              "slots": sorted({i.slot for i in items[:n] if i.slot})[:300]}, seed=4)
+    base = make_queries(
+        max(events // 5, 1),
+        {
+            "entities": sorted({e for i in items[:n] for e in i.entities})[:500],
+            "slots": sorted({i.slot for i in items[:n] if i.slot})[:300],
+        },
+        seed=4,
+    )
     rng = random.Random(6)
     stream = [rng.choice(base) for _ in range(events)]  # each distinct query recurs ~5 times
     out = {"facts": n, "events": events, "distinct_queries": len({query_text(q) for q in stream})}
@@ -282,7 +390,11 @@ def bench_event_to_evidence(items, meta, texts, vecs, emb, tmp: Path, n: int, ev
             t0 = time.perf_counter()
             mem.retrieve(q)
             lat.append(time.perf_counter() - t0)
-        out[label] = {"p50_ms": pct(lat, 50), "p95_ms": pct(lat, 95), "mean_ms": round(float(np.mean(lat)) * 1000, 3)}
+        out[label] = {
+            "p50_ms": pct(lat, 50),
+            "p95_ms": pct(lat, 95),
+            "mean_ms": round(float(np.mean(lat)) * 1000, 3),
+        }
     mem.close()
     return out
 
@@ -297,8 +409,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--facts-per-user", type=int, default=1000)
     ap.add_argument("--sample-users", type=int, default=20)
     ap.add_argument("--events", type=int, default=300)
-    ap.add_argument("--crossing-max", type=int, default=3000,
-                    help="commits timed across one compaction per size (0: skip that phase)")
+    ap.add_argument(
+        "--crossing-max",
+        type=int,
+        default=3000,
+        help="commits timed across one compaction per size (0: skip that phase)",
+    )
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "memory_scale.json"))
     a = ap.parse_args(argv)
     sizes = [int(s) for s in a.sizes.split(",")]
@@ -310,22 +426,32 @@ def main(argv: list[str] | None = None) -> int:
     queries = make_queries(a.queries, vocab)
     qvecs = [emb.encode_query(query_text(q)) for q in queries]
     result: dict = {
-        "run": {"git_commit": _git_commit(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "command": "bench/bench_memory_scale.py " + " ".join(argv if argv is not None else sys.argv[1:])},
-        "machine": {"cpus": os.cpu_count(), "load_avg_at_start": list(os.getloadavg()),
-                    "note": "2 cores shared with other jobs (see load averages); wall-clock"},
+        "run": {
+            "git_commit": _git_commit(),
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "command": "bench/bench_memory_scale.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        },
+        "machine": {
+            "cpus": os.cpu_count(),
+            "load_avg_at_start": list(os.getloadavg()),
+            "note": "2 cores shared with other jobs (see load averages); wall-clock",
+        },
         "embedder": emb.embedder_id,
         "vectors": f"first {min(a.real_vectors, len(texts))} facts embedded with MiniLM; the rest reuse them + noise",
-        "commits": {}, "goals": {},
+        "commits": {},
+        "goals": {},
     }
     tmp = Path(tempfile.mkdtemp(prefix="pulse-scale-"))
     try:
         for n in sizes:
-            r = bench_commits(n, items, meta, texts, vecs, vocab, emb, queries, qvecs, a.conversations, tmp,
-                              a.crossing_max)
+            r = bench_commits(
+                n, items, meta, texts, vecs, vocab, emb, queries, qvecs, a.conversations, tmp, a.crossing_max
+            )
             print(n, r, flush=True)
             result["commits"][str(n)] = r
-        result["event_to_evidence"] = bench_event_to_evidence(items, meta, texts, vecs, emb, tmp, min(sizes), a.events)
+        result["event_to_evidence"] = bench_event_to_evidence(
+            items, meta, texts, vecs, emb, tmp, min(sizes), a.events
+        )
         print(result["event_to_evidence"], flush=True)
         if a.users:
             result["scopes"] = bench_scopes(a.users, a.facts_per_user, vocab, tmp, a.sample_users)
@@ -343,7 +469,9 @@ def main(argv: list[str] | None = None) -> int:
             g["commit_max_le_50ms_at_100k_across_a_compaction"] = cross["commit_max_ms"] <= 50.0
     if "scopes" in result:
         one, many = result["scopes"]["one_user_store"], result["scopes"]["many_user_store"]
-        g["per_scope_retrieval_p95_ratio_many_vs_one"] = round(many["retrieval_p95_ms"] / one["retrieval_p95_ms"], 2)
+        g["per_scope_retrieval_p95_ratio_many_vs_one"] = round(
+            many["retrieval_p95_ms"] / one["retrieval_p95_ms"], 2
+        )
         g["per_scope_commit_p95_ratio_many_vs_one"] = round(many["commit_p95_ms"] / one["commit_p95_ms"], 2)
     result["machine"]["load_avg_at_end"] = list(os.getloadavg())
     atomic_write_text(Path(a.out), json.dumps(result, indent=1) + "\n")

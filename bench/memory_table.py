@@ -5,6 +5,7 @@
 Reads bench/results/retrieval.json (bench_retrieval.py) and bench/results/memory_scale.json
 (bench_memory_scale.py). A row carried over from an older run is marked stale.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,68 +20,95 @@ def _f(x, digits: int = 2) -> str:
 
 
 def retrieval_table(r: dict) -> list[str]:
-    out = [f"Retrieval (`bench/results/retrieval.json`, git {r['run']['git_commit']}, {r['run']['created']}, "
-           f"load avg {r['machine']['load_avg_at_start'][0]:.1f}; {r['embedder']}, k = {r['k']}, "
-           f"{r['queries']} queries; query embedding excluded, reported apart: p50 "
-           f"{_f(r['embedding_forward']['query_p50_ms'], 1)} ms, p95 {_f(r['embedding_forward']['query_p95_ms'], 1)} ms)",
-           "",
-           "| facts | Pulse graph p50 / p95 ms | flat top-k p50 / p95 ms | Mem0 FAISS search ex. embedding p50 / p95 ms "
-           "| Mem0 Qdrant search ex. embedding p50 / p95 ms | Mem0 FAISS incl. embedding p50 ms | Mem0 Qdrant incl. embedding p50 ms |",
-           "|---|---|---|---|---|---|---|"]
+    out = [
+        f"Retrieval (`bench/results/retrieval.json`, git {r['run']['git_commit']}, {r['run']['created']}, "
+        f"load avg {r['machine']['load_avg_at_start'][0]:.1f}; {r['embedder']}, k = {r['k']}, "
+        f"{r['queries']} queries; query embedding excluded, reported apart: p50 "
+        f"{_f(r['embedding_forward']['query_p50_ms'], 1)} ms, p95 {_f(r['embedding_forward']['query_p95_ms'], 1)} ms)",
+        "",
+        "| facts | Pulse graph p50 / p95 ms | flat top-k p50 / p95 ms | Mem0 FAISS search ex. embedding p50 / p95 ms "
+        "| Mem0 Qdrant search ex. embedding p50 / p95 ms | Mem0 FAISS incl. embedding p50 ms | Mem0 Qdrant incl. embedding p50 ms |",
+        "|---|---|---|---|---|---|---|",
+    ]
     runs = r.get("mem0", {}).get("runs", {})
     for n, row in sorted(r["sizes"].items(), key=lambda kv: int(kv[0])):
         g, fl = row["graph"], row["flat"]
         cells = []
         for store in ("faiss", "qdrant"):
             m = runs.get(f"{store}/{n}", {})
-            cells.append(f"{_f(m.get('search_ex_embed_p50_ms'))} / {_f(m.get('search_ex_embed_p95_ms'))}"
-                         if "search_ex_embed_p50_ms" in m else m.get("skipped", "not run")[:40])
+            cells.append(
+                f"{_f(m.get('search_ex_embed_p50_ms'))} / {_f(m.get('search_ex_embed_p95_ms'))}"
+                if "search_ex_embed_p50_ms" in m
+                else m.get("skipped", "not run")[:40]
+            )
         incl = [_f(runs.get(f"{s}/{n}", {}).get("search_p50_ms"), 1) for s in ("faiss", "qdrant")]
         stale = " (stale)" if "stale" in row else ""
-        out.append(f"| {int(n):,}{stale} | {_f(g['p50_ms'])} / {_f(g['p95_ms'])} | {_f(fl['p50_ms'])} / {_f(fl['p95_ms'])} "
-                   f"| {cells[0]} | {cells[1]} | {incl[0]} | {incl[1]} |")
+        out.append(
+            f"| {int(n):,}{stale} | {_f(g['p50_ms'])} / {_f(g['p95_ms'])} | {_f(fl['p50_ms'])} / {_f(fl['p95_ms'])} "
+            f"| {cells[0]} | {cells[1]} | {incl[0]} | {incl[1]} |"
+        )
     if "stale" in r.get("mem0", {}):
         out += ["", f"Mem0 columns: {r['mem0']['stale']}."]
     return out
 
 
 def scale_table(s: dict) -> list[str]:
-    out = [f"Commits and scopes (`bench/results/memory_scale.json`, git {s['run']['git_commit']}, {s['run']['created']}, "
-           f"load avg {s['machine']['load_avg_at_start'][0]:.1f}; {s['embedder']}; {s['vectors']})", "",
-           "| facts in the user scope | commit p50 / p95 / max ms | compaction work s (due every N facts) "
-           "| across one compaction: commit p95 / max ms (commits it was spread over) | retrieval while it is pending p95 ms "
-           "| embedding per new fact p95 ms (apart) "
-           "| retrieval after the commits p50 / p95 ms | same store, fresh index p50 / p95 ms |",
-           "|---|---|---|---|---|---|---|---|"]
+    out = [
+        f"Commits and scopes (`bench/results/memory_scale.json`, git {s['run']['git_commit']}, {s['run']['created']}, "
+        f"load avg {s['machine']['load_avg_at_start'][0]:.1f}; {s['embedder']}; {s['vectors']})",
+        "",
+        "| facts in the user scope | commit p50 / p95 / max ms | compaction work s (due every N facts) "
+        "| across one compaction: commit p95 / max ms (commits it was spread over) | retrieval while it is pending p95 ms "
+        "| embedding per new fact p95 ms (apart) "
+        "| retrieval after the commits p50 / p95 ms | same store, fresh index p50 / p95 ms |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for n, c in sorted(s["commits"].items(), key=lambda kv: int(kv[0])):
         x = c.get("compaction_crossing") or {}
         spread = x.get("commits_while_pending")
-        crossing = (f"{_f(x.get('commit_p95_ms'), 1)} / {_f(x.get('commit_max_ms'), 1)} "
-                    f"({spread + 1 if spread is not None else '–'})") if x else "not run"
-        out.append(f"| {c['facts_in_scope']:,} | {_f(c['commit_p50_ms'], 1)} / {_f(c['commit_p95_ms'], 1)} / "
-                   f"{_f(c['commit_max_ms'], 1)} | {_f(c.get('compaction_s'))} ({c.get('compaction_every_facts', 0):,}) "
-                   f"| {crossing} | {_f(x.get('retrieval_while_pending_p95_ms'))} "
-                   f"| {_f(c['embed_per_fact_p95_ms'], 1)} "
-                   f"| {_f(c['retrieval_after_commits_p50_ms'])} / {_f(c['retrieval_after_commits_p95_ms'])} "
-                   f"| {_f(c['retrieval_fresh_index_p50_ms'])} / {_f(c['retrieval_fresh_index_p95_ms'])} |")
+        crossing = (
+            (
+                f"{_f(x.get('commit_p95_ms'), 1)} / {_f(x.get('commit_max_ms'), 1)} "
+                f"({spread + 1 if spread is not None else '–'})"
+            )
+            if x
+            else "not run"
+        )
+        out.append(
+            f"| {c['facts_in_scope']:,} | {_f(c['commit_p50_ms'], 1)} / {_f(c['commit_p95_ms'], 1)} / "
+            f"{_f(c['commit_max_ms'], 1)} | {_f(c.get('compaction_s'))} ({c.get('compaction_every_facts', 0):,}) "
+            f"| {crossing} | {_f(x.get('retrieval_while_pending_p95_ms'))} "
+            f"| {_f(c['embed_per_fact_p95_ms'], 1)} "
+            f"| {_f(c['retrieval_after_commits_p50_ms'])} / {_f(c['retrieval_after_commits_p95_ms'])} "
+            f"| {_f(c['retrieval_fresh_index_p50_ms'])} / {_f(c['retrieval_fresh_index_p95_ms'])} |"
+        )
     sc = s.get("scopes")
     if sc:
         one, many = sc["one_user_store"], sc["many_user_store"]
-        out += ["", f"Many scopes ({sc['embedder']}): per-scope latency in a store of {sc['users']:,} users × "
-                    f"{sc['facts_per_user']:,} facts (loaded in {sc['load_s']} s; {many['users_sampled']} users "
-                    f"sampled) next to a store holding one such user.", "",
-                "| store | retrieval p50 / p95 ms | commit p50 / p95 ms | first query incl. index build p50 ms |",
-                "|---|---|---|---|"]
+        out += [
+            "",
+            f"Many scopes ({sc['embedder']}): per-scope latency in a store of {sc['users']:,} users × "
+            f"{sc['facts_per_user']:,} facts (loaded in {sc['load_s']} s; {many['users_sampled']} users "
+            f"sampled) next to a store holding one such user.",
+            "",
+            "| store | retrieval p50 / p95 ms | commit p50 / p95 ms | first query incl. index build p50 ms |",
+            "|---|---|---|---|",
+        ]
         for label, row in (("1 user", one), (f"{sc['users']:,} users", many)):
-            out.append(f"| {label} | {_f(row['retrieval_p50_ms'])} / {_f(row['retrieval_p95_ms'])} | "
-                       f"{_f(row['commit_p50_ms'], 1)} / {_f(row['commit_p95_ms'], 1)} | "
-                       f"{_f(row['first_query_incl_index_build_p50_ms'], 1)} |")
+            out.append(
+                f"| {label} | {_f(row['retrieval_p50_ms'])} / {_f(row['retrieval_p95_ms'])} | "
+                f"{_f(row['commit_p50_ms'], 1)} / {_f(row['commit_p95_ms'], 1)} | "
+                f"{_f(row['first_query_incl_index_build_p50_ms'], 1)} |"
+            )
     e = s.get("event_to_evidence")
     if e:
-        out += ["", f"Event → evidence incl. the MiniLM query embedding ({e['facts']:,} facts, {e['events']} events over "
-                    f"{e['distinct_queries']} distinct queries): p50 / p95 {_f(e['cache_off']['p50_ms'], 1)} / "
-                    f"{_f(e['cache_off']['p95_ms'], 1)} ms without the query-encoding cache, "
-                    f"{_f(e['cache_on']['p50_ms'], 1)} / {_f(e['cache_on']['p95_ms'], 1)} ms with it."]
+        out += [
+            "",
+            f"Event → evidence incl. the MiniLM query embedding ({e['facts']:,} facts, {e['events']} events over "
+            f"{e['distinct_queries']} distinct queries): p50 / p95 {_f(e['cache_off']['p50_ms'], 1)} / "
+            f"{_f(e['cache_off']['p95_ms'], 1)} ms without the query-encoding cache, "
+            f"{_f(e['cache_on']['p50_ms'], 1)} / {_f(e['cache_on']['p95_ms'], 1)} ms with it.",
+        ]
     return out
 
 
@@ -91,7 +119,10 @@ def main() -> int:
         if p.exists():
             lines += fn(json.loads(p.read_text())) + [""]
         else:
-            lines += [f"({p.name} missing: run bench/{'bench_retrieval' if 'retr' in name else 'bench_memory_scale'}.py)", ""]
+            lines += [
+                f"({p.name} missing: run bench/{'bench_retrieval' if 'retr' in name else 'bench_memory_scale'}.py)",
+                "",
+            ]
     print("\n".join(lines).rstrip())
     return 0
 

@@ -16,6 +16,7 @@ How this differs from Persona2Web: Persona2Web releases tasks but no generator a
 silent/supplement/intervene labels; the preference derivation, trajectory prefixes and labels here
 are Pulse's own.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,16 +24,10 @@ import difflib
 import json
 import os
 import random
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Mapping
-
-from pulse.core.examples import ROW_COLUMNS, PolicyExample
-from pulse.core.gold import BINDING_KINDS, gold_decision
-from pulse.core.policy_io import PolicyInput, render_compact
-from pulse.core.statements import SlotVocab, parse_statement, vocab_from_params
-from pulse.core.records import Event
-from pulse.utils.atomic import atomic_dir
+from typing import Any
 
 from data_gen.card import card_markdown, make_card
 from data_gen.cases import CASES, CaseType, Ev, GroupMemory, fillers, initial_plan
@@ -46,13 +41,21 @@ from data_gen.world.preferences import UserFact, attribute_facts, derive_facts
 from data_gen.world.tasks import TaskGroup, make_task_groups, request_text
 from data_gen.world.tool_calls import call_event, message_event, request_event, result_event
 from data_gen.world.vocab_web import WEB_DOMAINS
+from pulse.core.examples import ROW_COLUMNS, PolicyExample
+from pulse.core.gold import BINDING_KINDS, gold_decision
+from pulse.core.policy_io import PolicyInput, render_compact
+from pulse.core.records import Event
+from pulse.core.statements import SlotVocab, parse_statement, vocab_from_params
+from pulse.utils.atomic import atomic_dir
 
 
 class GenerationError(RuntimeError):
     """A generated prefix did not get the label its case type promises (a generator bug)."""
 
 
-def select_domains(cfg: GenDataConfig, domains: Mapping[str, DomainSpec] | None = None) -> dict[str, DomainSpec]:
+def select_domains(
+    cfg: GenDataConfig, domains: Mapping[str, DomainSpec] | None = None
+) -> dict[str, DomainSpec]:
     pool = dict(domains if domains is not None else WEB_DOMAINS)
     if not cfg.domains:
         return pool
@@ -67,11 +70,14 @@ def _check_weights(cfg: GenDataConfig) -> None:
     unknown = [c for c in cfg.case_weights if c not in CASES]
     if unknown:
         hints = {c: difflib.get_close_matches(c, list(CASES), n=1) for c in unknown}
-        raise ValueError(f"unknown case type(s) in case_weights {hints} (name: closest); known: {sorted(CASES)}")
+        raise ValueError(
+            f"unknown case type(s) in case_weights {hints} (name: closest); known: {sorted(CASES)}"
+        )
 
 
-def generate_examples(cfg: GenDataConfig, *, domains: Mapping[str, DomainSpec] | None = None
-                      ) -> dict[str, list[PolicyExample]]:
+def generate_examples(
+    cfg: GenDataConfig, *, domains: Mapping[str, DomainSpec] | None = None
+) -> dict[str, list[PolicyExample]]:
     """Labeled prefixes per split ("train", "validation", "test"), in a deterministic order.
 
     `domains` replaces the built-in web vocabulary (e.g. professional or personal-app domains).
@@ -83,9 +89,11 @@ def generate_examples(cfg: GenDataConfig, *, domains: Mapping[str, DomainSpec] |
     SKIPPED.clear()
     if cfg.source == "persona2web":  # the real users first, split among themselves by the same fractions
         from data_gen.persona2web import anchored_users, load_groups
+
         anchored = anchored_users(load_groups(cfg.data_dir), cfg.seed, cfg.persona_params())
-        split_real = assign_splits([p.user_id for p, _, _ in anchored], cfg.val_user_fraction,
-                                   cfg.test_user_fraction, cfg.seed)
+        split_real = assign_splits(
+            [p.user_id for p, _, _ in anchored], cfg.val_user_fraction, cfg.test_user_fraction, cfg.seed
+        )
         for persona, pdoms, groups in anchored:
             out[split_real[persona.user_id]].extend(anchored_examples(cfg, persona, pdoms, groups))
         n_synthetic = max(0, cfg.n_users - len(anchored))
@@ -106,7 +114,9 @@ def user_examples(cfg: GenDataConfig, index: int, domains: Mapping[str, DomainSp
     return group_examples(cfg, persona, facts, groups, domains, rng)
 
 
-def anchored_examples(cfg: GenDataConfig, persona, domains: Mapping[str, DomainSpec], groups) -> list[PolicyExample]:
+def anchored_examples(
+    cfg: GenDataConfig, persona, domains: Mapping[str, DomainSpec], groups
+) -> list[PolicyExample]:
     """A Persona2Web-anchored user's examples: its history is synthesized from its gold preferences."""
     rng = random.Random(f"pulse-data:{cfg.seed}:{persona.user_id}")
     history = generate_history(persona, domains, rng, cfg.history_params())
@@ -125,15 +135,19 @@ def anchored_examples(cfg: GenDataConfig, persona, domains: Mapping[str, DomainS
 SKIPPED: list[str] = []  # anchored task groups left out of the last generate_examples call
 
 
-def group_examples(cfg: GenDataConfig, persona, facts, groups, domains: Mapping[str, DomainSpec],
-                   rng: random.Random) -> list[PolicyExample]:
+def group_examples(
+    cfg: GenDataConfig, persona, facts, groups, domains: Mapping[str, DomainSpec], rng: random.Random
+) -> list[PolicyExample]:
     labels = {d.name: d.label for d in domains.values()}
     examples = []
     for group in groups:
         mem = group_memory(domains[group.domain], group, facts)
         pool = snapshot_pool(facts, group.domain, group.slots)
-        feasible = {name: opts for name, c in CASES.items()
-                    if cfg.case_weights.get(name, 0) > 0 and (opts := c.options(mem))}
+        feasible = {
+            name: opts
+            for name, c in CASES.items()
+            if cfg.case_weights.get(name, 0) > 0 and (opts := c.options(mem))
+        }
         if not feasible:
             continue
         names = list(feasible)
@@ -141,14 +155,26 @@ def group_examples(cfg: GenDataConfig, persona, facts, groups, domains: Mapping[
         for k in range(cfg.prefixes_per_task):
             case = CASES[rng.choices(names, weights)[0]]
             prefix, level = _prefix(cfg, case, feasible[case.name], mem, rng)
-            snapshot = assemble_snapshot(pool, rng, f"user:{persona.user_id}", cfg.min_snapshot_items,
-                                         cfg.max_snapshot_items, labels)
+            snapshot = assemble_snapshot(
+                pool, rng, f"user:{persona.user_id}", cfg.min_snapshot_items, cfg.max_snapshot_items, labels
+            )
             inp = PolicyInput(prefix, snapshot)
             gold = gold_decision(prefix, snapshot)
             _check(case, inp, gold.action, gold.evidence, mem)
-            examples.append(PolicyExample(f"{group.group_id}_{k:02d}", group.group_id, persona.user_id,
-                                          case.name, inp, gold, inp.last_event.time, group.slots,
-                                          group.domain, level))
+            examples.append(
+                PolicyExample(
+                    f"{group.group_id}_{k:02d}",
+                    group.group_id,
+                    persona.user_id,
+                    case.name,
+                    inp,
+                    gold,
+                    inp.last_event.time,
+                    group.slots,
+                    group.domain,
+                    level,
+                )
+            )
     return examples
 
 
@@ -167,16 +193,18 @@ def group_memory(spec: DomainSpec, group: TaskGroup, facts: tuple[UserFact, ...]
 def domain_vocab(spec: DomainSpec) -> SlotVocab:
     """What the domain's tools publish about each slot: its values and the words that name it
     (the slot name and the noun of its request phrase, "within my usual fare" -> "fare")."""
-    return vocab_from_params({s.name: s.values for s in spec.slots},
-                             {s.name: (_phrase_noun(s.implicit),) for s in spec.slots})
+    return vocab_from_params(
+        {s.name: s.values for s in spec.slots}, {s.name: (_phrase_noun(s.implicit),) for s in spec.slots}
+    )
 
 
 def _phrase_noun(phrase: str) -> str:
     return phrase.rstrip(".").split()[-1]
 
 
-def _prefix(cfg: GenDataConfig, case: CaseType, options: list[tuple[int, str]], mem: GroupMemory,
-            rng: random.Random) -> tuple[tuple[Event, ...], int]:
+def _prefix(
+    cfg: GenDataConfig, case: CaseType, options: list[tuple[int, str]], mem: GroupMemory, rng: random.Random
+) -> tuple[tuple[Event, ...], int]:
     """The prefix's events (request and message args parsed from their text, as at run time)."""
     level = rng.choice(sorted({lv for lv, _ in options}))
     target = rng.choice([s for lv, s in options if lv == level])
@@ -203,23 +231,30 @@ def _event(ev: Ev, step: int, time: str, obj: str, rng: random.Random, vocab: Sl
     return message_event(step, time, ev.role, ev.text, parse_statement(ev.text, vocab))
 
 
-def _check(case: CaseType, inp: PolicyInput, action: str, evidence: tuple[str, ...], mem: GroupMemory) -> None:
+def _check(
+    case: CaseType, inp: PolicyInput, action: str, evidence: tuple[str, ...], mem: GroupMemory
+) -> None:
     """The case must produce its promised action, and a non-silent label must cite real evidence."""
     ok = action == case.action
     if ok and action != "silent":
         ids = {m.item_id for m in inp.snapshot if m.kind in BINDING_KINDS and m.is_current}
         ok = bool(evidence) and set(evidence) <= ids
     if not ok:
-        raise GenerationError(f"case {case.name} expected {case.action}, labeller gave {action} {evidence}:\n"
-                              f"{render_compact(inp)}")
+        raise GenerationError(
+            f"case {case.name} expected {case.action}, labeller gave {action} {evidence}:\n"
+            f"{render_compact(inp)}"
+        )
 
 
 # -- writing ------------------------------------------------------------------------------------
 def _features():
     from datasets import Features, Sequence, Value
 
-    types = {"label_evidence": Sequence(Value("string")), "task_slots": Sequence(Value("string")),
-             "task_level": Value("int64")}
+    types = {
+        "label_evidence": Sequence(Value("string")),
+        "task_slots": Sequence(Value("string")),
+        "task_level": Value("int64"),
+    }
     return Features({c: types.get(c, Value("string")) for c in ROW_COLUMNS})
 
 
@@ -234,8 +269,12 @@ def build_dataset(cfg: GenDataConfig, out_dir: str | os.PathLike | None = None) 
     splits = generate_examples(cfg)
     card = make_card(cfg, splits)
     features = _features()
-    dd = DatasetDict({name: Dataset.from_list([e.to_row() for e in exs], features=features)
-                      for name, exs in splits.items()})
+    dd = DatasetDict(
+        {
+            name: Dataset.from_list([e.to_row() for e in exs], features=features)
+            for name, exs in splits.items()
+        }
+    )
     with atomic_dir(target) as tmp:
         dd.save_to_disk(str(tmp))
         (tmp / "dataset_card.json").write_text(json.dumps(card, indent=2) + "\n")
@@ -251,8 +290,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--tasks-per-user", type=int, default=GenDataConfig.tasks_per_user)
     ap.add_argument("--prefixes-per-task", type=int, default=GenDataConfig.prefixes_per_task)
     a = ap.parse_args(argv)
-    cfg = GenDataConfig(seed=a.seed, n_users=a.n_users, tasks_per_user=a.tasks_per_user,
-                        prefixes_per_task=a.prefixes_per_task, out_dir=a.out)
+    cfg = GenDataConfig(
+        seed=a.seed,
+        n_users=a.n_users,
+        tasks_per_user=a.tasks_per_user,
+        prefixes_per_task=a.prefixes_per_task,
+        out_dir=a.out,
+    )
     card = build_dataset(cfg, a.out)
     print(json.dumps({"out": str(Path(a.out).resolve()), **card["total"]}, indent=2))
 

@@ -7,17 +7,17 @@ that `pulse.core.gold.gold_decision` gives the case's action; the case never set
 
 Adding a case = adding a `CaseType` to `CASES` (and a weight to the config).
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
-
-from pulse.core.statements import IMPLICIT
 
 from data_gen.world.domains import DomainSpec
 from data_gen.world.tasks import LEVELS, TaskGroup, level_modes
 from data_gen.world.tool_calls import AGENT, MEMORY, USER, describe
+from pulse.core.statements import IMPLICIT
 
 
 @dataclass(frozen=True)
@@ -66,10 +66,17 @@ class Plan:
 
     def wrong(self, slot: str) -> str:
         """A value that is neither the preference nor what the user wants this time."""
-        avoid = {self.gold.get(slot), self.mem.cur.get(slot), self.mem.old.get(slot), self.mem.habit.get(slot)}
+        avoid = {
+            self.gold.get(slot),
+            self.mem.cur.get(slot),
+            self.mem.old.get(slot),
+            self.mem.habit.get(slot),
+        }
         return self.rng.choice([v for v in self.spec.slot(slot).values if v not in avoid])
 
-    def call_args(self, override: dict[str, str] | None = None, omit: frozenset[str] | set[str] = frozenset()) -> dict[str, str]:
+    def call_args(
+        self, override: dict[str, str] | None = None, omit: frozenset[str] | set[str] = frozenset()
+    ) -> dict[str, str]:
         """Arguments consistent with the gold values; implicit slots are always filled."""
         override = override or {}
         args = {}
@@ -119,8 +126,12 @@ def _any_pref(m: GroupMemory) -> list[tuple[int, str]]:
 
 def _implicit_pref(m: GroupMemory) -> list[tuple[int, str]]:
     """Slots the request leaves implicit: all at L1, website/location also at L2."""
-    return [(lv, s) for lv in (1, 2) for s in m.group.slots
-            if s in m.cur and (lv == 1 or m.spec.slot(s).hidden_until_l3)]
+    return [
+        (lv, s)
+        for lv in (1, 2)
+        for s in m.group.slots
+        if s in m.cur and (lv == 1 or m.spec.slot(s).hidden_until_l3)
+    ]
 
 
 def _revised(m: GroupMemory) -> list[tuple[int, str]]:
@@ -245,24 +256,32 @@ def _irrelevant(p: Plan) -> list[Ev]:
     return [p.agent_says(p.call_args())]
 
 
-CASES: dict[str, CaseType] = {c.name: c for c in (
-    CaseType("conflict", "intervene", _any_pref, _conflict),
-    CaseType("misstated_call", "intervene", _any_pref, _misstated_call),
-    CaseType("revised_old", "intervene", _revised, _revised_old),
-    CaseType("omitted", "supplement", _implicit_pref, _omitted),
-    CaseType("misstated_message", "supplement", _implicit_pref, _misstated_message),
-    CaseType("consistent", "silent", _familiar, _consistent),
-    CaseType("revised_current", "silent", _revised, _revised_current),
-    CaseType("habit", "silent", _habit, _habit_case),
-    CaseType("explicit_override", "silent", _any_pref, _explicit_override),
-    CaseType("already_delivered", "silent", _implicit_pref, _already_delivered),
-    CaseType("irrelevant", "silent", _unfamiliar, _irrelevant),
-    CaseType("request_only", "silent", _familiar, _request_only),
-)}
+CASES: dict[str, CaseType] = {
+    c.name: c
+    for c in (
+        CaseType("conflict", "intervene", _any_pref, _conflict),
+        CaseType("misstated_call", "intervene", _any_pref, _misstated_call),
+        CaseType("revised_old", "intervene", _revised, _revised_old),
+        CaseType("omitted", "supplement", _implicit_pref, _omitted),
+        CaseType("misstated_message", "supplement", _implicit_pref, _misstated_message),
+        CaseType("consistent", "silent", _familiar, _consistent),
+        CaseType("revised_current", "silent", _revised, _revised_current),
+        CaseType("habit", "silent", _habit, _habit_case),
+        CaseType("explicit_override", "silent", _any_pref, _explicit_override),
+        CaseType("already_delivered", "silent", _implicit_pref, _already_delivered),
+        CaseType("irrelevant", "silent", _unfamiliar, _irrelevant),
+        CaseType("request_only", "silent", _familiar, _request_only),
+    )
+}
 
 
-FILLER_NOTES = ("Let me look that up.", "Checking a few options.", "Comparing the candidates now.",
-                "Opening the site.", "Reading the listings.")
+FILLER_NOTES = (
+    "Let me look that up.",
+    "Checking a few options.",
+    "Comparing the candidates now.",
+    "Opening the site.",
+    "Reading the listings.",
+)
 
 
 def fillers(p: Plan, n: int) -> list[Ev]:

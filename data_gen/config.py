@@ -4,6 +4,7 @@ Usable directly (`GenDataConfig(seed=1, n_users=40)`) and as a hydra structured 
 (`OmegaConf.structured(GenDataConfig)`). Defaults give about 8000 train / 800 validation /
 800 test labeled prefixes in a few seconds.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -72,8 +73,11 @@ class GenDataConfig:
     def __post_init__(self) -> None:
         if self.n_users < 1 or self.tasks_per_user < 1 or self.prefixes_per_task < 1:
             raise ValueError("n_users, tasks_per_user and prefixes_per_task must be >= 1")
-        if not (0 <= self.val_user_fraction and 0 <= self.test_user_fraction
-                and self.val_user_fraction + self.test_user_fraction < 1):
+        if not (
+            0 <= self.val_user_fraction
+            and 0 <= self.test_user_fraction
+            and self.val_user_fraction + self.test_user_fraction < 1
+        ):
             raise ValueError("val/test user fractions must be >= 0 and sum to < 1")
         if self.max_prefix_events < 4:
             raise ValueError("max_prefix_events must be >= 4 (misstated_call needs request + 3 events)")
@@ -88,9 +92,11 @@ class GenDataConfig:
         return PersonaParams()
 
     def history_params(self) -> HistoryParams:
-        return HistoryParams(min_entries_per_domain=self.min_history_per_domain,
-                             max_entries_per_domain=self.max_history_per_domain,
-                             noise_entries=self.noise_history_per_user)
+        return HistoryParams(
+            min_entries_per_domain=self.min_history_per_domain,
+            max_entries_per_domain=self.max_history_per_domain,
+            noise_entries=self.noise_history_per_user,
+        )
 
     def task_params(self) -> TaskParams:
         return TaskParams(p_unfamiliar=self.p_unfamiliar_task)

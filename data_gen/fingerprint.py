@@ -8,25 +8,37 @@ records it (`dataset_card.json: fingerprint`); `pulse.train.data.ensure_dataset`
 dataset whose fingerprint differs instead of silently reusing rows made by other code (the cause of
 committed demo figures that a fresh clone did not reproduce, issue 17).
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 # the modules that define rows and labels (not every module a row passes through: in a shared working
 # tree the run-time path changes often without changing the data, and each change would regenerate)
-SYNTHETIC_CODE = ("data_gen", "pulse/core/gold.py", "pulse/core/statements.py", "pulse/core/records.py",
-                  "pulse/core/examples.py")
-RUNTIME_CODE = SYNTHETIC_CODE + ("pulse/policy/suite_log.py", "eval/suites/generator.py", "eval/agents/simulated.py",
-                                 "eval/agents/behaviour.py", "eval/methods/seed.py")
+SYNTHETIC_CODE = (
+    "data_gen",
+    "pulse/core/gold.py",
+    "pulse/core/statements.py",
+    "pulse/core/records.py",
+    "pulse/core/examples.py",
+)
+RUNTIME_CODE = SYNTHETIC_CODE + (
+    "pulse/policy/suite_log.py",
+    "eval/suites/generator.py",
+    "eval/agents/simulated.py",
+    "eval/agents/behaviour.py",
+    "eval/methods/seed.py",
+)
 
 
 def code_files(source: str) -> list[Path]:
     out: list[Path] = []
-    for rel in (RUNTIME_CODE if source == "runtime" else SYNTHETIC_CODE):
+    for rel in RUNTIME_CODE if source == "runtime" else SYNTHETIC_CODE:
         p = ROOT / rel
         out.extend(sorted(p.rglob("*.py")) if p.is_dir() else ([p] if p.exists() else []))
     return out

@@ -10,11 +10,13 @@ derived back from them, and labeled prefixes are built by the same case types an
 request texts are the generator's own renderings (not Persona2Web's intents); only the users, the
 task groups, the levels and the gold values are real.
 """
+
 from __future__ import annotations
 
 import random
 import re
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from data_gen.world.domains import DomainSpec, SlotSpec
 from data_gen.world.personas import Persona, PersonaParams, SlotTruth
@@ -24,13 +26,16 @@ from data_gen.world.vocab_web import CITIES, HOUSEHOLDS, OCCUPATIONS
 ANCHOR_PREFIX = "p2w_"  # user ids of anchored users: "p2w_<First>_<Last>"
 # slot names of a group's level-2 values, in order (none is a statements cue word such as "standard")
 PREF_SLOTS = ("choice", "option", "requirement", "spec", "detail", "extra")
-_CUT = re.compile(r"\s+(?:in my|that|with my|for my|on my|at my|from my|near my|within my|under my|by my)\b", re.I)
+_CUT = re.compile(
+    r"\s+(?:in my|that|with my|for my|on my|at my|from my|near my|within my|under my|by my)\b", re.I
+)
 
 
 def load_groups(data_dir: str = "") -> list[dict[str, Any]]:
     """The 150 real task groups, validated (errors name the file and line)."""
     from eval.real.data_dir import dataset_dir
     from eval.real.persona2web.benchmark import load_groups as _load
+
     return [g for _, g in sorted(_load(dataset_dir("persona2web", data_dir, key="data_dir")).items())]
 
 
@@ -47,7 +52,9 @@ def _clean(value: str) -> str:
     return re.sub(r"\s+", " ", value.replace("**", "")).strip()
 
 
-def group_domain(group: Mapping[str, Any], pools: Mapping[str, Sequence[str]], rng: random.Random) -> DomainSpec:
+def group_domain(
+    group: Mapping[str, Any], pools: Mapping[str, Sequence[str]], rng: random.Random
+) -> DomainSpec:
     """The task group as a domain: one slot per level-2 value, the site, and the location if any."""
     l1 = _clean(str(group.get("L1") or group["task_group"]))
     verb, _, rest = l1.partition(" ")
@@ -69,13 +76,30 @@ def group_domain(group: Mapping[str, Any], pools: Mapping[str, Sequence[str]], r
         name = PREF_SLOTS[i] if i < len(PREF_SLOTS) else f"pref{i}"
         others = [v for v in pools["values"] if v not in pools["cities"] and v not in pools["sites"]]
         slots.append(SlotSpec(name, (value, *distractors(others)), "with {v}", f"with my usual {name}"))
-    slots.append(SlotSpec("site", (site, *distractors(pools["sites"])), "on {v}", "on my usual site",
-                          hidden_until_l3=True))
+    slots.append(
+        SlotSpec(
+            "site", (site, *distractors(pools["sites"])), "on {v}", "on my usual site", hidden_until_l3=True
+        )
+    )
     if city:
-        slots.append(SlotSpec("location", (city, *distractors(pools["cities"])), "in {v}", "in my usual area",
-                              hidden_until_l3=True))
-    return DomainSpec(f"p2w_{group['task_group'].lower()}", " ".join(l1.lower().split()[:6]), (obj,),
-                      tuple(slots), "search_site", "choose_option", verb=verb or "Find")
+        slots.append(
+            SlotSpec(
+                "location",
+                (city, *distractors(pools["cities"])),
+                "in {v}",
+                "in my usual area",
+                hidden_until_l3=True,
+            )
+        )
+    return DomainSpec(
+        f"p2w_{group['task_group'].lower()}",
+        " ".join(l1.lower().split()[:6]),
+        (obj,),
+        tuple(slots),
+        "search_site",
+        "choose_option",
+        verb=verb or "Find",
+    )
 
 
 def pools_of(groups: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
@@ -85,8 +109,9 @@ def pools_of(groups: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
     return {"values": values, "sites": sites, "cities": cities}
 
 
-def anchored_users(groups: Sequence[Mapping[str, Any]], seed: int, params: PersonaParams = PersonaParams()
-                   ) -> list[tuple[Persona, dict[str, DomainSpec], list[TaskGroup]]]:
+def anchored_users(
+    groups: Sequence[Mapping[str, Any]], seed: int, params: PersonaParams = PersonaParams()
+) -> list[tuple[Persona, dict[str, DomainSpec], list[TaskGroup]]]:
     """(persona, its domains, its task groups) per real user, deterministic in `seed`."""
     pools = pools_of(groups)
     by_user: dict[str, list[Mapping[str, Any]]] = {}
@@ -102,20 +127,36 @@ def anchored_users(groups: Sequence[Mapping[str, Any]], seed: int, params: Perso
             domains[spec.name] = spec
             for s in spec.slots:  # the gold value is the current preference (sometimes revised from another)
                 old = rng.choice(s.values[1:]) if rng.random() < params.p_revised else ""
-                truths.append(SlotTruth(spec.name, s.name, "preference", s.values[0], old,
-                                        rng.uniform(0.35, 0.65) if old else 0.0))
+                truths.append(
+                    SlotTruth(
+                        spec.name,
+                        s.name,
+                        "preference",
+                        s.values[0],
+                        old,
+                        rng.uniform(0.35, 0.65) if old else 0.0,
+                    )
+                )
         home = next((_city(g) for g in gs if _city(g)), rng.choice(CITIES))
-        attributes = (("home_city", home), ("occupation", rng.choice(OCCUPATIONS)), ("household", rng.choice(HOUSEHOLDS)))
-        persona = Persona(f"{ANCHOR_PREFIX}{user}", user, home, attributes, tuple(sorted(domains)), tuple(truths))
+        attributes = (
+            ("home_city", home),
+            ("occupation", rng.choice(OCCUPATIONS)),
+            ("household", rng.choice(HOUSEHOLDS)),
+        )
+        persona = Persona(
+            f"{ANCHOR_PREFIX}{user}", user, home, attributes, tuple(sorted(domains)), tuple(truths)
+        )
         tasks = []
         for day, g in enumerate(sorted(gs, key=lambda g: g["slot"])):
             spec = domains[f"p2w_{g['task_group'].lower()}"]
             start = f"2025-01-{2 + 3 * day:02d}T{rng.randint(8, 21):02d}:{rng.randrange(60):02d}:00"
-            tasks.append(TaskGroup(g["task_group"], persona.user_id, spec.name, spec.objects[0], spec.slot_names,
-                                   True, start))
+            tasks.append(
+                TaskGroup(
+                    g["task_group"], persona.user_id, spec.name, spec.objects[0], spec.slot_names, True, start
+                )
+            )
         out.append((persona, domains, tasks))
     return out
-
 
 
 def synthetic_seed_memory(groups: Sequence[Mapping[str, Any]], user: str, seed: int = 0) -> tuple:

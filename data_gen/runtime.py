@@ -23,12 +23,14 @@ This module records what the run time itself builds:
 
 No LLM, no network; deterministic from the seed (the memory store is a temporary directory).
 """
+
 from __future__ import annotations
 
 import random
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from pulse.core.examples import PolicyExample
 from pulse.core.policy_io import PolicyInput, gold_completion, parse_for
@@ -57,8 +59,14 @@ class RuntimeParams:
     explore: float = 0.25
 
     def __post_init__(self) -> None:
-        if self.n_personas < 1 or not 1 <= self.min_tasks <= self.max_tasks or not 1 <= self.min_steps <= self.max_steps:
-            raise ValueError("runtime params: need n_personas >= 1, 1 <= min_tasks <= max_tasks, 1 <= min_steps <= max_steps")
+        if (
+            self.n_personas < 1
+            or not 1 <= self.min_tasks <= self.max_tasks
+            or not 1 <= self.min_steps <= self.max_steps
+        ):
+            raise ValueError(
+                "runtime params: need n_personas >= 1, 1 <= min_tasks <= max_tasks, 1 <= min_steps <= max_steps"
+            )
         if not 1 <= self.min_services <= self.max_services:
             raise ValueError("runtime params: need 1 <= min_services <= max_services")
         if not (0.0 <= self.explore <= 1.0 and 0.0 <= self.p_web_service <= 1.0):
@@ -73,6 +81,7 @@ def _services(rng: random.Random, params: RuntimeParams):
     """A persona's services: no two share an argument name or a value of different arguments (the
     statement parser must tell every value's argument from the text alone)."""
     from data_gen.world.vocab_runtime import OTHER_SERVICES, web_services
+
     web = web_services()
     others, webs = list(OTHER_SERVICES), list(web)
     rng.shuffle(others)
@@ -98,33 +107,56 @@ def persona_spec(seed: int, k: int, rng: random.Random, params: RuntimeParams):
     from data_gen.world.vocab_runtime import DECISION_TOOL, HABIT_PRONE, PROJECT_NAMES, PROJECT_SLOTS, ROLES
     from eval.suites.generator import PersonaSpec
     from eval.suites.schema import ToolSpec
+
     services = _services(rng, params)
-    tools = [ToolSpec(name, svc, desc, {p: list(v) for p, v in ps.items()}, "name", False)
-             for svc, ts in services.items() for name, (desc, ps) in ts.items()]
+    tools = [
+        ToolSpec(name, svc, desc, {p: list(v) for p, v in ps.items()}, "name", False)
+        for svc, ts in services.items()
+        for name, (desc, ps) in ts.items()
+    ]
     project_slots = tuple(dict.fromkeys(p for t in tools for p in t.params if p in PROJECT_SLOTS))
     values = {p: vs for t in tools for p, vs in t.params.items()}
     if project_slots:
-        tools.append(ToolSpec(DECISION_TOOL, "project", "Record a project decision.",
-                              {p: list(values[p]) for p in project_slots}, "name", True))
+        tools.append(
+            ToolSpec(
+                DECISION_TOOL,
+                "project",
+                "Record a project decision.",
+                {p: list(values[p]) for p in project_slots},
+                "name",
+                True,
+            )
+        )
     projects = tuple(rng.sample(PROJECT_NAMES, 2)) if project_slots else ()
     role = ROLES[k % len(ROLES)]
     uid = user_id(seed, k)
-    return PersonaSpec(uid, role, tuple(tools), "", {}, tuple(f"{p}-{uid}" for p in projects), project_slots,
-                       tuple(s for s in HABIT_PRONE if s in values))
+    return PersonaSpec(
+        uid,
+        role,
+        tuple(tools),
+        "",
+        {},
+        tuple(f"{p}-{uid}" for p in projects),
+        project_slots,
+        tuple(s for s in HABIT_PRONE if s in values),
+    )
 
 
 def train_suite(seed: int, params: RuntimeParams = RuntimeParams()):
     """The training personas and their task chains as a suite (eval/suites/schema.py `Suite`)."""
     from eval.suites.generator import build_persona, build_tasks
     from eval.suites.schema import Suite
+
     personas, tasks = [], []
     for k in range(params.n_personas):
         rng = random.Random(f"{NAME}-{VERSION}-{seed}-{k}")
         spec = persona_spec(seed, k, rng, params)
         persona, truth, values, _ = build_persona(rng, spec)
         work = [t.name for t in spec.tools if not t.records_decision]
-        plans = [("training", [rng.choice(work) for _ in range(rng.randint(params.min_steps, params.max_steps))])
-                 for _ in range(rng.randint(params.min_tasks, params.max_tasks))]
+        plans = [
+            ("training", [rng.choice(work) for _ in range(rng.randint(params.min_steps, params.max_steps))])
+            for _ in range(rng.randint(params.min_tasks, params.max_tasks))
+        ]
         personas.append(persona)
         tasks.extend(build_tasks(rng, spec, truth, values, plans))
     return Suite(NAME, VERSION, seed, tuple(personas), tuple(tasks), "comp", ("training",))
@@ -137,6 +169,7 @@ class ExplorePolicy:
 
     def __init__(self, explore: float, seed: int):
         from pulse.agent.rule_policy import RulePolicy
+
         self.rule = RulePolicy()
         self.explore = explore
         self.seed = seed
@@ -145,6 +178,7 @@ class ExplorePolicy:
 
     def decide_batch(self, inputs: Sequence[PolicyInput]):
         from pulse.policy.base import PolicyOutput
+
         outs = self.rule.decide_batch(inputs)
         res = []
         for inp, out in zip(inputs, outs):
@@ -153,7 +187,9 @@ class ExplorePolicy:
             if rng.random() >= self.explore:
                 res.append(out)
                 continue
-            actions = ["silent", "supplement"] + (["intervene"] if inp.last_event.kind == "candidate_call" else [])
+            actions = ["silent", "supplement"] + (
+                ["intervene"] if inp.last_event.kind == "candidate_call" else []
+            )
             action = rng.choice(actions)
             ev = (rng.choice(inp.snapshot).item_id,) if action != "silent" and inp.snapshot else ()
             d = Decision(action if ev or action == "silent" else "silent", ev)
@@ -163,8 +199,14 @@ class ExplorePolicy:
         return res
 
 
-def runtime_examples(seed: int, params: RuntimeParams = RuntimeParams(), *, val_fraction: float = 1 / 12,
-                     test_fraction: float = 1 / 12, progress: bool = False) -> dict[str, list[PolicyExample]]:
+def runtime_examples(
+    seed: int,
+    params: RuntimeParams = RuntimeParams(),
+    *,
+    val_fraction: float = 1 / 12,
+    test_fraction: float = 1 / 12,
+    progress: bool = False,
+) -> dict[str, list[PolicyExample]]:
     """Labelled run-time decision points per split (users split as in data_gen/splits.py)."""
     from data_gen.splits import SPLITS, assign_splits
     from eval.suites.benchmark import SuiteBenchmark
@@ -182,8 +224,12 @@ def runtime_examples(seed: int, params: RuntimeParams = RuntimeParams(), *, val_
     return out
 
 
-def mix_splits(runtime: dict[str, list[PolicyExample]], synthetic: dict[str, list[PolicyExample]],
-               fraction: float, seed: int) -> tuple[dict[str, list[PolicyExample]], dict[str, dict[str, int]]]:
+def mix_splits(
+    runtime: dict[str, list[PolicyExample]],
+    synthetic: dict[str, list[PolicyExample]],
+    fraction: float,
+    seed: int,
+) -> tuple[dict[str, list[PolicyExample]], dict[str, dict[str, int]]]:
     """Per split: every run-time example plus generator examples so that run-time ones make up
     `fraction` of the split (fewer when the generator has fewer); a deterministic shuffle."""
     out, counts = {}, {}
@@ -198,8 +244,9 @@ def mix_splits(runtime: dict[str, list[PolicyExample]], synthetic: dict[str, lis
     return out, counts
 
 
-def build_runtime_dataset(gen_cfg, params: RuntimeParams, fraction: float, out_dir, fingerprint: str = ""
-                          ) -> dict[str, Any]:
+def build_runtime_dataset(
+    gen_cfg, params: RuntimeParams, fraction: float, out_dir, fingerprint: str = ""
+) -> dict[str, Any]:
     """Run-time decision points mixed with the generator's prefixes, written as the generator writes
     (data_gen/build.py: DatasetDict + dataset_card.json + README.md, atomically). Returns the card."""
     import json
@@ -212,8 +259,9 @@ def build_runtime_dataset(gen_cfg, params: RuntimeParams, fraction: float, out_d
     from data_gen.card import card_markdown, make_card
     from pulse.utils.atomic import atomic_dir
 
-    rt = runtime_examples(gen_cfg.seed, params, val_fraction=gen_cfg.val_user_fraction,
-                          test_fraction=gen_cfg.test_user_fraction)
+    rt = runtime_examples(
+        gen_cfg.seed, params, val_fraction=gen_cfg.val_user_fraction, test_fraction=gen_cfg.test_user_fraction
+    )
     syn = generate_examples(gen_cfg) if fraction < 1 else {s: [] for s in rt}
     splits, counts = mix_splits(rt, syn, fraction, gen_cfg.seed)
     card = make_card(gen_cfg, splits)
@@ -221,19 +269,25 @@ def build_runtime_dataset(gen_cfg, params: RuntimeParams, fraction: float, out_d
     card["source"] = {
         "name": "runtime",
         "what": "decision points recorded at every policy call of the real PulseAgent run with the simulated task "
-                "agent over generated training personas (data_gen/runtime.py), labelled by the gold rule, mixed "
-                "with the generator's prefixes",
+        "agent over generated training personas (data_gen/runtime.py), labelled by the gold rule, mixed "
+        "with the generator's prefixes",
         "runtime_fraction": fraction,
         "runtime_params": asdict(params),
         "mix_per_split": counts,
-        "runtime_share_per_split": {s: (c["runtime"] / (c["runtime"] + c["synthetic"]) if c["runtime"] + c["synthetic"]
-                                        else None) for s, c in counts.items()},
+        "runtime_share_per_split": {
+            s: (c["runtime"] / (c["runtime"] + c["synthetic"]) if c["runtime"] + c["synthetic"] else None)
+            for s, c in counts.items()
+        },
         "disjoint_from": "every evaluation suite's users, tasks, tools, arguments and values "
-                         "(tests/data_gen/test_runtime_source.py)",
+        "(tests/data_gen/test_runtime_source.py)",
     }
     card["fingerprint"] = fingerprint
-    dd = DatasetDict({name: Dataset.from_list([e.to_row() for e in exs], features=_features())
-                      for name, exs in splits.items()})
+    dd = DatasetDict(
+        {
+            name: Dataset.from_list([e.to_row() for e in exs], features=_features())
+            for name, exs in splits.items()
+        }
+    )
     target = Path(out_dir).resolve()
     with atomic_dir(target) as tmp:
         dd.save_to_disk(str(tmp))

@@ -7,16 +7,16 @@ from another topic whose slot name equals a task slot (a dining `budget` in a sh
 left out, because the compact prompt groups memory by slot name only and would show it as if it
 were about this task. Ids "m1".."mN" are assigned after shuffling, so ids carry no role.
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
-
-from pulse.core.records import MemoryItem
 
 from data_gen.world.memory_items import to_memory_items
 from data_gen.world.preferences import UserFact
+from pulse.core.records import MemoryItem
 
 
 @dataclass(frozen=True)
@@ -36,8 +36,14 @@ def snapshot_pool(facts: Sequence[UserFact], topic: str, task_slots: Sequence[st
     return SnapshotPool(task, tuple(tuple(u) for u in units.values()))
 
 
-def assemble_snapshot(pool: SnapshotPool, rng: random.Random, scope: str, min_items: int, max_items: int,
-                      topic_labels: Mapping[str, str] | None = None) -> tuple[MemoryItem, ...]:
+def assemble_snapshot(
+    pool: SnapshotPool,
+    rng: random.Random,
+    scope: str,
+    min_items: int,
+    max_items: int,
+    topic_labels: Mapping[str, str] | None = None,
+) -> tuple[MemoryItem, ...]:
     chosen = list(pool.task_facts)
     target = rng.randint(max(min_items, len(chosen)), max(max_items, len(chosen)))
     for unit in rng.sample(pool.distractor_units, len(pool.distractor_units)):

@@ -1,17 +1,22 @@
 """Typed, frozen configs for `pulse eval` (converted once from hydra's DictConfig at the top)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pulse.config.schema import PolicyBackendConfig, knob
 from eval.agents.behaviour import BehaviourParams
+from pulse.config.schema import PolicyBackendConfig, knob
 
 # pulse.memory kinds (pulse/memory/factory.py KINDS) and the spellings it also accepts (its ALIASES),
 # normalised here so the rest of eval/ only ever sees a kind name.
 MemoryKind = Literal["structured", "flat", "flat_user", "flat_project"]
-MEMORY_ALIASES = {"full": "structured", "graph": "structured", "flat+user": "flat_user",
-                  "flat+project": "flat_project"}
+MEMORY_ALIASES = {
+    "full": "structured",
+    "graph": "structured",
+    "flat+user": "flat_user",
+    "flat+project": "flat_project",
+}
 # pulse.agent.runtime.AGENT_MODES
 AgentMode = Literal["streaming", "start_only", "serial"]
 

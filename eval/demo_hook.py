@@ -14,17 +14,19 @@ includes training variance. `max_tasks` > 0 keeps the first N tasks of each pers
 demo). Runs start afresh (resume=false): the demo retrains in place, and a run dir never mixes
 checkpoints. Every row is marked "(sim)": simulated task agent, mean ± stderr over seeds.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from pulse.config.schema import PolicyBackendConfig
-from pulse.utils.stats import mean_stderr
 from eval.config import BenchmarkConfig, EvalConfig, MethodConfig
 from eval.harness import run_eval
 from eval.tables import _get, build_tables, collect, find_runs, to_markdown
+from pulse.config.schema import PolicyBackendConfig
+from pulse.utils.stats import mean_stderr
 
 # suite row -> (method, the checkpoint role it runs; None = no policy)
 DEMO_ROWS: tuple[tuple[MethodConfig, str | None], ...] = (
@@ -35,23 +37,38 @@ DEMO_ROWS: tuple[tuple[MethodConfig, str | None], ...] = (
 )
 
 
-def run_suites(checkpoints: Mapping[int, Mapping[str, str]], out_dir: str,
-               benchmarks: Sequence[str] = ("pibench_sim", "mcp_persona_sim"), max_tasks: int = 0,
-               prompt_style: str = "compact", max_new_tokens: int = 32) -> dict[str, Any]:
+def run_suites(
+    checkpoints: Mapping[int, Mapping[str, str]],
+    out_dir: str,
+    benchmarks: Sequence[str] = ("pibench_sim", "mcp_persona_sim"),
+    max_tasks: int = 0,
+    prompt_style: str = "compact",
+    max_new_tokens: int = 32,
+) -> dict[str, Any]:
     """Returns {"table": Markdown of Tables 1 and 2, "checks": `suite_checks`, "out_dir": ...}."""
     out = Path(out_dir)
     for seed, roles in checkpoints.items():
-        pol = PolicyBackendConfig(backend="transformers", prompt_style=prompt_style, max_new_tokens=max_new_tokens,
-                                  batch_size=8)
+        pol = PolicyBackendConfig(
+            backend="transformers", prompt_style=prompt_style, max_new_tokens=max_new_tokens, batch_size=8
+        )
         for bench in benchmarks:
             for method, role in DEMO_ROWS:
                 if role is not None and role not in roles:
                     continue
                 ck = replace(pol, name_or_path=str(roles[role])) if role else pol
-                run_eval(EvalConfig(out_dir=str(out / "runs" / bench / method.name / f"seed{seed}"), seed=seed,
-                                    experiment=f"table1/{method.name}",
-                                    benchmark=BenchmarkConfig(bench, max_tasks=max_tasks, transport="direct"),
-                                    method=method, policy=ck, base_policy=ck, progress=False, resume=False))
+                run_eval(
+                    EvalConfig(
+                        out_dir=str(out / "runs" / bench / method.name / f"seed{seed}"),
+                        seed=seed,
+                        experiment=f"table1/{method.name}",
+                        benchmark=BenchmarkConfig(bench, max_tasks=max_tasks, transport="direct"),
+                        method=method,
+                        policy=ck,
+                        base_policy=ck,
+                        progress=False,
+                        resume=False,
+                    )
+                )
     data = collect(find_runs([out / "runs"]), per_seed_checkpoints=True)
     tables = build_tables(data)
     md = "\n\n".join(to_markdown(*tables[t]) for t in ("table1", "table2"))
@@ -67,14 +84,24 @@ def suite_checks(data, benchmarks: Sequence[str]) -> dict[str, dict[str, Any]]:
         mean = {}
         for m in ("pulse_no_rl", "pulse_penalty0", "pulse"):
             ss = _get(data, "table2", m, b)  # the row's runs from any table, as Table 2 finds them
-            mean[m] = {k: mean_stderr([s.get(k) for s in ss])[0]
-                       for k in ("score", "interventions", "interruption_success")} if ss else None
+            mean[m] = (
+                {
+                    k: mean_stderr([s.get(k) for s in ss])[0]
+                    for k in ("score", "interventions", "interruption_success")
+                }
+                if ss
+                else None
+            )
         p, p0, sft = mean["pulse"], mean["pulse_penalty0"], mean["pulse_no_rl"]
 
         def gt(a, b, k):
             return None if not a or not b or a[k] is None or b[k] is None else a[k] > b[k]
-        out[b] = {"means": mean, "grpo_beats_sft_score": gt(p, sft, "score"),
-                  "penalty_beats_0_score": gt(p, p0, "score"),
-                  "penalty_beats_0_interruption_success": gt(p, p0, "interruption_success"),
-                  "penalty_fewer_interventions": gt(p0, p, "interventions")}
+
+        out[b] = {
+            "means": mean,
+            "grpo_beats_sft_score": gt(p, sft, "score"),
+            "penalty_beats_0_score": gt(p, p0, "score"),
+            "penalty_beats_0_interruption_success": gt(p, p0, "interruption_success"),
+            "penalty_fewer_interventions": gt(p0, p, "interventions"),
+        }
     return out

@@ -7,16 +7,18 @@ call: an unknown tool, a missing argument or a value outside the tool's allowed 
 service, in-memory transport on a private event loop) and calls them through an MCP client; the
 state and the scoring are identical (tests check both give the same result).
 """
+
 from __future__ import annotations
 
 import inspect
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Literal
 
+from eval.suites.schema import Checkpoint, SimTask, ToolSpec
 from pulse.agent.gate import ToolCallError
 from pulse.agent.writeback import DECISION_PREFIX
-from eval.suites.schema import Checkpoint, SimTask, ToolSpec
 
 
 class Workspace:
@@ -32,8 +34,13 @@ class Workspace:
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         """OpenAI function-tool schemas (the benchmark protocol's ToolEnv, eval/real/base.py)."""
-        return [{"type": "function", "function": {"name": t.name, "description": t.description,
-                                                  "parameters": t.json_schema()}} for t in self.tool_specs()]
+        return [
+            {
+                "type": "function",
+                "function": {"name": t.name, "description": t.description, "parameters": t.json_schema()},
+            }
+            for t in self.tool_specs()
+        ]
 
     def begin(self, task) -> None:
         """The workspace persists across a persona's tasks: nothing to reset."""
@@ -73,11 +80,14 @@ class Workspace:
 
 def _tool_function(ws: Workspace, spec: ToolSpec):
     """A Python function with a typed signature (enums as Literal) that MCPServer can expose."""
+
     def fn(**kwargs):
         return ws.apply(spec.name, kwargs)
+
     ann = {spec.artifact_param: str, **{p: Literal[tuple(v)] for p, v in spec.params.items()}}
-    fn.__signature__ = inspect.Signature([inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=a)
-                                          for p, a in ann.items()])
+    fn.__signature__ = inspect.Signature(
+        [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=a) for p, a in ann.items()]
+    )
     fn.__annotations__ = dict(ann)
     fn.__name__ = spec.name
     return fn
@@ -157,8 +167,12 @@ class CheckResult:
 
 def check_task(task: SimTask, state: Mapping[str, Mapping[str, str]]) -> list[CheckResult]:
     """Deterministic checklist on the final workspace state."""
-    return [CheckResult(c, state.get(c.artifact, {}).get(c.slot) == c.expected,
-                        state.get(c.artifact, {}).get(c.slot, "")) for c in task.checkpoints]
+    return [
+        CheckResult(
+            c, state.get(c.artifact, {}).get(c.slot) == c.expected, state.get(c.artifact, {}).get(c.slot, "")
+        )
+        for c in task.checkpoints
+    ]
 
 
 def task_score(results: Sequence[CheckResult], metric: str) -> float:

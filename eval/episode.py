@@ -1,8 +1,10 @@
 """What one task episode produced, whichever task agent ran it (scored by the harness)."""
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from pulse.core.records import Event
 

@@ -20,6 +20,7 @@ in the summary; `pulse eval` then exits non-zero unless allow_failures=true).
 Resume refuses (ConfigError) a run dir whose rows came from another method, benchmark, suite
 version, config or policy checkpoint: one run dir never mixes them.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -28,22 +29,23 @@ import os
 import shutil
 import threading
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from pulse.agent.runtime import AgentStats
-from pulse.trace.record import traced  # PULSE_TRACE=1: a `trace` field per row (pulse trace)
-from pulse.utils.atomic import atomic_write_text
-from pulse.utils.manifest import write_manifest
 from eval.config import EvalConfig
-from eval.memory_backends import describe as describe_memory
 from eval.memory_backends import build_embedder
+from eval.memory_backends import describe as describe_memory
 from eval.methods.base import MethodContext
 from eval.methods.seed import ChainSeed
 from eval.metrics import dumps_strict, read_rows, read_rows_checked, summarize
 from eval.provenance import config_hash, policy_provenance
 from eval.registry import AGENTS, BENCHMARKS, METHODS
 from eval.suites.schema import SimTask
+from pulse.agent.runtime import AgentStats
+from pulse.trace.record import traced  # PULSE_TRACE=1: a `trace` field per row (pulse trace)
+from pulse.utils.atomic import atomic_write_text
+from pulse.utils.manifest import write_manifest
 
 ROWS = "episodes.jsonl"
 
@@ -58,25 +60,34 @@ def make_policy_getter(cfg: EvalConfig) -> Callable[[str], Any]:
         if source in cache:
             return cache[source]
         from pulse.config.schema import ConfigError
+
         if source == "rule":
             from pulse.agent.rule_policy import RulePolicy
+
             pol = RulePolicy()
         elif source in ("supplement_all", "intervene_all"):
             from pulse.agent.blind_policies import BlindPolicy
+
             pol = BlindPolicy(source)
         elif source in ("trained", "base"):
             from pulse.policy.factory import build_policy
+
             pcfg = cfg.policy if source == "trained" else cfg.base_policy
             key = "policy" if source == "trained" else "base_policy"
             if not pcfg.name_or_path:
-                raise ConfigError(f"{key}.name_or_path: method {cfg.method.name!r} needs the "
-                                  f"{'trained checkpoint' if source == 'trained' else 'untrained base model'}")
+                raise ConfigError(
+                    f"{key}.name_or_path: method {cfg.method.name!r} needs the "
+                    f"{'trained checkpoint' if source == 'trained' else 'untrained base model'}"
+                )
             pol = build_policy(pcfg)
         else:
-            raise ConfigError(f"method.policy: {source!r} not in ('trained', 'base', 'rule', 'supplement_all', "
-                              f"'intervene_all')")
+            raise ConfigError(
+                f"method.policy: {source!r} not in ('trained', 'base', 'rule', 'supplement_all', "
+                f"'intervene_all')"
+            )
         if cfg.chains_parallel > 1:  # concurrent chains: their decisions go out as one batch
             from pulse.policy.batching import BatchingPolicy
+
             pol = BatchingPolicy(pol)
             get.batched.append(pol)
         cache[source] = pol
@@ -94,8 +105,10 @@ def make_llm_getter(cfg: EvalConfig) -> Callable[[], Any]:
     def get():
         if not made:
             from eval.llm import build_llm
+
             made.append(build_llm(cfg.llm))
         return made[0]
+
     return get
 
 
@@ -127,22 +140,33 @@ PROVENANCE_KEYS = ("method", "benchmark", "suite_version", "checkpoint_hash", "c
 def check_resume(rows: list[dict[str, Any]], current: dict[str, Any], out: Path) -> None:
     """Refuse (ConfigError) to resume a run dir whose rows were produced by something else."""
     from pulse.config.schema import ConfigError
+
     for key in PROVENANCE_KEYS:
         old = sorted({str(r.get(key, "<not recorded>")) for r in rows})
         if old != [str(current[key])]:
             what = "policy checkpoint hash" if key == "checkpoint_hash" else key.replace("_", " ")
             olds = ", ".join(repr(o) for o in old)
             paths = sorted({"/".join(r.get("policy_checkpoints") or []) or "-" for r in rows})
-            extra = (f" (rows: checkpoint(s) {', '.join(paths)}; this run: "
-                     f"{'/'.join(current['policy_checkpoints']) or '-'})" if key == "checkpoint_hash" else "")
+            extra = (
+                f" (rows: checkpoint(s) {', '.join(paths)}; this run: "
+                f"{'/'.join(current['policy_checkpoints']) or '-'})"
+                if key == "checkpoint_hash"
+                else ""
+            )
             raise ConfigError(
                 f"resume: {out / ROWS} holds rows with {what} {olds} but this run has {str(current[key])!r}"
                 f"{extra}; refusing to mix them in one run dir. Use a new out_dir, or resume=false to "
-                f"discard the old rows.")
+                f"discard the old rows."
+            )
 
 
-def plan_resume(rows_path: Path, rows: list[dict[str, Any]], clean: bool, chains: dict[str, list[SimTask]],
-                retry_failed: bool = False) -> dict[str, list[SimTask]]:
+def plan_resume(
+    rows_path: Path,
+    rows: list[dict[str, Any]],
+    clean: bool,
+    chains: dict[str, list[SimTask]],
+    retry_failed: bool = False,
+) -> dict[str, list[SimTask]]:
     """The chains still to run, with the run log made safe to append to.
 
     `rows`, `clean` come from `read_rows_checked(rows_path)`. Rows of every chain that will be rerun
@@ -150,8 +174,11 @@ def plan_resume(rows_path: Path, rows: list[dict[str, Any]], clean: bool, chains
     whenever anything was dropped or it was not clean (a torn or newline-less last line, blank
     lines): the next append then always starts on a fresh line, wherever a crash cut the file.
     """
-    done = {r.get("task_id") for r in rows
-            if r.get("status") == "ok" or (r.get("status") == "failed" and not retry_failed)}
+    done = {
+        r.get("task_id")
+        for r in rows
+        if r.get("status") == "ok" or (r.get("status") == "failed" and not retry_failed)
+    }
     todo = {u: ts for u, ts in chains.items() if not all(t.task_id in done for t in ts)}
     rerun = {t.task_id for ts in todo.values() for t in ts}
     kept = [r for r in rows if r.get("task_id") not in rerun]
@@ -171,8 +198,11 @@ def _append_row(path: Path, row: dict[str, Any]) -> None:
 def _counters(outcome, stats: AgentStats) -> dict[str, Any]:
     """The episode counters every row carries, whichever benchmark scored it."""
     return {
-        "seconds": round(outcome.seconds, 4), "memory_blocking_s": round(outcome.memory_blocking_s, 6),
-        "llm_calls": outcome.llm_calls, "tool_calls": outcome.tool_calls, "tool_errors": outcome.tool_errors,
+        "seconds": round(outcome.seconds, 4),
+        "memory_blocking_s": round(outcome.memory_blocking_s, 6),
+        "llm_calls": outcome.llm_calls,
+        "tool_calls": outcome.tool_calls,
+        "tool_errors": outcome.tool_errors,
         "abandoned_steps": outcome.abandoned_steps,
         "interventions": len(outcome.interventions),
         "interventions_correct": sum(i.correct for i in outcome.interventions),
@@ -193,13 +223,16 @@ def _score_fields(bench, task, env, outcome) -> dict[str, Any]:
     if "termination" in outcome.extra:
         out["termination"] = outcome.extra["termination"]
     if "reader_mentions" in outcome.extra:  # the suite reader's recall on what this method delivered
-        out.update(reader_mentions=outcome.extra["reader_mentions"],
-                   reader_attributed=outcome.extra["reader_attributed"])
+        out.update(
+            reader_mentions=outcome.extra["reader_mentions"],
+            reader_attributed=outcome.extra["reader_attributed"],
+        )
     return out
 
 
 def _quiet_libraries() -> None:
     import logging
+
     for name in ("mcp", "httpx"):
         logging.getLogger(name).setLevel(logging.WARNING)
 
@@ -216,32 +249,61 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
     prov = {**policy_provenance(getter.used, cfg), "config_hash": config_hash(cfg)}
     rows_path = out / ROWS
     rows, clean = read_rows_checked(rows_path) if cfg.resume else ([], True)
-    base = {"run": cfg.experiment or out.name, "benchmark": bench.name, "suite_version": bench.version,
-            "suite_seed": bench.seed, "method": cfg.method.name, "agent": agent.name, "agent_model": agent.model,
-            "simulated": agent.simulated, "seed": cfg.seed, "experiment": cfg.experiment, "metric": bench.metric,
-            **prov}
+    base = {
+        "run": cfg.experiment or out.name,
+        "benchmark": bench.name,
+        "suite_version": bench.version,
+        "suite_seed": bench.seed,
+        "method": cfg.method.name,
+        "agent": agent.name,
+        "agent_model": agent.model,
+        "simulated": agent.simulated,
+        "seed": cfg.seed,
+        "experiment": cfg.experiment,
+        "metric": bench.metric,
+        **prov,
+    }
     if rows:
         check_resume(rows, base, out)  # before anything in the run dir is touched
     if resolved_config_yaml:
         atomic_write_text(out / "config.yaml", resolved_config_yaml)
     from pulse.config.schema import as_dict
-    write_manifest(out, seed=cfg.seed, experiment=cfg.experiment, config=as_dict(cfg),
-                   policy={"sources": list(getter.used), **prov},
-                   suite={"name": bench.name, "version": bench.version, "seed": bench.seed,
-                          "tasks": len(bench.tasks), "metric": bench.metric},
-                   method=cfg.method.name, agent={"name": agent.name, "model": agent.model,
-                                                   "simulated": agent.simulated},
-                   judge=bench.judge_label, nonstandard=bench.nonstandard,
-                   memory=describe_memory(method.memory_kind, cfg.embedder.name) if method.uses_memory else "none",
-                   transport=cfg.benchmark.transport)
+
+    write_manifest(
+        out,
+        seed=cfg.seed,
+        experiment=cfg.experiment,
+        config=as_dict(cfg),
+        policy={"sources": list(getter.used), **prov},
+        suite={
+            "name": bench.name,
+            "version": bench.version,
+            "seed": bench.seed,
+            "tasks": len(bench.tasks),
+            "metric": bench.metric,
+        },
+        method=cfg.method.name,
+        agent={"name": agent.name, "model": agent.model, "simulated": agent.simulated},
+        judge=bench.judge_label,
+        nonstandard=bench.nonstandard,
+        memory=describe_memory(method.memory_kind, cfg.embedder.name) if method.uses_memory else "none",
+        transport=cfg.benchmark.transport,
+    )
     if not cfg.resume and rows_path.exists():
         rows_path.unlink()
-    todo = plan_resume(rows_path, rows, clean, bench.chains(), cfg.retry_failed) if cfg.resume else bench.chains()
+    todo = (
+        plan_resume(rows_path, rows, clean, bench.chains(), cfg.retry_failed)
+        if cfg.resume
+        else bench.chains()
+    )
     n_todo = sum(len(ts) for ts in todo.values())
     bar = None
     if cfg.progress and n_todo:
         from tqdm import tqdm
-        bar = tqdm(total=n_todo, desc=f"{bench.name}/{cfg.method.name}/seed{cfg.seed}", unit="ep", leave=False)
+
+        bar = tqdm(
+            total=n_todo, desc=f"{bench.name}/{cfg.method.name}/seed{cfg.seed}", unit="ep", leave=False
+        )
     # the run's embedder, shared by every chain that needs memory
     embedder = build_embedder(cfg.embedder) if method.uses_memory and todo else None
     write_lock = threading.Lock()
@@ -253,29 +315,51 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
             root = out / "memory" / user
             shutil.rmtree(root, ignore_errors=True)
             # the seed hook: every method builds its own memory from the same seed history
-            memory = method.open_chain(ChainSeed(user, tuple(t.project_id for t in tasks), bench.seed_history(user),
-                                                 root, embedder, tuple(tools)))
+            memory = method.open_chain(
+                ChainSeed(
+                    user,
+                    tuple(t.project_id for t in tasks),
+                    bench.seed_history(user),
+                    root,
+                    embedder,
+                    tuple(tools),
+                )
+            )
         env = bench.open_env(user, cfg.benchmark.transport)
         try:
             for task in tasks:
-                row = {**base, "task_id": task.task_id, "user_id": task.user_id, "category": task.category,
-                       "level": task.level, "depends_on": list(task.depends_on),
-                       "scored": getattr(task, "scored", True)}
+                row = {
+                    **base,
+                    "task_id": task.task_id,
+                    "user_id": task.user_id,
+                    "category": task.category,
+                    "level": task.level,
+                    "depends_on": list(task.depends_on),
+                    "scored": getattr(task, "scored", True),
+                }
                 session = None
                 try:
                     env.begin(task)
-                    session = traced(method.open_session(task, memory, cfg.agent.concurrent, tools=tools), task, row)
+                    session = traced(
+                        method.open_session(task, memory, cfg.agent.concurrent, tools=tools), task, row
+                    )
                     outcome = agent.run(task, env, session, cfg.seed, bench)
                     stats = getattr(session, "stats", AgentStats())
-                    row.update(status="ok", **_score_fields(bench, task, env, outcome), **_counters(outcome, stats))
+                    row.update(
+                        status="ok", **_score_fields(bench, task, env, outcome), **_counters(outcome, stats)
+                    )
                 except Exception as e:  # recorded; the run goes on
                     if session is not None:
                         try:
                             session.end(False)
                         except Exception:
                             pass
-                    row.update(status="failed", score=0.0, error=f"{type(e).__name__}: {e}",
-                               traceback=traceback.format_exc(limit=6)[-2000:])
+                    row.update(
+                        status="failed",
+                        score=0.0,
+                        error=f"{type(e).__name__}: {e}",
+                        traceback=traceback.format_exc(limit=6)[-2000:],
+                    )
                 with write_lock:
                     _append_row(rows_path, row)
                     if bar:
@@ -303,8 +387,23 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
     if bar:
         bar.close()
     summary = summarize(read_rows(rows_path))
-    summary.update({k: base[k] for k in ("benchmark", "suite_version", "method", "agent", "simulated", "seed",
-                                          "experiment", "policy_checkpoints", "checkpoint_hash", "config_hash")})
+    summary.update(
+        {
+            k: base[k]
+            for k in (
+                "benchmark",
+                "suite_version",
+                "method",
+                "agent",
+                "simulated",
+                "seed",
+                "experiment",
+                "policy_checkpoints",
+                "checkpoint_hash",
+                "config_hash",
+            )
+        }
+    )
     summary.update(judge=bench.judge_label, nonstandard=bench.nonstandard)
     atomic_write_text(out / "summary.json", dumps_strict(summary, indent=2, sort_keys=True) + "\n")
     return out

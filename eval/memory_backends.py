@@ -9,10 +9,11 @@ Every kind reads the same records; only the retriever of each layer differs (pul
 The embedder is the run's `embedder` config (default BM25: lexical, no model), built once per run
 and identical for every method and chain.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from pulse.core.records import MemoryItem
 from pulse.memory import KINDS, Embedder, MemoryError_, StoreMemory, make_embedder
@@ -24,17 +25,23 @@ EMBEDDER = "bm25"
 
 def build_embedder(cfg) -> Embedder:
     """The run's embedder from its `EmbedderConfig` (built once: a dense model loads once per run)."""
-    kwargs = {k: v for k, v in (("model", cfg.model), ("base_url", cfg.base_url), ("api_key", cfg.api_key)) if v}
+    kwargs = {
+        k: v for k, v in (("model", cfg.model), ("base_url", cfg.base_url), ("api_key", cfg.api_key)) if v
+    }
     if cfg.name != "openai" and kwargs:
-        raise MemoryError_(f"embedder.model/base_url/api_key apply to embedder.name=openai only, not {cfg.name!r}")
+        raise MemoryError_(
+            f"embedder.model/base_url/api_key apply to embedder.name=openai only, not {cfg.name!r}"
+        )
     return make_embedder(cfg.name, **kwargs)
 
 
 def describe(kind: str, embedder: str = EMBEDDER) -> str:
     """What the run manifest records about the memory that ran."""
     if kind not in KINDS:  # a memory baseline: its own store, built from the seed history
-        return (f"baseline memory {kind!r} (eval/methods; built from the seed history), embedder={embedder!r}, "
-                f"memory-side LLM: the run's llm config")
+        return (
+            f"baseline memory {kind!r} (eval/methods; built from the seed history), embedder={embedder!r}, "
+            f"memory-side LLM: the run's llm config"
+        )
     return f"pulse.memory.open_memory(kind={kind!r}, embedder={embedder!r})"
 
 
@@ -45,8 +52,14 @@ def open_memory(kind: str, root: str | Path, embedder: Embedder | str = EMBEDDER
     return _open_memory(kind, root, embedder)
 
 
-def open_chain_memory(kind: str, root: str | Path, user_id: str, project_ids: Sequence[str],
-                      items: Sequence[MemoryItem], embedder: Embedder | str = EMBEDDER) -> StoreMemory:
+def open_chain_memory(
+    kind: str,
+    root: str | Path,
+    user_id: str,
+    project_ids: Sequence[str],
+    items: Sequence[MemoryItem],
+    embedder: Embedder | str = EMBEDDER,
+) -> StoreMemory:
     """A fresh store for one persona chain: its user and projects created, its seed memory loaded."""
     mem = open_memory(kind, root, embedder)
     mem.create_user(user_id)

@@ -14,11 +14,13 @@ Failed episodes score 0 in every score mean and are counted and listed. A metric
 (no interventions, no checkpoints in a stage, no episode that ran) is `None` (JSON `null`) and the
 summary's `undefined` map says why; no NaN ever reaches a result file.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from pulse.core.errors import PulseUserError
 from pulse.utils.stats import mean_stderr  # noqa: F401  (re-exported: tables and tests use it here)
@@ -163,8 +165,11 @@ def component_means(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     names = sorted({k for r in rows for k in (r.get("components") or {})})
     out = {}
     for k in names:  # over the rows that have the component (a failed episode has none: it counts 0)
-        vals = [float(r["components"][k]) if r.get("status") == "ok" else 0.0 for r in rows
-                if r.get("status") != "ok" or k in (r.get("components") or {})]
+        vals = [
+            float(r["components"][k]) if r.get("status") == "ok" else 0.0
+            for r in rows
+            if r.get("status") != "ok" or k in (r.get("components") or {})
+        ]
         out[k] = sum(vals) / len(vals)
     return out
 
@@ -182,6 +187,7 @@ def pass_hat_k(num_trials: int, successes: int, k: int) -> float:
     """τ²'s pass^k for one task (Yao et al. 2024): C(successes, k) / C(num_trials, k), the chance that
     k trials drawn without replacement all succeed."""
     import math
+
     if num_trials < k:
         raise ValueError(f"pass^{k} needs at least {k} trials, got {num_trials}")
     return math.comb(successes, k) / math.comb(num_trials, k)
@@ -248,8 +254,16 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """All metrics of one run (one benchmark x method x seed) from its rows; standard JSON values only."""
     n = len(rows)
     if not n:
-        return {"episodes": 0, "ok": 0, "failed": 0, "failed_task_ids": [], "failures": [], "score": None,
-                "score_per_persona": {}, "undefined": {"score": "no episodes"}}
+        return {
+            "episodes": 0,
+            "ok": 0,
+            "failed": 0,
+            "failed_task_ids": [],
+            "failures": [],
+            "score": None,
+            "score_per_persona": {},
+            "undefined": {"score": "no episodes"},
+        }
     undefined: dict[str, str] = {}
     ok = [r for r in rows if r.get("status") == "ok"]
     failed = [r for r in rows if r.get("status") != "ok"]
@@ -267,26 +281,48 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         if v is None:
             undefined[f"stage_accuracy.{s}"] = f"no checkpoints in the {s} stage of an episode that ran"
     out: dict[str, Any] = {
-        "episodes": n, "ok": len(ok), "failed": len(failed),
+        "episodes": n,
+        "ok": len(ok),
+        "failed": len(failed),
         "failed_task_ids": [r.get("task_id", "") for r in failed],
         "failures": [{"task_id": r.get("task_id", ""), "error": r.get("error", "")} for r in failed],
-        "metric": metric, "score": score, "score_per_persona": per_persona,
+        "metric": metric,
+        "score": score,
+        "score_per_persona": per_persona,
         "per_category": {k: sum(v) / len(v) for k, v in sorted(cats.items())},
-        "stage_accuracy": stage, "stage_checkpoints": stage_counts,
-        "scored_episodes": len(scored_rows(rows)), "components": component_means(rows),
+        "stage_accuracy": stage,
+        "stage_checkpoints": stage_counts,
+        "scored_episodes": len(scored_rows(rows)),
+        "components": component_means(rows),
         "components_by_category": components_by_category(rows),
         "proxy_judge": any((r.get("score_detail") or {}).get("judge") == "proxy" for r in rows),
     }
-    for key, field in (("store_tokens", "store_tokens"), ("retrieve_tokens", "retrieve_tokens"),
-                       ("seconds_per_task", "seconds"), ("memory_blocking_s", "memory_blocking_s")):
+    for key, field in (
+        ("store_tokens", "store_tokens"),
+        ("retrieve_tokens", "retrieve_tokens"),
+        ("seconds_per_task", "seconds"),
+        ("memory_blocking_s", "memory_blocking_s"),
+    ):
         out[key] = _mean(r.get(field, 0) for r in ok)
         if out[key] is None:
             undefined[key] = "no episode ran (all failed)"
-    totals = {k: sum(int(r.get(k, 0) or 0) for r in ok)
-              for k in ("interventions", "interventions_correct", "interventions_fixed", "interventions_misled",
-                        "tool_errors", "abandoned_steps", "parse_failures", "policy_calls")}
+    totals = {
+        k: sum(int(r.get(k, 0) or 0) for r in ok)
+        for k in (
+            "interventions",
+            "interventions_correct",
+            "interventions_fixed",
+            "interventions_misled",
+            "tool_errors",
+            "abandoned_steps",
+            "parse_failures",
+            "policy_calls",
+        )
+    }
     out.update(totals)
-    out["interruption_success"] = interruption_success(totals["interventions_correct"], totals["interventions"])
+    out["interruption_success"] = interruption_success(
+        totals["interventions_correct"], totals["interventions"]
+    )
     if out["interruption_success"] is None:
         undefined["interruption_success"] = "no interventions"
     out["policy_calls_per_task"] = _mean(r.get("policy_calls", 0) for r in ok)
@@ -294,13 +330,12 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     # the suite reader's recall on this method's deliveries (eval/suites/reader.py): value mentions it
     # attributed to one slot / all value mentions in the delivered text (None: nothing delivered)
     mentions = sum(int(r.get("reader_mentions", 0) or 0) for r in ok)
-    out["reader_recall"] = (sum(int(r.get("reader_attributed", 0) or 0) for r in ok) / mentions
-                            if mentions else None)
+    out["reader_recall"] = (
+        sum(int(r.get("reader_attributed", 0) or 0) for r in ok) / mentions if mentions else None
+    )
     if any((r.get("score_detail") or {}).get("proc") for r in rows):  # π-Bench with its user simulator
         out["proc"], out["proc_per_persona"] = pibench_proc(rows)
         if out["proc"] is None:
             undefined["proc"] = "a persona has a task without a user-simulator record (failed episode)"
     out["undefined"] = undefined
     return out
-
-

@@ -12,19 +12,40 @@ under a running evaluation).
 The harness records both in the manifest and in every episode row, and refuses to resume a run
 directory whose rows came from a different checkpoint or config (eval/harness.py).
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 # weights, model/adapter configs and tokenizer files
-_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".gguf", ".json", ".model", ".txt", ".tiktoken",
-             ".py", ".jinja")
+_SUFFIXES = (
+    ".safetensors",
+    ".bin",
+    ".pt",
+    ".pth",
+    ".ckpt",
+    ".gguf",
+    ".json",
+    ".model",
+    ".txt",
+    ".tiktoken",
+    ".py",
+    ".jinja",
+)
 # training state, never read when the policy is loaded
-_SKIP_NAMES = {"optimizer.pt", "optimizer.bin", "scheduler.pt", "scaler.pt", "trainer_state.json",
-               "training_args.bin", "rng_state.pth"}
+_SKIP_NAMES = {
+    "optimizer.pt",
+    "optimizer.bin",
+    "scheduler.pt",
+    "scaler.pt",
+    "trainer_state.json",
+    "training_args.bin",
+    "rng_state.pth",
+}
 _CACHE: dict[str, str] = {}
 _CHUNK = 1 << 20
 
@@ -100,8 +121,11 @@ def policy_provenance(sources: Iterable[str], cfg: Any) -> dict[str, Any]:
         paths.append(pcfg.name_or_path)
         hashes.append(checkpoint_hash(pcfg.name_or_path))
     hashes = [h for h in hashes if h]
-    combined = hashes[0] if len(hashes) == 1 else (
-        hashlib.sha256("+".join(hashes).encode()).hexdigest() if hashes else "")
+    combined = (
+        hashes[0]
+        if len(hashes) == 1
+        else (hashlib.sha256("+".join(hashes).encode()).hexdigest() if hashes else "")
+    )
     return {"policy_checkpoints": paths, "checkpoint_hash": combined}
 
 

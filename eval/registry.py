@@ -3,36 +3,46 @@
 Add a memory baseline: write `eval/methods/<name>.py` with `build(cfg, ctx) -> Method`, add one
 line here and one `configs/method/<name>.yaml` with `impl: <name>`.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 from pulse.registry import Registry
 
-BENCHMARKS: Registry[Any] = Registry("benchmark", {
-    "pibench_sim": "eval.benchmarks:load_pibench_sim",
-    "mcp_persona_sim": "eval.benchmarks:load_mcp_persona_sim",
-    "independent_sim": "eval.suites.independent_sim:load",
-    "tau2_retail": "eval.real.tau2_retail.benchmark:load",
-    "pibench": "eval.real.pibench.benchmark:load",
-    "persona2web": "eval.real.persona2web.benchmark:load",
-})
+BENCHMARKS: Registry[Any] = Registry(
+    "benchmark",
+    {
+        "pibench_sim": "eval.benchmarks:load_pibench_sim",
+        "mcp_persona_sim": "eval.benchmarks:load_mcp_persona_sim",
+        "independent_sim": "eval.suites.independent_sim:load",
+        "tau2_retail": "eval.real.tau2_retail.benchmark:load",
+        "pibench": "eval.real.pibench.benchmark:load",
+        "persona2web": "eval.real.persona2web.benchmark:load",
+    },
+)
 
-METHODS: Registry[Any] = Registry("method", {
-    "none": "eval.methods.none:build",
-    "pulse": "eval.methods.pulse_method:build",
-    "mem0": "eval.methods.mem0:build",
-    "openclaw": "eval.methods.openclaw:build",
-    "dsh": "eval.methods.dsh:build",
-    "pma": "eval.methods.pma:build",
-    "lightmem": "eval.methods.lightmem:build",
-    "a_mem": "eval.methods.a_mem:build",
-    "zcode": "eval.methods.zcode:build",
-})
+METHODS: Registry[Any] = Registry(
+    "method",
+    {
+        "none": "eval.methods.none:build",
+        "pulse": "eval.methods.pulse_method:build",
+        "mem0": "eval.methods.mem0:build",
+        "openclaw": "eval.methods.openclaw:build",
+        "dsh": "eval.methods.dsh:build",
+        "pma": "eval.methods.pma:build",
+        "lightmem": "eval.methods.lightmem:build",
+        "a_mem": "eval.methods.a_mem:build",
+        "zcode": "eval.methods.zcode:build",
+    },
+)
 
-AGENTS: Registry[Any] = Registry("task agent", {
-    "simulated": "eval.agents.simulated:build",
-    "openai": "eval.agents.llm_tool_agent:build",
-    "scripted": "eval.agents.scripted:build",
-    "memory_following": "eval.agents.memory_following:build",
-})
+AGENTS: Registry[Any] = Registry(
+    "task agent",
+    {
+        "simulated": "eval.agents.simulated:build",
+        "openai": "eval.agents.llm_tool_agent:build",
+        "scripted": "eval.agents.scripted:build",
+        "memory_following": "eval.agents.memory_following:build",
+    },
+)

@@ -18,12 +18,14 @@ asked for explicitly (`per_seed_checkpoints=True`, `pulse tables --per-seed-chec
 of a cell may come from its own checkpoint (training seed s evaluated at seed s, so the spread
 includes training variance), but still never two checkpoints for one seed.
 """
+
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from eval.metrics import STAGES, dumps_strict, mean_stderr, read_rows, summarize
 from pulse.core.errors import PulseUserError
@@ -48,7 +50,9 @@ def find_runs(paths: Sequence[str | Path]) -> list[Path]:
         else:
             runs.extend(sorted(q.parent for q in p.rglob("episodes.jsonl")))
     if not runs:
-        raise FileNotFoundError(f"no run directories (with episodes.jsonl) under {', '.join(map(str, paths))}")
+        raise FileNotFoundError(
+            f"no run directories (with episodes.jsonl) under {', '.join(map(str, paths))}"
+        )
     return runs
 
 
@@ -57,7 +61,9 @@ def _hash_of(row: dict[str, Any]) -> str:
     return NOT_RECORDED if h is None else str(h)
 
 
-def collect(runs: Sequence[Path], per_seed_checkpoints: bool = False) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
+def collect(
+    runs: Sequence[Path], per_seed_checkpoints: bool = False
+) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
     """(table, method, benchmark) -> per-seed summaries. Raises TableError when one such cell would
     hold rows from different policy checkpoints (content hashes) -- with `per_seed_checkpoints`,
     when one *seed* of a cell would."""
@@ -72,19 +78,29 @@ def collect(runs: Sequence[Path], per_seed_checkpoints: bool = False) -> dict[tu
         for seed, rs in by_seed.items():
             hashes = sorted({_hash_of(r) for r in rs})
             if len(hashes) > 1:
-                raise TableError(f"{run}: seed {seed} rows come from different policy checkpoints "
-                                 f"{', '.join(map(repr, hashes))}; rerun with a fresh out_dir")
+                raise TableError(
+                    f"{run}: seed {seed} rows come from different policy checkpoints "
+                    f"{', '.join(map(repr, hashes))}; rerun with a fresh out_dir"
+                )
             s = summarize(rs)
-            s.update(seed=seed, simulated=bool(rs[0].get("simulated")), run=str(run),
-                     agent_model=rs[0].get("agent_model", ""), checkpoint_hash=hashes[0],
-                     memory_llm=rs[0].get("memory_llm", ""),
-                     policy_checkpoints=list(rs[0].get("policy_checkpoints") or []))
+            s.update(
+                seed=seed,
+                simulated=bool(rs[0].get("simulated")),
+                run=str(run),
+                agent_model=rs[0].get("agent_model", ""),
+                checkpoint_hash=hashes[0],
+                memory_llm=rs[0].get("memory_llm", ""),
+                policy_checkpoints=list(rs[0].get("policy_checkpoints") or []),
+            )
             exp = rs[0].get("experiment", "") or ""
             table = exp.split("/")[0] if exp.startswith("table") else "*"
             out[(table, rs[0]["method"], rs[0]["benchmark"])].append(s)
     for (table, method, bench), ss in out.items():
-        groups = [[s for s in ss if s["seed"] == seed] for seed in sorted({s["seed"] for s in ss})] \
-            if per_seed_checkpoints else [ss]
+        groups = (
+            [[s for s in ss if s["seed"] == seed] for seed in sorted({s["seed"] for s in ss})]
+            if per_seed_checkpoints
+            else [ss]
+        )
         for group in groups:
             _one_checkpoint(group, table, method, bench)
     return out
@@ -93,12 +109,17 @@ def collect(runs: Sequence[Path], per_seed_checkpoints: bool = False) -> dict[tu
 def _one_checkpoint(ss: Sequence[dict[str, Any]], table: str, method: str, bench: str) -> None:
     hashes = sorted({s["checkpoint_hash"] for s in ss})
     if len(hashes) > 1:
-        where = "; ".join(f"{s['run']} (seed {s['seed']}): {s['checkpoint_hash']!r} "
-                          f"[{'/'.join(s['policy_checkpoints']) or '-'}]" for s in ss)
-        raise TableError(f"method {method!r} on {bench} ({'every table' if table == '*' else table}): runs "
-                         f"come from different policy checkpoints {', '.join(map(repr, hashes))}: {where}. "
-                         f"Give them different experiment labels or method names, tabulate them separately, "
-                         f"or, for one checkpoint per training seed, pass --per-seed-checkpoints.")
+        where = "; ".join(
+            f"{s['run']} (seed {s['seed']}): {s['checkpoint_hash']!r} "
+            f"[{'/'.join(s['policy_checkpoints']) or '-'}]"
+            for s in ss
+        )
+        raise TableError(
+            f"method {method!r} on {bench} ({'every table' if table == '*' else table}): runs "
+            f"come from different policy checkpoints {', '.join(map(repr, hashes))}: {where}. "
+            f"Give them different experiment labels or method names, tabulate them separately, "
+            f"or, for one checkpoint per training seed, pass --per-seed-checkpoints."
+        )
 
 
 def _cell(vals: Sequence[float | None], pct: bool = False, digits: int = 1) -> str:
@@ -111,14 +132,37 @@ def _cell(vals: Sequence[float | None], pct: bool = False, digits: int = 1) -> s
 
 def _methods(data, table: str) -> list[str]:
     seen = []
-    for (t, m, _b) in data:
+    for t, m, _b in data:
         # tables 2 and 3 are computed from whichever runs exist, so their rows need no separate runs
         if (t == table or t == "*" or table in ("table2", "table3")) and m not in seen:
             seen.append(m)
-    order = ["none", "mem0", "lightmem", "a_mem", "openclaw", "dsh", "zcode", "pma_injection_only", "pma_mem0_top10",
-             "pma_always_inject", "pma_full_bank", "pma", "pulse_start_only", "pulse_supplement_only", "pulse_flat",
-             "pulse_flat_user", "pulse_flat_project", "pulse_flat_no_rl", "pulse_no_rl", "pulse_penalty0", "pulse",
-             "pulse_supplement_all", "pulse_intervene_all", "pulse_supplement_only-oracle", "pulse_rule"]
+    order = [
+        "none",
+        "mem0",
+        "lightmem",
+        "a_mem",
+        "openclaw",
+        "dsh",
+        "zcode",
+        "pma_injection_only",
+        "pma_mem0_top10",
+        "pma_always_inject",
+        "pma_full_bank",
+        "pma",
+        "pulse_start_only",
+        "pulse_supplement_only",
+        "pulse_flat",
+        "pulse_flat_user",
+        "pulse_flat_project",
+        "pulse_flat_no_rl",
+        "pulse_no_rl",
+        "pulse_penalty0",
+        "pulse",
+        "pulse_supplement_all",
+        "pulse_intervene_all",
+        "pulse_supplement_only-oracle",
+        "pulse_rule",
+    ]
     base = lambda m: m.removesuffix("-rule")  # noqa: E731  ("pulse_flat-rule" sorts with pulse_flat)
     return sorted(seen, key=lambda m: (order.index(base(m)) if base(m) in order else len(order), m))
 
@@ -145,10 +189,15 @@ class _Failures:
         n = sum(s["failed"] for s in bad)
         total = sum(s.get("episodes", 0) for s in ss)
         first = next((f for s in bad for f in s.get("failures", [])), {})
-        seeds = ", ".join(f"seed {s['seed']}: {', '.join(s.get('failed_task_ids', [])[:3])}"
-                          f"{' …' if len(s.get('failed_task_ids', [])) > 3 else ''}" for s in bad)
-        line = (f"{FAILED_MARK} {method} on {bench}: {n} of {total} episodes failed (scored 0) [{seeds}]; "
-                f"first error: {first.get('error', '?')[:160]}")
+        seeds = ", ".join(
+            f"seed {s['seed']}: {', '.join(s.get('failed_task_ids', [])[:3])}"
+            f"{' …' if len(s.get('failed_task_ids', [])) > 3 else ''}"
+            for s in bad
+        )
+        line = (
+            f"{FAILED_MARK} {method} on {bench}: {n} of {total} episodes failed (scored 0) [{seeds}]; "
+            f"first error: {first.get('error', '?')[:160]}"
+        )
         if line not in self.lines:
             self.lines.append(line)
         return True
@@ -159,10 +208,12 @@ class _Failures:
 
 # Reference rows: never a method, never marked best / second best. The gold rule is an oracle (the
 # labeller itself); "-rule" rows ran the gold rule where a trained checkpoint was missing.
-REFERENCE_ROWS = {"pulse_rule": "oracle (gold rule)",
-                  "pulse_supplement_only-oracle": "oracle (gold rule), supplements only",
-                  "pulse_supplement_all": "blind: supplement every line",
-                  "pulse_intervene_all": "blind: intervene on every call"}
+REFERENCE_ROWS = {
+    "pulse_rule": "oracle (gold rule)",
+    "pulse_supplement_only-oracle": "oracle (gold rule), supplements only",
+    "pulse_supplement_all": "blind: supplement every line",
+    "pulse_intervene_all": "blind: intervene on every call",
+}
 
 
 def _label(method: str, summaries_by_bench: list[list[dict]], failed: bool = False) -> str:
@@ -213,13 +264,21 @@ def mark_best(rows: list[list[str]], cols: dict[int, bool]) -> None:
 def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
     """table name -> (header, rows, caption); the caption's lines after the first are footnotes."""
     tables: dict[str, tuple[list[str], list[list[str]], str]] = {}
-    benches = [b for b in BENCH_ORDER if any(k[2] == b for k in data)] + \
-        sorted({k[2] for k in data} - set(BENCH_ORDER))
+    benches = [b for b in BENCH_ORDER if any(k[2] == b for k in data)] + sorted(
+        {k[2] for k in data} - set(BENCH_ORDER)
+    )
     sim_any = any(s["simulated"] for ss in data.values() for s in ss)
-    note = (" Simulated task agent (eval/agents/simulated.py); mean ± stderr over seeds."
-            if sim_any else " Mean ± stderr over seeds.")
-    comp_note = (" COMP as pi-Bench aggregates it: per task sum(w·passed)/sum(w), per persona weighted by "
-                 "dependency-group size, then the mean over personas." if "pibench_sim" in benches else "")
+    note = (
+        " Simulated task agent (eval/agents/simulated.py); mean ± stderr over seeds."
+        if sim_any
+        else " Mean ± stderr over seeds."
+    )
+    comp_note = (
+        " COMP as pi-Bench aggregates it: per task sum(w·passed)/sum(w), per persona weighted by "
+        "dependency-group size, then the mean over personas."
+        if "pibench_sim" in benches
+        else ""
+    )
     # Table 1, and Table B4 (the same columns for the shared-backend rows) when its runs exist
     for table in ("table1", "tableB4"):
         if table == "tableB4" and not any(k[0] == "tableB4" for k in data):
@@ -232,25 +291,52 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
         for m in _methods(data, table):
             per = [_get(data, table, m, b) for b in benches]
             failed = any([fails.mark(m, b, ss) for b, ss in zip(benches, per)])
-            row = [_label(m, per, failed), _backing(per)] + [_cell([s["score"] for s in ss], pct=True) for ss in per]
+            row = [_label(m, per, failed), _backing(per)] + [
+                _cell([s["score"] for s in ss], pct=True) for ss in per
+            ]
             for ss in per:
-                row += [_cell([s["store_tokens"] for s in ss]), _cell([s["retrieve_tokens"] for s in ss]),
-                        _cell([s["seconds_per_task"] for s in ss], digits=2)]
+                row += [
+                    _cell([s["store_tokens"] for s in ss]),
+                    _cell([s["retrieve_tokens"] for s in ss]),
+                    _cell([s["seconds_per_task"] for s in ss], digits=2),
+                ]
             rows.append(row)
         nb = len(benches)
         mark_best(rows, {**{2 + i: True for i in range(nb)}, **{2 + nb + i: False for i in range(3 * nb)}})
-        title = ("Table 1: main results." if table == "table1" else
-                 "Table B4: Pulse, Mem0 and dsh on one backend (the same embedder and memory-side LLM).")
-        tables[table] = (head, rows, title + " Best per column in bold, second best underlined, among methods: "
-                         "oracle and situation-blind reference rows are not ranked "
-                         "(scores: higher; tokens and s/task: lower). memory LLM: what backed the memory-side calls "
-                         "(stand-in (rules): eval/methods/standins.py, latency modelled)." + comp_note + note
-                         + fails.footnote())
+        title = (
+            "Table 1: main results."
+            if table == "table1"
+            else "Table B4: Pulse, Mem0 and dsh on one backend (the same embedder and memory-side LLM)."
+        )
+        tables[table] = (
+            head,
+            rows,
+            title + " Best per column in bold, second best underlined, among methods: "
+            "oracle and situation-blind reference rows are not ranked "
+            "(scores: higher; tokens and s/task: lower). memory LLM: what backed the memory-side calls "
+            "(stand-in (rules): eval/methods/standins.py, latency modelled)."
+            + comp_note
+            + note
+            + fails.footnote(),
+        )
     # Table 2
     fails = _Failures()
-    head = ["Method", "memory LLM", "Benchmark", "score (%)", "interventions", "correct", "fixed", "misled",
-            "interruption success (%)", "failed episodes", "tool errors", "abandoned steps", "policy calls / task",
-            "reader recall (%)"]
+    head = [
+        "Method",
+        "memory LLM",
+        "Benchmark",
+        "score (%)",
+        "interventions",
+        "correct",
+        "fixed",
+        "misled",
+        "interruption success (%)",
+        "failed episodes",
+        "tool errors",
+        "abandoned steps",
+        "policy calls / task",
+        "reader recall (%)",
+    ]
     rows = []
     for m in _methods(data, "table2"):
         for b in benches:
@@ -258,28 +344,52 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
             if not ss:
                 continue
             failed = fails.mark(m, b, ss)
-            rows.append([_label(m, [ss], failed), _backing([ss]), f"{b} ({BENCH_METRIC.get(b, 'score')})",
-                         _cell([s["score"] for s in ss], pct=True)]
-                        + [_cell([s.get(k, 0) for s in ss]) for k in
-                           ("interventions", "interventions_correct", "interventions_fixed", "interventions_misled")]
-                        + [_cell([s.get("interruption_success") for s in ss], pct=True)]
-                        + [_cell([s.get(k, 0) for s in ss]) for k in ("failed", "tool_errors", "abandoned_steps")]
-                        + [_cell([s.get("policy_calls_per_task") for s in ss]),
-                           _cell([s.get("reader_recall") for s in ss], pct=True)])
+            rows.append(
+                [
+                    _label(m, [ss], failed),
+                    _backing([ss]),
+                    f"{b} ({BENCH_METRIC.get(b, 'score')})",
+                    _cell([s["score"] for s in ss], pct=True),
+                ]
+                + [
+                    _cell([s.get(k, 0) for s in ss])
+                    for k in (
+                        "interventions",
+                        "interventions_correct",
+                        "interventions_fixed",
+                        "interventions_misled",
+                    )
+                ]
+                + [_cell([s.get("interruption_success") for s in ss], pct=True)]
+                + [_cell([s.get(k, 0) for s in ss]) for k in ("failed", "tool_errors", "abandoned_steps")]
+                + [
+                    _cell([s.get("policy_calls_per_task") for s in ss]),
+                    _cell([s.get("reader_recall") for s in ss], pct=True),
+                ]
+            )
     for b in benches:  # best / second best per benchmark (score, interruption success)
         sub = [r for r in rows if r[2].startswith(f"{b} (")]
         mark_best(sub, {3: True, 8: True})
-    tables["table2"] = (head, rows, "Table 2: ablations. Best per benchmark in bold, second best underlined "
-                        "(reference rows not ranked). "
-                        "Counts are totals per seed; interruption success = "
-                        "correct interventions / interventions (– when there were none); reader recall = value "
-                        "mentions in the method's delivered text that the suite's reader attributed to one slot "
-                        "(eval/suites/reader.py)." + note + fails.footnote())
+    tables["table2"] = (
+        head,
+        rows,
+        "Table 2: ablations. Best per benchmark in bold, second best underlined "
+        "(reference rows not ranked). "
+        "Counts are totals per seed; interruption success = "
+        "correct interventions / interventions (– when there were none); reader recall = value "
+        "mentions in the method's delivered text that the suite's reader attributed to one slot "
+        "(eval/suites/reader.py)." + note + fails.footnote(),
+    )
     # Table 3
     fails = _Failures()
-    cats = sorted({c for ss in data.values() for s in ss for c in s.get("per_category", {})} - {"professional"})
-    head = ["Method", "memory LLM"] + [f"{b} {st} (%)" for b in benches for st in STAGES] + \
-        [f"MCP {c} (%)" for c in cats]
+    cats = sorted(
+        {c for ss in data.values() for s in ss for c in s.get("per_category", {})} - {"professional"}
+    )
+    head = (
+        ["Method", "memory LLM"]
+        + [f"{b} {st} (%)" for b in benches for st in STAGES]
+        + [f"MCP {c} (%)" for c in cats]
+    )
     rows = []
     for m in _methods(data, "table3"):
         per = {b: _get(data, "table3", m, b) for b in benches}
@@ -290,8 +400,13 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
         mcp = per.get("mcp_persona_sim", [])
         row += [_cell([s["per_category"].get(c) for s in mcp], pct=True) for c in cats]
         rows.append(row)
-    tables["table3"] = (head, rows, "Table 3: accuracy by execution stage and MCP category." + note + fails.footnote())
+    tables["table3"] = (
+        head,
+        rows,
+        "Table 3: accuracy by execution stage and MCP category." + note + fails.footnote(),
+    )
     from eval.real.persona2web.table import table_b3  # Persona2Web's Table B3 lives with its benchmark
+
     tables["tableB3"] = table_b3(data)
     return tables
 
@@ -305,21 +420,46 @@ def to_markdown(head, rows, caption) -> str:
     return "\n".join(lines) + "\n"
 
 
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "±": r"$\pm$", FAILED_MARK: r"$^\dagger$"}
+_LATEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "±": r"$\pm$",
+    FAILED_MARK: r"$^\dagger$",
+}
 
 
 def to_latex(head, rows, caption) -> str:
     esc = lambda s: "".join(_LATEX.get(ch, ch) for ch in s)  # noqa: E731
-    lines = [r"\begin{table}[t]", r"\centering", r"\small", r"\begin{tabular}{l" + "c" * (len(head) - 1) + "}",
-             r"\toprule", " & ".join(esc(h) for h in head) + r" \\", r"\midrule"]
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\small",
+        r"\begin{tabular}{l" + "c" * (len(head) - 1) + "}",
+        r"\toprule",
+        " & ".join(esc(h) for h in head) + r" \\",
+        r"\midrule",
+    ]
     lines += [" & ".join(esc(c) for c in r) + r" \\" for r in rows]
-    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{esc(' '.join(caption.split(chr(10))))}}}", r"\end{table}"]
+    lines += [
+        r"\bottomrule",
+        r"\end{tabular}",
+        rf"\caption{{{esc(' '.join(caption.split(chr(10))))}}}",
+        r"\end{table}",
+    ]
     return "\n".join(lines) + "\n"
 
 
 def plot_stage_accuracy(data, out_dir: Path) -> list[Path]:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -333,8 +473,13 @@ def plot_stage_accuracy(data, out_dir: Path) -> list[Path]:
         for i, m in enumerate(methods):
             ss = _get(data, "table3", m, b)
             ms = [mean_stderr([s["stage_accuracy"].get(st) for s in ss]) for st in STAGES]
-            ax.bar([x + i * width for x in range(3)], [math.nan if v[0] is None else 100 * v[0] for v in ms],
-                   width, yerr=[0 if v[1] is None else 100 * v[1] for v in ms], label=m)
+            ax.bar(
+                [x + i * width for x in range(3)],
+                [math.nan if v[0] is None else 100 * v[0] for v in ms],
+                width,
+                yerr=[0 if v[1] is None else 100 * v[1] for v in ms],
+                label=m,
+            )
         ax.set_xticks([x + 0.4 - width / 2 for x in range(3)], STAGES)
         ax.set_ylabel("checkpoint accuracy (%)")
         sim = any(s["simulated"] for k, ss in data.items() if k[2] == b for s in ss)
@@ -348,10 +493,15 @@ def plot_stage_accuracy(data, out_dir: Path) -> list[Path]:
     return paths
 
 
-def render(run_dirs: Sequence[str | Path], out_dir: str | Path | None = None, plots: bool = True,
-           per_seed_checkpoints: bool = False) -> str:
+def render(
+    run_dirs: Sequence[str | Path],
+    out_dir: str | Path | None = None,
+    plots: bool = True,
+    per_seed_checkpoints: bool = False,
+) -> str:
     """Render all tables; write tables.md / tables.tex (+ PNGs) to out_dir when given; return Markdown."""
     from pulse.utils.atomic import atomic_write_text
+
     data = collect(find_runs(run_dirs), per_seed_checkpoints)
     tables = build_tables(data)
     md = "\n".join(to_markdown(*t) for t in tables.values() if t[1])
@@ -360,8 +510,9 @@ def render(run_dirs: Sequence[str | Path], out_dir: str | Path | None = None, pl
         out.mkdir(parents=True, exist_ok=True)
         atomic_write_text(out / "tables.md", md)
         atomic_write_text(out / "tables.tex", "\n".join(to_latex(*t) for t in tables.values() if t[1]))
-        atomic_write_text(out / "table_data.json", dumps_strict(
-            {"|".join(k): v for k, v in data.items()}, indent=1))
+        atomic_write_text(
+            out / "table_data.json", dumps_strict({"|".join(k): v for k, v in data.items()}, indent=1)
+        )
         if plots:
             plot_stage_accuracy(data, out)
     return md

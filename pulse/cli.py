@@ -3,6 +3,7 @@
 Each verb is also `python -m pulse.<module>`; this file only dispatches (and is the one place that
 knows the verb list).
 """
+
 from __future__ import annotations
 
 import difflib
@@ -17,7 +18,10 @@ VERBS: dict[str, tuple[str, str]] = {
     "eval": ("pulse.eval", "benchmark x method x task-agent evaluation runs"),
     "tables": ("pulse.tables", "render paper-style tables from run directories"),
     "memory": ("pulse.memory.cli", "inspect or export a memory store (show | export)"),
-    "serve": ("pulse.serve.__main__", "MCP gateway: upstream MCP tools with Pulse's memory and pre-commit gate"),
+    "serve": (
+        "pulse.serve.__main__",
+        "MCP gateway: upstream MCP tools with Pulse's memory and pre-commit gate",
+    ),
     "trace": ("pulse.trace.__main__", "one self-contained HTML page of eval runs' episodes and decisions"),
 }
 

@@ -5,12 +5,14 @@ configs/ folder), and our known input errors (bad config value, bad dataset row,
 unknown registry name) stop the run with one message naming the key, file or row, not a traceback
 from deep inside a library.
 """
+
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 
@@ -57,7 +59,9 @@ def hydra_entry(verb: str, run: Callable[[Any], Any], config_name: str | None = 
 
     quiet_libraries()
 
-    @hydra.main(config_path=str(CONFIG_DIR), config_name=config_name or verb.replace("-", "_"), version_base="1.3")
+    @hydra.main(
+        config_path=str(CONFIG_DIR), config_name=config_name or verb.replace("-", "_"), version_base="1.3"
+    )
     def _main(cfg: Any) -> Any:
         try:
             return run(cfg)

@@ -7,6 +7,7 @@ task groups -> table (mean ± stderr over seeds) + reward curves PNG + demo_resu
 Numbers are the real policy's decisions on *generated* held-out data; no simulated agent is involved
 in this table (the suite table that follows, if enabled, is simulated-agent and says so).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -26,19 +27,25 @@ def _fmt(values: list[Any], pct: bool = True) -> str:
 
 
 def comparison_table(results: dict[str, list[dict[str, Any]]], seeds: list[int], n: int) -> str:
-    lines = [f"Held-out policy metrics on generated data ({n} examples, held-out users and task groups; "
-             f"seeds {seeds}; mean ± stderr)",
-             "| policy | action acc % | decision acc % | interruption success % | interventions | parse fail % |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        f"Held-out policy metrics on generated data ({n} examples, held-out users and task groups; "
+        f"seeds {seeds}; mean ± stderr)",
+        "| policy | action acc % | decision acc % | interruption success % | interventions | parse fail % |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, runs in results.items():
-        lines.append(f"| {name} | {_fmt([r['action_accuracy'] for r in runs])} | "
-                     f"{_fmt([r['decision_accuracy'] for r in runs])} | "
-                     f"{_fmt([r['interruption_success'] for r in runs])} | "
-                     f"{_fmt([r['interventions'] for r in runs], pct=False)} | "
-                     f"{_fmt([r['parse_failure_rate'] for r in runs])} |")
-    lines.append("action acc: chosen action = gold action. decision acc: action and required evidence right "
-                 "(pulse/core/correctness.py). interruption success: correct interventions / chosen interventions. "
-                 "Parse failures act as silent.")
+        lines.append(
+            f"| {name} | {_fmt([r['action_accuracy'] for r in runs])} | "
+            f"{_fmt([r['decision_accuracy'] for r in runs])} | "
+            f"{_fmt([r['interruption_success'] for r in runs])} | "
+            f"{_fmt([r['interventions'] for r in runs], pct=False)} | "
+            f"{_fmt([r['parse_failure_rate'] for r in runs])} |"
+        )
+    lines.append(
+        "action acc: chosen action = gold action. decision acc: action and required evidence right "
+        "(pulse/core/correctness.py). interruption success: correct interventions / chosen interventions. "
+        "Parse failures act as silent."
+    )
     return "\n".join(lines)
 
 
@@ -50,9 +57,12 @@ def plot_reward_curves(runs: dict[str, list[Path]], out_png: Path) -> None:
 
     from pulse.train.metrics_log import read_metrics
 
-    keys = [("reward", "total reward"), ("rewards/correct_action/mean", "correct action rate"),
-            ("rewards/correct_decision/mean", "correct decision (with evidence) rate"),
-            ("rewards/wrong_intervention/mean", "wrong intervention rate")]
+    keys = [
+        ("reward", "total reward"),
+        ("rewards/correct_action/mean", "correct action rate"),
+        ("rewards/correct_decision/mean", "correct decision (with evidence) rate"),
+        ("rewards/wrong_intervention/mean", "wrong intervention rate"),
+    ]
     fig, axes = plt.subplots(1, len(keys), figsize=(4.5 * len(keys), 3.6))
     for name, paths in runs.items():
         for ax, (key, title) in zip(axes, keys):
@@ -65,7 +75,9 @@ def plot_reward_curves(runs: dict[str, list[Path]], out_png: Path) -> None:
             n = min(map(len, series))
             mean = [sum(s[i] for s in series) / len(series) for i in range(n)]
             w = max(1, n // 10)  # moving average for readability
-            smooth = [sum(mean[max(0, i - w + 1):i + 1]) / len(mean[max(0, i - w + 1):i + 1]) for i in range(n)]
+            smooth = [
+                sum(mean[max(0, i - w + 1) : i + 1]) / len(mean[max(0, i - w + 1) : i + 1]) for i in range(n)
+            ]
             ax.plot(range(1, n + 1), smooth, label=name)
             ax.set_title(title)
             ax.set_xlabel("GRPO step")
@@ -100,14 +112,24 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
     curves: dict[str, list[Path]] = {k: [] for k in results if k.startswith("GRPO")}
     checkpoints: dict[str, Any] = {}
 
-    base_policy = build_policy(PolicyBackendConfig(name_or_path=base, prompt_style=train_cfg.model.prompt_style,
-                                                   max_new_tokens=train_cfg.model.max_completion_tokens))
+    base_policy = build_policy(
+        PolicyBackendConfig(
+            name_or_path=base,
+            prompt_style=train_cfg.model.prompt_style,
+            max_new_tokens=train_cfg.model.max_completion_tokens,
+        )
+    )
     base_metrics, _ = evaluate_policy(base_policy, held_out)
     for seed in demo_cfg.seeds:
         print(f"\n[pulse demo] seed {seed}: SFT warm start", flush=True)
         results["base (untrained)"].append(base_metrics)  # one untrained init, same for every seed
-        sft_cfg = dataclasses.replace(train_cfg, seed=seed, run_name=f"s{seed}-sft", out_dir=str(root / f"s{seed}" / "sft_run"),
-                                      grpo=dataclasses.replace(train_cfg.grpo, enabled=False))
+        sft_cfg = dataclasses.replace(
+            train_cfg,
+            seed=seed,
+            run_name=f"s{seed}-sft",
+            out_dir=str(root / f"s{seed}" / "sft_run"),
+            grpo=dataclasses.replace(train_cfg.grpo, enabled=False),
+        )
         sft = run_training(sft_cfg)
         results["SFT only"].append(sft["eval"]["sft"])
         checkpoints[f"s{seed}"] = {"sft": sft["checkpoints"]["sft"]}
@@ -115,9 +137,14 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
             name = penalty_name(p)
             print(f"\n[pulse demo] seed {seed}: GRPO with wrong-intervention penalty {p:g}", flush=True)
             g_cfg = dataclasses.replace(
-                train_cfg, seed=seed, run_name=f"s{seed}-grpo-{name}", out_dir=str(root / f"s{seed}" / f"grpo_{name}"),
-                init_from=sft["checkpoints"]["sft"], sft=dataclasses.replace(train_cfg.sft, enabled=False),
-                reward=dataclasses.replace(train_cfg.reward, name=name, wrong_intervention=float(p)))
+                train_cfg,
+                seed=seed,
+                run_name=f"s{seed}-grpo-{name}",
+                out_dir=str(root / f"s{seed}" / f"grpo_{name}"),
+                init_from=sft["checkpoints"]["sft"],
+                sft=dataclasses.replace(train_cfg.sft, enabled=False),
+                reward=dataclasses.replace(train_cfg.reward, name=name, wrong_intervention=float(p)),
+            )
             g = run_training(g_cfg)
             results[f"GRPO (penalty {p:g})"].append(g["eval"]["grpo"])
             curves[f"GRPO (penalty {p:g})"].append(Path(g_cfg.out_dir) / "metrics.jsonl")
@@ -125,11 +152,18 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
 
     table = comparison_table(results, list(demo_cfg.seeds), len(held_out))
     plot_reward_curves(curves, root / "reward_curves.png")
-    out = {"table": table, "seeds": list(demo_cfg.seeds), "results": results, "checks": policy_checks(results),
-           "checkpoints": checkpoints, "train_config": as_dict(train_cfg)}
+    out = {
+        "table": table,
+        "seeds": list(demo_cfg.seeds),
+        "results": results,
+        "checks": policy_checks(results),
+        "checkpoints": checkpoints,
+        "train_config": as_dict(train_cfg),
+    }
     if demo_cfg.suite_decisions:
-        out["suite_decisions"] = suite_decision_results(checkpoints, list(demo_cfg.seeds), train_cfg,
-                                                        list(demo_cfg.suite_decision_benchmarks))
+        out["suite_decisions"] = suite_decision_results(
+            checkpoints, list(demo_cfg.seeds), train_cfg, list(demo_cfg.suite_decision_benchmarks)
+        )
         table += "\n\n" + out["suite_decisions"]["table"]
     if demo_cfg.suites:
         out["suites"] = _run_suites(root, checkpoints, train_cfg, demo_cfg)
@@ -143,11 +177,15 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
         if folder != root and (root / "reward_curves.png").exists():
             atomic_write_bytes(folder / "reward_curves.png", (root / "reward_curves.png").read_bytes())
     print("\n" + table)
-    print("checks: " + ", ".join(f"{k}={v if not isinstance(v, float) else round(v, 1)}"
-                                 for k, v in out["checks"].items()))
+    print(
+        "checks: "
+        + ", ".join(f"{k}={v if not isinstance(v, float) else round(v, 1)}" for k, v in out["checks"].items())
+    )
     if out.get("suites", {}).get("table"):
         print("\n" + out["suites"]["table"])
-    print(f"\n[pulse demo] reward curves: {root / 'reward_curves.png'}; results: {root / 'demo_results.json'}")
+    print(
+        f"\n[pulse demo] reward curves: {root / 'reward_curves.png'}; results: {root / 'demo_results.json'}"
+    )
     return out
 
 
@@ -159,24 +197,46 @@ def _run_suites(root: Path, checkpoints: dict[str, Any], train_cfg, demo_cfg) ->
         return {"table": "", "skipped": f"offline suites unavailable: {e}"}
     # "w/o RL" here is the SFT-only policy: the random-init base cannot emit a parseable decision,
     # so as a no-RL row it would only repeat the start-only result (the paper's base is instruct-tuned).
-    out = run_suites({seed: checkpoints[f"s{seed}"] for seed in demo_cfg.seeds}, out_dir=str(root / "suites"),
-                     max_tasks=demo_cfg.suite_max_tasks, prompt_style=train_cfg.model.prompt_style,
-                     max_new_tokens=train_cfg.model.max_completion_tokens)
-    out["table"] += ("\n\npulse = the GRPO (penalty -1) checkpoint of the same training seed as the evaluation "
-                     "seed; pulse_penalty0 = its GRPO (penalty 0) checkpoint; pulse_no_rl = its SFT-only checkpoint. "
-                     "Simulated task agent.")
+    out = run_suites(
+        {seed: checkpoints[f"s{seed}"] for seed in demo_cfg.seeds},
+        out_dir=str(root / "suites"),
+        max_tasks=demo_cfg.suite_max_tasks,
+        prompt_style=train_cfg.model.prompt_style,
+        max_new_tokens=train_cfg.model.max_completion_tokens,
+    )
+    out["table"] += (
+        "\n\npulse = the GRPO (penalty -1) checkpoint of the same training seed as the evaluation "
+        "seed; pulse_penalty0 = its GRPO (penalty 0) checkpoint; pulse_no_rl = its SFT-only checkpoint. "
+        "Simulated task agent."
+    )
     return out
 
 
-SUITE_DECISION_ROWS = (("SFT only", "sft"), ("GRPO (penalty 0)", "no_penalty"), ("GRPO (penalty -1)", "pulse"))
-SUITE_DECISION_KEYS = ("decision_accuracy", "action_accuracy", "intervene_recall", "interruption_success",
-                       "interventions", "oracle_interventions", "harness_interruption_success",
-                       "harness_interventions", "harness_interventions_fixed", "harness_interventions_misled",
-                       "task_mean_score", "n", "parse_failure_rate")
+SUITE_DECISION_ROWS = (
+    ("SFT only", "sft"),
+    ("GRPO (penalty 0)", "no_penalty"),
+    ("GRPO (penalty -1)", "pulse"),
+)
+SUITE_DECISION_KEYS = (
+    "decision_accuracy",
+    "action_accuracy",
+    "intervene_recall",
+    "interruption_success",
+    "interventions",
+    "oracle_interventions",
+    "harness_interruption_success",
+    "harness_interventions",
+    "harness_interventions_fixed",
+    "harness_interventions_misled",
+    "task_mean_score",
+    "n",
+    "parse_failure_rate",
+)
 
 
-def suite_decision_results(checkpoints: dict[str, Any], seeds: list[int], train_cfg, benchmarks: list[str]
-                           ) -> dict[str, Any]:
+def suite_decision_results(
+    checkpoints: dict[str, Any], seeds: list[int], train_cfg, benchmarks: list[str]
+) -> dict[str, Any]:
     """Every policy call of a run of each offline suite (pulse/policy/suite_log.py), per training seed s
     with s's checkpoints and evaluation seed s; the gold rule (oracle) on the same suites and seeds.
     Per row and benchmark: each key's mean, stderr (None for one seed) and per-seed values; confusion
@@ -189,11 +249,22 @@ def suite_decision_results(checkpoints: dict[str, Any], seeds: list[int], train_
     raw: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for seed in seeds:
         roles = checkpoints[f"s{seed}"]
-        rows = [(name, role) for name, role in SUITE_DECISION_ROWS if role in roles] + [("oracle (gold rule)", None)]
+        rows = [(name, role) for name, role in SUITE_DECISION_ROWS if role in roles] + [
+            ("oracle (gold rule)", None)
+        ]
         for name, role in rows:
-            policy = RulePolicy() if role is None else build_policy(PolicyBackendConfig(
-                name_or_path=str(roles[role]), prompt_style=train_cfg.model.prompt_style,
-                max_new_tokens=train_cfg.model.max_completion_tokens, batch_size=8))
+            policy = (
+                RulePolicy()
+                if role is None
+                else build_policy(
+                    PolicyBackendConfig(
+                        name_or_path=str(roles[role]),
+                        prompt_style=train_cfg.model.prompt_style,
+                        max_new_tokens=train_cfg.model.max_completion_tokens,
+                        batch_size=8,
+                    )
+                )
+            )
             print(f"[pulse demo] seed {seed}: suite decision points of {name}", flush=True)
             res, _ = suite_decisions(policy, benchmarks, seed)
             for b, m in res.items():
@@ -205,47 +276,67 @@ def suite_decision_results(checkpoints: dict[str, Any], seeds: list[int], train_
             cell = {}
             for k in SUITE_DECISION_KEYS:
                 vals = [m.get(k) for m in ms]
-                mean, se = mean_stderr([v for v in vals if v is not None]) if any(v is not None for v in vals) \
+                mean, se = (
+                    mean_stderr([v for v in vals if v is not None])
+                    if any(v is not None for v in vals)
                     else (None, None)
+                )
                 cell[k] = {"mean": mean, "stderr": se, "per_seed": vals}
             cell["confusion_per_seed"] = [m.get("confusion") for m in ms]
             summary[name][b] = cell
-    lines = [f"Suite decision points (every policy call of a run of each offline suite, gold-rule label; simulated "
-             f"task agent; training seeds = evaluation seeds {seeds}; mean ± stderr)",
-             "| policy | benchmark | calls | decision acc % | intervene recall % | interruption success % | "
-             "interventions | oracle interventions (same points) | mean task score % |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"Suite decision points (every policy call of a run of each offline suite, gold-rule label; simulated "
+        f"task agent; training seeds = evaluation seeds {seeds}; mean ± stderr)",
+        "| policy | benchmark | calls | decision acc % | intervene recall % | interruption success % | "
+        "interventions | oracle interventions (same points) | mean task score % |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for name, per in summary.items():
         for b, cell in per.items():
+
             def f(k, pct=True):
                 return _fmt([v for v in cell[k]["per_seed"] if v is not None], pct)
-            lines.append(f"| {name} | {b} | {f('n', False)} | {f('decision_accuracy')} | {f('intervene_recall')} | "
-                         f"{f('interruption_success')} | {f('interventions', False)} | "
-                         f"{f('oracle_interventions', False)} | {f('task_mean_score')} |")
-    return {"seeds": seeds, "benchmarks": summary, "table": "\n".join(lines),
-            "checks": suite_decision_checks(summary, benchmarks)}
+
+            lines.append(
+                f"| {name} | {b} | {f('n', False)} | {f('decision_accuracy')} | {f('intervene_recall')} | "
+                f"{f('interruption_success')} | {f('interventions', False)} | "
+                f"{f('oracle_interventions', False)} | {f('task_mean_score')} |"
+            )
+    return {
+        "seeds": seeds,
+        "benchmarks": summary,
+        "table": "\n".join(lines),
+        "checks": suite_decision_checks(summary, benchmarks),
+    }
 
 
 def suite_decision_checks(summary: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
     """The issue-17 targets on suite decision points, per benchmark, for GRPO(-1): decision accuracy
     >= 90 %, interruption success >= 80 %, interventions >= half the oracle's on the same points; and
     the penalty's direction against GRPO(0) and the gain over SFT-only."""
+
     def mean(row, b, k):
         return ((summary.get(row) or {}).get(b) or {}).get(k, {}).get("mean")
+
     p, p0, sft = "GRPO (penalty -1)", "GRPO (penalty 0)", "SFT only"
     out = {}
     for b in benchmarks:
-        da, isr, n, n_or = (mean(p, b, k) for k in ("decision_accuracy", "interruption_success", "interventions",
-                                                    "oracle_interventions"))
+        da, isr, n, n_or = (
+            mean(p, b, k)
+            for k in ("decision_accuracy", "interruption_success", "interventions", "oracle_interventions")
+        )
         out[b] = {
             "decision_accuracy_ge_90": None if da is None else da >= 0.9,
             "interruption_success_ge_80": None if isr is None else isr >= 0.8,
             "interventions_ge_half_oracle": None if n is None or not n_or else n >= 0.5 * n_or,
-            "grpo_minus_sft_decision_accuracy_pts": None if da is None or mean(sft, b, "decision_accuracy") is None
+            "grpo_minus_sft_decision_accuracy_pts": None
+            if da is None or mean(sft, b, "decision_accuracy") is None
             else 100 * (da - mean(sft, b, "decision_accuracy")),
-            "penalty_fewer_interventions": None if n is None or mean(p0, b, "interventions") is None
+            "penalty_fewer_interventions": None
+            if n is None or mean(p0, b, "interventions") is None
             else n < mean(p0, b, "interventions"),
-            "penalty_higher_interruption_success": None if isr is None or mean(p0, b, "interruption_success") is None
+            "penalty_higher_interruption_success": None
+            if isr is None or mean(p0, b, "interruption_success") is None
             else isr > mean(p0, b, "interruption_success"),
         }
     return out
@@ -255,6 +346,7 @@ def policy_checks(results: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """The paper's training claims on the held-out policy metrics (means over seeds; None = not run):
     GRPO(-1) makes fewer interventions than GRPO(0) with higher interruption success, both
     intervening; GRPO(-1) beats SFT-only on decision accuracy without falling to always-silent."""
+
     def mean(name: str, key: str) -> float | None:
         return mean_stderr([r[key] for r in results.get(name, [])])[0]
 
@@ -267,8 +359,12 @@ def policy_checks(results: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     return {
         "both_penalties_intervene": both,
         "penalty_fewer_interventions": None if not both else n_p < n_p0,
-        "penalty_higher_interruption_success": None if not both or is_p is None or is_p0 is None else is_p > is_p0,
-        "grpo_minus_sft_decision_accuracy_pts": None if acc_p is None or acc_sft is None else 100 * (acc_p - acc_sft),
+        "penalty_higher_interruption_success": None
+        if not both or is_p is None or is_p0 is None
+        else is_p > is_p0,
+        "grpo_minus_sft_decision_accuracy_pts": None
+        if acc_p is None or acc_sft is None
+        else 100 * (acc_p - acc_sft),
         "grpo_always_silent": None if silent is None else silent >= 0.999,
     }
 
@@ -306,9 +402,15 @@ def merge_seed_results(folders: list[str | Path], out: str | Path) -> dict[str, 
             results.setdefault(name, []).extend(runs)
     n = parts[0]["results"]["SFT only"][0]["n"]
     table = comparison_table(results, seeds, n)
-    merged: dict[str, Any] = {"table": table, "seeds": seeds, "results": results, "checks": policy_checks(results),
-                              "checkpoints": {k: v for p in parts for k, v in p["checkpoints"].items()},
-                              "train_config": parts[0]["train_config"], "merged_from": [str(f) for f in folders]}
+    merged: dict[str, Any] = {
+        "table": table,
+        "seeds": seeds,
+        "results": results,
+        "checks": policy_checks(results),
+        "checkpoints": {k: v for p in parts for k, v in p["checkpoints"].items()},
+        "train_config": parts[0]["train_config"],
+        "merged_from": [str(f) for f in folders],
+    }
     if all(p.get("suite_decisions") for p in parts):
         rows: dict[str, dict[str, dict[str, Any]]] = {}
         for p in parts:
@@ -331,13 +433,21 @@ def merge_seed_results(folders: list[str | Path], out: str | Path) -> dict[str, 
         lines[0] = lines[0].replace(str(parts[0]["seeds"]), str(seeds))
         for name, per in rows.items():
             for b, cell in per.items():
+
                 def f(k, pct=True):
                     return _fmt([v for v in cell[k]["per_seed"] if v is not None], pct)
-                lines.append(f"| {name} | {b} | {f('n', False)} | {f('decision_accuracy')} | {f('intervene_recall')} | "
-                             f"{f('interruption_success')} | {f('interventions', False)} | "
-                             f"{f('oracle_interventions', False)} | {f('task_mean_score')} |")
-        merged["suite_decisions"] = {"seeds": seeds, "benchmarks": rows, "table": "\n".join(lines),
-                                     "checks": suite_decision_checks(rows, benchmarks)}
+
+                lines.append(
+                    f"| {name} | {b} | {f('n', False)} | {f('decision_accuracy')} | {f('intervene_recall')} | "
+                    f"{f('interruption_success')} | {f('interventions', False)} | "
+                    f"{f('oracle_interventions', False)} | {f('task_mean_score')} |"
+                )
+        merged["suite_decisions"] = {
+            "seeds": seeds,
+            "benchmarks": rows,
+            "table": "\n".join(lines),
+            "checks": suite_decision_checks(rows, benchmarks),
+        }
         merged["table"] += "\n\n" + merged["suite_decisions"]["table"]
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

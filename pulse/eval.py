@@ -9,6 +9,7 @@ directory described in eval/harness.py and prints the summary (labelled "simulat
 task agent is the simulator). Exit status: 0; 1 when an episode failed (message on stderr naming
 the count and the first error) unless allow_failures=true; 2 for a config error or a refused resume.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,18 +37,20 @@ def _fmt(summary: dict) -> str:
     per = ", ".join(f"{k} {_num(v)}" for k, v in summary.get("score_per_persona", {}).items())
     ckpt = "/".join(summary.get("policy_checkpoints") or []) or "none"
     h = summary.get("checkpoint_hash") or ""
-    return (f"{summary['benchmark']} / {summary['method']} / seed {summary['seed']}{label}: "
-            f"score {_num(summary['score'])} over {summary['episodes']} episodes ({summary['failed']} failed); "
-            f"per persona: {per}; "
-            f"retrieve tok/task {_num(summary['retrieve_tokens'], '.1f')}; "
-            f"store tok/task {_num(summary['store_tokens'], '.1f')}; "
-            f"s/task {_num(summary['seconds_per_task'], '.2f')}; interventions {summary['interventions']} "
-            f"(correct {summary['interventions_correct']}, fixed {summary['interventions_fixed']}, "
-            f"misled {summary['interventions_misled']}; interruption success "
-            f"{_num(summary['interruption_success'])}); tool errors {summary['tool_errors']}; "
-            f"abandoned steps {summary['abandoned_steps']}; parse failures {summary['parse_failures']}/"
-            f"{summary['policy_calls']}; stage acc: {stage}; policy checkpoint {ckpt}"
-            f"{f' (sha256 {h[:12]})' if h else ''}")
+    return (
+        f"{summary['benchmark']} / {summary['method']} / seed {summary['seed']}{label}: "
+        f"score {_num(summary['score'])} over {summary['episodes']} episodes ({summary['failed']} failed); "
+        f"per persona: {per}; "
+        f"retrieve tok/task {_num(summary['retrieve_tokens'], '.1f')}; "
+        f"store tok/task {_num(summary['store_tokens'], '.1f')}; "
+        f"s/task {_num(summary['seconds_per_task'], '.2f')}; interventions {summary['interventions']} "
+        f"(correct {summary['interventions_correct']}, fixed {summary['interventions_fixed']}, "
+        f"misled {summary['interventions_misled']}; interruption success "
+        f"{_num(summary['interruption_success'])}); tool errors {summary['tool_errors']}; "
+        f"abandoned steps {summary['abandoned_steps']}; parse failures {summary['parse_failures']}/"
+        f"{summary['policy_calls']}; stage acc: {stage}; policy checkpoint {ckpt}"
+        f"{f' (sha256 {h[:12]})' if h else ''}"
+    )
 
 
 def failure_message(summary: dict) -> str | None:
@@ -56,15 +59,17 @@ def failure_message(summary: dict) -> str | None:
     if not n:
         return None
     first = (summary.get("failures") or [{}])[0]
-    return (f"pulse eval: {n} of {summary['episodes']} episode(s) failed; first: {first.get('task_id', '?')}: "
-            f"{first.get('error', '?')} (all in summary.json / episodes.jsonl; allow_failures=true exits 0)")
+    return (
+        f"pulse eval: {n} of {summary['episodes']} episode(s) failed; first: {first.get('task_id', '?')}: "
+        f"{first.get('error', '?')} (all in summary.json / episodes.jsonl; allow_failures=true exits 0)"
+    )
 
 
 def _run(cfg: DictConfig) -> None:
-    from pulse.config.schema import to_typed
     from eval.config import EvalConfig
     from eval.harness import run_eval
     from eval.suites.schema import SuiteError
+    from pulse.config.schema import to_typed
 
     try:
         typed = to_typed(cfg, EvalConfig)

@@ -14,6 +14,7 @@ confusion matrix, plus the run's suite score and harness-judged interventions. W
 suite_decisions.json (per benchmark) and decisions.jsonl (one line per policy call).
 `policy.name_or_path=rule` evaluates the gold rule itself (the oracle reference).
 """
+
 from __future__ import annotations
 
 import json
@@ -26,16 +27,25 @@ def build_any_policy(pcfg):
     """A checkpoint through the policy factory, or one of the non-learned references by name."""
     if pcfg.name_or_path == "rule":
         from pulse.agent.rule_policy import RulePolicy
+
         return RulePolicy()
     if pcfg.name_or_path in ("supplement_all", "intervene_all"):
         from pulse.agent.blind_policies import BlindPolicy
+
         return BlindPolicy(pcfg.name_or_path)
     from pulse.policy.factory import build_policy
+
     return build_policy(pcfg)
 
 
-def suite_decisions(policy, benchmarks, seed: int, suite_seed: int = 0, work_dir: str | Path | None = None,
-                    progress: bool = False) -> tuple[dict, list[dict]]:
+def suite_decisions(
+    policy,
+    benchmarks,
+    seed: int,
+    suite_seed: int = 0,
+    work_dir: str | Path | None = None,
+    progress: bool = False,
+) -> tuple[dict, list[dict]]:
     """{benchmark: metrics} and one row per policy call, for one policy on each offline suite."""
     import tempfile
 
@@ -49,9 +59,18 @@ def suite_decisions(policy, benchmarks, seed: int, suite_seed: int = 0, work_dir
         with tempfile.TemporaryDirectory(prefix="pulse-evalpol-", dir=work_dir) as root:
             calls, episodes = run_logged(bench, policy, seed=seed, root=root, progress=progress)
         results[name] = suite_decision_metrics(calls, episodes)
-        rows += [{"benchmark": name, "task_id": c.task_id, "step": c.inp.last_event.step,
-                  "event": c.inp.last_event.kind, "gold": c.gold.to_dict(), "decision": c.output.decision.to_dict(),
-                  "parse_ok": c.output.parse.ok} for c in calls]
+        rows += [
+            {
+                "benchmark": name,
+                "task_id": c.task_id,
+                "step": c.inp.last_event.step,
+                "event": c.inp.last_event.kind,
+                "gold": c.gold.to_dict(),
+                "decision": c.output.decision.to_dict(),
+                "parse_ok": c.output.parse.ok,
+            }
+            for c in calls
+        ]
     return results, rows
 
 
@@ -64,15 +83,20 @@ def _run(cfg) -> None:
 
     c = to_typed(cfg, EvalPolicyConfig)
     # the dataset is read before the model is loaded: a bad row or a missing dataset is named at once
-    examples = (load_examples(ensure_dataset(c.data), c.split, c.data.max_eval_examples)
-                if c.source != "suite" else [])
+    examples = (
+        load_examples(ensure_dataset(c.data), c.split, c.data.max_eval_examples)
+        if c.source != "suite"
+        else []
+    )
     policy = build_any_policy(c.policy)
     out = Path(c.out_dir)
     label = c.label or c.policy.name_or_path
     if c.source == "suite":
         results, rows = suite_decisions(policy, c.benchmarks, c.seed, c.suite_seed, progress=True)
         write_manifest(out, config=c, policy=c.policy.__dict__, benchmarks=list(c.benchmarks), seed=c.seed)
-        atomic_write_json(out / "suite_decisions.json", {"policy": label, "seed": c.seed, "benchmarks": results})
+        atomic_write_json(
+            out / "suite_decisions.json", {"policy": label, "seed": c.seed, "benchmarks": results}
+        )
         atomic_write_text(out / "decisions.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
         print(format_suite_table({label: results}, c.benchmarks))
         print(f"[pulse eval-policy] wrote {out}/suite_decisions.json")
@@ -81,25 +105,33 @@ def _run(cfg) -> None:
     write_manifest(out, config=c, policy=c.policy.__dict__, dataset=c.data.path, split=c.split, seed=c.seed)
     atomic_write_json(out / "metrics.json", metrics)
     atomic_write_text(out / "predictions.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
-    print(format_metrics_table({label: metrics},
-                               f"Policy evaluation on {c.data.path} [{c.split}], {len(examples)} examples"))
+    print(
+        format_metrics_table(
+            {label: metrics}, f"Policy evaluation on {c.data.path} [{c.split}], {len(examples)} examples"
+        )
+    )
     print(f"[pulse eval-policy] wrote {out}/metrics.json")
 
 
 def format_suite_table(results: dict, benchmarks) -> str:
     def pct(v):
         return "n/a" if v is None else f"{100 * v:.1f}"
-    lines = ["Decision points of suite runs (every policy call; gold rule label; simulated task agent)",
-             "| policy | benchmark | calls | decision acc % | action acc % | intervene recall % | "
-             "interruption success % | interventions | oracle interventions | mean task score % |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+
+    lines = [
+        "Decision points of suite runs (every policy call; gold rule label; simulated task agent)",
+        "| policy | benchmark | calls | decision acc % | action acc % | intervene recall % | "
+        "interruption success % | interventions | oracle interventions | mean task score % |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for name, per in results.items():
         for b in benchmarks:
             m = per[b]
-            lines.append(f"| {name} | {b} | {m['n']} | {pct(m.get('decision_accuracy'))} | "
-                         f"{pct(m.get('action_accuracy'))} | {pct(m.get('intervene_recall'))} | "
-                         f"{pct(m.get('interruption_success'))} | {m.get('interventions')} | "
-                         f"{m['oracle_interventions']} | {pct(m.get('task_mean_score'))} |")
+            lines.append(
+                f"| {name} | {b} | {m['n']} | {pct(m.get('decision_accuracy'))} | "
+                f"{pct(m.get('action_accuracy'))} | {pct(m.get('intervene_recall'))} | "
+                f"{pct(m.get('interruption_success'))} | {m.get('interventions')} | "
+                f"{m['oracle_interventions']} | {pct(m.get('task_mean_score'))} |"
+            )
     return "\n".join(lines)
 
 

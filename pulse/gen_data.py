@@ -1,9 +1,10 @@
 """`pulse gen-data` / `python -m pulse.gen_data`: generate the policy dataset.
 
-    pulse gen-data out_dir=artifacts/data/pulse_v1 seed=0
-    pulse gen-data overrides.n_users=120
-    pulse gen-data source=runtime runtime_fraction=0.5 out_dir=artifacts/data/runtime_v1   # run-time decision points
+pulse gen-data out_dir=artifacts/data/pulse_v1 seed=0
+pulse gen-data overrides.n_users=120
+pulse gen-data source=runtime runtime_fraction=0.5 out_dir=artifacts/data/runtime_v1   # run-time decision points
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -27,10 +28,17 @@ def _run(cfg) -> None:
     source = str(cfg.get("source", "synthetic"))
     if source not in ("synthetic", "persona2web", "runtime"):
         raise ConfigError(f"source: {source!r} not in ['persona2web', 'runtime', 'synthetic']")
-    gen_cfg = GenDataConfig(**{**extra, "seed": int(cfg.seed), "source": "synthetic" if source == "runtime" else source,
-                               "data_dir": str(cfg.get("data_dir", "") or "")})
+    gen_cfg = GenDataConfig(
+        **{
+            **extra,
+            "seed": int(cfg.seed),
+            "source": "synthetic" if source == "runtime" else source,
+            "data_dir": str(cfg.get("data_dir", "") or ""),
+        }
+    )
     if source == "runtime":
         from data_gen.runtime import RuntimeParams, build_runtime_dataset
+
         fraction = float(cfg.get("runtime_fraction", 0.5))
         if not 0 < fraction <= 1:
             raise ConfigError(f"runtime_fraction: {fraction} not in (0, 1]")

@@ -4,11 +4,13 @@ A registry maps a config name (`method=mem0`, `benchmark=pibench_sim`) to "modul
 module is imported only when that name is chosen, so heavy optional dependencies cost nothing until
 used. A typo gets close-name suggestions.
 """
+
 from __future__ import annotations
 
 import difflib
 import importlib
-from typing import Any, Generic, Iterator, TypeVar
+from collections.abc import Iterator
+from typing import Any, Generic, TypeVar
 
 from pulse.core.errors import PulseUserError
 
@@ -51,8 +53,11 @@ class Registry(Generic[T]):
         return obj
 
 
-POLICY_BACKENDS: Registry[Any] = Registry("policy backend", {
-    "transformers": "pulse.policy.transformers_policy:TransformersPolicy",
-    "openai": "pulse.policy.openai_policy:OpenAIPolicy",
-    "vllm": "pulse.policy.vllm_policy:VLLMPolicy",
-})
+POLICY_BACKENDS: Registry[Any] = Registry(
+    "policy backend",
+    {
+        "transformers": "pulse.policy.transformers_policy:TransformersPolicy",
+        "openai": "pulse.policy.openai_policy:OpenAIPolicy",
+        "vllm": "pulse.policy.vllm_policy:VLLMPolicy",
+    },
+)

@@ -3,6 +3,7 @@ stage-accuracy plot (PNG) from evaluation run directories (searched recursively 
 Mean ± stderr over seeds; simulated-agent rows are marked "(sim)", rows that include failed episodes
 "†" (with a footnote naming them). Exit 2 with one message when the runs cannot be tabulated honestly,
 e.g. two policy checkpoints (content hashes) under one method and benchmark."""
+
 from __future__ import annotations
 
 import argparse
@@ -14,10 +15,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("runs", nargs="+", help="run directories or folders containing them")
     p.add_argument("--out", default=None, help="write tables.md, tables.tex and PNG plots here")
     p.add_argument("--no-plots", action="store_true")
-    p.add_argument("--per-seed-checkpoints", action="store_true",
-                   help="allow one policy checkpoint per seed in a row (training seed s evaluated at seed s)")
+    p.add_argument(
+        "--per-seed-checkpoints",
+        action="store_true",
+        help="allow one policy checkpoint per seed in a row (training seed s evaluated at seed s)",
+    )
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
     from eval.tables import render
+
     try:
         print(render(a.runs, a.out, plots=not a.no_plots, per_seed_checkpoints=a.per_seed_checkpoints))
     except (FileNotFoundError, ValueError) as e:

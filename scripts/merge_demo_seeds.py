@@ -7,6 +7,7 @@
 stderr and per-seed values of decision_accuracy, interruption_success, interventions,
 oracle_interventions (and the other suite decision keys), with the recipe's checks.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,13 +28,22 @@ if __name__ == "__main__":
         print("suite decision checks:", m["suite_decisions"]["checks"])
     if a.suite_decisions and m.get("suite_decisions"):
         from pulse.utils.atomic import atomic_write_json
+
         sd = m["suite_decisions"]
         per_bench = {}
         for row, per in sd["benchmarks"].items():
             for b, cell in per.items():
                 per_bench.setdefault(b, {})[row] = {k: v for k, v in cell.items()}
-        atomic_write_json(a.suite_decisions, {
-            "recipe": a.recipe, "merged_from": list(a.folders), "seeds": sd["seeds"],
-            "what": "every policy call of a run of each offline suite (real PulseAgent + simulated task agent), "
-                    "labelled by the gold rule on the input the run time built; training seed s evaluated at seed s",
-            "benchmarks": per_bench, "checks": sd["checks"], "table": sd["table"]})
+        atomic_write_json(
+            a.suite_decisions,
+            {
+                "recipe": a.recipe,
+                "merged_from": list(a.folders),
+                "seeds": sd["seeds"],
+                "what": "every policy call of a run of each offline suite (real PulseAgent + simulated task agent), "
+                "labelled by the gold rule on the input the run time built; training seed s evaluated at seed s",
+                "benchmarks": per_bench,
+                "checks": sd["checks"],
+                "table": sd["table"],
+            },
+        )

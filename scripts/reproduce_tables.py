@@ -16,6 +16,7 @@ Runs resume (rows already complete are not rerun). Results come from the *simula
 unless overrides select another (`agent=openai ...`); they are labelled as such everywhere. Then
 `pulse tables` renders Markdown/LaTeX/PNG from the run directories.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,11 +61,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tables", nargs="+", default=["table1", "table2", "table3", "tableB4"])
     ap.add_argument("--rows", nargs="*", default=[], help="only these tableK/row names")
     ap.add_argument("--benchmarks", nargs="+", default=["pibench_sim", "mcp_persona_sim", "independent_sim"])
-    ap.add_argument("--chains-parallel", type=int, default=6,
-                    help="persona chains of a run at once; their policy decisions go out as one batch")
+    ap.add_argument(
+        "--chains-parallel",
+        type=int,
+        default=6,
+        help="persona chains of a run at once; their policy decisions go out as one batch",
+    )
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    ap.add_argument("--checkpoint", default="", help="trained policy path; '{seed}' is replaced; 'rule' = rule policy")
-    ap.add_argument("--base", default="", help="policy of the 'w/o RL' rows (base_policy); '{seed}' is replaced")
+    ap.add_argument(
+        "--checkpoint", default="", help="trained policy path; '{seed}' is replaced; 'rule' = rule policy"
+    )
+    ap.add_argument(
+        "--base", default="", help="policy of the 'w/o RL' rows (base_policy); '{seed}' is replaced"
+    )
     ap.add_argument("overrides", nargs="*", help="extra hydra overrides for every run")
     a = ap.parse_args(argv)
 
@@ -84,12 +93,20 @@ def main(argv: list[str] | None = None) -> int:
         for row in rows_of(a.tables, a.rows):
             for bench in a.benchmarks:
                 for seed in a.seeds:
-                    ov = [f"experiment={row}", f"benchmark={bench}", f"seed={seed}", "progress=false",
-                          f"out_dir={runs / row / bench / f'seed{seed}'}", f"chains_parallel={a.chains_parallel}",
-                          *a.overrides]
+                    ov = [
+                        f"experiment={row}",
+                        f"benchmark={bench}",
+                        f"seed={seed}",
+                        "progress=false",
+                        f"out_dir={runs / row / bench / f'seed{seed}'}",
+                        f"chains_parallel={a.chains_parallel}",
+                        *a.overrides,
+                    ]
                     probe = compose("eval", overrides=ov)
                     # only Pulse's own rows run a policy (the baselines' memory-side calls go to llm=)
-                    uses_policy = probe.method.impl == "pulse" and probe.method.get("mode", "streaming") != "start_only"
+                    uses_policy = (
+                        probe.method.impl == "pulse" and probe.method.get("mode", "streaming") != "start_only"
+                    )
                     needs_trained = uses_policy and probe.method.get("policy", "trained") == "trained"
                     needs_base = uses_policy and probe.method.get("policy", "trained") == "base"
                     if needs_trained and not a.checkpoint:
@@ -112,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         print("rows not run: " + "; ".join(dict.fromkeys(skipped)))
     print(f"{n_runs} runs in {time.perf_counter() - t0:.1f}s")
     from pulse.tables import main as tables_main
+
     per_seed = "{seed}" in a.checkpoint or "{seed}" in a.base
     return tables_main([str(runs), "--out", a.out, *(["--per-seed-checkpoints"] if per_seed else [])]) or 0
 

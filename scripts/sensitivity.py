@@ -14,6 +14,7 @@ pair of ranked methods whose order flips. Written: `sensitivity.json`, `sensitiv
 and `sensitivity.png` (score per knob value, one line per method). All figures come from the
 *simulated* task agent and are labelled so.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,20 +46,39 @@ METHODS = ("none", "mem0", "pma", "openclaw", "pulse_rule")
 def check_grid() -> None:
     """The grid sweeps exactly the behaviour knobs the agent model declares (one list of them)."""
     from eval.agents.behaviour import BEHAVIOUR_KNOBS
+
     if set(GRID) != set(BEHAVIOUR_KNOBS):
-        raise SystemExit(f"sensitivity: GRID {sorted(GRID)} is not the agent's BEHAVIOUR_KNOBS {sorted(BEHAVIOUR_KNOBS)}")
+        raise SystemExit(
+            f"sensitivity: GRID {sorted(GRID)} is not the agent's BEHAVIOUR_KNOBS {sorted(BEHAVIOUR_KNOBS)}"
+        )
+
+
 ORACLE = {"pulse_rule"}  # shown, never ranked (a row no method can be)
 
 
-def multirun(runs: Path, knob: str | None, values: tuple, methods, benchmarks, seeds, checkpoint: str,
-             jobs: int) -> None:
+def multirun(
+    runs: Path, knob: str | None, values: tuple, methods, benchmarks, seeds, checkpoint: str, jobs: int
+) -> None:
     sweep = [f"agent.behaviour.{knob}={','.join(map(str, values))}"] if knob else []
-    tag = f"{knob}@${{agent.behaviour.{knob}}}" if knob else "default"  # '=' is not allowed in an override value
-    cmd = [sys.executable, "-m", "pulse.cli", "eval", "-m", *sweep, f"method={','.join(methods)}",
-           f"benchmark={','.join(benchmarks)}", f"seed={','.join(map(str, seeds))}",
-           f"out_dir={runs}/{tag}/${{benchmark.name}}/${{method.name}}/seed${{seed}}", "progress=false",
-           "chains_parallel=6",  # a learned policy's decisions batched across a run's chains
-           f"hydra.launcher.n_jobs={jobs}", f"hydra.sweep.dir={runs}/_hydra/{knob or 'default'}"]
+    tag = (
+        f"{knob}@${{agent.behaviour.{knob}}}" if knob else "default"
+    )  # '=' is not allowed in an override value
+    cmd = [
+        sys.executable,
+        "-m",
+        "pulse.cli",
+        "eval",
+        "-m",
+        *sweep,
+        f"method={','.join(methods)}",
+        f"benchmark={','.join(benchmarks)}",
+        f"seed={','.join(map(str, seeds))}",
+        f"out_dir={runs}/{tag}/${{benchmark.name}}/${{method.name}}/seed${{seed}}",
+        "progress=false",
+        "chains_parallel=6",  # a learned policy's decisions batched across a run's chains
+        f"hydra.launcher.n_jobs={jobs}",
+        f"hydra.sweep.dir={runs}/_hydra/{knob or 'default'}",
+    ]
     if checkpoint:
         cmd.append(f"policy.name_or_path={checkpoint}")
     print(f"[sensitivity] {knob or 'defaults'}: {' '.join(cmd[3:])}", flush=True)
@@ -114,42 +134,75 @@ def analyse(data, benchmarks) -> dict:
             base = {m: mean[("default", b, m)] for (s, bb, m) in mean if s == "default" and bb == b}
             ranked = {m: v for m, v in scores.items() if m not in ORACLE}
             ranked_base = {m: v for m, v in base.items() if m not in ORACLE}
-            flips = [f"{x} vs {y}" for x, y in itertools.combinations(sorted(ranked), 2)
-                     if x in ranked_base and y in ranked_base
-                     and (ranked[x] - ranked[y]) * (ranked_base[x] - ranked_base[y]) < 0]
-            result["settings"].append({
-                "setting": st, "benchmark": b, "scores": scores,
-                "ranking": sorted(ranked, key=lambda m: -ranked[m]),
-                "spearman_vs_default": spearman(ranked, ranked_base), "flips_vs_default": flips,
-                "seeds": sorted({s for (x, bb, m), v in data.items() if x == st and bb == b for s in v})})
+            flips = [
+                f"{x} vs {y}"
+                for x, y in itertools.combinations(sorted(ranked), 2)
+                if x in ranked_base
+                and y in ranked_base
+                and (ranked[x] - ranked[y]) * (ranked_base[x] - ranked_base[y]) < 0
+            ]
+            result["settings"].append(
+                {
+                    "setting": st,
+                    "benchmark": b,
+                    "scores": scores,
+                    "ranking": sorted(ranked, key=lambda m: -ranked[m]),
+                    "spearman_vs_default": spearman(ranked, ranked_base),
+                    "flips_vs_default": flips,
+                    "seeds": sorted({s for (x, bb, m), v in data.items() if x == st and bb == b for s in v}),
+                }
+            )
     return result
 
 
 def markdown(res: dict, methods) -> str:
-    head = ["setting", "benchmark", *methods, "ranking (best first; oracle not ranked)", "ρ vs default", "flips"]
-    lines = ["**Sensitivity of the offline rankings to the simulated agent's behaviour knobs** "
-             "(simulated task agent; offline stand-ins for memory-side LLMs; scores in %, mean over seeds "
-             f"{sorted({s for r in res['settings'] for s in r['seeds']})}).", "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    head = [
+        "setting",
+        "benchmark",
+        *methods,
+        "ranking (best first; oracle not ranked)",
+        "ρ vs default",
+        "flips",
+    ]
+    lines = [
+        "**Sensitivity of the offline rankings to the simulated agent's behaviour knobs** "
+        "(simulated task agent; offline stand-ins for memory-side LLMs; scores in %, mean over seeds "
+        f"{sorted({s for r in res['settings'] for s in r['seeds']})}).",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
     for r in res["settings"]:
         rho = r["spearman_vs_default"]
-        cells = [r["setting"], r["benchmark"]] + [f"{100 * r['scores'][m]:.1f}" if m in r["scores"] else "–"
-                                                 for m in methods]
-        cells += [" > ".join(r["ranking"]), "–" if rho is None else f"{rho:.2f}",
-                  "; ".join(r["flips_vs_default"]) or "none"]
+        cells = [r["setting"], r["benchmark"]] + [
+            f"{100 * r['scores'][m]:.1f}" if m in r["scores"] else "–" for m in methods
+        ]
+        cells += [
+            " > ".join(r["ranking"]),
+            "–" if rho is None else f"{rho:.2f}",
+            "; ".join(r["flips_vs_default"]) or "none",
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
 def plot(res: dict, methods, benchmarks, path: Path) -> None:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     knobs = list(GRID)
-    fig, axes = plt.subplots(len(benchmarks), len(knobs), figsize=(2.6 * len(knobs), 2.4 * len(benchmarks)),
-                             squeeze=False, sharey="row")
+    fig, axes = plt.subplots(
+        len(benchmarks),
+        len(knobs),
+        figsize=(2.6 * len(knobs), 2.4 * len(benchmarks)),
+        squeeze=False,
+        sharey="row",
+    )
     by = {(r["setting"], r["benchmark"]): r["scores"] for r in res["settings"]}
     from eval.agents.behaviour import BehaviourParams
+
     for i, b in enumerate(benchmarks):
         for j, k in enumerate(knobs):
             ax = axes[i][j]
@@ -194,15 +247,24 @@ def main(argv: list[str] | None = None) -> int:
         for k in a.knobs:
             multirun(runs, k, GRID[k], methods, a.benchmarks, a.seeds, a.checkpoint, a.jobs)
     res = analyse(collect(runs), a.benchmarks)
-    res.update(methods=methods, grid={k: list(v) for k, v in GRID.items()}, checkpoint=a.checkpoint or None,
-               command=" ".join(["python scripts/sensitivity.py", *(argv if argv is not None else sys.argv[1:])]))
+    res.update(
+        methods=methods,
+        grid={k: list(v) for k, v in GRID.items()},
+        checkpoint=a.checkpoint or None,
+        command=" ".join(["python scripts/sensitivity.py", *(argv if argv is not None else sys.argv[1:])]),
+    )
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     from pulse.utils.atomic import atomic_write_text
+
     atomic_write_text(out / "sensitivity.json", json.dumps(res, indent=1, sort_keys=True) + "\n")
     atomic_write_text(out / "sensitivity.md", markdown(res, methods))
-    plot(res, methods, [b for b in a.benchmarks if any(r["benchmark"] == b for r in res["settings"])],
-         out / "sensitivity.png")
+    plot(
+        res,
+        methods,
+        [b for b in a.benchmarks if any(r["benchmark"] == b for r in res["settings"])],
+        out / "sensitivity.png",
+    )
     print(f"[sensitivity] wrote {out}/sensitivity.{{json,md,png}}")
     return 0
 

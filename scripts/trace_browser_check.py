@@ -11,6 +11,7 @@ intervention with its evidence and what the agent did next, a retrieval reason, 
 failed for `none`; then the method filter. `--screenshot` also saves a PNG of that view.
 Exit status: 0 checks passed, 1 a check failed (each failure printed), 2 Chromium not found.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,8 +24,15 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 TASK = "researcher_task_001"
 
 
@@ -42,8 +50,14 @@ def small_runs(out: Path, methods=("pulse_rule", "none"), trace: bool = True) ->
     try:
         dirs = []
         for m in methods:
-            ov = [f"method={m}", "benchmark=pibench_sim", f"out_dir={out / m}", "progress=false",
-                  "benchmark.max_tasks=2", "benchmark.personas=[researcher]"]
+            ov = [
+                f"method={m}",
+                "benchmark=pibench_sim",
+                f"out_dir={out / m}",
+                "progress=false",
+                "benchmark.max_tasks=2",
+                "benchmark.personas=[researcher]",
+            ]
             with initialize_config_dir(str(REPO / "configs"), version_base="1.3"):
                 cfg = to_typed(compose("eval", overrides=ov), EvalConfig)
             dirs.append(run_eval(cfg))
@@ -68,7 +82,9 @@ def browse(page: Path, fragment: str, screenshot: Path | None = None, size: str 
         dom = subprocess.run([*base, "--dump-dom", url], capture_output=True, text=True, timeout=120).stdout
         if screenshot is not None:
             screenshot.parent.mkdir(parents=True, exist_ok=True)
-            subprocess.run([*base, f"--screenshot={screenshot.resolve()}", url], capture_output=True, timeout=120)
+            subprocess.run(
+                [*base, f"--screenshot={screenshot.resolve()}", url], capture_output=True, timeout=120
+            )
     return dom
 
 
@@ -82,15 +98,19 @@ def check(page: Path, screenshot: Path | None = None) -> list[str]:
     fails = []
     dom = browse(page, f"#compare=0:{TASK}&only=1", screenshot)
     txt = text_of(dom)
-    want = {"the page ran its script": 'data-ready="1"' in dom,
-            "two columns side by side": dom.count('class="card"') == 2 and "Side by side: " + TASK + " in 2 run(s)" in txt,
-            "pulse_rule column": f"pulse_rule · {TASK}" in txt, "none column": f"none · {TASK}" in txt,
-            "an intervention": "Pulse: intervene" in txt,
-            "its evidence message": "The user prefers seed_policy = three_seeds" in txt,
-            "what the agent did next": "Agent next: re-called log_experiment" in txt and "(follows memory" in txt,
-            "a retrieval reason": "valid at the cutoff" in txt,
-            "a passed checkpoint": "✓ seed_policy=three_seeds" in txt,
-            "a failed checkpoint (none)": "✗ seed_policy=three_seeds" in txt}
+    want = {
+        "the page ran its script": 'data-ready="1"' in dom,
+        "two columns side by side": dom.count('class="card"') == 2
+        and "Side by side: " + TASK + " in 2 run(s)" in txt,
+        "pulse_rule column": f"pulse_rule · {TASK}" in txt,
+        "none column": f"none · {TASK}" in txt,
+        "an intervention": "Pulse: intervene" in txt,
+        "its evidence message": "The user prefers seed_policy = three_seeds" in txt,
+        "what the agent did next": "Agent next: re-called log_experiment" in txt and "(follows memory" in txt,
+        "a retrieval reason": "valid at the cutoff" in txt,
+        "a passed checkpoint": "✓ seed_policy=three_seeds" in txt,
+        "a failed checkpoint (none)": "✗ seed_policy=three_seeds" in txt,
+    }
     fails += [f"compare view: {name}" for name, ok in want.items() if not ok]
     # one episode with the method filter: the list shows that method's episodes only
     dom = browse(page, f"#ep=1:{TASK}&method=none&persona=researcher")
@@ -106,8 +126,12 @@ def check(page: Path, screenshot: Path | None = None) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--screenshot", type=Path, default=None, help="also save a PNG of the side-by-side view here")
-    ap.add_argument("--keep", type=Path, default=None, help="build the runs and the page here (default: a temp dir)")
+    ap.add_argument(
+        "--screenshot", type=Path, default=None, help="also save a PNG of the side-by-side view here"
+    )
+    ap.add_argument(
+        "--keep", type=Path, default=None, help="build the runs and the page here (default: a temp dir)"
+    )
     a = ap.parse_args(argv)
     if not chromium():
         print("trace_browser_check: chromium not found (apt-get install -y chromium)", file=sys.stderr)
@@ -117,13 +141,18 @@ def main(argv: list[str] | None = None) -> int:
         runs = small_runs(root)
         from pulse.trace.html import render
         from pulse.trace.load import load
+
         page = root / "trace.html"
-        page.write_text(render(load([str(r) for r in runs]), "Pulse trace: pulse_rule vs none (pibench_sim, researcher)"))
+        page.write_text(
+            render(load([str(r) for r in runs]), "Pulse trace: pulse_rule vs none (pibench_sim, researcher)")
+        )
         fails = check(page, a.screenshot)
     for f in fails:
         print(f"FAIL {f}")
-    print(f"trace_browser_check: {'ok' if not fails else f'{len(fails)} check(s) failed'}"
-          + (f"; screenshot {a.screenshot}" if a.screenshot and not fails else ""))
+    print(
+        f"trace_browser_check: {'ok' if not fails else f'{len(fails)} check(s) failed'}"
+        + (f"; screenshot {a.screenshot}" if a.screenshot and not fails else "")
+    )
     return 1 if fails else 0
 
 

@@ -31,6 +31,14 @@ def tiny_model(tmp_path_factory, small_dataset):
 
     examples = load_examples(small_dataset, "train")
     path = tmp_path_factory.mktemp("models") / "tiny"
-    spec = TinyModelSpec(vocab_size=600, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, head_dim=32, max_position_embeddings=512)
+    spec = TinyModelSpec(
+        vocab_size=600,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        head_dim=32,
+        max_position_embeddings=512,
+    )
     return build_tiny_qwen3(path, tokenizer_corpus(examples, "compact_marked"), spec)

@@ -8,6 +8,7 @@ bad JSON), dataset rows that fail validation (bad JSON column, wrong column type
 the snapshot), a missing or empty model folder, a missing dataset, and an eval run log with a bad
 line before its last. Tiny inputs, no training.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -26,8 +27,14 @@ ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 
 def run_cli(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([*PULSE, *args], capture_output=True, text=True, timeout=timeout, env=ENV,
-                          cwd=Path(__file__).resolve().parents[1])
+    return subprocess.run(
+        [*PULSE, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=ENV,
+        cwd=Path(__file__).resolve().parents[1],
+    )
 
 
 def assert_user_error(r: subprocess.CompletedProcess, *names: str) -> str:
@@ -46,12 +53,31 @@ def fingerprint(path: Path) -> tuple:
     """Bytes, mtime and the directory's listing: 'changes nothing' means all three stay."""
     if path.is_dir():
         return ("dir", sorted(os.listdir(path)), path.stat().st_mtime_ns)
-    return (hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns, sorted(os.listdir(path.parent)))
+    return (
+        hashlib.sha256(path.read_bytes()).hexdigest(),
+        path.stat().st_mtime_ns,
+        sorted(os.listdir(path.parent)),
+    )
 
 
-GOOD_SNAPSHOT = {"format": "pulse-memory-snapshot", "version": 1, "user_id": "u1", "project_id": "", "as_of": "",
-                 "items": [{"item_id": "a", "kind": "preference", "scope": "user:u1", "text": "I prefer tea",
-                            "slot": "drink", "value": "tea", "valid_from": "2025-01-01T00:00:00Z"}]}
+GOOD_SNAPSHOT = {
+    "format": "pulse-memory-snapshot",
+    "version": 1,
+    "user_id": "u1",
+    "project_id": "",
+    "as_of": "",
+    "items": [
+        {
+            "item_id": "a",
+            "kind": "preference",
+            "scope": "user:u1",
+            "text": "I prefer tea",
+            "slot": "drink",
+            "value": "tea",
+            "valid_from": "2025-01-01T00:00:00Z",
+        }
+    ],
+}
 
 
 def write_json(path: Path, obj) -> Path:
@@ -87,8 +113,11 @@ def test_a_file_that_is_not_a_pulse_store_is_refused_and_untouched(tmp_path, cas
     make(target)
     before = fingerprint(target)
     snap = write_json(tmp_path / "snap.json", GOOD_SNAPSHOT)
-    args = ["import", "--root", str(root), "--file", str(snap)] if verb == "import" else \
-        ["show", "--root", str(root), "--user", "u1"]
+    args = (
+        ["import", "--root", str(root), "--file", str(snap)]
+        if verb == "import"
+        else ["show", "--root", str(root), "--user", "u1"]
+    )
     r = run_cli("memory", *args)
     assert_user_error(r, str(target), what)
     assert fingerprint(target) == before
@@ -107,7 +136,14 @@ def test_a_memory_root_that_is_a_file_is_refused_and_untouched(tmp_path):
 
 def _good_store(tmp_path: Path) -> Path:
     root = tmp_path / "mem"
-    r = run_cli("memory", "import", "--root", str(root), "--file", str(write_json(tmp_path / "good.json", GOOD_SNAPSHOT)))
+    r = run_cli(
+        "memory",
+        "import",
+        "--root",
+        str(root),
+        "--file",
+        str(write_json(tmp_path / "good.json", GOOD_SNAPSHOT)),
+    )
     assert r.returncode == 0, r.stderr
     return root
 
@@ -135,18 +171,33 @@ def _item(i, **kw):
 
 
 BAD_SNAPSHOTS = {
-    "field_type": ({**GOOD_SNAPSHOT, "items": [_item("a"), _item("b", text=5)]}, ["items[1]", "'b'", "'text'"]),
+    "field_type": (
+        {**GOOD_SNAPSHOT, "items": [_item("a"), _item("b", text=5)]},
+        ["items[1]", "'b'", "'text'"],
+    ),
     "entities_type": ({**GOOD_SNAPSHOT, "items": [_item("a", entities="tea")]}, ["items[0]", "'entities'"]),
-    "time_order": ({**GOOD_SNAPSHOT, "items": [_item("a", valid_from="2025-05-01", valid_to="2025-01-01")]},
-                   ["items[0]", "valid_to", "before valid_from"]),
-    "bad_time": ({**GOOD_SNAPSHOT, "items": [_item("a", valid_from="yesterday")]}, ["items[0]", "valid_from"]),
+    "time_order": (
+        {**GOOD_SNAPSHOT, "items": [_item("a", valid_from="2025-05-01", valid_to="2025-01-01")]},
+        ["items[0]", "valid_to", "before valid_from"],
+    ),
+    "bad_time": (
+        {**GOOD_SNAPSHOT, "items": [_item("a", valid_from="yesterday")]},
+        ["items[0]", "valid_from"],
+    ),
     "duplicate_id": ({**GOOD_SNAPSHOT, "items": [_item("a"), _item("a")]}, ["items[1]", "duplicate item_id"]),
-    "cycle": ({**GOOD_SNAPSHOT, "items": [_item("a", supersedes="b"), _item("b", supersedes="a")]},
-              ["supersession cycle", "a -> b -> a"]),
-    "self_supersession": ({**GOOD_SNAPSHOT, "items": [_item("a", supersedes="a")]}, ["items[0]", "supersedes itself"]),
-    "provenance_type": ({**GOOD_SNAPSHOT, "items": [_item("a", provenance={"source_kind": "history", "quote": 3})]},
-                        ["items[0]", "provenance", "'quote'"]),
-    "not_json": ("{\"format\": ", ["not valid JSON", "line 1"]),
+    "cycle": (
+        {**GOOD_SNAPSHOT, "items": [_item("a", supersedes="b"), _item("b", supersedes="a")]},
+        ["supersession cycle", "a -> b -> a"],
+    ),
+    "self_supersession": (
+        {**GOOD_SNAPSHOT, "items": [_item("a", supersedes="a")]},
+        ["items[0]", "supersedes itself"],
+    ),
+    "provenance_type": (
+        {**GOOD_SNAPSHOT, "items": [_item("a", provenance={"source_kind": "history", "quote": 3})]},
+        ["items[0]", "provenance", "'quote'"],
+    ),
+    "not_json": ('{"format": ', ["not valid JSON", "line 1"]),
     "meta_links": ({**GOOD_SNAPSHOT, "meta": {"a": {"links": [1]}}}, ["meta['a']"]),
 }
 
@@ -168,12 +219,22 @@ def test_a_bad_snapshot_names_file_and_record_and_loads_nothing(tmp_path, case):
 
 # ------------------------------------------------------------------------------------ datasets, models
 def _row(i: int, **kw):
-    row = {"example_id": f"e{i}", "task_group": "g", "user_id": "u0", "case_type": "consistent",
-           "label_action": "supplement", "label_evidence": ["m1"],
-           "prefix_json": json.dumps([{"kind": "request", "step": 0, "text": "make tea"}]),
-           "snapshot_json": json.dumps([{"item_id": "m1", "kind": "preference", "scope": "user:u0",
-                                         "text": "I prefer green tea"}]),
-           "task_slots": ["drink"], "task_topic": "food", "task_level": 1, "as_of": ""}
+    row = {
+        "example_id": f"e{i}",
+        "task_group": "g",
+        "user_id": "u0",
+        "case_type": "consistent",
+        "label_action": "supplement",
+        "label_evidence": ["m1"],
+        "prefix_json": json.dumps([{"kind": "request", "step": 0, "text": "make tea"}]),
+        "snapshot_json": json.dumps(
+            [{"item_id": "m1", "kind": "preference", "scope": "user:u0", "text": "I prefer green tea"}]
+        ),
+        "task_slots": ["drink"],
+        "task_topic": "food",
+        "task_level": 1,
+        "as_of": "",
+    }
     row.update(kw)
     return row
 
@@ -186,10 +247,18 @@ def _dataset(path: Path, rows: list[dict]) -> Path:
 
 
 BAD_ROWS = {
-    "bad_json": (lambda: [_row(0), _row(1, prefix_json="[{\"kind\": ")], ["row 1", "'prefix_json'", "not valid JSON"]),
-    "bad_event": (lambda: [_row(0), _row(1, prefix_json=json.dumps([{"kind": "request", "step": "zero"}]))],
-                  ["row 1", "'prefix_json'", "'step'"]),
-    "column_type": (lambda: [_row(0, task_level="high"), _row(1, task_level="low")], ["row 0", "'task_level'"]),
+    "bad_json": (
+        lambda: [_row(0), _row(1, prefix_json='[{"kind": ')],
+        ["row 1", "'prefix_json'", "not valid JSON"],
+    ),
+    "bad_event": (
+        lambda: [_row(0), _row(1, prefix_json=json.dumps([{"kind": "request", "step": "zero"}]))],
+        ["row 1", "'prefix_json'", "'step'"],
+    ),
+    "column_type": (
+        lambda: [_row(0, task_level="high"), _row(1, task_level="low")],
+        ["row 0", "'task_level'"],
+    ),
     "evidence": (lambda: [_row(0), _row(1, label_evidence=["m9"])], ["row 1", "'label_evidence'", "m9"]),
 }
 
@@ -198,14 +267,25 @@ BAD_ROWS = {
 def test_a_bad_dataset_row_names_file_row_and_column(tmp_path, case):
     rows, names = BAD_ROWS[case]
     data = _dataset(tmp_path / "ds", rows())
-    r = run_cli("eval-policy", f"data.path={data}", "data.generate_if_missing=false", "split=test",
-                f"policy.name_or_path={tmp_path / 'no_model'}", f"out_dir={tmp_path / 'out'}")
+    r = run_cli(
+        "eval-policy",
+        f"data.path={data}",
+        "data.generate_if_missing=false",
+        "split=test",
+        f"policy.name_or_path={tmp_path / 'no_model'}",
+        f"out_dir={tmp_path / 'out'}",
+    )
     assert_user_error(r, str(data), "[test]", *names)
 
 
 def test_a_missing_dataset_is_named(tmp_path):
-    r = run_cli("eval-policy", f"data.path={tmp_path / 'nothing'}", "data.generate_if_missing=false",
-                "policy.name_or_path=x", f"out_dir={tmp_path / 'out'}")
+    r = run_cli(
+        "eval-policy",
+        f"data.path={tmp_path / 'nothing'}",
+        "data.generate_if_missing=false",
+        "policy.name_or_path=x",
+        f"out_dir={tmp_path / 'out'}",
+    )
     assert_user_error(r, str(tmp_path / "nothing"), "data.path", "does not exist")
 
 
@@ -217,8 +297,14 @@ def test_a_missing_model_folder_is_reported_before_any_tokenizer_loads(tmp_path,
         model.mkdir()
     elif case == "a_file":
         model.write_text("weights?")
-    r = run_cli("eval-policy", f"data.path={data}", "data.generate_if_missing=false", "split=test",
-                f"policy.name_or_path={model}", f"out_dir={tmp_path / 'out'}")
+    r = run_cli(
+        "eval-policy",
+        f"data.path={data}",
+        "data.generate_if_missing=false",
+        "split=test",
+        f"policy.name_or_path={model}",
+        f"out_dir={tmp_path / 'out'}",
+    )
     what = {"missing": "does not exist", "empty_folder": "is not a model folder", "a_file": "is a file"}[case]
     assert_user_error(r, str(model), what)
     assert not (tmp_path / "out" / "metrics.json").exists()
@@ -226,8 +312,15 @@ def test_a_missing_model_folder_is_reported_before_any_tokenizer_loads(tmp_path,
 
 def test_eval_with_a_missing_policy_folder_is_named(tmp_path):
     model = tmp_path / "no_such_model"
-    r = run_cli("eval", "method=pulse_no_rl", f"base_policy.name_or_path={model}", "benchmark.max_tasks=1",
-                "benchmark.personas=[researcher]", f"out_dir={tmp_path / 'run'}", "progress=false")
+    r = run_cli(
+        "eval",
+        "method=pulse_no_rl",
+        f"base_policy.name_or_path={model}",
+        "benchmark.max_tasks=1",
+        "benchmark.personas=[researcher]",
+        f"out_dir={tmp_path / 'run'}",
+        "progress=false",
+    )
     assert_user_error(r, str(model), "does not exist")
 
 
@@ -238,7 +331,14 @@ def test_an_eval_run_log_with_a_bad_middle_line_is_named(tmp_path):
     log = out / "episodes.jsonl"
     log.write_text('{"task_id": "a"}\n{"task_id": \n{"task_id": "c"}\n')
     before = fingerprint(log)
-    r = run_cli("eval", "method=none", "benchmark=pibench_sim", "benchmark.max_tasks=1",
-                "benchmark.personas=[researcher]", f"out_dir={out}", "progress=false")
+    r = run_cli(
+        "eval",
+        "method=none",
+        "benchmark=pibench_sim",
+        "benchmark.max_tasks=1",
+        "benchmark.personas=[researcher]",
+        f"out_dir={out}",
+        "progress=false",
+    )
     assert_user_error(r, str(log), "line 2")
     assert fingerprint(log)[:2] == before[:2]  # (hydra writes its own log beside it)

@@ -1,5 +1,6 @@
 """Every config file and every option of every config group composes and converts to the typed
 schema of its entry point."""
+
 from pathlib import Path
 
 import pytest
@@ -26,19 +27,28 @@ def test_train_group_options_compose(group, option):
     assert typed.out_dir.startswith("outputs/train/")
 
 
-@pytest.mark.parametrize("exp", sorted(f"paper/{p.stem}" for p in (CONFIG_DIR / "experiment" / "paper").glob("*.yaml")))
+@pytest.mark.parametrize(
+    "exp", sorted(f"paper/{p.stem}" for p in (CONFIG_DIR / "experiment" / "paper").glob("*.yaml"))
+)
 def test_training_experiments_compose(exp):
     to_typed(_compose("train", [f"+experiment={exp}"]), TrainConfig)
 
 
-@pytest.mark.parametrize("exp", sorted(f"cpu/{p.stem}" for p in (CONFIG_DIR / "experiment" / "cpu").glob("*.yaml")))
+@pytest.mark.parametrize(
+    "exp", sorted(f"cpu/{p.stem}" for p in (CONFIG_DIR / "experiment" / "cpu").glob("*.yaml"))
+)
 def test_cpu_recipes_compose_with_the_demo_driver(exp):
     from omegaconf import OmegaConf
 
     cfg = _compose("demo", [f"+experiment={exp}"])
     demo = to_typed(cfg.demo, DemoConfig)
     train = to_typed(OmegaConf.masked_copy(cfg, [k for k in cfg.keys() if k != "demo"]), TrainConfig)
-    assert len(demo.seeds) == 3 and set(demo.penalties) == {-1.0, 0.0} and train.sft.enabled and train.grpo.enabled
+    assert (
+        len(demo.seeds) == 3
+        and set(demo.penalties) == {-1.0, 0.0}
+        and train.sft.enabled
+        and train.grpo.enabled
+    )
 
 
 def test_eval_policy_and_demo_compose():
@@ -60,6 +70,7 @@ def test_bad_value_names_the_key():
 
 def test_accelerate_configs_are_valid():
     import yaml
+
     for p in (CONFIG_DIR / "accelerate").glob("*.yaml"):
         d = yaml.safe_load(p.read_text())
         assert d["distributed_type"] in ("MULTI_GPU", "DEEPSPEED") and d["num_processes"] >= 1
@@ -67,5 +78,6 @@ def test_accelerate_configs_are_valid():
 
 def test_every_yaml_file_parses():
     import yaml
+
     for p in Path(CONFIG_DIR).rglob("*.yaml"):
         yaml.safe_load(p.read_text())

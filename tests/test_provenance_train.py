@@ -1,5 +1,6 @@
 """Config hash in manifests and the resume rules of `pulse train` (no training here; the e2e test in
 tests/e2e/test_train_cli.py reruns a real run with a changed learning rate)."""
+
 import dataclasses
 import json
 from pathlib import Path
@@ -18,9 +19,15 @@ def _cfg(tmp_path, **grpo):
 
 def test_hash_ignores_only_non_result_keys(tmp_path):
     a = _cfg(tmp_path)
-    same = dataclasses.replace(a, out_dir="elsewhere", run_name="x", resume="fork", eval_after=False,
-                               logger=dataclasses.replace(a.logger, name="wandb"),
-                               data=dataclasses.replace(a.data, generate_if_missing=False))
+    same = dataclasses.replace(
+        a,
+        out_dir="elsewhere",
+        run_name="x",
+        resume="fork",
+        eval_after=False,
+        logger=dataclasses.replace(a.logger, name="wandb"),
+        data=dataclasses.replace(a.data, generate_if_missing=False),
+    )
     assert config_hash(a) == config_hash(same) and len(config_hash(a)) == 64
     assert config_hash(a) != config_hash(_cfg(tmp_path, learning_rate=1e-3))
     assert config_diff(a, _cfg(tmp_path, learning_rate=1e-3)) == [("grpo.learning_rate", 3e-4, 1e-3)]
@@ -44,6 +51,7 @@ def test_manifest_records_config_and_hash(tmp_path):
     assert on_disk["config"]["grpo"]["learning_rate"] == 3e-4 and "out_dir" in on_disk["config_hash_excludes"]
     # a plain dict config (eval/harness.py passes as_dict(cfg)) hashes the same way
     from pulse.config.schema import as_dict
+
     assert write_manifest(tmp_path, config=as_dict(cfg))["config_hash"] == config_hash(cfg)
     assert "config_hash" not in write_manifest(tmp_path)
 
@@ -97,7 +105,11 @@ def test_resume_false_starts_over(tmp_path):
     (out / "unrelated.txt").write_text("kept")
     cfg = dataclasses.replace(_cfg(tmp_path, learning_rate=1e-3), resume=False)
     assert prepare_run_dir(cfg).out_dir == str(out)
-    assert not (out / "grpo").exists() and not (out / "summary.json").exists() and not (out / "config.yaml").exists()
+    assert (
+        not (out / "grpo").exists()
+        and not (out / "summary.json").exists()
+        and not (out / "config.yaml").exists()
+    )
     assert (out / "unrelated.txt").exists()
 
 

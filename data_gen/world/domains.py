@@ -6,6 +6,7 @@ agent calls, and which history action types occur. Web shopping, flights, note a
 pharmacist's ordering system are all just different `DomainSpec` values; the generator code never
 branches on a domain name. See `data_gen/world/vocab_web.py` for the Persona2Web-style set.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -41,7 +42,9 @@ class SlotSpec:
         if len(set(self.values)) < 3:
             raise ValueError(f"slot {self.name}: needs at least 3 distinct values (deviation/none patterns)")
         if self.default and self.default not in self.values:
-            raise ValueError(f"slot {self.name}: default {self.default!r} is not one of its values {self.values}")
+            raise ValueError(
+                f"slot {self.name}: default {self.default!r} is not one of its values {self.values}"
+            )
 
     @property
     def held_values(self) -> tuple[str, ...]:
@@ -78,8 +81,10 @@ class DomainSpec:
         if not names:
             raise ValueError(f"domain {self.name}: needs at least one slot")
         if self.site_slot and self.site_slot not in names:
-            raise ValueError(f"domain {self.name}: site_slot {self.site_slot!r} is not one of its slots {names} "
-                             "(history entries carry a website; set site_slot='' for a domain without one)")
+            raise ValueError(
+                f"domain {self.name}: site_slot {self.site_slot!r} is not one of its slots {names} "
+                "(history entries carry a website; set site_slot='' for a domain without one)"
+            )
         unknown = set(self.habit_prone) - set(names)
         if unknown:
             raise ValueError(f"domain {self.name}: habit_prone slots {sorted(unknown)} are not among {names}")

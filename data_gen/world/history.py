@@ -11,12 +11,14 @@ domains add sparse one-off entries and generic noise (news, weather) as distract
 The deviation counts are fixed by construction (not sampled), so the derivation thresholds in
 `data_gen.world.preferences` recover the ground truth exactly; tests check this.
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Mapping
+from typing import Any
 
 from data_gen.world.domains import DomainSpec
 from data_gen.world.personas import Persona, SlotTruth
@@ -45,7 +47,12 @@ class HistoryEntry:
 
     def to_dict(self) -> dict[str, Any]:
         """Persona2Web memory-bank record (reference §3.2)."""
-        return {"timestamp": self.timestamp, "type": self.type, "object": self.object, "website": self.website}
+        return {
+            "timestamp": self.timestamp,
+            "type": self.type,
+            "object": self.object,
+            "website": self.website,
+        }
 
 
 @dataclass(frozen=True)
@@ -69,8 +76,12 @@ class HistoryParams:
 _NEED = {"preference": 7, "revised": 13, "habit": 7, "none": 0}
 
 
-def generate_history(persona: Persona, domains: Mapping[str, DomainSpec], rng: random.Random,
-                     params: HistoryParams = HistoryParams()) -> tuple[HistoryEntry, ...]:
+def generate_history(
+    persona: Persona,
+    domains: Mapping[str, DomainSpec],
+    rng: random.Random,
+    params: HistoryParams = HistoryParams(),
+) -> tuple[HistoryEntry, ...]:
     start = datetime.fromisoformat(params.start_date)
     span = params.days * 86400
     raw: list[tuple[int, str, str, str, str, tuple[tuple[str, str], ...]]] = []
@@ -90,15 +101,20 @@ def generate_history(persona: Persona, domains: Mapping[str, DomainSpec], rng: r
     for dname in rng.sample(inactive, min(len(inactive), params.max_oneoff_domains)):
         spec = domains[dname]
         for _ in range(rng.randint(1, params.max_oneoff_entries)):
-            vals = {s.name: rng.choice(s.values) for s in spec.slots
-                    if s.name == spec.site_slot or rng.random() < params.p_observe}
+            vals = {
+                s.name: rng.choice(s.values)
+                for s in spec.slots
+                if s.name == spec.site_slot or rng.random() < params.p_observe
+            }
             raw.append(_entry(spec, rng.randrange(span), vals, rng))
     for _ in range(params.noise_entries):
         typ, obj, site = rng.choice(NOISE)
         raw.append((rng.randrange(span), typ, obj, site, "", ()))
     raw.sort(key=lambda r: r[0])
-    return tuple(HistoryEntry(f"h{i}", (start + timedelta(seconds=t)).isoformat(), typ, obj, site, dom, slots)
-                 for i, (t, typ, obj, site, dom, slots) in enumerate(raw))
+    return tuple(
+        HistoryEntry(f"h{i}", (start + timedelta(seconds=t)).isoformat(), typ, obj, site, dom, slots)
+        for i, (t, typ, obj, site, dom, slots) in enumerate(raw)
+    )
 
 
 def _entry(spec: DomainSpec, t: int, vals: dict[str, str], rng: random.Random):
@@ -128,7 +144,9 @@ def _pattern(truth: SlotTruth, m: int, values: tuple[str, ...], rng: random.Rand
         # at most one one-off per segment, never next to the switch (keeps the change point exact)
         for lo, hi in ((0, k - 2), (k + 2, m)):
             if hi - lo >= 6:
-                seq[rng.randrange(lo, hi)] = rng.choice([v for v in values if v not in (truth.value, truth.old_value)])
+                seq[rng.randrange(lo, hi)] = rng.choice(
+                    [v for v in values if v not in (truth.value, truth.old_value)]
+                )
         return seq
     if truth.status == "preference":
         seq = [truth.value] * m

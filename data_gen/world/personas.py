@@ -7,11 +7,13 @@ preferences are implicit in a year of web actions. Tests check the derivation re
 Pure functions of a `random.Random`; vocabularies come in as `DomainSpec`s, so the same code makes
 professional or personal-app personas when given other domains.
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, Mapping
+from typing import Literal
 
 from data_gen.world.domains import DomainSpec
 from data_gen.world.vocab_web import CITIES, FIRST_NAMES, HOUSEHOLDS, LAST_NAMES, OCCUPATIONS
@@ -67,15 +69,23 @@ class PersonaParams:
     p_location_home: float = 0.85
 
 
-def make_persona(index: int, rng: random.Random, domains: Mapping[str, DomainSpec],
-                 params: PersonaParams = PersonaParams(), occupation: str = "") -> Persona:
+def make_persona(
+    index: int,
+    rng: random.Random,
+    domains: Mapping[str, DomainSpec],
+    params: PersonaParams = PersonaParams(),
+    occupation: str = "",
+) -> Persona:
     """`occupation` fixes the occupation attribute (e.g. an eval suite's professional role); the
     random draw still happens, so the rest of the persona is the same either way."""
     name = f"{rng.choice(FIRST_NAMES)}_{rng.choice(LAST_NAMES)}"
     home = rng.choice(CITIES)
     drawn = rng.choice(OCCUPATIONS)
-    attributes = (("home_city", home), ("occupation", occupation or drawn),
-                  ("household", rng.choice(HOUSEHOLDS)))
+    attributes = (
+        ("home_city", home),
+        ("occupation", occupation or drawn),
+        ("household", rng.choice(HOUSEHOLDS)),
+    )
     k = min(len(domains), rng.randint(params.min_active_domains, params.max_active_domains))
     active = tuple(sorted(rng.sample(sorted(domains), k)))
     truths: list[SlotTruth] = []
@@ -103,7 +113,9 @@ def _slot_truth(spec: DomainSpec, slot: str, home: str, rng: random.Random, p: P
 def _preference(spec: DomainSpec, slot: str, home: str, rng: random.Random, p: PersonaParams) -> SlotTruth:
     values = spec.slot(slot).values
     held = spec.slot(slot).held_values
-    value = home if slot == "location" and home in held and rng.random() < p.p_location_home else rng.choice(held)
+    value = (
+        home if slot == "location" and home in held and rng.random() < p.p_location_home else rng.choice(held)
+    )
     if rng.random() < p.p_revised:
         old = rng.choice([v for v in values if v != value])
         return SlotTruth(spec.name, slot, "preference", value, old, rng.uniform(0.35, 0.65))

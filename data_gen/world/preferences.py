@@ -11,11 +11,13 @@ Per (domain, slot), the values an entry reveals form a time-ordered sequence. Ru
 
 Attributes (home city, occupation) come from the persona profile, not from the history.
 """
+
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Literal
+from typing import Literal
 
 from data_gen.world.history import HistoryEntry
 from data_gen.world.personas import Persona
@@ -58,8 +60,9 @@ class DeriveParams:
 _Obs = tuple[str, str, HistoryEntry]  # (timestamp, value, entry)
 
 
-def derive_facts(history: Iterable[HistoryEntry], as_of: str = "",
-                 params: DeriveParams = DeriveParams()) -> tuple[UserFact, ...]:
+def derive_facts(
+    history: Iterable[HistoryEntry], as_of: str = "", params: DeriveParams = DeriveParams()
+) -> tuple[UserFact, ...]:
     """Preferences and habits implied by the history entries before `as_of` ("" = all)."""
     by_slot: dict[tuple[str, str], list[_Obs]] = {}
     for e in history:
@@ -82,12 +85,32 @@ def _slot_facts(domain: str, slot: str, obs: list[_Obs], p: DeriveParams) -> lis
     if split is not None:
         i, old, new = split
         first_old = next(o for o in obs if o[1] == old)
-        old_fact = UserFact(f"{key}.old", "preference", domain, slot, old, first_old[0], obs[i][0],
-                            source_id=first_old[2].entry_id, quote=first_old[2].object,
-                            support=values[:i].count(old), total=i)
-        new_fact = UserFact(key, "preference", domain, slot, new, obs[i][0], supersedes=old_fact.key,
-                            source_id=obs[i][2].entry_id, quote=obs[i][2].object,
-                            support=values[i:].count(new), total=len(values) - i)
+        old_fact = UserFact(
+            f"{key}.old",
+            "preference",
+            domain,
+            slot,
+            old,
+            first_old[0],
+            obs[i][0],
+            source_id=first_old[2].entry_id,
+            quote=first_old[2].object,
+            support=values[:i].count(old),
+            total=i,
+        )
+        new_fact = UserFact(
+            key,
+            "preference",
+            domain,
+            slot,
+            new,
+            obs[i][0],
+            supersedes=old_fact.key,
+            source_id=obs[i][2].entry_id,
+            quote=obs[i][2].object,
+            support=values[i:].count(new),
+            total=len(values) - i,
+        )
         return [old_fact, new_fact]
     top, c = counts.most_common(1)[0]
     share = c / len(values)
@@ -95,8 +118,20 @@ def _slot_facts(domain: str, slot: str, obs: list[_Obs], p: DeriveParams) -> lis
         return []
     kind: FactKind = "preference" if share >= p.preference_share else "habit"
     first = next(o for o in obs if o[1] == top)
-    return [UserFact(key, kind, domain, slot, top, first[0], source_id=first[2].entry_id,
-                     quote=first[2].object, support=c, total=len(values))]
+    return [
+        UserFact(
+            key,
+            kind,
+            domain,
+            slot,
+            top,
+            first[0],
+            source_id=first[2].entry_id,
+            quote=first[2].object,
+            support=c,
+            total=len(values),
+        )
+    ]
 
 
 def _change_point(values: list[str], counts: Counter, p: DeriveParams) -> tuple[int, str, str] | None:
@@ -122,6 +157,15 @@ def _change_point(values: list[str], counts: Counter, p: DeriveParams) -> tuple[
 
 def attribute_facts(persona: Persona) -> tuple[UserFact, ...]:
     """Plain profile facts (kind attribute); slots never collide with domain slots."""
-    return tuple(UserFact(f"{PROFILE_TOPIC}.{slot}", "attribute", PROFILE_TOPIC, slot, value,
-                          source_kind="user_statement", quote=f"{slot.replace('_', ' ')}: {value}")
-                 for slot, value in persona.attributes)
+    return tuple(
+        UserFact(
+            f"{PROFILE_TOPIC}.{slot}",
+            "attribute",
+            PROFILE_TOPIC,
+            slot,
+            value,
+            source_kind="user_statement",
+            quote=f"{slot.replace('_', ' ')}: {value}",
+        )
+        for slot, value in persona.attributes
+    )

@@ -7,18 +7,18 @@
 A request's `args` map each slot to its value, to `IMPLICIT` ("?"), or leave it out (the request
 does not mention the slot); `pulse.core.statements.parse_statement` recovers exactly this from the rendered text.
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Mapping, Sequence
-
-from pulse.core.statements import IMPLICIT
 
 from data_gen.world.domains import DomainSpec
 from data_gen.world.personas import Persona
 from data_gen.world.preferences import UserFact
+from pulse.core.statements import IMPLICIT
 
 LEVELS: tuple[int, ...] = (1, 2, 3)
 
@@ -36,7 +36,9 @@ class TaskGroup:
     start_time: str  # ISO-8601 of the request
 
 
-def level_modes(spec: DomainSpec, slots: Sequence[str], level: int, values: Mapping[str, str]) -> dict[str, str]:
+def level_modes(
+    spec: DomainSpec, slots: Sequence[str], level: int, values: Mapping[str, str]
+) -> dict[str, str]:
     """The request state per slot at a Persona2Web level (the L1/L2/L3 transformation)."""
     if level not in LEVELS:
         raise ValueError(f"level {level} not in {LEVELS}")
@@ -49,11 +51,16 @@ def level_modes(spec: DomainSpec, slots: Sequence[str], level: int, values: Mapp
 
 def request_text(spec: DomainSpec, obj: str, modes: Mapping[str, str]) -> str:
     """Render a request; slots missing from `modes` are not mentioned."""
-    parts = [spec.slot(s).implicit if v == IMPLICIT else spec.slot(s).explicit.format(v=v) for s, v in modes.items()]
+    parts = [
+        spec.slot(s).implicit if v == IMPLICIT else spec.slot(s).explicit.format(v=v)
+        for s, v in modes.items()
+    ]
     return f"{spec.verb} {obj} {', '.join(parts)}.".replace(" .", ".")
 
 
-def level_texts(spec: DomainSpec, obj: str, slots: Sequence[str], values: Mapping[str, str]) -> dict[int, str]:
+def level_texts(
+    spec: DomainSpec, obj: str, slots: Sequence[str], values: Mapping[str, str]
+) -> dict[int, str]:
     """All three requests of a task group (useful for eval suites and for reading the data)."""
     return {lv: request_text(spec, obj, level_modes(spec, slots, lv, values)) for lv in LEVELS}
 
@@ -71,14 +78,23 @@ class TaskParams:
     start_window_days: int = 60
 
 
-def make_task_groups(persona: Persona, facts: Sequence[UserFact], domains: Mapping[str, DomainSpec],
-                     n_tasks: int, rng: random.Random, start_date: str = "2025-01-02",
-                     params: TaskParams = TaskParams()) -> list[TaskGroup]:
+def make_task_groups(
+    persona: Persona,
+    facts: Sequence[UserFact],
+    domains: Mapping[str, DomainSpec],
+    n_tasks: int,
+    rng: random.Random,
+    start_date: str = "2025-01-02",
+    params: TaskParams = TaskParams(),
+) -> list[TaskGroup]:
     kinds: dict[tuple[str, str], set[str]] = {}
     for f in facts:
         kinds.setdefault((f.topic, f.slot), set()).add("revised" if f.supersedes else f.kind)
-    familiar_pool = [d for d in persona.domains if any(k[0] == d and v & {"preference", "revised"}
-                                                      for k, v in kinds.items())]
+    familiar_pool = [
+        d
+        for d in persona.domains
+        if any(k[0] == d and v & {"preference", "revised"} for k, v in kinds.items())
+    ]
     unfamiliar_pool = sorted(set(domains) - set(persona.domains))
     used: list[str] = []
     groups = []
@@ -97,13 +113,23 @@ def make_task_groups(persona: Persona, facts: Sequence[UserFact], domains: Mappi
             slots = rng.sample(spec.slot_names, min(k, len(spec.slots)))
         day = rng.randrange(params.start_window_days)
         start = f"{_add_days(start_date, day)}T{rng.randint(8, 21):02d}:{rng.randrange(60):02d}:00"
-        groups.append(TaskGroup(f"{persona.user_id}_{letter}", persona.user_id, dname, rng.choice(spec.objects),
-                                tuple(slots), familiar, start))
+        groups.append(
+            TaskGroup(
+                f"{persona.user_id}_{letter}",
+                persona.user_id,
+                dname,
+                rng.choice(spec.objects),
+                tuple(slots),
+                familiar,
+                start,
+            )
+        )
     return groups
 
 
-def _familiar_slots(spec: DomainSpec, kinds: Mapping[tuple[str, str], set[str]], k: int,
-                    rng: random.Random, p: TaskParams) -> list[str]:
+def _familiar_slots(
+    spec: DomainSpec, kinds: Mapping[tuple[str, str], set[str]], k: int, rng: random.Random, p: TaskParams
+) -> list[str]:
     def with_kind(kind: str) -> list[str]:
         return [s for s in spec.slot_names if kind in kinds.get((spec.name, s), set())]
 

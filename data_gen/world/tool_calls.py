@@ -4,13 +4,13 @@ All builders return `pulse.core.records.Event`s whose `args` carry the structure
 (the compact policy prompt reads `args`, the rich one reads `text`). Tool results never carry
 slot values: a tool result can never state a user preference (DESIGN §1, memory writes).
 """
+
 from __future__ import annotations
 
-from typing import Mapping
-
-from pulse.core.records import Event
+from collections.abc import Mapping
 
 from data_gen.world.domains import DomainSpec
+from pulse.core.records import Event
 
 # Roles of message events. A supplement the memory agent delivered earlier is a message too
 # (pulse.core.gold.context_values counts it as context); it gets its own role so both prompts show it.
@@ -38,5 +38,6 @@ def call_event(step: int, time: str, tool: str, query: str, slot_args: Mapping[s
 
 def result_event(step: int, time: str, tool: str, n_results: int, top: str) -> Event:
     text = f"{n_results} results; top: {top}" if n_results else "no results"
-    return Event("tool_result", step, time, text, tool=tool, args={"n_results": str(n_results)},
-                 event_id=f"e{step}")
+    return Event(
+        "tool_result", step, time, text, tool=tool, args={"n_results": str(n_results)}, event_id=f"e{step}"
+    )

@@ -41,15 +41,17 @@ Why the defaults are what they are (each is swept in `scripts/sensitivity.py`; s
 - max_interventions_per_step 1: one intervention per held call; a second hold on the same step
   makes the agent abandon the step (it cannot tell what the memory agent wants).
 """
+
 from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from pulse.config.schema import knob
 from eval.suites.reader import ReadValue
+from pulse.config.schema import knob
 
 
 @dataclass(frozen=True)
@@ -74,15 +76,23 @@ class BehaviourParams:
 
 
 # the knobs that shape behaviour (not latency): what the sensitivity sweep varies
-BEHAVIOUR_KNOBS = ("p_follow_explicit", "p_use_delivered", "decay_per_step", "context_budget_tokens",
-                   "load_penalty", "p_latest_on_conflict", "p_override_stated", "p_apply_out_of_context",
-                   "max_interventions_per_step")
+BEHAVIOUR_KNOBS = (
+    "p_follow_explicit",
+    "p_use_delivered",
+    "decay_per_step",
+    "context_budget_tokens",
+    "load_penalty",
+    "p_latest_on_conflict",
+    "p_override_stated",
+    "p_apply_out_of_context",
+    "max_interventions_per_step",
+)
 
 
 def draw(*key: Any) -> float:
     """A common random number in [0, 1) for `key`."""
     h = hashlib.blake2b("|".join(map(str, key)).encode(), digest_size=8).digest()
-    return int.from_bytes(h, "big") / 2 ** 64
+    return int.from_bytes(h, "big") / 2**64
 
 
 @dataclass(frozen=True)
@@ -131,7 +141,9 @@ class Uptake:
             inf *= p.p_apply_out_of_context
         return inf
 
-    def _delivered(self, slot: str, readings: Sequence[Reading], decision: int, load: int, key: tuple) -> str | None:
+    def _delivered(
+        self, slot: str, readings: Sequence[Reading], decision: int, load: int, key: tuple
+    ) -> str | None:
         found = [r for r in readings if r.value.slot == slot]
         if not found:
             return None
@@ -148,8 +160,15 @@ class Uptake:
             pick = ordered[int(draw(*key, "pick") * (len(ordered) - 1))]
         return pick if draw(*key, "use") < self.influence(values[pick], decision, load) else None
 
-    def fill(self, slots: Sequence[tuple[str, str]], known: Mapping[str, str], readings: Sequence[Reading],
-             decision: int, load: int, key: tuple) -> dict[str, str]:
+    def fill(
+        self,
+        slots: Sequence[tuple[str, str]],
+        known: Mapping[str, str],
+        readings: Sequence[Reading],
+        decision: int,
+        load: int,
+        key: tuple,
+    ) -> dict[str, str]:
         """The value of each (slot, default): `known` = what the conversation itself says (stated or
         carried values); `readings` = everything memory delivered so far."""
         args: dict[str, str] = {}
@@ -158,7 +177,11 @@ class Uptake:
             delivered = self._delivered(slot, readings, decision, load, k)
             if slot in known and draw(*k, "explicit") < self.p.p_follow_explicit:
                 value = known[slot]
-                if delivered is not None and delivered != value and draw(*k, "override") < self.p.p_override_stated:
+                if (
+                    delivered is not None
+                    and delivered != value
+                    and draw(*k, "override") < self.p.p_override_stated
+                ):
                     value = delivered
                 args[slot] = value
             else:

@@ -10,17 +10,20 @@
 The transcript (public messages, tool results) and the termination reason go into
 `EpisodeOutcome.extra` for the benchmark's scorer.
 """
+
 from __future__ import annotations
 
 import json
 import time
 from typing import Any
 
-from pulse.agent.gate import PreCommitGate
 from eval.episode import EpisodeOutcome, InterventionRecord, event_maker
+from pulse.agent.gate import PreCommitGate
 
-DEFAULT_SYSTEM = ("You are a helpful assistant that completes the user's task, calling the tools you are given "
-                  "when they help. Respect the user's stated constraints and any memory notes about them.")
+DEFAULT_SYSTEM = (
+    "You are a helpful assistant that completes the user's task, calling the tools you are given "
+    "when they help. Respect the user's stated constraints and any memory notes about them."
+)
 GREETING = "Hi! How can I help you today?"
 
 
@@ -42,8 +45,12 @@ def run_conversation(agent, task, env, session, bench) -> EpisodeOutcome:
     messages: list[dict[str, Any]] = [{"role": "system", "content": task.system_prompt or DEFAULT_SYSTEM}]
     if user is not None:
         messages.append({"role": "assistant", "content": GREETING})
-    messages.append({"role": "user", "content": first + (f"\n\nWhat I remember about you:\n{delivery.message}"
-                                                         if delivery else "")})
+    messages.append(
+        {
+            "role": "user",
+            "content": first + (f"\n\nWhat I remember about you:\n{delivery.message}" if delivery else ""),
+        }
+    )
     gate = PreCommitGate(executor=env, decide=session.decide_call)
     termination = "max_steps"
     for _ in range(agent.max_turns):
@@ -51,11 +58,20 @@ def run_conversation(agent, task, env, session, bench) -> EpisodeOutcome:
         if msg.content:
             transcript.append({"role": "assistant", "content": msg.content})
         for c in calls:
-            content = tool_call(c, gate, session, messages, out, event, correct=lambda args: False,
-                                judge=(lambda name, args, ev: bench.intervention_correct(task, name, args, ev))
-                                if hasattr(bench, "intervention_correct") else None,
-                                result_text=lambda r: r if isinstance(r, str) else json.dumps(r, default=str),
-                                candidate_arg=lambda v: v if isinstance(v, str) else json.dumps(v))
+            content = tool_call(
+                c,
+                gate,
+                session,
+                messages,
+                out,
+                event,
+                correct=lambda args: False,
+                judge=(lambda name, args, ev: bench.intervention_correct(task, name, args, ev))
+                if hasattr(bench, "intervention_correct")
+                else None,
+                result_text=lambda r: r if isinstance(r, str) else json.dumps(r, default=str),
+                candidate_arg=lambda v: v if isinstance(v, str) else json.dumps(v),
+            )
             transcript.append({"role": "tool", "content": content[:4000]})
         if calls:
             continue
@@ -83,21 +99,43 @@ def assistant_turn(agent, session, messages: list[dict[str, Any]], tools, out: E
     says something, observed by the memory session. Returns (message, tool calls)."""
     notes = session.take_supplements(wait=False)
     if notes:
-        messages.append({"role": "user", "content": "Memory note (from the user's long-term memory):\n"
-                         + "\n".join(d.message for d in notes)})
+        messages.append(
+            {
+                "role": "user",
+                "content": "Memory note (from the user's long-term memory):\n"
+                + "\n".join(d.message for d in notes),
+            }
+        )
     r = agent._complete(messages, tools)
     out.llm_calls += 1
     msg = r.choices[0].message
     calls = msg.tool_calls or []
-    messages.append({"role": "assistant", "content": msg.content or "",
-                     **({"tool_calls": [c.model_dump() for c in calls]} if calls else {})})
+    messages.append(
+        {
+            "role": "assistant",
+            "content": msg.content or "",
+            **({"tool_calls": [c.model_dump() for c in calls]} if calls else {}),
+        }
+    )
     if msg.content:
         session.observe(event("message", role="agent", text=msg.content[:500]))
     return msg, calls
 
 
-def tool_call(c, gate: PreCommitGate, session, messages: list[dict[str, Any]], out: EpisodeOutcome, event, *,
-              correct, result_text, candidate_arg=str, result_args=lambda r: {}, judge=None) -> str:
+def tool_call(
+    c,
+    gate: PreCommitGate,
+    session,
+    messages: list[dict[str, Any]],
+    out: EpisodeOutcome,
+    event,
+    *,
+    correct,
+    result_text,
+    candidate_arg=str,
+    result_args=lambda r: {},
+    judge=None,
+) -> str:
     """One tool call of a completion through the pre-commit gate; its reply joins `messages` and is
     returned. `correct(args)`: whether an intervention on these arguments is correct (where the
     benchmark can tell); `judge(tool, args, evidence)`: the benchmark's own definition
@@ -118,11 +156,19 @@ def tool_call(c, gate: PreCommitGate, session, messages: list[dict[str, Any]], o
     res = gate.call(name, args, cand)
     if res.intervened:
         ev = tuple(res.decision.evidence if res.decision else ())
-        out.interventions.append(InterventionRecord(
-            cand.step, name, bool(judge(name, args, ev)) if judge is not None else correct(args),
-            evidence=tuple(m.item_id for m in ev)))
-        content = ("NOT EXECUTED: the user's memory agent stopped this call before it ran. Evidence:\n"
-                   + (res.evidence_text or "(none)") + "\nRevise the call and try again.")
+        out.interventions.append(
+            InterventionRecord(
+                cand.step,
+                name,
+                bool(judge(name, args, ev)) if judge is not None else correct(args),
+                evidence=tuple(m.item_id for m in ev),
+            )
+        )
+        content = (
+            "NOT EXECUTED: the user's memory agent stopped this call before it ran. Evidence:\n"
+            + (res.evidence_text or "(none)")
+            + "\nRevise the call and try again."
+        )
     elif res.executed:
         out.tool_calls += 1
         content = result_text(res.result)

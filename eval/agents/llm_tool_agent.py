@@ -10,20 +10,23 @@ bad arguments become error tool messages, never crashes. Endpoint failures are r
 exponential backoff, then raised as `EndpointError` naming the URL (the harness records the
 episode as failed). Time per task is measured wall time.
 """
+
 from __future__ import annotations
 
 import json
 import time
 from typing import Any
 
-from pulse.agent.gate import PreCommitGate
 from eval.agents.conversation import assistant_turn, run_conversation, tool_call
 from eval.episode import EpisodeOutcome, event_maker
 from eval.suites.schema import SimTask
+from pulse.agent.gate import PreCommitGate
 
-SYSTEM = ("You are a helpful assistant that completes the user's task by calling tools. Call the tools "
-          "needed, one artifact per call, then reply briefly. Respect the user's stated constraints and "
-          "any memory notes about their preferences.")
+SYSTEM = (
+    "You are a helpful assistant that completes the user's task by calling tools. Call the tools "
+    "needed, one artifact per call, then reply briefly. Respect the user's stated constraints and "
+    "any memory notes about their preferences."
+)
 
 
 class EndpointError(RuntimeError):
@@ -34,9 +37,18 @@ class LLMToolAgent:
     name = "openai"
     simulated = False
 
-    def __init__(self, model: str, base_url: str, api_key: str = "EMPTY", max_turns: int = 12,
-                 temperature: float = 0.0, max_tokens: int = 256, retries: int = 3, backoff_s: float = 0.5,
-                 timeout_s: float = 60.0):
+    def __init__(
+        self,
+        model: str,
+        base_url: str,
+        api_key: str = "EMPTY",
+        max_turns: int = 12,
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        retries: int = 3,
+        backoff_s: float = 0.5,
+        timeout_s: float = 60.0,
+    ):
         from openai import OpenAI
 
         if not model or not base_url:
@@ -51,14 +63,21 @@ class LLMToolAgent:
         last: Exception | None = None
         for attempt in range(self.retries + 1):
             try:
-                return self.client.chat.completions.create(model=self._model, messages=messages, tools=tools,
-                                                           temperature=self.temperature, max_tokens=self.max_tokens)
+                return self.client.chat.completions.create(
+                    model=self._model,
+                    messages=messages,
+                    tools=tools,
+                    temperature=self.temperature,
+                    max_tokens=self.max_tokens,
+                )
             except Exception as e:  # connection errors, 5xx, timeouts
                 last = e
                 if attempt < self.retries:
-                    time.sleep(self.backoff_s * 2 ** attempt)
-        raise EndpointError(f"task-agent endpoint {self.base_url} (model {self._model}) failed after "
-                            f"{self.retries + 1} attempts: {type(last).__name__}: {last}")
+                    time.sleep(self.backoff_s * 2**attempt)
+        raise EndpointError(
+            f"task-agent endpoint {self.base_url} (model {self._model}) failed after "
+            f"{self.retries + 1} attempts: {type(last).__name__}: {last}"
+        )
 
     def check(self, bench) -> None:
         """An LLM agent runs every benchmark: a generated suite's plan, a real one's conversation."""
@@ -77,7 +96,10 @@ class LLMToolAgent:
         request = event("request", text=task.request_text, role="user")  # text only: Pulse parses it
         first = session.start(request)
         user_text = task.request_text + (f"\n\nWhat I remember about you:\n{first.message}" if first else "")
-        messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user_text}]
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": user_text},
+        ]
         gold = {s.artifact: {a.slot: a.gold for a in s.args} for s in task.steps}
         gate = PreCommitGate(executor=env, decide=session.decide_call)
         pending_user = {i: s for i, s in enumerate(task.steps) if s.user_message}
@@ -90,12 +112,20 @@ class LLMToolAgent:
             if not calls:
                 break
             for c in calls:
-                tool_call(c, gate, session, messages, out, event,
-                          # correct: the held call differs from the gold on an argument of its artifact
-                          correct=lambda args: any(str(args.get(s)) != g
-                                                   for s, g in gold.get(str(args.get("name", "")), {}).items()),
-                          result_text=json.dumps,
-                          result_args=lambda r: {k: str(v) for k, v in (r or {}).items()})
+                tool_call(
+                    c,
+                    gate,
+                    session,
+                    messages,
+                    out,
+                    event,
+                    # correct: the held call differs from the gold on an argument of its artifact
+                    correct=lambda args: any(
+                        str(args.get(s)) != g for s, g in gold.get(str(args.get("name", "")), {}).items()
+                    ),
+                    result_text=json.dumps,
+                    result_args=lambda r: {k: str(v) for k, v in (r or {}).items()},
+                )
         stats = session.end(True)
         out.seconds = time.perf_counter() - t_start
         out.memory_blocking_s = stats.blocking_s
@@ -103,5 +133,14 @@ class LLMToolAgent:
 
 
 def build(cfg) -> LLMToolAgent:
-    return LLMToolAgent(cfg.model, cfg.base_url, cfg.api_key, cfg.max_turns, cfg.temperature, cfg.max_tokens,
-                        cfg.retries, cfg.backoff_s, cfg.timeout_s)
+    return LLMToolAgent(
+        cfg.model,
+        cfg.base_url,
+        cfg.api_key,
+        cfg.max_turns,
+        cfg.temperature,
+        cfg.max_tokens,
+        cfg.retries,
+        cfg.backoff_s,
+        cfg.timeout_s,
+    )

@@ -18,13 +18,13 @@ the agent's context is its task group, so a delivered preference of another grou
 `p_apply_out_of_context`. Common random numbers: every method is compared on the same draws.
 Interventions are scored by the benchmark (`bench.intervention_correct`).
 """
+
 from __future__ import annotations
 
-
-from pulse.agent.gate import PreCommitGate
-from pulse.agent.runtime import Delivery
 from eval.agents.behaviour import BehaviourParams, Context, Uptake
 from eval.episode import EpisodeOutcome, InterventionRecord, event_maker
+from pulse.agent.gate import PreCommitGate
+from pulse.agent.runtime import Delivery
 
 
 class MemoryFollowingAgent:
@@ -38,10 +38,13 @@ class MemoryFollowingAgent:
 
     def check(self, bench) -> None:
         from pulse.config.schema import ConfigError
+
         for need in ("reader", "memory_slots", "request_states"):
             if not hasattr(bench, need):
-                raise ConfigError(f"agent=memory_following runs persona2web (its reader and slots); "
-                                  f"{bench.name!r} has no {need}()")
+                raise ConfigError(
+                    f"agent=memory_following runs persona2web (its reader and slots); "
+                    f"{bench.name!r} has no {need}()"
+                )
 
     def run(self, task, env, session, seed: int, bench) -> EpisodeOutcome:
         p = self.p
@@ -68,7 +71,9 @@ class MemoryFollowingAgent:
                 ctx.receive(d, decision + 1)
             decision += 1
             out.llm_calls += 1
-            return uptake.fill(defaults, known, ctx.readings, decision, ctx.load, (seed, task.task_id, purpose))
+            return uptake.fill(
+                defaults, known, ctx.readings, decision, ctx.load, (seed, task.task_id, purpose)
+            )
 
         def with_values(base: str, args: dict[str, str]) -> str:
             extra = [v for s, v in args.items() if s != "site" and v and v.lower() not in base.lower()]
@@ -82,17 +87,28 @@ class MemoryFollowingAgent:
                 if res.intervened:
                     n_int += 1
                     ev = tuple(res.decision.evidence if res.decision else ())
-                    out.interventions.append(InterventionRecord(
-                        cand.step, tool, bool(bench.intervention_correct(task, tool, args, ev)),
-                        evidence=tuple(m.item_id for m in ev)))
+                    out.interventions.append(
+                        InterventionRecord(
+                            cand.step,
+                            tool,
+                            bool(bench.intervention_correct(task, tool, args, ev)),
+                            evidence=tuple(m.item_id for m in ev),
+                        )
+                    )
                     if n_int > p.max_interventions_per_step:
                         out.abandoned_steps += 1
                         return
                     new = ctx.receive(Delivery(ev, res.evidence_text, decision, "intervene"), decision + 1)
                     covered = {r.value.slot for r in new}
                     nonlocal_decision()
-                    again = uptake.fill([sd for sd in defaults if sd[0] in covered], known, ctx.readings, decision,
-                                        ctx.load, (seed, task.task_id, purpose, "replan", n_int))
+                    again = uptake.fill(
+                        [sd for sd in defaults if sd[0] in covered],
+                        known,
+                        ctx.readings,
+                        decision,
+                        ctx.load,
+                        (seed, task.task_id, purpose, "replan", n_int),
+                    )
                     filled.update(again)
                     args = rebuild(tool, filled)
                     continue
@@ -102,8 +118,9 @@ class MemoryFollowingAgent:
                     transcript.append({"role": "tool", "content": str(res.result)[:500]})
                 else:
                     out.tool_errors += 1
-                    session.observe(event("tool_result", tool=tool, text=f"error: {res.error}",
-                                          args={"status": "error"}))
+                    session.observe(
+                        event("tool_result", tool=tool, text=f"error: {res.error}", args={"status": "error"})
+                    )
                 return
 
         def nonlocal_decision() -> None:
@@ -124,8 +141,13 @@ class MemoryFollowingAgent:
         stats = session.end(True)
         out.memory_blocking_s = stats.blocking_s
         out.seconds = stats.blocking_s  # no latency model: only the memory time the agent waited
-        out.extra.update(transcript=transcript, termination="agent_stop", delivered_load_tokens=ctx.load,
-                         reader_mentions=ctx.mentions, reader_attributed=ctx.attributed)
+        out.extra.update(
+            transcript=transcript,
+            termination="agent_stop",
+            delivered_load_tokens=ctx.load,
+            reader_mentions=ctx.mentions,
+            reader_attributed=ctx.attributed,
+        )
         return out
 
 

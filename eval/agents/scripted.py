@@ -8,13 +8,14 @@ attached, exactly as the LLM agent does: request -> `start`, each call a `candid
 intervened call is not executed and not retried (a script cannot replan), so a memory method that
 intervenes on a gold call costs the task its reward.
 """
+
 from __future__ import annotations
 
 import json
 import time
 
-from pulse.agent.gate import PreCommitGate
 from eval.episode import EpisodeOutcome, InterventionRecord, event_maker
+from pulse.agent.gate import PreCommitGate
 
 
 class ScriptedAgent:
@@ -28,10 +29,14 @@ class ScriptedAgent:
     def check(self, bench) -> None:
         """Refuse a generated suite, and raise the benchmark's error now when it has no such script."""
         from eval.suites.schema import SimTask
+
         if bench.tasks and isinstance(bench.tasks[0], SimTask):
             from pulse.config.schema import ConfigError
-            raise ConfigError(f"agent=scripted runs the real benchmarks (tau2_retail, pibench, persona2web); "
-                                 f"{bench.name!r} uses agent=simulated or openai")
+
+            raise ConfigError(
+                f"agent=scripted runs the real benchmarks (tau2_retail, pibench, persona2web); "
+                f"{bench.name!r} uses agent=simulated or openai"
+            )
         if bench.tasks:
             bench.scripted_calls(bench.tasks[0], self.script)
 
@@ -52,9 +57,14 @@ class ScriptedAgent:
                 # correct only where the benchmark can tell (its gold says the held call was wrong and the
                 # evidence holds the right value); otherwise recorded as not correct
                 judge = getattr(bench, "intervention_correct", None)
-                out.interventions.append(InterventionRecord(
-                    cand.step, tool, bool(judge and judge(task, tool, args, evidence)),
-                    evidence=tuple(m.item_id for m in evidence)))
+                out.interventions.append(
+                    InterventionRecord(
+                        cand.step,
+                        tool,
+                        bool(judge and judge(task, tool, args, evidence)),
+                        evidence=tuple(m.item_id for m in evidence),
+                    )
+                )
                 transcript.append({"role": "tool", "content": "NOT EXECUTED (intervened)"})
             elif res.executed:
                 out.tool_calls += 1
@@ -62,7 +72,9 @@ class ScriptedAgent:
                 transcript.append({"role": "tool", "content": json.dumps(res.result, default=str)[:2000]})
             else:
                 out.tool_errors += 1
-                session.observe(event("tool_result", tool=tool, text=f"error: {res.error}", args={"status": "error"}))
+                session.observe(
+                    event("tool_result", tool=tool, text=f"error: {res.error}", args={"status": "error"})
+                )
                 transcript.append({"role": "tool", "content": f"ERROR: {res.error}"})
         stats = session.end(True)
         out.seconds = time.perf_counter() - t0

@@ -28,19 +28,20 @@ counts only where it exceeds the LLM time they overlap with (in the concurrent r
 beside it). A step's decision streams its plan message after `plan_lead` of its latency and its
 call at the end, so the plan's processing overlaps the rest of that decision.
 """
+
 from __future__ import annotations
 
 import time
 
+from eval.agents.behaviour import BehaviourParams, Context, Uptake
+from eval.episode import EpisodeOutcome, InterventionRecord, event_maker
+from eval.suites.reader import ValueReader, tool_vocabulary
+from eval.suites.schema import SimTask
 from pulse.agent.gate import PreCommitGate
 from pulse.agent.listener import SUBGOAL_KEY
 from pulse.agent.runtime import Delivery
 from pulse.agent.tokens import count_tokens
 from pulse.core.correctness import is_correct_intervention
-from eval.agents.behaviour import BehaviourParams, Context, Uptake
-from eval.episode import EpisodeOutcome, InterventionRecord, event_maker
-from eval.suites.reader import ValueReader, tool_vocabulary
-from eval.suites.schema import SimTask
 
 # Argument sources whose true value long-term memory holds and may enforce (eval/suites/schema.py).
 MEMORY_SOURCES = ("preference", "revised", "project", "conditional")
@@ -57,8 +58,9 @@ class SimulatedAgent:
     simulated = True
     model = "simulated-agent (behaviour model, eval/agents/simulated.py)"
 
-    def __init__(self, params: BehaviourParams = BehaviourParams(), deterministic: bool = True,
-                 realtime: bool = False):
+    def __init__(
+        self, params: BehaviourParams = BehaviourParams(), deterministic: bool = True, realtime: bool = False
+    ):
         self.p = params
         # deterministic: drain the memory agent before each decision (supplement timing fixed)
         self.deterministic = deterministic
@@ -72,15 +74,21 @@ class SimulatedAgent:
         """Refuse a benchmark whose tasks are not plans of typed calls (the real benchmarks)."""
         if bench.tasks and not isinstance(bench.tasks[0], SimTask):
             from pulse.config.schema import ConfigError
-            raise ConfigError(f"agent=simulated runs the generated suites; {bench.name!r} needs agent=openai "
-                                 f"(an LLM task agent) or agent=scripted (offline gold / noop checks)")
+
+            raise ConfigError(
+                f"agent=simulated runs the generated suites; {bench.name!r} needs agent=openai "
+                f"(an LLM task agent) or agent=scripted (offline gold / noop checks)"
+            )
 
     def run(self, task: SimTask, env, session, seed: int, bench=None) -> EpisodeOutcome:
         """`bench`: the suite (its reader reads deliveries); without one, the tools' enum values are read."""
         p = self.p
         out = EpisodeOutcome()
-        reader = (bench.reader(task.user_id) if bench is not None
-                  else ValueReader(tool_vocabulary(env.tool_specs())))
+        reader = (
+            bench.reader(task.user_id)
+            if bench is not None
+            else ValueReader(tool_vocabulary(env.tool_specs()))
+        )
         uptake = Uptake(p, task.context)
         t_mem_inline = 0.0
         sim_time = 0.0
@@ -126,15 +134,21 @@ class SimulatedAgent:
             for d in session.take_supplements(wait=self.deterministic):
                 ctx.receive(d, decision + 1)
             known = {a.slot: stated[a.slot] for a in step.args if a.slot in stated and stated[a.slot] != "?"}
-            known.update({a.slot: executed[tuple(a.carry_from.split(".", 1))] for a in step.args
-                          if a.source == "carried" and tuple(a.carry_from.split(".", 1)) in executed})
+            known.update(
+                {
+                    a.slot: executed[tuple(a.carry_from.split(".", 1))]
+                    for a in step.args
+                    if a.source == "carried" and tuple(a.carry_from.split(".", 1)) in executed
+                }
+            )
             slots = [(a.slot, a.default) for a in step.args]
             # the decision streams its plan text first and its call last (`plan_lead`): the memory agent
             # reads the plan while the rest of the decision is generated
             lat = llm_call(share=p.plan_lead)
             args = uptake.fill(slots, known, ctx.readings, decision, ctx.load, key)
-            plan = next_event("message", role="agent", text=plan_text(step.subgoal, args),
-                              args={SUBGOAL_KEY: step.subgoal})
+            plan = next_event(
+                "message", role="agent", text=plan_text(step.subgoal, args), args={SUBGOAL_KEY: step.subgoal}
+            )
             observe(plan, overlaps_llm=(1 - p.plan_lead) * lat)
             if self.realtime:
                 time.sleep((1 - p.plan_lead) * lat)
@@ -147,8 +161,14 @@ class SimulatedAgent:
                 covered = {r.value.slot for r in new} & {a.slot for a in step.args}
                 if covered:
                     llm_call()
-                    again = uptake.fill([sd for sd in slots if sd[0] in covered], known, ctx.readings, decision,
-                                        ctx.load, (*key, "act"))
+                    again = uptake.fill(
+                        [sd for sd in slots if sd[0] in covered],
+                        known,
+                        ctx.readings,
+                        decision,
+                        ctx.load,
+                        (*key, "act"),
+                    )
                     args = {**args, **again}
             gold = {a.slot: a.gold for a in step.args}
             truth = {a.slot: a.gold for a in step.args if a.source in MEMORY_SOURCES}
@@ -156,32 +176,46 @@ class SimulatedAgent:
             while True:
                 call_args = {"name": step.artifact, **args}
                 cand = next_event("candidate_call", tool=step.tool, args=dict(call_args))
-                out.events.append({"kind": "candidate_call", "step": cand.step, "tool": step.tool, "args": dict(call_args)})
+                out.events.append(
+                    {"kind": "candidate_call", "step": cand.step, "tool": step.tool, "args": dict(call_args)}
+                )
                 res = gate.call(step.tool, call_args, cand)
                 if res.intervened:
                     n_int += 1
                     # the evidence ids that resolved to memory items (made-up ids resolve to nothing)
                     ev_items = res.decision.evidence if res.decision else ()
                     record = InterventionRecord(
-                        cand.step, step.tool, is_correct_intervention(call_args, ev_items, truth),
+                        cand.step,
+                        step.tool,
+                        is_correct_intervention(call_args, ev_items, truth),
                         misled=all(args.get(s) == g for s, g in gold.items()),  # held call right; see below
-                        evidence=tuple(m.item_id for m in ev_items))
+                        evidence=tuple(m.item_id for m in ev_items),
+                    )
                     out.interventions.append(record)
                     records.append(record)
-                    out.events.append({"kind": "intervened", "step": cand.step, "evidence": list(record.evidence)})
+                    out.events.append(
+                        {"kind": "intervened", "step": cand.step, "evidence": list(record.evidence)}
+                    )
                     if n_int > p.max_interventions_per_step:
                         out.abandoned_steps += 1
                         break
                     # the only extra power of an intervention: the call is stopped and the agent re-plans,
                     # with the evidence as its newest delivery, through the same uptake model
-                    new = ctx.receive(Delivery(tuple(ev_items), res.evidence_text, decision, "intervene"),
-                                      decision + 1)
+                    new = ctx.receive(
+                        Delivery(tuple(ev_items), res.evidence_text, decision, "intervene"), decision + 1
+                    )
                     llm_call()
                     # the re-plan edits the held call: the arguments the evidence speaks to are decided
                     # again (same model, the evidence now the freshest delivery); the others stay
                     covered = {r.value.slot for r in new}
-                    again = uptake.fill([sd for sd in slots if sd[0] in covered], known, ctx.readings, decision,
-                                        ctx.load, (*key, "replan", n_int))
+                    again = uptake.fill(
+                        [sd for sd in slots if sd[0] in covered],
+                        known,
+                        ctx.readings,
+                        decision,
+                        ctx.load,
+                        (*key, "replan", n_int),
+                    )
                     args = {**args, **again}
                     continue
                 if res.executed:
@@ -192,10 +226,15 @@ class SimulatedAgent:
                         time.sleep(p.tool_latency_s)
                     result = {k: str(v) for k, v in (res.result or {}).items()}
                     tr = next_event("tool_result", tool=step.tool, text="ok", args=result)
-                    observe(tr, overlaps_llm=self._latency(base_ctx + ctx.load + p.tokens_per_step * (decision + 1)))
+                    observe(
+                        tr,
+                        overlaps_llm=self._latency(base_ctx + ctx.load + p.tokens_per_step * (decision + 1)),
+                    )
                 else:
                     out.tool_errors += 1
-                    tr = next_event("tool_result", tool=step.tool, text=f"error: {res.error}", args={"status": "error"})
+                    tr = next_event(
+                        "tool_result", tool=step.tool, text=f"error: {res.error}", args={"status": "error"}
+                    )
                     observe(tr, overlaps_llm=self._latency(base_ctx + ctx.load))
                 break
             if records:
@@ -208,8 +247,9 @@ class SimulatedAgent:
         stats = session.end(True)
         out.memory_blocking_s = stats.blocking_s + t_mem_inline
         out.seconds = sim_time + out.memory_blocking_s
-        out.extra.update(delivered_load_tokens=ctx.load, reader_mentions=ctx.mentions,
-                         reader_attributed=ctx.attributed)
+        out.extra.update(
+            delivered_load_tokens=ctx.load, reader_mentions=ctx.mentions, reader_attributed=ctx.attributed
+        )
         return out
 
 

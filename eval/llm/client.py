@@ -21,12 +21,14 @@ Either way each call's tokens are counted (`pulse.agent.tokens.count_tokens` of 
 and of the JSON text returned): these counts go into the Store / Retrieve tokens of the method that
 made the call. `label` names what backed the memory; every row and table carries it.
 """
+
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from pulse.agent.tokens import count_tokens
 
@@ -56,8 +58,9 @@ class MemoryLLM:
         self.calls: list[LLMCall] = []
         self.parse_failures = 0
 
-    def json_call(self, purpose: str, system: str, user: str, standin: Callable[[], dict[str, Any]]
-                  ) -> tuple[dict[str, Any], LLMCall]:
+    def json_call(
+        self, purpose: str, system: str, user: str, standin: Callable[[], dict[str, Any]]
+    ) -> tuple[dict[str, Any], LLMCall]:
         out, text, seconds, ok = self._complete(purpose, system, user, standin)
         call = LLMCall(purpose, count_tokens(system) + count_tokens(user), count_tokens(text), seconds, ok)
         self.calls.append(call)
@@ -88,22 +91,34 @@ class OpenAIChatLLM(MemoryLLM):
 
     offline = False
 
-    def __init__(self, model: str, base_url: str, api_key: str, temperature: float, max_tokens: int,
-                 timeout_s: float, retries: int):
+    def __init__(
+        self,
+        model: str,
+        base_url: str,
+        api_key: str,
+        temperature: float,
+        max_tokens: int,
+        timeout_s: float,
+        retries: int,
+    ):
         super().__init__()
         from openai import OpenAI
 
-        self.client = OpenAI(base_url=base_url or None, api_key=api_key or "EMPTY", timeout=timeout_s,
-                             max_retries=retries)
+        self.client = OpenAI(
+            base_url=base_url or None, api_key=api_key or "EMPTY", timeout=timeout_s, max_retries=retries
+        )
         self.model, self.temperature, self.max_tokens = model, temperature, max_tokens
         self.label = f"llm: {model}" + (f" @ {base_url}" if base_url else "")
 
     def _complete(self, purpose, system, user, standin):
         t0 = time.perf_counter()
         r = self.client.chat.completions.create(
-            model=self.model, temperature=self.temperature, max_tokens=self.max_tokens,
+            model=self.model,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
             response_format={"type": "json_object"},
-            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}])
+            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+        )
         text = r.choices[0].message.content or ""
         try:
             out = json.loads(_json_part(text))
@@ -119,22 +134,30 @@ class OpenAIChatLLM(MemoryLLM):
 def _json_part(text: str) -> str:
     """The outermost {...} of a reply (small models wrap JSON in prose or code fences)."""
     a, b = text.find("{"), text.rfind("}")
-    return text[a:b + 1] if 0 <= a < b else text
+    return text[a : b + 1] if 0 <= a < b else text
 
 
 def build_llm(cfg) -> MemoryLLM:
     """The run's memory-side LLM from its `LLMConfig` (eval/config.py); `.config` keeps the config."""
     from pulse.config.schema import ConfigError
+
     if cfg.name == "offline":
         if cfg.mem0ai_crosscheck:
-            raise ConfigError("llm.mem0ai_crosscheck=true needs llm=openai (the mem0ai package calls a real LLM)")
-        label = (f"stand-in: rule extractor + slot/value rules (modelled {cfg.latency_s:g} s + "
-                 f"{cfg.latency_s_per_1k_tokens:g} s/1k tok per call)")
+            raise ConfigError(
+                "llm.mem0ai_crosscheck=true needs llm=openai (the mem0ai package calls a real LLM)"
+            )
+        label = (
+            f"stand-in: rule extractor + slot/value rules (modelled {cfg.latency_s:g} s + "
+            f"{cfg.latency_s_per_1k_tokens:g} s/1k tok per call)"
+        )
         client: MemoryLLM = OfflineLLM(cfg.latency_s, cfg.latency_s_per_1k_tokens, label)
     else:
         if not cfg.model:
-            raise ConfigError("llm.model: llm=openai needs a model name (and llm.base_url for a local endpoint)")
-        client = OpenAIChatLLM(cfg.model, cfg.base_url, cfg.api_key, cfg.temperature, cfg.max_tokens,
-                               cfg.timeout_s, cfg.retries)
+            raise ConfigError(
+                "llm.model: llm=openai needs a model name (and llm.base_url for a local endpoint)"
+            )
+        client = OpenAIChatLLM(
+            cfg.model, cfg.base_url, cfg.api_key, cfg.temperature, cfg.max_tokens, cfg.timeout_s, cfg.retries
+        )
     client.config = cfg
     return client

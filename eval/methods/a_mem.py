@@ -16,24 +16,29 @@ the shared stand-ins: keywords = the slot names and values the content states (+
 context = the content's facts, tags = the slots; evolution links a new note to neighbours about
 the same slot (strengthen) and appends the new value to their context (update_neighbor).
 """
+
 from __future__ import annotations
 
 import json
 import re
 from dataclasses import dataclass, field
 
-from pulse.config.schema import knob
 from eval.methods import standins
 from eval.methods.common import TextChain, TextSession, event_line, text_method
+from pulse.config.schema import knob
 
-ANALYZE_SYSTEM = ("Analyse the content: give its salient keywords (at least three), a one-sentence context (topic, "
-                  'key points, purpose) and at least three broad tags. Reply with a JSON object {"keywords": [...], '
-                  '"context": ..., "tags": [...]}.')
-EVOLVE_SYSTEM = ("A new memory note and its nearest neighbours. Decide whether memory should evolve and how: "
-                 "strengthen (connect the new note to neighbours; give their ids and the new note's tags) and/or "
-                 "update_neighbor (new context and tags for each neighbour, in order). Reply with a JSON object "
-                 '{"should_evolve": bool, "actions": [...], "suggested_connections": [...], "tags_to_update": [...], '
-                 '"new_context_neighborhood": [...], "new_tags_neighborhood": [[...]]}.')
+ANALYZE_SYSTEM = (
+    "Analyse the content: give its salient keywords (at least three), a one-sentence context (topic, "
+    'key points, purpose) and at least three broad tags. Reply with a JSON object {"keywords": [...], '
+    '"context": ..., "tags": [...]}.'
+)
+EVOLVE_SYSTEM = (
+    "A new memory note and its nearest neighbours. Decide whether memory should evolve and how: "
+    "strengthen (connect the new note to neighbours; give their ids and the new note's tags) and/or "
+    "update_neighbor (new context and tags for each neighbour, in order). Reply with a JSON object "
+    '{"should_evolve": bool, "actions": [...], "suggested_connections": [...], "tags_to_update": [...], '
+    '"new_context_neighborhood": [...], "new_tags_neighborhood": [[...]]}.'
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z_\-]{4,}")
 
 
@@ -73,8 +78,15 @@ class AMemChain(TextChain):
         for s in seed.history.sessions:
             for t in s.turns:
                 if t.text != "Noted.":
-                    ev = standins.parsed_event("tool_result" if t.role == "tool" else "message", t.role, t.text,
-                                               self.vocab, s.time, tool=t.tool, args=t.args)
+                    ev = standins.parsed_event(
+                        "tool_result" if t.role == "tool" else "message",
+                        t.role,
+                        t.text,
+                        self.vocab,
+                        s.time,
+                        tool=t.tool,
+                        args=t.args,
+                    )
                     self.add_note(event_line(ev), s.time, ev, s.project_id)
 
     def _facts(self, ev, project_id: str):
@@ -87,19 +99,35 @@ class AMemChain(TextChain):
             kws = [f.slot.replace("_", " ") for f in facts] + [f.value for f in facts]
             kws += [w.lower() for w in _WORD.findall(content) if w.lower() not in kws][:5]
             ctx = " ".join(f.text for f in facts) or content[:160]
-            return {"keywords": kws, "context": ctx, "tags": [f.slot for f in facts] + ([project_id] if project_id else [])}
+            return {
+                "keywords": kws,
+                "context": ctx,
+                "tags": [f.slot for f in facts] + ([project_id] if project_id else []),
+            }
 
         a = self.acct.call("a_mem.analyze", ANALYZE_SYSTEM, content, analyze)
-        note = Note(f"n{len(self.notes) + 1}", content, time, [str(k) for k in a.get("keywords", [])],
-                    str(a.get("context", "")), [str(t) for t in a.get("tags", [])])
+        note = Note(
+            f"n{len(self.notes) + 1}",
+            content,
+            time,
+            [str(k) for k in a.get("keywords", [])],
+            str(a.get("context", "")),
+            [str(t) for t in a.get("tags", [])],
+        )
         self.acct.wrote(note.index_text)
         ids = list(self.notes)
-        hits = self.index.search(note.index_text, [self.notes[i].index_text for i in ids], self.opts.neighbours)
+        hits = self.index.search(
+            note.index_text, [self.notes[i].index_text for i in ids], self.opts.neighbours
+        )
         nbrs = [self.notes[ids[j]] for j, _ in hits]
         if nbrs:
-            prompt = (f"New note: {json.dumps({'content': content, 'keywords': note.keywords, 'context': note.context})}\n"
-                      "Neighbours:\n" + "\n".join(f"[{i}] {n.content} (context: {n.context}; tags: {n.tags})"
-                                                  for i, n in enumerate(nbrs)))
+            prompt = (
+                f"New note: {json.dumps({'content': content, 'keywords': note.keywords, 'context': note.context})}\n"
+                "Neighbours:\n"
+                + "\n".join(
+                    f"[{i}] {n.content} (context: {n.context}; tags: {n.tags})" for i, n in enumerate(nbrs)
+                )
+            )
 
             def evolve():
                 same = [i for i, n in enumerate(nbrs) if set(n.tags) & {f.slot for f in facts}]
@@ -107,22 +135,38 @@ class AMemChain(TextChain):
                     return {"should_evolve": False, "actions": []}
                 # one rewritten sentence per neighbour (its original context + the newest related fact)
                 base = [n.evolution_history[0] if n.evolution_history else n.context for n in nbrs]
-                ctxs = [base[i] + (f" Later ({time[:10]}): {note.context}" if i in same else "")
-                        if i in same else nbrs[i].context for i in range(len(nbrs))]
-                tags = [sorted(set(n.tags) | (set(note.tags) if i in same else set())) for i, n in enumerate(nbrs)]
-                return {"should_evolve": True, "actions": ["strengthen", "update_neighbor"],
-                        "suggested_connections": [nbrs[i].id for i in same], "tags_to_update": note.tags,
-                        "new_context_neighborhood": ctxs, "new_tags_neighborhood": tags}
+                ctxs = [
+                    base[i] + (f" Later ({time[:10]}): {note.context}" if i in same else "")
+                    if i in same
+                    else nbrs[i].context
+                    for i in range(len(nbrs))
+                ]
+                tags = [
+                    sorted(set(n.tags) | (set(note.tags) if i in same else set())) for i, n in enumerate(nbrs)
+                ]
+                return {
+                    "should_evolve": True,
+                    "actions": ["strengthen", "update_neighbor"],
+                    "suggested_connections": [nbrs[i].id for i in same],
+                    "tags_to_update": note.tags,
+                    "new_context_neighborhood": ctxs,
+                    "new_tags_neighborhood": tags,
+                }
 
             ev_out = self.acct.call("a_mem.evolve", EVOLVE_SYSTEM, prompt, evolve)
             if ev_out.get("should_evolve"):
                 acts = ev_out.get("actions", [])
                 if "strengthen" in acts:
-                    note.links += [str(c) for c in ev_out.get("suggested_connections", []) if str(c) in self.notes]
+                    note.links += [
+                        str(c) for c in ev_out.get("suggested_connections", []) if str(c) in self.notes
+                    ]
                     note.tags = [str(t) for t in ev_out.get("tags_to_update", note.tags)]
                 if "update_neighbor" in acts:
-                    for n, ctx, tags in zip(nbrs, ev_out.get("new_context_neighborhood", []),
-                                            ev_out.get("new_tags_neighborhood", [])):
+                    for n, ctx, tags in zip(
+                        nbrs,
+                        ev_out.get("new_context_neighborhood", []),
+                        ev_out.get("new_tags_neighborhood", []),
+                    ):
                         if str(ctx) != n.context:
                             n.evolution_history.append(n.context)
                             n.context = str(ctx)
@@ -133,8 +177,10 @@ class AMemChain(TextChain):
 
     def search(self, query: str) -> list[Note]:
         ids = list(self.notes)
-        hits = [self.notes[ids[j]] for j, _ in self.index.search(query, [self.notes[i].index_text for i in ids],
-                                                                  self.opts.top_k)]
+        hits = [
+            self.notes[ids[j]]
+            for j, _ in self.index.search(query, [self.notes[i].index_text for i in ids], self.opts.top_k)
+        ]
         linked = []
         for n in hits:
             for lid in n.links:

@@ -21,16 +21,18 @@ Anything else on the task (steps, checkpoints, levels, gold) is the benchmark's 
 read. `tools`: ToolSpecs of a generated suite; () for a real benchmark (its JSON-schema tools reach
 the session only as `candidate_call` events).
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
+from eval.real.base import RealTask
+from eval.suites.schema import SimTask, ToolSpec
 from pulse.agent.gate import GateDecision
 from pulse.agent.runtime import AgentStats, Delivery
 from pulse.core.records import Event
-from eval.real.base import RealTask
-from eval.suites.schema import SimTask, ToolSpec
 
 
 class MemorySession(Protocol):
@@ -57,8 +59,9 @@ class Method(Protocol):
         `close()`) is the `memory` every `open_session` of the chain gets."""
         ...
 
-    def open_session(self, task: SimTask | RealTask, memory: Any, concurrent: bool,
-                     tools: Sequence[ToolSpec] = ()) -> MemorySession:
+    def open_session(
+        self, task: SimTask | RealTask, memory: Any, concurrent: bool, tools: Sequence[ToolSpec] = ()
+    ) -> MemorySession:
         """`tools`: the schemas the task agent's environment publishes (what a memory agent may read)."""
         ...
 

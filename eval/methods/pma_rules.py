@@ -45,28 +45,35 @@ reminder when it bears on that call and is likely to change the decision:
   with the call's tool name or known argument values, once it has left the window.
 Nothing left -> null (silence).
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
 
+from eval.methods import standins
 from pulse.core.records import Event
 from pulse.core.statements import IMPLICIT, SlotTerms, parse_statement
-from eval.methods import standins
 
 REQ = "Requirement"
 _CLAUSE = re.compile(r"(?<=[.!?])\s+|;\s*|,?\s+(?:and\s+)?then\s+", re.I)
 _TAG = re.compile(r"^\s*\[[^\]]*\]\s*")
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"")
-_CORRECTION = re.compile(r"\b(no,|not what|wrong|instead|actually|i meant|rather|correct(?:ion)?|change it|should be)\b", re.I)
-_STOP = frozenset("the and for with that this from your you are was were have has not please then use using into "
-                  "about what when will would could should make need want also just".split())
+_CORRECTION = re.compile(
+    r"\b(no,|not what|wrong|instead|actually|i meant|rather|correct(?:ion)?|change it|should be)\b", re.I
+)
+_STOP = frozenset(
+    "the and for with that this from your you are was were have has not please then use using into "
+    "about what when will would could should make need want also just".split()
+)
 ID_KEYS = ("name", "id", "path", "file")
 
 
 def words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9]+", text.lower().replace("_", " ")) if len(w) >= 4 and w not in _STOP}
+    return {
+        w for w in re.findall(r"[a-z0-9]+", text.lower().replace("_", " ")) if len(w) >= 4 and w not in _STOP
+    }
 
 
 @dataclass
@@ -147,16 +154,29 @@ class Management:
         self.calls.append({"tool": "memory_delete", "args": {"id": eid}})
 
 
-def manage_calls(new: Sequence[tuple[int, Event]], knowledge: Mapping[str, str], procedural: Mapping[str, str],
-                 metas: Mapping[str, Meta], calls: Sequence[CallRecord], tools: Iterable[str],
-                 vocab: Mapping[str, SlotTerms], user_id: str, project_id: str, next_id: int = 1) -> Management:
+def manage_calls(
+    new: Sequence[tuple[int, Event]],
+    knowledge: Mapping[str, str],
+    procedural: Mapping[str, str],
+    metas: Mapping[str, Meta],
+    calls: Sequence[CallRecord],
+    tools: Iterable[str],
+    vocab: Mapping[str, SlotTerms],
+    user_id: str,
+    project_id: str,
+    next_id: int = 1,
+) -> Management:
     """Phase 1 (see the module docstring). `new`: (stream index, event) not yet managed; `next_id`: the
     number the bank gives its next saved entry (`e<n>`), so a later fact of the same call can replace an
     earlier one."""
     m = Management()
     tools = list(tools)
-    held = {eid: f for eid, text in knowledge.items() if metas.get(eid, Meta("fact")).kind == "fact"
-            for f in standins.read_facts(text, vocab, user_id)}
+    held = {
+        eid: f
+        for eid, text in knowledge.items()
+        if metas.get(eid, Meta("fact")).kind == "fact"
+        for f in standins.read_facts(text, vocab, user_id)
+    }
     proc_texts = set(procedural.values())
 
     def fact(f: standins.Fact, i: int) -> None:
@@ -177,34 +197,59 @@ def manage_calls(new: Sequence[tuple[int, Event]], knowledge: Mapping[str, str],
     for i, ev in new:
         if ev.kind == "request":
             for c in clauses(ev.text):
-                m.save("knowledge", f"{REQ}: {c}.", Meta("requirement", i, tool_named(c, tools), artifacts(c)))
+                m.save(
+                    "knowledge", f"{REQ}: {c}.", Meta("requirement", i, tool_named(c, tools), artifacts(c))
+                )
         elif ev.kind == "message" and ev.role == "user":
-            m.save("knowledge", f"{REQ} (user, step {ev.step}): {ev.text.strip()}",
-                   Meta("requirement", i, tool_named(ev.text, tools), artifacts(ev.text)))
+            m.save(
+                "knowledge",
+                f"{REQ} (user, step {ev.step}): {ev.text.strip()}",
+                Meta("requirement", i, tool_named(ev.text, tools), artifacts(ev.text)),
+            )
             for f in standins.extract_facts([ev], user_id, project_id):
                 fact(f, i)
             last = next((c for c in reversed(calls) if c.index < i and c.result == "ok"), None)
             if last is not None:
-                changed = {k: v for k, v in ev.args.items() if k in last.args and last.args[k] != v and v != IMPLICIT}
+                changed = {
+                    k: v for k, v in ev.args.items() if k in last.args and last.args[k] != v and v != IMPLICIT
+                }
                 if changed:
                     said = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in changed.items())
-                    procedure(f"The user corrected the {last.tool} call: use {said}.", i, last.tool, last.index)
+                    procedure(
+                        f"The user corrected the {last.tool} call: use {said}.", i, last.tool, last.index
+                    )
                 elif not ev.args and _CORRECTION.search(ev.text):
-                    procedure(f"The user corrected the {last.tool} call ({call_text(last.tool, last.args)}): "
-                              f"\"{ev.text.strip()[:160]}\"", i, last.tool, last.index)
+                    procedure(
+                        f"The user corrected the {last.tool} call ({call_text(last.tool, last.args)}): "
+                        f'"{ev.text.strip()[:160]}"',
+                        i,
+                        last.tool,
+                        last.index,
+                    )
         elif ev.kind == "candidate_call":
             prev = next((c for c in reversed(calls) if c.index < i and is_redo(c, ev)), None)
             if prev is not None:
                 diff = {k: v for k, v in ev.args.items() if prev.args.get(k) != v}
-                what = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in diff.items()) or "the same arguments"
-                procedure(f"{ev.tool} was redone after its earlier call {'failed' if prev.result == 'error' else 'was replaced'}; "
-                          f"the redo used {what}.", i, ev.tool, prev.index)
+                what = (
+                    ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in diff.items()) or "the same arguments"
+                )
+                procedure(
+                    f"{ev.tool} was redone after its earlier call {'failed' if prev.result == 'error' else 'was replaced'}; "
+                    f"the redo used {what}.",
+                    i,
+                    ev.tool,
+                    prev.index,
+                )
         elif ev.kind == "tool_result":
             call = next((c for c in reversed(calls) if c.index < i and c.tool == ev.tool), None)
             if ev.args.get("status") == "error" or ev.text.lower().startswith("error"):
                 shown = call_text(ev.tool, call.args) if call else ev.tool
-                procedure(f"Do not repeat {shown}: it failed ({ev.text.strip()[:120]}).", i, ev.tool,
-                          call.index if call else -1)
+                procedure(
+                    f"Do not repeat {shown}: it failed ({ev.text.strip()[:120]}).",
+                    i,
+                    ev.tool,
+                    call.index if call else -1,
+                )
             for f in standins.extract_facts([ev], user_id, project_id):
                 fact(f, i)
     return m
@@ -214,36 +259,58 @@ def mark_done(metas: Mapping[str, Meta], call: CallRecord) -> str:
     """Mark the open requirement an executed call fulfils; returns its id ('' = none)."""
     vals = {str(v) for v in call.args.values()}
     for eid, meta in metas.items():
-        if meta.kind == "requirement" and not meta.done and meta.tool == call.tool and \
-                (not meta.artifacts or set(meta.artifacts) & vals):
+        if (
+            meta.kind == "requirement"
+            and not meta.done
+            and meta.tool == call.tool
+            and (not meta.artifacts or set(meta.artifacts) & vals)
+        ):
             meta.done = True
             return eid
     return ""
 
 
-def next_call(stream: Sequence[Event], calls: Sequence[CallRecord], metas: Mapping[str, Meta] | None,
-              tools: Iterable[str]) -> NextCall | None:
+def next_call(
+    stream: Sequence[Event],
+    calls: Sequence[CallRecord],
+    metas: Mapping[str, Meta] | None,
+    tools: Iterable[str],
+) -> NextCall | None:
     """The call the agent is about to make, from the event stream (see the module docstring).
     `metas`: the requirement entries (with their done marks) the estimate may use."""
     last = calls[-1] if calls else None
     if last is not None and last.result == "error":
         return NextCall(last.tool, dict(last.args), "redo", last.index)
-    plan = next((i for i in range(len(stream) - 1, -1, -1)
-                 if stream[i].kind == "message" and stream[i].role == "agent"), -1)
+    plan = next(
+        (
+            i
+            for i in range(len(stream) - 1, -1, -1)
+            if stream[i].kind == "message" and stream[i].role == "agent"
+        ),
+        -1,
+    )
     if plan >= 0 and (last is None or plan > last.index):
         t = tool_named(stream[plan].args.get("subgoal", "") or stream[plan].text, tools)
         if t:
             return NextCall(t, {k: v for k, v in stream[plan].args.items() if k != "subgoal"}, "plan")
     # a user correction of the last call: the agent is expected to redo it
-    if last is not None and any(e.kind == "message" and e.role == "user" for e in stream[last.index + 1:]) and \
-            metas and any(m.kind == "procedural" and m.redo_of == last.index and m.source > last.index
-                          for m in metas.values()):
+    if (
+        last is not None
+        and any(e.kind == "message" and e.role == "user" for e in stream[last.index + 1 :])
+        and metas
+        and any(
+            m.kind == "procedural" and m.redo_of == last.index and m.source > last.index
+            for m in metas.values()
+        )
+    ):
         return NextCall(last.tool, dict(last.args), "redo", last.index)
     if metas:
         reqs = [m for m in metas.values() if m.kind == "requirement" and m.tool]
         last_done = max((j for j, m in enumerate(reqs) if m.done), default=-1)
         # the open requirement after the last one done ("B is done, so C is next"), else any open one
-        nxt = next((m for m in reqs[last_done + 1:] if not m.done), None) or next((m for m in reqs if not m.done), None)
+        nxt = next((m for m in reqs[last_done + 1 :] if not m.done), None) or next(
+            (m for m in reqs if not m.done), None
+        )
         if nxt is not None:
             return NextCall(nxt.tool, {}, "requirement")
     if last is not None:
@@ -251,9 +318,18 @@ def next_call(stream: Sequence[Event], calls: Sequence[CallRecord], metas: Mappi
     return None
 
 
-def select_entries(nxt: NextCall | None, entries: Mapping[str, str], metas: Mapping[str, Meta],
-                   window_start: int, window: Sequence[Event], slots: Sequence[str],
-                   vocab: Mapping[str, SlotTerms], user_id: str, project_id: str, strict: bool = True) -> list[str]:
+def select_entries(
+    nxt: NextCall | None,
+    entries: Mapping[str, str],
+    metas: Mapping[str, Meta],
+    window_start: int,
+    window: Sequence[Event],
+    slots: Sequence[str],
+    vocab: Mapping[str, SlotTerms],
+    user_id: str,
+    project_id: str,
+    strict: bool = True,
+) -> list[str]:
     """Phase 2 (see the module docstring): the ids of the entries that go into the reminder.
     `strict=False` (always_inject, when the strict choice is silence): what bears on the next call,
     without the "likely to change the decision" filters."""
@@ -271,13 +347,19 @@ def select_entries(nxt: NextCall | None, entries: Mapping[str, str], metas: Mapp
         facts = [f for f in standins.read_facts(text, vocab, user_id) if f.slot in slots]
         if meta.kind == "requirement" and not facts:
             stated = parse_statement(text, vocab) if vocab else {}
-            if not stated and not meta.tool and not meta.done:  # an action requirement is tracked in the status
+            if (
+                not stated and not meta.tool and not meta.done
+            ):  # an action requirement is tracked in the status
                 unread.append(eid)
             continue
         for f in facts:
             if f.scope.startswith("project:") and f.scope != f"project:{project_id}":
                 continue  # another project's decision does not bind this task
-            r = rank["requirement"] if meta.kind == "requirement" else rank["project" if f.scope.startswith("project:") else "user"]
+            r = (
+                rank["requirement"]
+                if meta.kind == "requirement"
+                else rank["project" if f.scope.startswith("project:") else "user"]
+            )
             key = (r, -order)  # within a rank the newest entry binds
             if f.slot not in binding or key < binding[f.slot][0]:
                 binding[f.slot] = (key, eid, f.value)
@@ -289,8 +371,11 @@ def select_entries(nxt: NextCall | None, entries: Mapping[str, str], metas: Mapp
         chosen.append(eid)
     for eid, text in entries.items():
         meta = metas.get(eid, Meta("fact"))
-        if meta.kind == "procedural" and meta.tool == nxt.tool and \
-                ((nxt.why == "redo" and meta.redo_of == nxt.redo_of) or not in_window(meta) or not strict):
+        if (
+            meta.kind == "procedural"
+            and meta.tool == nxt.tool
+            and ((nxt.why == "redo" and meta.redo_of == nxt.redo_of) or not in_window(meta) or not strict)
+        ):
             chosen.append(eid)
     near = words(nxt.tool) | set().union(*(words(str(v)) for v in nxt.args.values()))
     for eid in unread:

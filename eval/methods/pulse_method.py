@@ -16,6 +16,7 @@
 flat project memory, flat_project = flat user memory + structured project memory, i.e. flat memory
 plus the structured user (resp. project) part, as in the paper's "Flat + User" / "Flat + Project".
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -35,20 +36,36 @@ def write_seed_history(memory, history, user_id: str, vocab, scope_facts: bool =
     from pulse.agent.listener import read_statement
     from pulse.agent.writeback import commit_events
     from pulse.core.records import Event
+
     committed = 0
     for i, session in enumerate(history.sessions):
         events = []
         for n, turn in enumerate(session.turns, 1):
             eid = f"seed-{i}#{n}"
             if turn.role == "tool":
-                events.append(Event("tool_result", n, tool=turn.tool, text=turn.text, args=dict(turn.args),
-                                    time=session.time, event_id=eid))
+                events.append(
+                    Event(
+                        "tool_result",
+                        n,
+                        tool=turn.tool,
+                        text=turn.text,
+                        args=dict(turn.args),
+                        time=session.time,
+                        event_id=eid,
+                    )
+                )
             else:
                 role = "user" if turn.role == "user" else "agent"
-                events.append(read_statement(Event("message", n, role=role, text=turn.text, time=session.time,
-                                                   event_id=eid), vocab))
-        committed += len(commit_events(memory, events, user_id, session.project_id, f"seed-{user_id}-{i}",
-                                       scope_facts=scope_facts))
+                events.append(
+                    read_statement(
+                        Event("message", n, role=role, text=turn.text, time=session.time, event_id=eid), vocab
+                    )
+                )
+        committed += len(
+            commit_events(
+                memory, events, user_id, session.project_id, f"seed-{user_id}-{i}", scope_facts=scope_facts
+            )
+        )
     return committed
 
 
@@ -57,6 +74,7 @@ def tools_vocab(tools):
     its own words; for a real benchmark's JSON-schema tools (`pulse.agent.schema.SchemaTool`) also
     the typed arguments (a domain, an e-mail) recognised by their form (`pulse.agent.schema.slot_vocab`)."""
     from pulse.agent.schema import SchemaTool, slot_vocab
+
     if any(isinstance(t, SchemaTool) for t in tools):
         return slot_vocab(tools)
     params: dict[str, list[str]] = {}
@@ -83,8 +101,11 @@ class PulseMethod:
         """Pulse builds its memory from the rendered seed sessions through its own write path, as every
         baseline does through its own (`write_seed_history`)."""
         from eval.memory_backends import open_chain_memory
+
         projects = {*seed.project_ids, *(s.project_id for s in seed.history.sessions)}
-        mem = open_chain_memory(self.memory_kind, seed.root, seed.user_id, sorted(projects), (), seed.embedder)
+        mem = open_chain_memory(
+            self.memory_kind, seed.root, seed.user_id, sorted(projects), (), seed.embedder
+        )
         try:
             write_seed_history(mem, seed.history, seed.user_id, tools_vocab(seed.tools))
         except BaseException:
@@ -95,18 +116,34 @@ class PulseMethod:
     def open_session(self, task, memory, concurrent: bool, tools=()) -> PulseAgent:
         # the memory agent reads request and message text with the tools' published vocabulary;
         # it gets no task label (level, topic) and no parse of the request from the suite
-        cfg = PulseAgentConfig(user_id=task.user_id, project_id=task.project_id, mode=self.mode,
-                               allow_intervene=self.allow_intervene,
-                               initial_personalization=self.initial_personalization, retrieve_k=self.retrieve_k,
-                               concurrent=concurrent, writeback=self.writeback, as_of=task.time,
-                               precheck=self.precheck,
-                               slot_vocab=tools_vocab(tools), conversation_id=task.task_id,
-                               tool_schemas=tuple(t for t in tools if isinstance(t, SchemaTool)))
+        cfg = PulseAgentConfig(
+            user_id=task.user_id,
+            project_id=task.project_id,
+            mode=self.mode,
+            allow_intervene=self.allow_intervene,
+            initial_personalization=self.initial_personalization,
+            retrieve_k=self.retrieve_k,
+            concurrent=concurrent,
+            writeback=self.writeback,
+            as_of=task.time,
+            precheck=self.precheck,
+            slot_vocab=tools_vocab(tools),
+            conversation_id=task.task_id,
+            tool_schemas=tuple(t for t in tools if isinstance(t, SchemaTool)),
+        )
         return PulseAgent(memory, self.policy, cfg)
 
 
 def build(cfg, ctx) -> PulseMethod:
     policy = ctx.get_policy(cfg.policy) if cfg.mode != "start_only" else None
-    return PulseMethod(name=cfg.name, memory_kind=cfg.memory, policy=policy, mode=cfg.mode,
-                       allow_intervene=cfg.allow_intervene, initial_personalization=cfg.initial_personalization,
-                       writeback=cfg.writeback, retrieve_k=cfg.retrieve_k, precheck=cfg.precheck)
+    return PulseMethod(
+        name=cfg.name,
+        memory_kind=cfg.memory,
+        policy=policy,
+        mode=cfg.mode,
+        allow_intervene=cfg.allow_intervene,
+        initial_personalization=cfg.initial_personalization,
+        writeback=cfg.writeback,
+        retrieve_k=cfg.retrieve_k,
+        precheck=cfg.precheck,
+    )

@@ -22,15 +22,17 @@ Pulse's own store takes `SeedHistory.items`: the records its write pipeline hold
 history (the persona's seed memory that the sessions were rendered from), loaded with
 `pulse.memory.open_memory(...).add_items` as before this hook existed.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
+from eval.suites.schema import SeedSession, SeedTurn  # noqa: F401  (the seed records; re-exported)
 from pulse.agent.writeback import DECISION_PREFIX
 from pulse.core.records import MemoryItem
-from eval.suites.schema import SeedSession, SeedTurn  # noqa: F401  (the seed records; re-exported)
 
 DECISION_TOOL = "approve_plan"  # the suites' decision tool (its receipt carries decision.<slot> fields)
 # time of statements that have none (profile attributes): before the seed year
@@ -78,7 +80,9 @@ def statement(item: MemoryItem, revised: bool = False) -> str:
     return f"{'From now on, f' if revised else 'F'}or {svc}, my preferred {w} is {v}."
 
 
-def seed_history(user_id: str, memory: Sequence[MemoryItem], sessions: Sequence[SeedSession] = ()) -> SeedHistory:
+def seed_history(
+    user_id: str, memory: Sequence[MemoryItem], sessions: Sequence[SeedSession] = ()
+) -> SeedHistory:
     """The persona's past as sessions: the suite's own rendered history when it has one
     (`Persona.history`), else rendered from its seed memory by `statement`."""
     if sessions:
@@ -88,7 +92,11 @@ def seed_history(user_id: str, memory: Sequence[MemoryItem], sessions: Sequence[
         project = m.scope.split(":", 1)[1] if m.scope.startswith("project:") else ""
         text = statement(m, revised=bool(m.supersedes))
         if project:  # a decision is recorded by a tool receipt, as tasks record theirs
-            turns = (SeedTurn("tool", text, DECISION_TOOL, {"status": "ok", f"{DECISION_PREFIX}{m.slot}": m.value}),)
+            turns = (
+                SeedTurn(
+                    "tool", text, DECISION_TOOL, {"status": "ok", f"{DECISION_PREFIX}{m.slot}": m.value}
+                ),
+            )
         else:
             turns = (SeedTurn("user", text), SeedTurn("assistant", ACK))
         sessions.append(SeedSession(m.valid_from or UNDATED, m.scope, turns, project))

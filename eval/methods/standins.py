@@ -19,15 +19,16 @@ reading and writing:
 - **reminders** (Proactive Memory Agent): the bank entries whose slot the next call takes (the next
   subgoal's tool, from the published tool schemas), not already reminded; none -> null.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
+from eval.methods.text_slots import text_items, withdrawn
 from pulse.agent.writeback import extract_candidates
 from pulse.core.records import Event
 from pulse.core.statements import IMPLICIT, SlotTerms, parse_statement
-from eval.methods.text_slots import text_items, withdrawn
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,16 @@ def fact_sentence(scope: str, slot: str, value: str, withdrawn: bool = False) ->
     return f"User {'no longer prefers' if withdrawn else 'prefers'} {w} {value}."
 
 
-def parsed_event(kind: str, role: str, text: str, vocab: Mapping[str, SlotTerms], time: str = "",
-                 tool: str = "", args: Mapping[str, str] | None = None, step: int = 0) -> Event:
+def parsed_event(
+    kind: str,
+    role: str,
+    text: str,
+    vocab: Mapping[str, SlotTerms],
+    time: str = "",
+    tool: str = "",
+    args: Mapping[str, str] | None = None,
+    step: int = 0,
+) -> Event:
     """An event as Pulse's listener reads it: a user/agent message's args are what its text states."""
     if kind == "message":
         args = {k: v for k, v in parse_statement(text, vocab).items() if v != IMPLICIT}
@@ -64,15 +73,20 @@ def extract_facts(events: Sequence[Event], user_id: str, project_id: str) -> lis
     for c in extract_candidates(events, user_id, project_id):
         m = c.item
         gone = c.source_event is not None and withdrawn(c.source_event.text)
-        out.append(Fact(fact_sentence(m.scope, m.slot, m.value, gone), m.slot, m.value, m.scope, m.valid_from))
+        out.append(
+            Fact(fact_sentence(m.scope, m.slot, m.value, gone), m.slot, m.value, m.scope, m.valid_from)
+        )
     return out
 
 
-def read_facts(text: str, vocab: Mapping[str, SlotTerms], user_id: str, time: str = "",
-               include_withdrawn: bool = False) -> list[Fact]:
+def read_facts(
+    text: str, vocab: Mapping[str, SlotTerms], user_id: str, time: str = "", include_withdrawn: bool = False
+) -> list[Fact]:
     """The (scope, slot, value) facts a memory text states (the shared text->slot routine)."""
-    return [Fact(m.text, m.slot, m.value, m.scope, m.valid_from)
-            for m in text_items(text, vocab, "read", user_id, time, include_withdrawn)]
+    return [
+        Fact(m.text, m.slot, m.value, m.scope, m.valid_from)
+        for m in text_items(text, vocab, "read", user_id, time, include_withdrawn)
+    ]
 
 
 def decide_update(new: Fact, old: Sequence[tuple[str, Fact]], withdrawn: bool = False) -> tuple[str, str]:

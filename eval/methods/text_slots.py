@@ -21,19 +21,21 @@ for every method:
    no text method intervenes).
 Item ids are `<method>:<hash of the sentence>`, so the same sentence delivered twice is one item.
 """
+
 from __future__ import annotations
 
 import hashlib
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 from pulse.core.records import MemoryItem, Provenance
 from pulse.core.statements import IMPLICIT, SlotTerms, parse_statement
 
 _DATE = re.compile(r"^\W*(\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?)")
 _SENT = re.compile(r"(?<=[.!?;])\s+")
-_WITHDRAWN = re.compile(r"\b(no longer|not prefer|not anymore|stop using|does not|doesn't|don't|do not|instead of|until)\b",
-                        re.I)
+_WITHDRAWN = re.compile(
+    r"\b(no longer|not prefer|not anymore|stop using|does not|doesn't|don't|do not|instead of|until)\b", re.I
+)
 _PROJECT = re.compile(r"\bproject\s+([\w][\w\-]*)", re.I)
 
 
@@ -42,8 +44,14 @@ def withdrawn(text: str) -> bool:
     return bool(_WITHDRAWN.search(text or ""))
 
 
-def text_items(text: str, vocab: Mapping[str, SlotTerms], method: str, user_id: str,
-               default_time: str = "", include_withdrawn: bool = False) -> tuple[MemoryItem, ...]:
+def text_items(
+    text: str,
+    vocab: Mapping[str, SlotTerms],
+    method: str,
+    user_id: str,
+    default_time: str = "",
+    include_withdrawn: bool = False,
+) -> tuple[MemoryItem, ...]:
     """`include_withdrawn` (update decisions only): also read what a withdrawing sentence names."""
     out: dict[str, MemoryItem] = {}
     for line in (text or "").splitlines():
@@ -60,6 +68,14 @@ def text_items(text: str, vocab: Mapping[str, SlotTerms], method: str, user_id: 
             kind = "project_state" if proj else "preference"
             for slot, value in stated.items():
                 iid = f"{method}:{hashlib.blake2b(f'{sent}|{slot}'.encode(), digest_size=6).hexdigest()}"
-                out[iid] = MemoryItem(iid, kind, scope, sent.strip(), slot=slot, value=value,
-                                      provenance=Provenance("history", "", sent.strip()[:200]), valid_from=when)
+                out[iid] = MemoryItem(
+                    iid,
+                    kind,
+                    scope,
+                    sent.strip(),
+                    slot=slot,
+                    value=value,
+                    provenance=Provenance("history", "", sent.strip()[:200]),
+                    valid_from=when,
+                )
     return tuple(out.values())

@@ -14,19 +14,22 @@ names the fact without its value (the value is in the file); the memory folder i
 suites' persona chains), project facts name their project; offline, the save step's facts are the
 shared stand-in's.
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pulse.config.schema import knob
 from eval.methods import standins
 from eval.methods.common import TextChain, TextSession, event_line, text_method
+from pulse.config.schema import knob
 
-SAVE_SYSTEM = ("Before you stop: save durable facts from this conversation that will matter in future tasks "
-               "(preferences, decisions, conventions). Update an existing memory file rather than adding a "
-               'duplicate. Reply with a JSON object {"memories": [{"file": ..., "title": ..., "text": ...}]}.')
+SAVE_SYSTEM = (
+    "Before you stop: save durable facts from this conversation that will matter in future tasks "
+    "(preferences, decisions, conventions). Update an existing memory file rather than adding a "
+    'duplicate. Reply with a JSON object {"memories": [{"file": ..., "title": ..., "text": ...}]}.'
+)
 READ_SYSTEM = "Read the memory files relevant to this request (Read tool)."
 INSTRUCTIONS = "# AGENTS.md\nProject conventions: follow the user's instructions; keep changes minimal."
 
@@ -54,8 +57,18 @@ class ZCodeChain(TextChain):
         (Path(seed.root) / "AGENTS.md").write_text(INSTRUCTIONS + "\n")
         self.entries: dict[str, str] = {}  # file -> index line (MEMORY.md, in order)
         for s in seed.history.sessions:
-            evs = [standins.parsed_event("tool_result" if t.role == "tool" else "message", t.role, t.text, self.vocab,
-                                         s.time, tool=t.tool, args=t.args) for t in s.turns]
+            evs = [
+                standins.parsed_event(
+                    "tool_result" if t.role == "tool" else "message",
+                    t.role,
+                    t.text,
+                    self.vocab,
+                    s.time,
+                    tool=t.tool,
+                    args=t.args,
+                )
+                for t in s.turns
+            ]
             self.save(evs, s.time, s.project_id)
 
     def _write_index(self) -> None:
@@ -67,9 +80,17 @@ class ZCodeChain(TextChain):
             return  # the Stop hook's turn finds nothing durable: it writes nothing (its cost is still paid)
 
         def standin():
-            return {"memories": [{"file": slug(f.scope, f.slot), "title": f"{f.slot.replace('_', ' ')} "
-                                  f"({'user preference' if f.scope.startswith('user:') else f.scope})",
-                                  "text": f"{now[:10]}: {f.text}"} for f in facts]}
+            return {
+                "memories": [
+                    {
+                        "file": slug(f.scope, f.slot),
+                        "title": f"{f.slot.replace('_', ' ')} "
+                        f"({'user preference' if f.scope.startswith('user:') else f.scope})",
+                        "text": f"{now[:10]}: {f.text}",
+                    }
+                    for f in facts
+                ]
+            }
 
         out = self.acct.call("zcode.save", SAVE_SYSTEM, "\n".join(event_line(e) for e in events), standin)
         for m in out.get("memories", []):
@@ -110,8 +131,13 @@ class ZCodeSession(TextSession):
 
     def on_end(self, completed):
         if completed:
-            evs = [standins.parsed_event(e.kind, e.role, e.text, self.vocab, self.task.time, step=e.step)
-                   if e.kind == "message" else e for e in self.events if e.kind != "candidate_call"]
+            evs = [
+                standins.parsed_event(e.kind, e.role, e.text, self.vocab, self.task.time, step=e.step)
+                if e.kind == "message"
+                else e
+                for e in self.events
+                if e.kind != "candidate_call"
+            ]
             self.chain.save(evs, self.task.time, self.task.project_id)
 
 

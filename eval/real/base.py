@@ -18,10 +18,12 @@ run path for both. Adding a benchmark: one folder (its loader `load(cfg)` and it
 one `configs/benchmark/<name>.yaml`, one line in eval/registry.py.
 The methods see only `RealTask`'s documented attributes (eval/methods/base.py).
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 from pulse.core.errors import PulseUserError
 
@@ -44,7 +46,9 @@ class RealTask:
     level: int = 0
     depends_on: tuple[str, ...] = ()
     scored: bool = True  # False: a prerequisite task that π-Bench leaves out of COMP
-    data: Any = field(default=None, compare=False, repr=False)  # the benchmark's own record (never read by methods)
+    data: Any = field(
+        default=None, compare=False, repr=False
+    )  # the benchmark's own record (never read by methods)
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,9 @@ class Score:
     score: float
     components: dict[str, float] | None = None  # named score components (rows: `components`)
     detail: dict[str, Any] | None = None  # how the score was reached (rows: `score_detail`)
-    row: dict[str, Any] = field(default_factory=dict)  # further fields of the benchmark's own, top level in the row
+    row: dict[str, Any] = field(
+        default_factory=dict
+    )  # further fields of the benchmark's own, top level in the row
 
 
 class ToolEnv(Protocol):
@@ -113,6 +119,7 @@ class RealBenchmarkBase:
 
     def seed_history(self, user_id: str):
         from eval.methods.seed import seed_history
+
         return seed_history(user_id, self.seed_memory(user_id))  # type: ignore[attr-defined]
 
     def tool_schemas(self, user_id: str) -> list[dict[str, Any]]:
@@ -125,6 +132,7 @@ class RealBenchmarkBase:
 
     def tools(self, user_id: str) -> tuple:
         from pulse.agent.schema import SchemaTool
+
         return tuple(SchemaTool.from_openai(s, self.read_only_tools) for s in self.tool_schemas(user_id))
 
 
@@ -141,14 +149,17 @@ def own_options(cfg, options_cls, name: str):
 
     from eval.config import BenchmarkConfig
     from pulse.config.schema import ConfigError
+
     own = {f.name for f in fields(options_cls)}
     default = BenchmarkConfig()
     for f in fields(BenchmarkConfig):
         if f.name in COMMON_KEYS or f.name in own:
             continue
         if getattr(cfg, f.name) != getattr(default, f.name):
-            raise ConfigError(f"benchmark.{f.name}: not an option of {name} (its own options: "
-                              f"{', '.join(sorted(own)) or 'none'}; every benchmark: {', '.join(COMMON_KEYS[2:])})")
+            raise ConfigError(
+                f"benchmark.{f.name}: not an option of {name} (its own options: "
+                f"{', '.join(sorted(own)) or 'none'}; every benchmark: {', '.join(COMMON_KEYS[2:])})"
+            )
     return options_cls(**{k: getattr(cfg, k) for k in own})
 
 

@@ -3,6 +3,7 @@
 The data are not in the repository (π-Bench and Persona2Web carry no licence; they are read at run
 time from here). Layout under the data dir: `tau2/retail/`, `pibench/<persona>/`, `persona2web/`.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,10 +28,14 @@ def dataset_dir(sub: str, configured: str = "", key: str = "benchmark.data_dir")
     """`<data dir>/<sub>`, or DataNotFound naming the config `key` / $PULSE_DATA_DIR."""
     root = data_root(configured)
     if root is None:
-        raise DataNotFound(f"{key} is empty and ${ENV_VAR} is not set: set one to the folder "
-                           f"holding {sub}/ (README: Real benchmarks)")
+        raise DataNotFound(
+            f"{key} is empty and ${ENV_VAR} is not set: set one to the folder "
+            f"holding {sub}/ (README: Real benchmarks)"
+        )
     path = root / sub
     if not path.is_dir():
         src = key if configured else f"${ENV_VAR}"
-        raise DataNotFound(f"{path}: no such folder ({src}={root}); README: Real benchmarks says how to obtain it")
+        raise DataNotFound(
+            f"{path}: no such folder ({src}={root}); README: Real benchmarks says how to obtain it"
+        )
     return path

@@ -5,18 +5,22 @@ Used by τ²'s natural-language assertions and π-Bench's checklist. The judge a
 reply that does not parse, or lacks a verdict for a criterion, counts that criterion as not met
 and is counted in `unparsed` (never guessed as met).
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from eval.real.llm import ChatEndpoint, json_reply
 
-SYSTEM = ("You grade a conversation between an assistant and a user against a list of criteria. Grade each "
-          "criterion on its own: met only if the conversation (and the assistant's outputs shown) clearly satisfies "
-          'it. Answer with one JSON object: {"results": [{"criterion": "<as given>", "met": true or false, '
-          '"reasoning": "<short>"}]}, one entry per criterion, in the order given.')
+SYSTEM = (
+    "You grade a conversation between an assistant and a user against a list of criteria. Grade each "
+    "criterion on its own: met only if the conversation (and the assistant's outputs shown) clearly satisfies "
+    'it. Answer with one JSON object: {"results": [{"criterion": "<as given>", "met": true or false, '
+    '"reasoning": "<short>"}]}, one entry per criterion, in the order given.'
+)
 
 
 @dataclass
@@ -36,17 +40,28 @@ class LLMJudge:
         self.endpoint = endpoint
         self.label = f"LLM judge {endpoint.label}"
 
-    def judge(self, criteria: Sequence[str], transcript: Sequence[dict[str, Any]], context: str = "") -> Verdicts:
+    def judge(
+        self, criteria: Sequence[str], transcript: Sequence[dict[str, Any]], context: str = ""
+    ) -> Verdicts:
         if not criteria:
             return Verdicts([], 0)
-        user = ((f"context:\n{context}\n\n" if context else "") + f"conversation:\n{transcript_text(transcript)}\n\n"
-                f"criteria:\n{json.dumps(list(criteria), ensure_ascii=False)}")
-        reply = json_reply(self.endpoint.chat([{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]))
+        user = (
+            (f"context:\n{context}\n\n" if context else "")
+            + f"conversation:\n{transcript_text(transcript)}\n\n"
+            f"criteria:\n{json.dumps(list(criteria), ensure_ascii=False)}"
+        )
+        reply = json_reply(
+            self.endpoint.chat([{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}])
+        )
         results = reply.get("results") if isinstance(reply, dict) else None
         met: list[bool] = []
         unparsed = 0
         for i in range(len(criteria)):
-            r = results[i] if isinstance(results, list) and i < len(results) and isinstance(results[i], dict) else None
+            r = (
+                results[i]
+                if isinstance(results, list) and i < len(results) and isinstance(results[i], dict)
+                else None
+            )
             if r is None or not isinstance(r.get("met"), bool):
                 unparsed += 1
                 met.append(False)

@@ -4,11 +4,13 @@ MCP client, as π-Bench serves AppWorld. State and scores are the wrapped enviro
 and mcp runs score the same (tests check it). Attributes the scorers read (the database, the
 workspace, the opened sites) are the wrapped environment's.
 """
+
 from __future__ import annotations
 
 import inspect
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pulse.agent.gate import ToolCallError
 
@@ -20,13 +22,16 @@ def _function(env, schema: dict[str, Any]):
 
     def fn(**kwargs):
         from mcp.server.mcpserver.exceptions import ToolError
+
         try:
             return env(name, kwargs)
         except Exception as e:  # a tool's refusal reaches the client with its message (as direct does)
             raise ToolError(str(e)) from e
+
     ann = {p: (list[str] if spec.get("type") == "array" else str) for p, spec in props.items()}
-    fn.__signature__ = inspect.Signature([inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=a)
-                                          for p, a in ann.items()])
+    fn.__signature__ = inspect.Signature(
+        [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=a) for p, a in ann.items()]
+    )
     fn.__annotations__ = dict(ann)
     fn.__name__ = name
     return fn

@@ -20,6 +20,7 @@ directories' summaries and rows: score and components, interventions, and measur
 (the agent's real seconds, `seconds` of each row). A run that is interrupted keeps its finished rows
 (`pulse eval` resumes by chain) and the table says how many tasks each row has.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,30 +32,64 @@ import time
 from pathlib import Path
 
 LABEL = "small local model, not comparable to the paper"
-P2W_USERS = ("Alex_Garcia", "Alex_Lee", "Alex_Smith", "Avery_Davis", "Avery_Lee", "Avery_Moore", "Blake_Moore",
-             "Blake_Rodriguez", "Blake_Thomas", "Cameron_Davis")
+P2W_USERS = (
+    "Alex_Garcia",
+    "Alex_Lee",
+    "Alex_Smith",
+    "Avery_Davis",
+    "Avery_Lee",
+    "Avery_Moore",
+    "Blake_Moore",
+    "Blake_Rodriguez",
+    "Blake_Thomas",
+    "Cameron_Davis",
+)
 P2W_TASKS = tuple(f"{u}_A{lvl}" for u in P2W_USERS for lvl in (1, 2, 3))
 TAU2_TASKS = tuple(f"tau2_retail_{i}" for i in ("5", "9", "12", "17", "18"))  # first 5 of split 'test'
 TAU2_TURNS = 8
 METHODS = ("none", "mem0", "pulse_rule")
 
 
-def commands(base_url: str, model: str, out: Path, benchmarks=("persona2web", "tau2_retail")) -> list[tuple[str, list[str]]]:
-    agent = [f"agent=openai", f"agent.model='{model} ({LABEL})'", f"agent.base_url={base_url}", "agent.timeout_s=900",
-             "agent.retries=1", "agent.max_tokens=200", "allow_failures=true", "progress=false"]
-    llm = ["llm=openai", f"llm.model={model}", f"llm.base_url={base_url}", "llm.timeout_s=900", "llm.max_tokens=200"]
+def commands(
+    base_url: str, model: str, out: Path, benchmarks=("persona2web", "tau2_retail")
+) -> list[tuple[str, list[str]]]:
+    agent = [
+        "agent=openai",
+        f"agent.model='{model} ({LABEL})'",
+        f"agent.base_url={base_url}",
+        "agent.timeout_s=900",
+        "agent.retries=1",
+        "agent.max_tokens=200",
+        "allow_failures=true",
+        "progress=false",
+    ]
+    llm = [
+        "llm=openai",
+        f"llm.model={model}",
+        f"llm.base_url={base_url}",
+        "llm.timeout_s=900",
+        "llm.max_tokens=200",
+    ]
     runs = []
     for bench in benchmarks:
         for m in METHODS:
             args = [f"benchmark={bench}", f"method={m}", *agent, *(llm if m == "mem0" else [])]
             if bench == "persona2web":
-                args += ["benchmark.seed_history=synthetic", "agent.max_turns=4",
-                         "benchmark.task_ids=[" + ",".join(P2W_TASKS) + "]"]
+                args += [
+                    "benchmark.seed_history=synthetic",
+                    "agent.max_turns=4",
+                    "benchmark.task_ids=[" + ",".join(P2W_TASKS) + "]",
+                ]
             else:
-                args += [f"agent.max_turns={TAU2_TURNS}", "benchmark.split=test",
-                         "benchmark.task_ids=[" + ",".join(TAU2_TASKS) + "]",
-                         f"benchmark.user.model={model}", f"benchmark.user.base_url={base_url}",
-                         "benchmark.user.timeout_s=900", "benchmark.user.max_tokens=120"]
+                args += [
+                    f"agent.max_turns={TAU2_TURNS}",
+                    "benchmark.split=test",
+                    "benchmark.task_ids=[" + ",".join(TAU2_TASKS) + "]",
+                    f"benchmark.user.model={model}",
+                    f"benchmark.user.base_url={base_url}",
+                    "benchmark.user.timeout_s=900",
+                    "benchmark.user.max_tokens=120",
+                ]
             runs.append((f"{bench}/{m}", [*args, f"out_dir={out / 'runs' / bench / m}"]))
     return runs
 
@@ -73,25 +108,38 @@ def summarise(out: Path) -> list[dict]:
                 for k, v in (e.get("components") or {}).items():
                     comps.setdefault(k, []).append(v)
             secs = [e.get("seconds", 0.0) for e in ok]
-            rows.append({"benchmark": bench, "method": m, "label": LABEL, "tasks": len(eps), "failed": len(eps) - len(ok),
-                         "score": round(sum(e.get("score", 0.0) for e in eps) / max(1, len(eps)), 3),
-                         "components": {k: round(sum(v) / len(v), 3) for k, v in sorted(comps.items())},
-                         "interventions": sum(e.get("interventions", 0) for e in ok),
-                         "interventions_correct": sum(e.get("interventions_correct", 0) for e in ok),
-                         "s_per_task_mean": round(sum(secs) / max(1, len(secs)), 1),
-                         "s_per_task_max": round(max(secs or [0.0]), 1),
-                         "agent_model": (eps[0].get("agent_model") if eps else "")})
+            rows.append(
+                {
+                    "benchmark": bench,
+                    "method": m,
+                    "label": LABEL,
+                    "tasks": len(eps),
+                    "failed": len(eps) - len(ok),
+                    "score": round(sum(e.get("score", 0.0) for e in eps) / max(1, len(eps)), 3),
+                    "components": {k: round(sum(v) / len(v), 3) for k, v in sorted(comps.items())},
+                    "interventions": sum(e.get("interventions", 0) for e in ok),
+                    "interventions_correct": sum(e.get("interventions_correct", 0) for e in ok),
+                    "s_per_task_mean": round(sum(secs) / max(1, len(secs)), 1),
+                    "s_per_task_max": round(max(secs or [0.0]), 1),
+                    "agent_model": (eps[0].get("agent_model") if eps else ""),
+                }
+            )
     return rows
 
 
 def write_table(out: Path, rows: list[dict], cmds: list[str]) -> None:
-    lines = [f"# Real-model subset ({LABEL})", "",
-             "| benchmark | method | tasks (failed) | score | components | interventions (correct) | s/task mean (max) |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# Real-model subset ({LABEL})",
+        "",
+        "| benchmark | method | tasks (failed) | score | components | interventions (correct) | s/task mean (max) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         comps = ", ".join(f"{k} {v:.3f}" for k, v in r["components"].items())
-        lines.append(f"| {r['benchmark']} | {r['method']} | {r['tasks']} ({r['failed']}) | {r['score']:.3f} | {comps} | "
-                     f"{r['interventions']} ({r['interventions_correct']}) | {r['s_per_task_mean']} ({r['s_per_task_max']}) |")
+        lines.append(
+            f"| {r['benchmark']} | {r['method']} | {r['tasks']} ({r['failed']}) | {r['score']:.3f} | {comps} | "
+            f"{r['interventions']} ({r['interventions_correct']}) | {r['s_per_task_mean']} ({r['s_per_task_max']}) |"
+        )
     lines += ["", "Commands (each run also records its resolved config and manifest in its run dir):", ""]
     lines += [f"    {c}" for c in cmds]
     (out / "rows.md").write_text("\n".join(lines) + "\n")

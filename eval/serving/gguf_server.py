@@ -18,6 +18,7 @@ object in the reply that names a given tool becomes a `tool_calls` entry; anythi
 Tool results come back to it as user turns "Tool result (name): ...". Greedy decoding (temperature
 0 unless the request says otherwise); one request at a time.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,9 +35,11 @@ from eval.serving.json_handler import JSONHandler
 PINNED = {  # sha256 of the joined files this project has run
     "qwen2.5-coder-0.5b-instruct": "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
 }
-TOOL_PROMPT = ("You can call these tools. To call one, reply with only a JSON object "
-               '{{"name": <tool name>, "arguments": {{<argument>: <value>}}}} and nothing else. '
-               "When you have finished, reply in plain text without JSON.\nTools:\n{tools}")
+TOOL_PROMPT = (
+    "You can call these tools. To call one, reply with only a JSON object "
+    '{{"name": <tool name>, "arguments": {{<argument>: <value>}}}} and nothing else. '
+    "When you have finished, reply in plain text without JSON.\nTools:\n{tools}"
+)
 
 
 def sha256(path: str) -> str:
@@ -70,7 +73,7 @@ def _json_objects(text: str):
                 depth -= 1
                 if depth == 0:
                     try:
-                        yield json.loads(text[start:j + 1])
+                        yield json.loads(text[start : j + 1])
                     except json.JSONDecodeError:
                         pass
                     i = j + 1
@@ -84,8 +87,11 @@ def parse_tool_calls(text: str, tool_names: set[str]) -> list[dict[str, Any]]:
     for obj in _json_objects(text or ""):
         if not isinstance(obj, dict):
             continue
-        name = obj.get("name") or (obj.get("function") or {}).get("name") if isinstance(obj.get("function"), dict) \
+        name = (
+            obj.get("name") or (obj.get("function") or {}).get("name")
+            if isinstance(obj.get("function"), dict)
             else obj.get("name")
+        )
         args = obj.get("arguments", obj.get("parameters", {}))
         if isinstance(args, str):
             try:
@@ -93,19 +99,35 @@ def parse_tool_calls(text: str, tool_names: set[str]) -> list[dict[str, Any]]:
             except json.JSONDecodeError:
                 args = {}
         if name in tool_names and isinstance(args, dict):
-            calls.append({"id": f"call_{uuid.uuid4().hex[:12]}", "type": "function",
-                          "function": {"name": name, "arguments": json.dumps(args)}})
+            calls.append(
+                {
+                    "id": f"call_{uuid.uuid4().hex[:12]}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(args)},
+                }
+            )
             break  # one call per turn: the model repeats itself otherwise
     return calls
 
 
-def render_messages(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> list[dict[str, str]]:
+def render_messages(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     spec = ""
     if tools:
-        spec = TOOL_PROMPT.format(tools="\n".join(
-            json.dumps({"name": t["function"]["name"], "description": t["function"].get("description", ""),
-                        "parameters": t["function"].get("parameters", {})}) for t in tools))
+        spec = TOOL_PROMPT.format(
+            tools="\n".join(
+                json.dumps(
+                    {
+                        "name": t["function"]["name"],
+                        "description": t["function"].get("description", ""),
+                        "parameters": t["function"].get("parameters", {}),
+                    }
+                )
+                for t in tools
+            )
+        )
     for m in messages:
         role, content = m.get("role", "user"), m.get("content") or ""
         if role == "system":
@@ -115,8 +137,14 @@ def render_messages(messages: list[dict[str, Any]], tools: list[dict[str, Any]] 
             out.append({"role": "user", "content": f"Tool result: {content}"})
         elif role == "assistant" and m.get("tool_calls"):
             f = m["tool_calls"][0].get("function", {})
-            out.append({"role": "assistant", "content": json.dumps({"name": f.get("name"), "arguments":
-                                                                    json.loads(f.get("arguments") or "{}")})})
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": json.dumps(
+                        {"name": f.get("name"), "arguments": json.loads(f.get("arguments") or "{}")}
+                    ),
+                }
+            )
         else:
             out.append({"role": role if role in ("user", "assistant") else "user", "content": content})
     if spec:
@@ -134,6 +162,7 @@ def render_messages(messages: list[dict[str, Any]], tools: list[dict[str, Any]] 
 class GGUFChat:
     def __init__(self, path: str, threads: int = 2, n_ctx: int = 8192):
         from cyllama import LLM, GenerationConfig
+
         self.GenerationConfig = GenerationConfig
         self.llm = LLM(path, GenerationConfig(n_ctx=n_ctx, n_gpu_layers=0))
         ensure = self.llm._ensure_context
@@ -142,6 +171,7 @@ class GGUFChat:
             ctx = ensure(*a, **kw)
             ctx.set_n_threads(threads, threads)
             return ctx
+
         self.llm._ensure_context = with_threads
         self.n_ctx = n_ctx
         self.lock = threading.Lock()
@@ -149,9 +179,13 @@ class GGUFChat:
     def complete(self, body: dict[str, Any]) -> dict[str, Any]:
         tools = body.get("tools") or []
         msgs = render_messages(body.get("messages") or [], tools)
-        cfg = self.GenerationConfig(max_tokens=int(body.get("max_tokens") or 256),
-                                    temperature=float(body.get("temperature") or 0.0), top_k=1 if not
-                                    body.get("temperature") else 40, n_ctx=self.n_ctx, n_gpu_layers=0)
+        cfg = self.GenerationConfig(
+            max_tokens=int(body.get("max_tokens") or 256),
+            temperature=float(body.get("temperature") or 0.0),
+            top_k=1 if not body.get("temperature") else 40,
+            n_ctx=self.n_ctx,
+            n_gpu_layers=0,
+        )
         t0 = time.perf_counter()
         with self.lock:
             text = str(self.llm.chat(msgs, cfg))
@@ -159,16 +193,19 @@ class GGUFChat:
         message: dict[str, Any] = {"role": "assistant", "content": None if calls else text.strip()}
         if calls:
             message["tool_calls"] = calls
-        return {"id": f"chatcmpl-{uuid.uuid4().hex[:12]}", "object": "chat.completion", "created": int(time.time()),
-                "model": body.get("model", "gguf"), "choices": [{"index": 0, "message": message,
-                                                                 "finish_reason": "tool_calls" if calls else "stop"}],
-                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-                "pulse_seconds": round(time.perf_counter() - t0, 3)}
+        return {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "gguf"),
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            "pulse_seconds": round(time.perf_counter() - t0, 3),
+        }
 
 
 def serve(model: GGUFChat, host: str, port: int, name: str) -> ThreadingHTTPServer:
     class Handler(JSONHandler):
-
         def do_GET(self):
             if self.path.rstrip("/").endswith("/models"):
                 self._send(200, {"object": "list", "data": [{"id": name, "object": "model"}]})
@@ -197,13 +234,17 @@ def main(argv=None) -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--n-ctx", type=int, default=8192)
     ap.add_argument("--name", default="qwen2.5-coder-0.5b-instruct")
-    ap.add_argument("--sha256", default="", help="refuse a model file with another sha256 ('pinned' = PINNED[name])")
+    ap.add_argument(
+        "--sha256", default="", help="refuse a model file with another sha256 ('pinned' = PINNED[name])"
+    )
     a = ap.parse_args(argv)
     if a.sha256:
         want = PINNED.get(a.name, "") if a.sha256 == "pinned" else a.sha256
         got = sha256(a.model)
         if got != want:
-            raise SystemExit(f"{a.model}: sha256 {got} is not the pinned {want or '(none pinned for ' + a.name + ')'}")
+            raise SystemExit(
+                f"{a.model}: sha256 {got} is not the pinned {want or '(none pinned for ' + a.name + ')'}"
+            )
     srv = serve(GGUFChat(a.model, a.threads, a.n_ctx), a.host, a.port, a.name)
     print(f"serving {a.model} as {a.name} on http://{a.host}:{a.port}/v1", flush=True)
     srv.serve_forever()

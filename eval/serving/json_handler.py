@@ -1,4 +1,5 @@
 """The HTTP handler both local OpenAI-compatible servers build on: quiet logs, JSON replies."""
+
 from __future__ import annotations
 
 import json

@@ -12,6 +12,7 @@ returns well-formed tool calls; a capable model returns sensible ones. Calls per
 capped by `max_tool_calls` (after that the server answers in text), which keeps test episodes short.
 For tests and offline demos, not for production serving.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,7 +44,9 @@ class ToolCallingLM:
         for m in messages:
             content = m.get("content") or ""
             if m.get("tool_calls"):
-                content += "".join(f"<tool_call>{json.dumps(c.get('function', {}))}</tool_call>" for c in m["tool_calls"])
+                content += "".join(
+                    f"<tool_call>{json.dumps(c.get('function', {}))}</tool_call>" for c in m["tool_calls"]
+                )
             flat.append({"role": m.get("role", "user"), "content": content})
         return self.tok.apply_chat_template(flat, tokenize=False, add_generation_prompt=True)
 
@@ -56,18 +59,23 @@ class ToolCallingLM:
             return 0.0
         ids = self.torch.tensor([prefix_ids + cont_ids])
         with self.torch.inference_mode():
-            logits = self.model(ids).logits[0, len(prefix_ids) - 1:-1]
+            logits = self.model(ids).logits[0, len(prefix_ids) - 1 : -1]
         lp = self.torch.log_softmax(logits.float(), -1)
         return float(lp[range(len(cont_ids)), cont_ids].sum()) / len(cont_ids)
 
     def _greedy(self, prefix_ids: list[int], n: int) -> tuple[str, int]:
         ids = self.torch.tensor([prefix_ids])
         with self.torch.inference_mode():
-            out = self.model.generate(ids, max_new_tokens=n, do_sample=False,
-                                      pad_token_id=self.tok.pad_token_id, eos_token_id=self.tok.eos_token_id)
-        new = out[0, len(prefix_ids):].tolist()
+            out = self.model.generate(
+                ids,
+                max_new_tokens=n,
+                do_sample=False,
+                pad_token_id=self.tok.pad_token_id,
+                eos_token_id=self.tok.eos_token_id,
+            )
+        new = out[0, len(prefix_ids) :].tolist()
         if self.tok.eos_token_id in new:
-            new = new[:new.index(self.tok.eos_token_id)]
+            new = new[: new.index(self.tok.eos_token_id)]
         return self.tok.decode(new, skip_special_tokens=True), len(new)
 
     def complete(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -89,31 +97,47 @@ class ToolCallingLM:
                     arg_head = head + self._ids(json.dumps({"name": best})[:-1] + ', "arguments": {')
                     for p, spec in (fn.get("parameters", {}).get("properties") or {}).items():
                         if spec.get("enum"):
-                            args[p] = max(spec["enum"], key=lambda v: self._logprob(arg_head, f'"{p}": "{v}"'))
+                            args[p] = max(
+                                spec["enum"], key=lambda v: self._logprob(arg_head, f'"{p}": "{v}"')
+                            )
                         else:
                             gen, _ = self._greedy(arg_head + self._ids(f'"{p}": "'), 4)
                             args[p] = gen.split('"')[0].strip() or f"{p}-{n_calls + 1}"
                         arg_head = arg_head + self._ids(f'"{p}": "{args[p]}", ')
-                    call = {"id": f"call_{uuid.uuid4().hex[:12]}", "type": "function",
-                            "function": {"name": best, "arguments": json.dumps(args)}}
-                    choice = {"index": 0, "finish_reason": "tool_calls",
-                              "message": {"role": "assistant", "content": None, "tool_calls": [call]}}
+                    call = {
+                        "id": f"call_{uuid.uuid4().hex[:12]}",
+                        "type": "function",
+                        "function": {"name": best, "arguments": json.dumps(args)},
+                    }
+                    choice = {
+                        "index": 0,
+                        "finish_reason": "tool_calls",
+                        "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+                    }
                     n_out = len(self._ids(json.dumps(call["function"])))
                     return self._response(body, choice, len(prompt_ids), n_out)
             text, n_out = self._greedy(prompt_ids, int(body.get("max_tokens") or self.max_text_tokens))
-            choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text or "Done."}}
+            choice = {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": text or "Done."},
+            }
             return self._response(body, choice, len(prompt_ids), n_out)
 
     @staticmethod
     def _response(body, choice, n_in, n_out) -> dict[str, Any]:
-        return {"id": f"chatcmpl-{uuid.uuid4().hex[:12]}", "object": "chat.completion", "created": int(time.time()),
-                "model": body.get("model", "local"), "choices": [choice],
-                "usage": {"prompt_tokens": n_in, "completion_tokens": n_out, "total_tokens": n_in + n_out}}
+        return {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "local"),
+            "choices": [choice],
+            "usage": {"prompt_tokens": n_in, "completion_tokens": n_out, "total_tokens": n_in + n_out},
+        }
 
 
 def make_server(lm: ToolCallingLM, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
     class Handler(JSONHandler):
-
         def do_GET(self):
             if self.path.rstrip("/") == "/v1/models":
                 return self._send(200, {"object": "list", "data": [{"id": "local", "object": "model"}]})

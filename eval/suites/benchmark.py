@@ -8,17 +8,18 @@ eval/methods/seed.py) and `reader(user)` (the suite's own reader of delivered te
 eval/suites/reader.py). Scoring: the deterministic checklist on the final workspace
 (`eval.envs.check_task` + `task_score`), with per-stage and per-source checkpoint counts.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pulse.core.errors import PulseUserError
 from eval.envs import check_task, make_env, task_score
 from eval.methods.seed import SeedHistory, seed_history
 from eval.real.base import Score, own_options, select
 from eval.suites.reader import ValueReader, tool_vocabulary
 from eval.suites.schema import STAGES, SimTask, Suite, SuiteError, ToolSpec
+from pulse.core.errors import PulseUserError
 
 
 class SuiteBenchmark:
@@ -45,8 +46,9 @@ class SuiteBenchmark:
         if user_id not in self._readers:
             tools = self.tools(user_id)
             vocab = self.suite.vocabulary or tool_vocabulary(tools)
-            self._readers[user_id] = ValueReader(vocab, self.suite.conditions,
-                                                 slots={s for t in tools for s in t.params})
+            self._readers[user_id] = ValueReader(
+                vocab, self.suite.conditions, slots={s for t in tools for s in t.params}
+            )
         return self._readers[user_id]
 
     def open_env(self, user_id: str, transport: str = "direct"):
@@ -62,18 +64,26 @@ class SuiteBenchmark:
             sc = source_counts.setdefault(c.checkpoint.source, [0, 0])
             sc[0] += c.passed
             sc[1] += 1
-        return Score(task_score(checks, self.metric), row={
-            "checkpoints_passed": sum(c.passed for c in checks), "checkpoints_total": len(checks),
-            "checkpoint_weight_passed": sum(c.checkpoint.weight for c in checks if c.passed),
-            "checkpoint_weight_total": sum(c.checkpoint.weight for c in checks),
-            "stage_counts": stage_counts, "source_counts": source_counts,
-            "failed_checkpoints": [c.checkpoint.checkpoint_id for c in checks if not c.passed]})
+        return Score(
+            task_score(checks, self.metric),
+            row={
+                "checkpoints_passed": sum(c.passed for c in checks),
+                "checkpoints_total": len(checks),
+                "checkpoint_weight_passed": sum(c.checkpoint.weight for c in checks if c.passed),
+                "checkpoint_weight_total": sum(c.checkpoint.weight for c in checks),
+                "stage_counts": stage_counts,
+                "source_counts": source_counts,
+                "failed_checkpoints": [c.checkpoint.checkpoint_id for c in checks if not c.passed],
+            },
+        )
 
     def user_simulator(self, task: SimTask):
         return None  # hidden intents are scripted user messages at fixed steps
 
     def scripted_calls(self, task: SimTask, script: str):
-        raise PulseUserError(f"agent=scripted runs the real benchmarks; {self.name!r} uses agent=simulated or openai")
+        raise PulseUserError(
+            f"agent=scripted runs the real benchmarks; {self.name!r} uses agent=simulated or openai"
+        )
 
 
 @dataclass(frozen=True)

@@ -31,12 +31,13 @@ tools' vocabulary (`eval.methods.pulse_method.tools_vocab`) recovers exactly `re
 `user_message`. Memory ids are "m1".."mN" over the whole seed memory in a shuffled order, as in
 the training data's snapshots, so an id says nothing about an item's role.
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
-from typing import Mapping
 
 from data_gen.config import GenDataConfig
 from data_gen.world.domains import TOOL_HISTORY_TYPES, DomainSpec, SlotSpec
@@ -45,8 +46,8 @@ from data_gen.world.memory_items import to_memory_items
 from data_gen.world.personas import Persona as WorldPersona
 from data_gen.world.personas import PersonaParams, make_persona
 from data_gen.world.preferences import UserFact, attribute_facts, derive_facts
-from pulse.core.records import MemoryItem, Provenance
 from eval.suites.schema import ArgSpec, Checkpoint, Persona, SimTask, StepSpec, ToolSpec
+from pulse.core.records import MemoryItem, Provenance
 
 # The world parameters of the training data's default config: one world, not a suite-tuned one.
 WORLD_PERSONA: PersonaParams = GenDataConfig().persona_params()
@@ -121,23 +122,38 @@ def service_domains(spec: PersonaSpec) -> dict[str, DomainSpec]:
                 if p in spec.project_slots or len(set(values)) < 3 or p in slots:
                     continue
                 if owner.setdefault(p, service) != service:
-                    raise ValueError(f"persona {spec.user_id}: argument {p!r} belongs to services {owner[p]!r} and "
-                                     f"{service!r}; a user preference is one memory fact per argument")
+                    raise ValueError(
+                        f"persona {spec.user_id}: argument {p!r} belongs to services {owner[p]!r} and "
+                        f"{service!r}; a user preference is one memory fact per argument"
+                    )
                 w = _words(p)
-                slots[p] = SlotSpec(p, tuple(values), f"with {w} {{v}}", f"with my usual {w}", default=values[0])
+                slots[p] = SlotSpec(
+                    p, tuple(values), f"with {w} {{v}}", f"with my usual {w}", default=values[0]
+                )
         if not slots:  # only project decisions / two-valued arguments: no user history here
             continue
         objects = tuple(spec.objects.get(service, ())) or tuple(_words(t.name) for t in tools)
-        out[service] = DomainSpec(service, service, objects, tuple(slots.values()), tools[0].name, tools[-1].name,
-                                  TOOL_HISTORY_TYPES, "Use", site_slot="",
-                                  habit_prone=tuple(s for s in slots if s in spec.habit_prone))
+        out[service] = DomainSpec(
+            service,
+            service,
+            objects,
+            tuple(slots.values()),
+            tools[0].name,
+            tools[-1].name,
+            TOOL_HISTORY_TYPES,
+            "Use",
+            site_slot="",
+            habit_prone=tuple(s for s in slots if s in spec.habit_prone),
+        )
     return out
 
 
 def user_world(spec: PersonaSpec, rng: random.Random) -> UserWorld:
     """The `data_gen.world` pipeline for one suite persona: persona -> history -> derived facts."""
     domains = service_domains(spec)
-    persona = replace(make_persona(0, rng, domains, WORLD_PERSONA, occupation=spec.occupation), user_id=spec.user_id)
+    persona = replace(
+        make_persona(0, rng, domains, WORLD_PERSONA, occupation=spec.occupation), user_id=spec.user_id
+    )
     history = generate_history(persona, domains, rng, WORLD_HISTORY)
     facts = derive_facts(history) + attribute_facts(persona)
     return UserWorld(persona, domains, history, facts)
@@ -151,8 +167,9 @@ def tool_values(tools) -> dict[str, list[str]]:
     return values
 
 
-def build_persona(rng: random.Random, spec: PersonaSpec
-                  ) -> tuple[Persona, _Truth, dict[str, list[str]], UserWorld]:
+def build_persona(
+    rng: random.Random, spec: PersonaSpec
+) -> tuple[Persona, _Truth, dict[str, list[str]], UserWorld]:
     """Seed memory: the world's derived user facts plus the suite's project decisions."""
     values = tool_values(spec.tools)
     world = user_world(spec, rng)
@@ -178,9 +195,21 @@ def build_persona(rng: random.Random, spec: PersonaSpec
     labels = {d.name: d.label for d in world.domains.values()}
     mem = list(to_memory_items(world.facts, ids, f"user:{spec.user_id}", labels))
     for proj, slot, v, when in decisions:
-        mem.append(MemoryItem(ids[f"project:{proj}.{slot}"], "project_state", f"project:{proj}",
-                              f"Project {proj} decided {_words(slot)} = {v}.", slot, v, proj, (slot, proj), "",
-                              Provenance("tool_receipt"), when))
+        mem.append(
+            MemoryItem(
+                ids[f"project:{proj}.{slot}"],
+                "project_state",
+                f"project:{proj}",
+                f"Project {proj} decided {_words(slot)} = {v}.",
+                slot,
+                v,
+                proj,
+                (slot, proj),
+                "",
+                Provenance("tool_receipt"),
+                when,
+            )
+        )
     return Persona(spec.user_id, spec.role, tuple(mem), tuple(spec.tools)), truth, values, world
 
 
@@ -189,17 +218,26 @@ def request_text(head: str, subgoals: list[str], request_args: Mapping[str, str]
     """The request: the plan, the stated values, then the values referred to as the user's usual."""
     stated = "; ".join(f"use {_words(s)} {v}" for s, v in request_args.items() if v != "?")
     implicit = "; ".join(f"use my usual {_words(s)}" for s, v in request_args.items() if v == "?")
-    return (f"[{head}] Please {', then '.join(subgoals)}." + (f" Constraints: {stated}." if stated else "")
-            + (f" Also {implicit}." if implicit else ""))
+    return (
+        f"[{head}] Please {', then '.join(subgoals)}."
+        + (f" Constraints: {stated}." if stated else "")
+        + (f" Also {implicit}." if implicit else "")
+    )
 
 
 def message_text(slot: str, value: str) -> str:
     return f"By the way, from now on my preferred {_words(slot)} is {value}."
 
 
-def build_tasks(rng: random.Random, spec: PersonaSpec, truth: _Truth, values: dict[str, list[str]],
-                plans: list[tuple[str, list[str]]], p_user_message: float = 0.35,
-                level_weights: tuple[float, float, float] = (0.4, 0.45, 0.15)) -> list[SimTask]:
+def build_tasks(
+    rng: random.Random,
+    spec: PersonaSpec,
+    truth: _Truth,
+    values: dict[str, list[str]],
+    plans: list[tuple[str, list[str]]],
+    p_user_message: float = 0.35,
+    level_weights: tuple[float, float, float] = (0.4, 0.45, 0.15),
+) -> list[SimTask]:
     tools = {t.name: t for t in spec.tools}
     decision_tool = next((t for t in spec.tools if t.records_decision), None)
     tasks: list[SimTask] = []
@@ -254,8 +292,13 @@ def build_tasks(rng: random.Random, spec: PersonaSpec, truth: _Truth, values: di
         # a mid-task user message revising a preference used from step >= 1 on
         msg_at, msg_slot, msg_value = -1, "", ""
         if rng.random() < p_user_message and len(seq) >= 3:
-            cands = [(i, s) for i, name in enumerate(seq) if i >= 1 for s in tools[name].params
-                     if s in truth.pref and gold[s][1] != "explicit"]
+            cands = [
+                (i, s)
+                for i, name in enumerate(seq)
+                if i >= 1
+                for s in tools[name].params
+                if s in truth.pref and gold[s][1] != "explicit"
+            ]
             if cands:
                 msg_at, msg_slot = rng.choice(cands)
                 msg_value = rng.choice([x for x in values[msg_slot] if x != truth.pref[msg_slot]])
@@ -276,8 +319,18 @@ def build_tasks(rng: random.Random, spec: PersonaSpec, truth: _Truth, values: di
                     v, src = msg_value, "user_message"
                 args.append(ArgSpec(slot, v, src, values[slot][0]))
                 cps.append(Checkpoint(f"{task_id}:{i + 1}:{slot}", artifact, slot, v, _stage(i, n), src))
-            steps.append(StepSpec(f"{task_id}:{i + 1}", name, artifact, f"{_words(name)} '{artifact}'",
-                                  tuple(args), _stage(i, n), umsg, utext))
+            steps.append(
+                StepSpec(
+                    f"{task_id}:{i + 1}",
+                    name,
+                    artifact,
+                    f"{_words(name)} '{artifact}'",
+                    tuple(args),
+                    _stage(i, n),
+                    umsg,
+                    utext,
+                )
+            )
         for slot in undecided:
             truth.project[proj][slot] = gold[slot][0]
             truth.project_set_by[(proj, slot)] = task_id
@@ -285,6 +338,21 @@ def build_tasks(rng: random.Random, spec: PersonaSpec, truth: _Truth, values: di
             truth.pref[msg_slot] = msg_value
             truth.pref_set_by[msg_slot] = task_id
         text = request_text(proj or category, [s.subgoal for s in steps], request_args)
-        tasks.append(SimTask(task_id, u, proj, category, ti + 1, _day(TASK_START, ti), level, text, request_args,
-                             tuple(steps), tuple(cps), tuple(sorted(deps)), category))
+        tasks.append(
+            SimTask(
+                task_id,
+                u,
+                proj,
+                category,
+                ti + 1,
+                _day(TASK_START, ti),
+                level,
+                text,
+                request_args,
+                tuple(steps),
+                tuple(cps),
+                tuple(sorted(deps)),
+                category,
+            )
+        )
     return tasks

@@ -9,6 +9,7 @@ Habit-prone slots (which notes app, which maps app) make wrong interventions cos
 habitually uses Obsidian, but this task explicitly says Notion. Metric: per-task accuracy, 1 when
 every checkpoint passes, 0.5 for partial completion, 0 otherwise.
 """
+
 from __future__ import annotations
 
 import random
@@ -22,8 +23,11 @@ VERSION = "2.0"  # 2.0: seed memory and gold preferences from data_gen.world (on
 
 
 def all_tools() -> list[ToolSpec]:
-    return [ToolSpec(name, svc, desc, params, "name", False)
-            for svc, tools in SERVICES.items() for name, (desc, params) in tools.items()]
+    return [
+        ToolSpec(name, svc, desc, params, "name", False)
+        for svc, tools in SERVICES.items()
+        for name, (desc, params) in tools.items()
+    ]
 
 
 def user_id(k: int) -> str:
@@ -32,7 +36,9 @@ def user_id(k: int) -> str:
 
 def persona_spec(k: int) -> PersonaSpec:
     role = PERSONA_ROLES[k % len(PERSONA_ROLES)]
-    return PersonaSpec(user_id(k), role, tuple(all_tools()), role, SERVICE_OBJECTS, habit_prone=tuple(HABIT_PRONE))
+    return PersonaSpec(
+        user_id(k), role, tuple(all_tools()), role, SERVICE_OBJECTS, habit_prone=tuple(HABIT_PRONE)
+    )
 
 
 def stream(seed: int, user: str) -> str:

@@ -13,6 +13,7 @@ Differences from π-Bench (Simplified-Reasoning/Pi-Bench, arXiv 2605.14678): no 
 intents are scripted user messages at fixed steps; checkpoints are exact argument checks); tools
 are a workspace of typed calls, not AppWorld; 8 tasks per persona instead of 20.
 """
+
 from __future__ import annotations
 
 import random
@@ -29,9 +30,13 @@ def persona_spec(user: str) -> PersonaSpec:
     if user not in PERSONAS:
         raise ValueError(f"pibench_sim: unknown persona {user!r} (known: {sorted(PERSONAS)})")
     d = PERSONAS[user]
-    tools = tuple(ToolSpec(name, svc, desc, params, "name", rec) for name, (svc, desc, params, rec) in d["tools"].items())
-    return PersonaSpec(user, d["role"], tools, d["occupation"], d["objects"], tuple(d["projects"]),
-                       tuple(d["project_slots"]))
+    tools = tuple(
+        ToolSpec(name, svc, desc, params, "name", rec)
+        for name, (svc, desc, params, rec) in d["tools"].items()
+    )
+    return PersonaSpec(
+        user, d["role"], tools, d["occupation"], d["objects"], tuple(d["projects"]), tuple(d["project_slots"])
+    )
 
 
 def stream(seed: int, user: str) -> str:

@@ -22,20 +22,24 @@ Reading, per line and sentence:
 `mention_counts` says how many mentions a text holds and how many the reader attributed to one slot
 (read or withdrawn): the reader's recall on a method's delivered text, reported per run.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from eval.suites.schema import ToolSpec
 
 _DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?)")
 _SENT = re.compile(r"(?<=[.!?;])\s+")
 _CLAUSE = re.compile(r"[,:()\[\]]|\b(?:but|and then|now|whereas|while)\b", re.I)
-_BEFORE = re.compile(r"\b(not|no longer|never|instead of|rather than|used to|formerly|previously|stopped|"
-                     r"avoids?|dislikes?|hates?|don't|doesn't|do not|does not|anymore|no more|old|superseded|replaced|"
-                     r"(?:changed|switched|updated|moved) (?:away )?from)\b[^.]*$", re.I)
+_BEFORE = re.compile(
+    r"\b(not|no longer|never|instead of|rather than|used to|formerly|previously|stopped|"
+    r"avoids?|dislikes?|hates?|don't|doesn't|do not|does not|anymore|no more|old|superseded|replaced|"
+    r"(?:changed|switched|updated|moved) (?:away )?from)\b[^.]*$",
+    re.I,
+)
 _AFTER = re.compile(r"^\W*(?:until|no longer|anymore|any more)\b", re.I)
 
 
@@ -59,8 +63,12 @@ def tool_vocabulary(tools: Iterable[ToolSpec]) -> dict[str, dict[str, tuple[str,
 
 
 class ValueReader:
-    def __init__(self, vocabulary: Mapping[str, Mapping[str, Sequence[str]]],
-                 conditions: Mapping[str, Sequence[str]] = (), slots: Iterable[str] | None = None):
+    def __init__(
+        self,
+        vocabulary: Mapping[str, Mapping[str, Sequence[str]]],
+        conditions: Mapping[str, Sequence[str]] = (),
+        slots: Iterable[str] | None = None,
+    ):
         keep = set(slots) if slots is not None else None
         forms: dict[str, set[tuple[str, str]]] = {}
         for slot, values in vocabulary.items():
@@ -99,8 +107,8 @@ class ValueReader:
             if len({v for _, v in cands}) != 1:  # one form, two values of one slot: unreadable
                 yield "", "", False
                 continue
-            clause = _CLAUSE.split(sent[:m.start()])[-1]
-            withdrawn = bool(_BEFORE.search(clause)) or bool(_AFTER.match(sent[m.end():]))
+            clause = _CLAUSE.split(sent[: m.start()])[-1]
+            withdrawn = bool(_BEFORE.search(clause)) or bool(_AFTER.match(sent[m.end() :]))
             yield cands[0][0], cands[0][1], withdrawn
 
     def read(self, text: str, default_time: str = "") -> tuple[ReadValue, ...]:

@@ -26,19 +26,31 @@ canonical value and `Suite.conditions` the phrases that name each context: the s
 Checkpoints are checked deterministically on the final workspace state; each has a weight (default 1,
 as a pi-Bench checklist criterion) used by the task score.
 """
+
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from pulse.core.errors import PulseUserError
 from pulse.core.records import MemoryItem, RecordError
 
-ARG_SOURCES = ("explicit", "preference", "revised", "habit_override", "project", "user_message", "default",
-               "conditional", "inapplicable", "carried")
+ARG_SOURCES = (
+    "explicit",
+    "preference",
+    "revised",
+    "habit_override",
+    "project",
+    "user_message",
+    "default",
+    "conditional",
+    "inapplicable",
+    "carried",
+)
 STAGES = ("early", "middle", "late")
 
 
@@ -183,6 +195,7 @@ class Suite:
 
     def save(self, path: str | Path) -> None:
         from pulse.utils.atomic import atomic_write_text
+
         atomic_write_text(path, json.dumps(self.to_json(), indent=1, sort_keys=True) + "\n")
 
 
@@ -193,7 +206,9 @@ def _need(d: Mapping[str, Any], key: str, typ, where: str):
         raise SuiteError(f"{where}: missing key {key!r}")
     v = d[key]
     if typ is not None and not isinstance(v, typ):
-        raise SuiteError(f"{where}: key {key!r} must be {getattr(typ, '__name__', typ)}, got {type(v).__name__}")
+        raise SuiteError(
+            f"{where}: key {key!r} must be {getattr(typ, '__name__', typ)}, got {type(v).__name__}"
+        )
     return v
 
 
@@ -208,16 +223,27 @@ def suite_from_json(d: Mapping[str, Any], where: str = "suite") -> Suite:
             for k, v in params.items():
                 if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
                     raise SuiteError(f"{tw}: params[{k!r}] must be a non-empty list of strings")
-            tools.append(ToolSpec(_need(t, "name", str, tw), _need(t, "service", str, tw),
-                                  t.get("description", ""), params, t.get("artifact_param", "name"),
-                                  bool(t.get("records_decision", False))))
+            tools.append(
+                ToolSpec(
+                    _need(t, "name", str, tw),
+                    _need(t, "service", str, tw),
+                    t.get("description", ""),
+                    params,
+                    t.get("artifact_param", "name"),
+                    bool(t.get("records_decision", False)),
+                )
+            )
         try:
-            memory = tuple(MemoryItem.from_dict(m, f"{pw}.memory[{k}]")
-                           for k, m in enumerate(_need(p, "memory", list, pw)))
+            memory = tuple(
+                MemoryItem.from_dict(m, f"{pw}.memory[{k}]")
+                for k, m in enumerate(_need(p, "memory", list, pw))
+            )
         except RecordError as e:
             raise SuiteError(str(e)) from None
         history = tuple(_session(h, f"{pw}.history[{k}]") for k, h in enumerate(p.get("history") or []))
-        personas.append(Persona(_need(p, "user_id", str, pw), p.get("role", ""), memory, tuple(tools), history))
+        personas.append(
+            Persona(_need(p, "user_id", str, pw), p.get("role", ""), memory, tuple(tools), history)
+        )
     by_user = {p.user_id: p for p in personas}
     tasks, seen = [], set()
     for i, t in enumerate(_need(d, "tasks", list, where)):
@@ -249,25 +275,48 @@ def suite_from_json(d: Mapping[str, Any], where: str = "suite") -> Suite:
                 if src == "carried":
                     done = {(x.step_id, y.slot) for x in steps for y in x.args}
                     if tuple(str(carry).split(".", 1)) not in done:
-                        raise SuiteError(f"{aw}: carry_from {carry!r} must name an earlier step's argument "
-                                         f"as '<step_id>.<slot>'")
+                        raise SuiteError(
+                            f"{aw}: carry_from {carry!r} must name an earlier step's argument "
+                            f"as '<step_id>.<slot>'"
+                        )
                 args.append(ArgSpec(slot, gold, src, _need(a, "default", str, aw), carry))
             stage = _need(s, "stage", str, sw)
             if stage not in STAGES:
                 raise SuiteError(f"{sw}: stage {stage!r} not in {STAGES}")
-            steps.append(StepSpec(_need(s, "step_id", str, sw), tool, _need(s, "artifact", str, sw),
-                                  s.get("subgoal", ""), tuple(args), stage, dict(s.get("user_message") or {}),
-                                  s.get("user_message_text", "")))
+            steps.append(
+                StepSpec(
+                    _need(s, "step_id", str, sw),
+                    tool,
+                    _need(s, "artifact", str, sw),
+                    s.get("subgoal", ""),
+                    tuple(args),
+                    stage,
+                    dict(s.get("user_message") or {}),
+                    s.get("user_message_text", ""),
+                )
+            )
         cps = []
         for j, c in enumerate(_need(t, "checkpoints", list, tw)):
             cw = f"{tw}.checkpoints[{j}]"
             weight = c.get("weight", 1.0) if isinstance(c, Mapping) else 1.0
-            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) \
-                    or weight <= 0:
+            if (
+                isinstance(weight, bool)
+                or not isinstance(weight, (int, float))
+                or not math.isfinite(weight)
+                or weight <= 0
+            ):
                 raise SuiteError(f"{cw}: key 'weight' must be a number > 0, got {weight!r}")
-            cps.append(Checkpoint(_need(c, "checkpoint_id", str, cw), _need(c, "artifact", str, cw),
-                                  _need(c, "slot", str, cw), _need(c, "expected", str, cw),
-                                  _need(c, "stage", str, cw), c.get("source", ""), float(weight)))
+            cps.append(
+                Checkpoint(
+                    _need(c, "checkpoint_id", str, cw),
+                    _need(c, "artifact", str, cw),
+                    _need(c, "slot", str, cw),
+                    _need(c, "expected", str, cw),
+                    _need(c, "stage", str, cw),
+                    c.get("source", ""),
+                    float(weight),
+                )
+            )
         if not cps:
             raise SuiteError(f"{tw}: a task needs at least one checkpoint")
         deps = tuple(_need(t, "depends_on", list, tw))
@@ -278,10 +327,24 @@ def suite_from_json(d: Mapping[str, Any], where: str = "suite") -> Suite:
         if task_id in seen:
             raise SuiteError(f"{tw}: duplicate task_id")
         seen.add(task_id)
-        tasks.append(SimTask(task_id, user, t.get("project_id", ""), _need(t, "category", str, tw),
-                             int(t.get("session", 0)), t.get("time", ""), int(t.get("level", 0)),
-                             _need(t, "request_text", str, tw), dict(_need(t, "request_args", dict, tw)),
-                             tuple(steps), tuple(cps), deps, t.get("topic", ""), tuple(t.get("context") or ())))
+        tasks.append(
+            SimTask(
+                task_id,
+                user,
+                t.get("project_id", ""),
+                _need(t, "category", str, tw),
+                int(t.get("session", 0)),
+                t.get("time", ""),
+                int(t.get("level", 0)),
+                _need(t, "request_text", str, tw),
+                dict(_need(t, "request_args", dict, tw)),
+                tuple(steps),
+                tuple(cps),
+                deps,
+                t.get("topic", ""),
+                tuple(t.get("context") or ()),
+            )
+        )
     metric = d.get("metric", "comp")
     if metric not in ("comp", "acc"):
         raise SuiteError(f"{where}: metric {metric!r} not in ('comp', 'acc')")
@@ -289,12 +352,24 @@ def suite_from_json(d: Mapping[str, Any], where: str = "suite") -> Suite:
     for slot, values in (d.get("vocabulary") or {}).items():
         if not isinstance(values, Mapping):
             raise SuiteError(f"{where}: vocabulary[{slot!r}] must map values to lists of surface forms")
-        vocabulary[slot] = {v: tuple(_strings(forms, f"{where}: vocabulary[{slot!r}][{v!r}]"))
-                            for v, forms in values.items()}
-    conditions = {tag: tuple(_strings(ph, f"{where}: conditions[{tag!r}]"))
-                  for tag, ph in (d.get("conditions") or {}).items()}
-    return Suite(_need(d, "name", str, where), _need(d, "version", str, where), int(d.get("seed", 0)),
-                 tuple(personas), tuple(tasks), metric, tuple(d.get("categories", ())), vocabulary, conditions)
+        vocabulary[slot] = {
+            v: tuple(_strings(forms, f"{where}: vocabulary[{slot!r}][{v!r}]")) for v, forms in values.items()
+        }
+    conditions = {
+        tag: tuple(_strings(ph, f"{where}: conditions[{tag!r}]"))
+        for tag, ph in (d.get("conditions") or {}).items()
+    }
+    return Suite(
+        _need(d, "name", str, where),
+        _need(d, "version", str, where),
+        int(d.get("seed", 0)),
+        tuple(personas),
+        tuple(tasks),
+        metric,
+        tuple(d.get("categories", ())),
+        vocabulary,
+        conditions,
+    )
 
 
 def _strings(v: Any, where: str) -> list[str]:
@@ -314,8 +389,9 @@ def _session(h: Any, where: str) -> SeedSession:
         if not isinstance(args, Mapping) or not all(isinstance(v, str) for v in args.values()):
             raise SuiteError(f"{tw}: key 'args' must map names to strings")
         turns.append(SeedTurn(role, _need(t, "text", str, tw), t.get("tool", ""), dict(args)))
-    return SeedSession(_need(h, "time", str, where), _need(h, "scope", str, where), tuple(turns),
-                       h.get("project_id", ""))
+    return SeedSession(
+        _need(h, "time", str, where), _need(h, "scope", str, where), tuple(turns), h.get("project_id", "")
+    )
 
 
 def load_suite(path: str | Path) -> Suite:

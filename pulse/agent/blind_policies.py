@@ -7,9 +7,10 @@ ignores the situation. They answer "does selectivity matter in this world?".
 Same Policy interface and canonical JSON completions as `RulePolicy`; `method.policy=supplement_all`
 or `intervene_all` selects them (eval/harness.py). Reported as reference rows, never as methods.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from pulse.core.policy_io import PolicyInput, gold_completion, parse_for
 from pulse.core.records import Decision

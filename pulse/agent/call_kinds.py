@@ -18,10 +18,12 @@ API (small on purpose):
     kinds.gated("open_website")   -> True   (== not is_read_only)
     kinds.as_dict()               -> {tool: kind} for the tools it was built from
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal, Mapping
+from typing import Any, Literal
 
 CallKind = Literal["read_only", "state_changing"]
 READ_ONLY: CallKind = "read_only"
@@ -70,8 +72,13 @@ class CallKinds:
             raise ValueError(f"CallKinds: kinds must be one of {KINDS}; got {bad or self.default!r}")
 
     @classmethod
-    def build(cls, tools: Iterable[Any] = (), read_only: Iterable[str] = (), state_changing: Iterable[str] = (),
-              default: CallKind = STATE_CHANGING) -> "CallKinds":
+    def build(
+        cls,
+        tools: Iterable[Any] = (),
+        read_only: Iterable[str] = (),
+        state_changing: Iterable[str] = (),
+        default: CallKind = STATE_CHANGING,
+    ) -> CallKinds:
         """Annotations of `tools` first, then the lists, then `default` (see the module docstring)."""
         ro, sc = set(read_only), set(state_changing)
         overlap = ro & sc

@@ -12,11 +12,13 @@ Put Pulse in front of your own agent::
     result = gate.call("send_email", {"to": "bob", "app": "gmail"})
     if result.intervened: ...replan with result.evidence_text...
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Protocol
 
 from pulse.core.records import Decision, Event, MemoryItem
 
@@ -79,7 +81,12 @@ class PreCommitGate:
             except ToolCallError as e:
                 res = GateResult(executed=False, intervened=False, error=str(e), decision=gd, wait_s=wait)
             except Exception as e:  # a tool bug is the tool's error result, not the agent's crash
-                res = GateResult(executed=False, intervened=False, error=f"{type(e).__name__}: {e}",
-                                 decision=gd, wait_s=wait)
+                res = GateResult(
+                    executed=False,
+                    intervened=False,
+                    error=f"{type(e).__name__}: {e}",
+                    decision=gd,
+                    wait_s=wait,
+                )
         self.calls.append(res)
         return res

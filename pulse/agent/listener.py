@@ -12,10 +12,11 @@ whatever `args` the caller attached, so a benchmark's own parse of its request n
 policy. Only the subgoal an agent message announces is kept from its args. Candidate calls and tool
 results are structured already and pass unchanged.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Mapping
 
 from pulse.core.records import Event
 from pulse.core.statements import SlotTerms, parse_statement

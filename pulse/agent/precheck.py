@@ -14,6 +14,7 @@ superset of every condition under which `pulse.core.gold.gold_decision` suppleme
 the rule would take. A learned policy may act where the rule is silent; the pre-check trades those
 (rare, mostly wrong) actions for not waiting on the policy at all.
 """
+
 from __future__ import annotations
 
 from pulse.core.gold import ABSENT, binding_items, context_values, task_slots
@@ -23,8 +24,9 @@ from pulse.core.statements import IMPLICIT
 
 def needs_decision(inp: PolicyInput) -> bool:
     prefix, last = inp.prefix, inp.prefix[-1]
-    if last.kind not in ("candidate_call", "tool_result") and not (last.kind == "message" and
-                                                                    (last.role or "agent") == "agent"):
+    if last.kind not in ("candidate_call", "tool_result") and not (
+        last.kind == "message" and (last.role or "agent") == "agent"
+    ):
         return False  # the user's own words: memory waits for what the agent does with them
     ctx = context_values(prefix[:-1])
     for slot in task_slots(prefix):

@@ -7,9 +7,10 @@ reference row (`method=pulse_rule`), reported as such; it is not the paper's met
 quality there is bounded by what retrieval puts in the snapshot. Its completions are the canonical
 JSON, so stats and parse counters work unchanged.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from pulse.core.gold import gold_decision
 from pulse.core.policy_io import PolicyInput, gold_completion, parse_for

@@ -17,20 +17,24 @@ Three uses:
 - type-aware comparison: the values of a mapped argument are compared in that argument's kind
   (`pulse.core.values.same_value`).
 """
+
 from __future__ import annotations
 
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from pulse.agent.call_kinds import READ_ONLY, STATE_CHANGING, kind_from_annotations
 from pulse.core.statements import SlotTerms
 
 _WORD = re.compile(r"[a-z][a-z0-9]*")
-_STOP = frozenset("a an the of to for in on at by with and or your you this that it its is are be as from my me i we our us "
-                  "any which what who e.g eg i.e ie".split())
+_STOP = frozenset(
+    "a an the of to for in on at by with and or your you this that it its is are be as from my me i we our us "
+    "any which what who e.g eg i.e ie".split()
+)
 _URL_WORDS = frozenset({"url", "website", "site", "domain", "link", "homepage", "web"})
 
 
@@ -70,8 +74,11 @@ def arg_kind(name: str, spec: Mapping[str, Any]) -> str:
     text = f"{name} {spec.get('description') or ''}".lower()
     if spec.get("enum"):
         return "enum"
-    if fmt in ("uri", "url", "hostname", "idn-hostname") or (t == "string" and set(words(name)) & _URL_WORDS) \
-            or (t == "string" and re.search(r"\b(domain|url)\b", text)):
+    if (
+        fmt in ("uri", "url", "hostname", "idn-hostname")
+        or (t == "string" and set(words(name)) & _URL_WORDS)
+        or (t == "string" and re.search(r"\b(domain|url)\b", text))
+    ):
         return "domain"
     if fmt in ("email", "idn-email") or (t == "string" and "email" in name.lower()):
         return "email"
@@ -81,7 +88,9 @@ def arg_kind(name: str, spec: Mapping[str, Any]) -> str:
         return "date"
     if t == "array":
         return "set"
-    if t == "string" and re.search(r"\b(answer|query|text|message|body|content|reason|summary|note)\b", name.lower()):
+    if t == "string" and re.search(
+        r"\b(answer|query|text|message|body|content|reason|summary|note)\b", name.lower()
+    ):
         return "text"
     return "string"
 
@@ -102,7 +111,9 @@ def read_args(parameters: Mapping[str, Any], prefix: str = "") -> list[ArgInfo]:
         enum = tuple(str(v) for v in spec.get("enum") or ())
         if t == "array" and isinstance(spec.get("items"), Mapping):
             enum = tuple(str(v) for v in spec["items"].get("enum") or ())
-        out.append(ArgInfo(path, name, str(spec.get("description") or ""), str(t), enum, arg_kind(name, spec)))
+        out.append(
+            ArgInfo(path, name, str(spec.get("description") or ""), str(t), enum, arg_kind(name, spec))
+        )
     return out
 
 
@@ -117,7 +128,7 @@ class SchemaTool:
     schema: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
-    def from_openai(cls, schema: Mapping[str, Any], read_only: Iterable[str] = ()) -> "SchemaTool":
+    def from_openai(cls, schema: Mapping[str, Any], read_only: Iterable[str] = ()) -> SchemaTool:
         fn = schema.get("function", schema)
         name = str(fn.get("name") or "")
         if not name:
@@ -162,15 +173,19 @@ def slot_vocab(tools: Iterable[Any]) -> dict[str, SlotTerms]:
                 else:
                     continue
                 names.setdefault(a.name, [a.name.replace("_", " ")]).extend(
-                    n for n in _head_words(a.description) if n not in names.get(a.name, []))
+                    n for n in _head_words(a.description) if n not in names.get(a.name, [])
+                )
         else:  # a generated suite's ToolSpec: enum values by argument name
             for p, vals in t.params.items():
                 values.setdefault(p, []).extend(map(str, vals))
                 names.setdefault(p, [p.replace("_", " ")])
     out: dict[str, SlotTerms] = {}
     for slot in dict.fromkeys([*values, *kinds]):
-        out[slot] = SlotTerms(tuple(dict.fromkeys(values.get(slot, ()))), tuple(dict.fromkeys(names[slot])),
-                              kinds.get(slot, "") if slot not in values else "")
+        out[slot] = SlotTerms(
+            tuple(dict.fromkeys(values.get(slot, ()))),
+            tuple(dict.fromkeys(names[slot])),
+            kinds.get(slot, "") if slot not in values else "",
+        )
     return out
 
 
@@ -186,6 +201,7 @@ class ArgMapper:
     def _sim(self, a: str, b: str) -> float:
         if self.embedder is not None and getattr(self.embedder, "dense", False):
             import numpy as np
+
             va, vb = self.embedder.embed([a, b])
             return float(np.dot(va, vb) / ((np.linalg.norm(va) * np.linalg.norm(vb)) or 1.0))
         return word_cosine(a, b)

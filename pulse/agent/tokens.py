@@ -6,6 +6,7 @@ punctuation mark (regex `\\w+|[^\\w\\s]`), which tracks BPE counts of English pr
 Every method is counted the same way, so ratios between methods are meaningful; absolute values
 are not comparable with the paper's.
 """
+
 from __future__ import annotations
 
 import re

@@ -15,12 +15,13 @@ groups live side by side instead of one superseding the other (the store's revis
 the conditions), and the run-time agent weighs a fact only where its context matches the request
 (`pulse.agent.runtime`, `scope_filter`).
 """
+
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
 from pulse.agent.listener import SUBGOAL_KEY
 from pulse.core.records import Event, MemoryItem, Provenance
@@ -33,35 +34,57 @@ def _item_id(*parts: str) -> str:
     return "w" + hashlib.sha1("|".join(parts).encode()).hexdigest()[:10]
 
 
-def extract_candidates(events: Sequence[Event], user_id: str, project_id: str = "",
-                       include_user_statements: bool = True) -> list[WriteCandidate]:
+def extract_candidates(
+    events: Sequence[Event], user_id: str, project_id: str = "", include_user_statements: bool = True
+) -> list[WriteCandidate]:
     out: list[WriteCandidate] = []
     for ev in events:
         if ev.kind == "message" and ev.role == "user" and include_user_statements:
             for slot, value in ev.args.items():
                 if slot == SUBGOAL_KEY or not value or value == "?":
                     continue
-                out.append(WriteCandidate(MemoryItem(
-                    item_id=_item_id(user_id, slot, value, ev.event_id or str(ev.step)),
-                    kind="preference", scope=f"user:{user_id}", text=f"The user prefers {slot} = {value}.",
-                    slot=slot, value=value, provenance=Provenance("user_statement", ev.event_id, ev.text[:200]),
-                    valid_from=ev.time), ev))
+                out.append(
+                    WriteCandidate(
+                        MemoryItem(
+                            item_id=_item_id(user_id, slot, value, ev.event_id or str(ev.step)),
+                            kind="preference",
+                            scope=f"user:{user_id}",
+                            text=f"The user prefers {slot} = {value}.",
+                            slot=slot,
+                            value=value,
+                            provenance=Provenance("user_statement", ev.event_id, ev.text[:200]),
+                            valid_from=ev.time,
+                        ),
+                        ev,
+                    )
+                )
         elif ev.kind == "tool_result" and project_id:
             for key, value in ev.args.items():
                 if not key.startswith(DECISION_PREFIX) or not value:
                     continue
-                slot = key[len(DECISION_PREFIX):]
-                out.append(WriteCandidate(MemoryItem(
-                    item_id=_item_id(project_id, slot, value, ev.event_id or str(ev.step)),
-                    kind="project_state", scope=f"project:{project_id}",
-                    text=f"Project {project_id} decided {slot} = {value} (confirmed by {ev.tool}).",
-                    slot=slot, value=value, provenance=Provenance("tool_receipt", ev.event_id, ev.text[:200]),
-                    valid_from=ev.time), ev))
+                slot = key[len(DECISION_PREFIX) :]
+                out.append(
+                    WriteCandidate(
+                        MemoryItem(
+                            item_id=_item_id(project_id, slot, value, ev.event_id or str(ev.step)),
+                            kind="project_state",
+                            scope=f"project:{project_id}",
+                            text=f"Project {project_id} decided {slot} = {value} (confirmed by {ev.tool}).",
+                            slot=slot,
+                            value=value,
+                            provenance=Provenance("tool_receipt", ev.event_id, ev.text[:200]),
+                            valid_from=ev.time,
+                        ),
+                        ev,
+                    )
+                )
     return out
 
 
 # a context a statement opens with: "For <ctx>, ...", "From now on, for <ctx>, ...", "When <ctx>, ..."
-_CONTEXT = re.compile(r"^\W*(?:from now on,?\s+)?(?:for|when|whenever|during|on)\s+([^,:;]{3,90}?),\s+\S", re.I)
+_CONTEXT = re.compile(
+    r"^\W*(?:from now on,?\s+)?(?:for|when|whenever|during|on)\s+([^,:;]{3,90}?),\s+\S", re.I
+)
 USER_FACT_KINDS = ("preference", "habit", "attribute")
 
 
@@ -88,13 +111,15 @@ def _context_of(item: MemoryItem, source: Event | None) -> str:
     return statement_context(quote)
 
 
-def scope_candidates(cands: Sequence[WriteCandidate], current: Sequence[MemoryItem] = (),
-                     situation: str = "") -> list[WriteCandidate]:
+def scope_candidates(
+    cands: Sequence[WriteCandidate], current: Sequence[MemoryItem] = (), situation: str = ""
+) -> list[WriteCandidate]:
     """User-fact candidates with the context their stating sentence opens with as `conditions`. A
     fact stated without one inherits the context of the current facts of its slot (the one that best
     matches `situation`, the conversation's request, when there are several), so it revises the fact
     it restates instead of standing beside it."""
     from pulse.agent.schema import word_cosine
+
     contexts: dict[str, list[str]] = {}
     for m in current:
         if m.kind in USER_FACT_KINDS and m.slot and m.conditions:
@@ -113,8 +138,15 @@ def scope_candidates(cands: Sequence[WriteCandidate], current: Sequence[MemoryIt
     return out
 
 
-def commit_events(memory, events: Sequence[Event], user_id: str, project_id: str, conversation_id: str,
-                  completed: bool = True, scope_facts: bool = True) -> list[MemoryItem]:
+def commit_events(
+    memory,
+    events: Sequence[Event],
+    user_id: str,
+    project_id: str,
+    conversation_id: str,
+    completed: bool = True,
+    scope_facts: bool = True,
+) -> list[MemoryItem]:
     """One conversation through Pulse's write path: the store's own extraction (when it has one) and
     the decision receipts, then source validation, merge and supersession in the store's commit.
     `scope_facts`: user facts carry the context they were stated in (module docstring)."""
@@ -128,6 +160,7 @@ def commit_events(memory, events: Sequence[Event], user_id: str, project_id: str
     cands = extract_candidates(events, user_id, project_id, include_user_statements=not own)
     if own and scope_facts:  # the store's extractor, run here so its user facts can carry their context
         from pulse.memory.extraction import extract
+
         writer.extract_candidates = False
         cands += extract(events, writer.conversation_id, user_id, project_id, memory.now())
     if scope_facts:

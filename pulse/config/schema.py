@@ -11,6 +11,7 @@ Validation happens in `to_typed`, before any data, model or trainer is touched:
 - numeric knobs declare their range with `knob(default, ge=/gt=/le=/lt=)` (dataclass field metadata).
 Every failure is a `ConfigError`; the CLI prints it on one line and exits with status 2.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -28,9 +29,16 @@ class ConfigError(PulseUserError, ValueError):
     """A config value is invalid; the message names the key."""
 
 
-def knob(default: Any = MISSING, *, default_factory: Any = MISSING, ge: float | None = None,
-         gt: float | None = None, le: float | None = None, lt: float | None = None,
-         aliases: dict[Any, Any] | None = None) -> Any:
+def knob(
+    default: Any = MISSING,
+    *,
+    default_factory: Any = MISSING,
+    ge: float | None = None,
+    gt: float | None = None,
+    le: float | None = None,
+    lt: float | None = None,
+    aliases: dict[Any, Any] | None = None,
+) -> Any:
     """A dataclass field with declared checks that `to_typed` enforces: a numeric range (ge/gt/le/lt,
     inclusive/exclusive bounds) and, for a Literal field, accepted spellings mapped onto a choice."""
     checks = {k: v for k, v in (("ge", ge), ("gt", gt), ("le", le), ("lt", lt)) if v is not None}
@@ -75,8 +83,9 @@ class LoraSpec:
     r: int = knob(16, ge=1)
     alpha: int = knob(32, gt=0)
     dropout: float = knob(0.0, ge=0.0, lt=1.0)
-    target_modules: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj",
-                                                               "gate_proj", "up_proj", "down_proj"])
+    target_modules: list[str] = field(
+        default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+    )
 
 
 @dataclass(frozen=True)
@@ -295,8 +304,12 @@ def _field_value(f: Field, tp: Any, value: Any, key: str) -> Any:
     return out
 
 
-_OPS = {"ge": (">=", lambda v, b: v >= b), "gt": (">", lambda v, b: v > b),
-        "le": ("<=", lambda v, b: v <= b), "lt": ("<", lambda v, b: v < b)}
+_OPS = {
+    "ge": (">=", lambda v, b: v >= b),
+    "gt": (">", lambda v, b: v > b),
+    "le": ("<=", lambda v, b: v <= b),
+    "lt": ("<", lambda v, b: v < b),
+}
 
 
 def _check_range(value: Any, bounds: dict[str, float], key: str) -> None:
@@ -328,8 +341,9 @@ def _convert(tp: Any, value: Any, key: str, aliases: dict[Any, Any] | None = Non
                 return c
         names = [_fmt_choice(c) for c in choices]
         extra = f" (also accepted: {', '.join(map(str, aliases))})" if aliases else ""
-        close = difflib.get_close_matches(str(value), [str(c) for c in choices if isinstance(c, str)], n=1,
-                                          cutoff=0.6)
+        close = difflib.get_close_matches(
+            str(value), [str(c) for c in choices if isinstance(c, str)], n=1, cutoff=0.6
+        )
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise _fail(key, f"{value!r} is not a valid choice; choose one of: {' | '.join(names)}{extra}{hint}")
     if origin is Union or (origin is not None and type(tp).__name__ == "UnionType"):

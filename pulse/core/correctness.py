@@ -17,9 +17,10 @@ id that names nothing in memory is never evidence.
 A completion that fails to parse acts as silent at run time, but it is never *correct* for the
 reward: otherwise a model could be paid for gibberish whenever the gold action is silent.
 """
+
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from pulse.core.gold import BINDING_KINDS
 from pulse.core.policy_io import ParseResult
@@ -42,12 +43,17 @@ def is_wrong_intervention(parsed: ParseResult, gold: Decision) -> bool:
 
 def conflicts(item: MemoryItem, call_args: Mapping[str, str]) -> bool:
     """A current binding item whose slot the call sets to a different value."""
-    return (item.is_current and item.kind in BINDING_KINDS and item.slot in call_args
-            and str(call_args[item.slot]) != item.value)
+    return (
+        item.is_current
+        and item.kind in BINDING_KINDS
+        and item.slot in call_args
+        and str(call_args[item.slot]) != item.value
+    )
 
 
-def is_correct_intervention(call_args: Mapping[str, str], cited: Sequence[MemoryItem],
-                            truth: Mapping[str, str]) -> bool:
+def is_correct_intervention(
+    call_args: Mapping[str, str], cited: Sequence[MemoryItem], truth: Mapping[str, str]
+) -> bool:
     """Harness form: some cited item conflicts with the held call and holds the argument's true value.
 
     `cited` are the memory items the evidence resolved to (ids that name nothing are dropped before);

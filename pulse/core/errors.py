@@ -9,6 +9,7 @@ Subclasses keep their historical builtin base as a second base (`ConfigError(Pul
 ValueError)`, `RegistryError(PulseUserError, KeyError)`, ...), so older `except ValueError:` code
 still catches them.
 """
+
 from __future__ import annotations
 
 

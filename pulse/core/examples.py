@@ -4,18 +4,30 @@ Rows store records as JSON strings so that arbitrary tool arguments survive Arro
 Prompts are *not* stored: they are rendered from the records by `pulse.core.policy_io` at load time,
 so changing the prompt never requires regenerating data.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from pulse.core.policy_io import PolicyInput
 from pulse.core.records import ACTIONS, Decision, Event, MemoryItem, RecordError
 
 ROW_COLUMNS: tuple[str, ...] = (
-    "example_id", "task_group", "user_id", "case_type", "label_action", "label_evidence",
-    "prefix_json", "snapshot_json", "task_slots", "task_topic", "task_level", "as_of",
+    "example_id",
+    "task_group",
+    "user_id",
+    "case_type",
+    "label_action",
+    "label_evidence",
+    "prefix_json",
+    "snapshot_json",
+    "task_slots",
+    "task_topic",
+    "task_level",
+    "as_of",
 )
 
 
@@ -61,10 +73,13 @@ def _json_list(row: Mapping[str, Any], col: str, where: str) -> list[Any]:
     try:
         val = json.loads(raw)
     except json.JSONDecodeError as e:
-        raise RecordError(f"{where} column {col!r}: not valid JSON (line {e.lineno}, column {e.colno}: "
-                          f"{e.msg})") from None
+        raise RecordError(
+            f"{where} column {col!r}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})"
+        ) from None
     if not isinstance(val, list):
-        raise RecordError(f"{where} column {col!r}: expected a JSON list of objects, got {type(val).__name__}")
+        raise RecordError(
+            f"{where} column {col!r}: expected a JSON list of objects, got {type(val).__name__}"
+        )
     return val
 
 
@@ -78,32 +93,46 @@ def example_from_row(row: Mapping[str, Any], where: str = "row") -> PolicyExampl
         raise RecordError(f"{where}: missing column(s) {missing}")
     for col in _STR_COLUMNS:
         if not isinstance(row[col], str):
-            raise RecordError(f"{where} column {col!r}: expected a string, got {type(row[col]).__name__} "
-                              f"{row[col]!r:.60}")
+            raise RecordError(
+                f"{where} column {col!r}: expected a string, got {type(row[col]).__name__} {row[col]!r:.60}"
+            )
     for col in _LIST_COLUMNS:
         v = row[col]
         if not isinstance(v, (list, tuple)) or not all(isinstance(x, str) for x in v):
             raise RecordError(f"{where} column {col!r}: expected a list of strings, got {v!r:.60}")
     level = row["task_level"]
     if not isinstance(level, int) or isinstance(level, bool):
-        raise RecordError(f"{where} column 'task_level': expected an integer, got {type(level).__name__} {level!r:.60}")
+        raise RecordError(
+            f"{where} column 'task_level': expected an integer, got {type(level).__name__} {level!r:.60}"
+        )
     if row["as_of"]:
         from datetime import datetime
+
         try:
             datetime.fromisoformat(row["as_of"])
         except ValueError:
-            raise RecordError(f"{where} column 'as_of': {row['as_of']!r:.60} is not an ISO-8601 time") from None
-    prefix = tuple(Event.from_dict(e, f"{where} column 'prefix_json' [{i}]")
-                   for i, e in enumerate(_json_list(row, "prefix_json", where)))
-    snapshot = tuple(MemoryItem.from_dict(m, f"{where} column 'snapshot_json' [{i}]")
-                     for i, m in enumerate(_json_list(row, "snapshot_json", where)))
+            raise RecordError(
+                f"{where} column 'as_of': {row['as_of']!r:.60} is not an ISO-8601 time"
+            ) from None
+    prefix = tuple(
+        Event.from_dict(e, f"{where} column 'prefix_json' [{i}]")
+        for i, e in enumerate(_json_list(row, "prefix_json", where))
+    )
+    snapshot = tuple(
+        MemoryItem.from_dict(m, f"{where} column 'snapshot_json' [{i}]")
+        for i, m in enumerate(_json_list(row, "snapshot_json", where))
+    )
     if not prefix:
-        raise RecordError(f"{where} column 'prefix_json': the prefix is empty (a decision needs at least one event)")
+        raise RecordError(
+            f"{where} column 'prefix_json': the prefix is empty (a decision needs at least one event)"
+        )
     if row["label_action"] not in ACTIONS:
         raise RecordError(f"{where} column 'label_action': {row['label_action']!r} not in {ACTIONS}")
     if row["label_action"] == "intervene" and prefix[-1].kind != "candidate_call":
-        raise RecordError(f"{where} column 'label_action': intervene but the last event is a {prefix[-1].kind}, "
-                          f"not a candidate_call")
+        raise RecordError(
+            f"{where} column 'label_action': intervene but the last event is a {prefix[-1].kind}, "
+            f"not a candidate_call"
+        )
     ids = [m.item_id for m in snapshot]
     dup = next((i for i in ids if ids.count(i) > 1), None) if len(set(ids)) != len(ids) else None
     if dup is not None:
@@ -111,6 +140,15 @@ def example_from_row(row: Mapping[str, Any], where: str = "row") -> PolicyExampl
     bad = [e for e in row["label_evidence"] if e not in set(ids)]
     if bad:
         raise RecordError(f"{where} column 'label_evidence': {bad} not in the memory snapshot")
-    return PolicyExample(row["example_id"], row["task_group"], row["user_id"], row["case_type"],
-                         PolicyInput(prefix, snapshot), Decision(row["label_action"], tuple(row["label_evidence"])),
-                         row["as_of"], tuple(row["task_slots"]), row["task_topic"], level)
+    return PolicyExample(
+        row["example_id"],
+        row["task_group"],
+        row["user_id"],
+        row["case_type"],
+        PolicyInput(prefix, snapshot),
+        Decision(row["label_action"], tuple(row["label_evidence"])),
+        row["as_of"],
+        tuple(row["task_slots"]),
+        row["task_topic"],
+        level,
+    )

@@ -25,9 +25,10 @@ Decision:
   no intervention is needed if the agent takes it. Evidence: those items.
 - silent: everything else.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from pulse.core.records import Decision, Event, MemoryItem
 from pulse.core.statements import IMPLICIT
@@ -87,9 +88,13 @@ def gold_decision(prefix: Sequence[Event], snapshot: Sequence[MemoryItem]) -> De
     slots = task_slots(prefix)
 
     if last.kind == "candidate_call":
-        evidence = [m.item_id for s in slots
-                    if (now := last.args.get(s, ABSENT)) != ABSENT and stated.get(s, ABSENT) != now
-                    for m in binding_items(snapshot, s) if m.value != now]
+        evidence = [
+            m.item_id
+            for s in slots
+            if (now := last.args.get(s, ABSENT)) != ABSENT and stated.get(s, ABSENT) != now
+            for m in binding_items(snapshot, s)
+            if m.value != now
+        ]
         if evidence:
             return Decision("intervene", tuple(dict.fromkeys(evidence)))
 
@@ -104,8 +109,11 @@ def gold_decision(prefix: Sequence[Event], snapshot: Sequence[MemoryItem]) -> De
                 if agent_msg and now != ABSENT and stated.get(s, ABSENT) != now:
                     evidence += [m.item_id for m in binding_items(snapshot, s) if m.value != now]
                 continue
-            evidence += [m.item_id for m in binding_items(snapshot, s)
-                         if now == ABSENT or (agent_msg and now != m.value)]
+            evidence += [
+                m.item_id
+                for m in binding_items(snapshot, s)
+                if now == ABSENT or (agent_msg and now != m.value)
+            ]
         if evidence:
             return Decision("supplement", tuple(dict.fromkeys(evidence)))
     return Decision("silent")

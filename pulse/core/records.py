@@ -7,11 +7,13 @@ required fields, and the type of every field: a number where a string belongs is
 coerced) and raises `RecordError` naming the offending field, so a malformed dataset row or snapshot
 fails with a clear message.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from pulse.core.errors import PulseUserError
 
@@ -58,14 +60,23 @@ def _check_str_fields(d: Mapping[str, Any], names: tuple[str, ...], where: str) 
     for name in names:
         if name in d:
             v = d[name]
-            _require(isinstance(v, str), where, f"field {name!r} must be a string, got {type(v).__name__} {_shown(v)}")
+            _require(
+                isinstance(v, str),
+                where,
+                f"field {name!r} must be a string, got {type(v).__name__} {_shown(v)}",
+            )
 
 
 def _check_str_list(v: Any, name: str, where: str) -> tuple[str, ...]:
-    _require(isinstance(v, (list, tuple)), where, f"field {name!r} must be a list of strings, got "
-                                                  f"{type(v).__name__} {_shown(v)}")
+    _require(
+        isinstance(v, (list, tuple)),
+        where,
+        f"field {name!r} must be a list of strings, got {type(v).__name__} {_shown(v)}",
+    )
     bad = [x for x in v if not isinstance(x, str)]
-    _require(not bad, where, f"field {name!r} must be a list of strings; {_shown(bad[0]) if bad else ''} is not")
+    _require(
+        not bad, where, f"field {name!r} must be a list of strings; {_shown(bad[0]) if bad else ''} is not"
+    )
     return tuple(v)
 
 
@@ -92,22 +103,31 @@ class Event:
         _require(isinstance(self.step, int) and self.step >= 0, where, "step must be an int >= 0")
         if self.kind in ("candidate_call", "tool_result"):
             _require(bool(self.tool), where, f"a {self.kind} needs a tool name")
-        _require(all(isinstance(k, str) and isinstance(v, str) for k, v in self.args.items()),
-                 where, "args must map str to str")
+        _require(
+            all(isinstance(k, str) and isinstance(v, str) for k, v in self.args.items()),
+            where,
+            "args must map str to str",
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any], where: str = "event") -> "Event":
+    def from_dict(cls, d: Mapping[str, Any], where: str = "event") -> Event:
         names = {f for f in cls.__dataclass_fields__}
         _check_keys(d, names, {"kind", "step"}, where)
         _check_str_fields(d, ("kind", "time", "text", "tool", "role", "event_id"), where)
         step = d["step"]
-        _require(isinstance(step, int) and not isinstance(step, bool), where,
-                 f"field 'step' must be an integer, got {type(step).__name__} {_shown(step)}")
-        _require(isinstance(d.get("args", {}), Mapping), where,
-                 f"field 'args' must be an object of strings, got {type(d.get('args')).__name__}")
+        _require(
+            isinstance(step, int) and not isinstance(step, bool),
+            where,
+            f"field 'step' must be an integer, got {type(step).__name__} {_shown(step)}",
+        )
+        _require(
+            isinstance(d.get("args", {}), Mapping),
+            where,
+            f"field 'args' must be an object of strings, got {type(d.get('args')).__name__}",
+        )
         try:
             return cls(**{k: (dict(v) if k == "args" else v) for k, v in d.items()})
         except (TypeError, ValueError) as e:
@@ -135,7 +155,7 @@ class Provenance:
 def quote_untrusted(text: str, limit: int = 240) -> str:
     """Untrusted text as one quoted, escaped string literal: newlines and quotes inside it cannot
     end the quotation or start a line that reads like an instruction."""
-    text = text if len(text) <= limit else text[:limit - 1] + "\u2026"
+    text = text if len(text) <= limit else text[: limit - 1] + "\u2026"
     return json.dumps(text, ensure_ascii=False)
 
 
@@ -167,14 +187,22 @@ class MemoryItem:
         where = f"memory item {self.item_id or '?'}"
         _require(bool(self.item_id), where, "item_id must be non-empty")
         _require(self.kind in MEMORY_KINDS, where, f"kind {self.kind!r} not in {MEMORY_KINDS}")
-        _require(self.scope.startswith(("user:", "project:")), where,
-                 f"scope {self.scope!r} must start with 'user:' or 'project:'")
-        _require(self.provenance.source_kind in SOURCE_KINDS, where,
-                 f"provenance.source_kind {self.provenance.source_kind!r} not in {SOURCE_KINDS}")
+        _require(
+            self.scope.startswith(("user:", "project:")),
+            where,
+            f"scope {self.scope!r} must start with 'user:' or 'project:'",
+        )
+        _require(
+            self.provenance.source_kind in SOURCE_KINDS,
+            where,
+            f"provenance.source_kind {self.provenance.source_kind!r} not in {SOURCE_KINDS}",
+        )
 
     def is_valid_at(self, time: str) -> bool:
         """ISO-8601 strings compare lexically; an empty bound is open."""
-        return (not self.valid_from or self.valid_from <= time) and (not self.valid_to or time < self.valid_to)
+        return (not self.valid_from or self.valid_from <= time) and (
+            not self.valid_to or time < self.valid_to
+        )
 
     @property
     def is_current(self) -> bool:
@@ -191,11 +219,26 @@ class MemoryItem:
         return d
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any], where: str = "memory item") -> "MemoryItem":
+    def from_dict(cls, d: Mapping[str, Any], where: str = "memory item") -> MemoryItem:
         names = set(cls.__dataclass_fields__)
         _check_keys(d, names, {"item_id", "kind", "scope", "text"}, where)
-        _check_str_fields(d, ("item_id", "kind", "scope", "text", "slot", "value", "topic", "conditions",
-                              "valid_from", "valid_to", "supersedes"), where)
+        _check_str_fields(
+            d,
+            (
+                "item_id",
+                "kind",
+                "scope",
+                "text",
+                "slot",
+                "value",
+                "topic",
+                "conditions",
+                "valid_from",
+                "valid_to",
+                "supersedes",
+            ),
+            where,
+        )
         d = dict(d)
         prov = d.get("provenance")
         if prov is None:
@@ -225,12 +268,14 @@ class Decision:
         return {"action": self.action, "evidence": list(self.evidence), "message": self.message}
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any], where: str = "decision") -> "Decision":
+    def from_dict(cls, d: Mapping[str, Any], where: str = "decision") -> Decision:
         _check_keys(d, {"action", "evidence", "message"}, {"action"}, where)
         _check_str_fields(d, ("action", "message"), where)
         _check_str_list(d.get("evidence") or (), "evidence", where)
         try:
-            return cls(action=d["action"], evidence=tuple(d.get("evidence") or ()), message=d.get("message", ""))
+            return cls(
+                action=d["action"], evidence=tuple(d.get("evidence") or ()), message=d.get("message", "")
+            )
         except (TypeError, ValueError) as e:
             raise RecordError(f"{where}: {e}") from None
 

@@ -18,11 +18,12 @@ words that name an argument) -- `SlotTerms` per slot:
   slot's name ("my preferred budget is 300");
 - otherwise the slot is not mentioned (absent from the result).
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from pulse.core.values import PATTERNS as _TYPED
 from pulse.core.values import find_typed
@@ -30,8 +31,22 @@ from pulse.core.values import find_typed
 IMPLICIT = "?"  # the text refers to the slot ("my usual size") without stating a value
 
 # Words that mark a reference to the user's standing choice ("my usual size", "my home airport").
-_CUES = frozenset({"my", "usual", "usually", "always", "preferred", "home", "regular", "normal", "normally",
-                   "standard", "typical", "typically"})
+_CUES = frozenset(
+    {
+        "my",
+        "usual",
+        "usually",
+        "always",
+        "preferred",
+        "home",
+        "regular",
+        "normal",
+        "normally",
+        "standard",
+        "typical",
+        "typically",
+    }
+)
 # How many words before a slot name a cue may stand ("that meet my usual rating standard").
 _CUE_WINDOW = 3
 _WORD = re.compile(r"[a-z0-9][a-z0-9_+.$-]*")
@@ -56,8 +71,9 @@ class SlotTerms:
 SlotVocab = Mapping[str, SlotTerms]
 
 
-def vocab_from_params(params: Mapping[str, Iterable[str]], names: Mapping[str, Iterable[str]] | None = None
-                      ) -> dict[str, SlotTerms]:
+def vocab_from_params(
+    params: Mapping[str, Iterable[str]], names: Mapping[str, Iterable[str]] | None = None
+) -> dict[str, SlotTerms]:
     """A vocabulary from tool argument enums (`{slot: values}`), optionally with extra slot names."""
     names = names or {}
     out: dict[str, SlotTerms] = {}
@@ -87,14 +103,14 @@ def _find_last(value: str, text: str, names: tuple[tuple[str, ...], ...] | None 
         pat = _PATTERNS[value] = _value_pattern(value)
     last = -1
     for m in pat.finditer(text):
-        if names is None or _named_before(text[:m.start()], names):
+        if names is None or _named_before(text[: m.start()], names):
             last = m.start()
     return last
 
 
 def _named_before(before: str, names: tuple[tuple[str, ...], ...]) -> bool:
-    words = [w.strip(".,;:") for w in _WORD.findall(before)][-(_CUE_WINDOW + 2):]
-    return any(tuple(words[i:i + len(n)]) == n for n in names for i in range(len(words) - len(n) + 1))
+    words = [w.strip(".,;:") for w in _WORD.findall(before)][-(_CUE_WINDOW + 2) :]
+    return any(tuple(words[i : i + len(n)]) == n for n in names for i in range(len(words) - len(n) + 1))
 
 
 def parse_statement(text: str, vocab: SlotVocab) -> dict[str, str]:
@@ -136,6 +152,8 @@ def _refers_to(words: list[str], names: tuple[tuple[str, ...], ...]) -> bool:
     for name in names:
         n = len(name)
         for i in range(len(words) - n + 1):
-            if tuple(words[i:i + n]) == name and any(w in _CUES for w in words[max(0, i - _CUE_WINDOW):i]):
+            if tuple(words[i : i + n]) == name and any(
+                w in _CUES for w in words[max(0, i - _CUE_WINDOW) : i]
+            ):
                 return True
     return False

@@ -10,6 +10,7 @@ Kinds: `domain` (a URL or domain), `email`, `number`, `date`, `set` (an array), 
 a value is consistent with it when it occurs in it), `enum` / `string` (case and spacing folded).
 `""` is treated as `string`.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,10 +19,16 @@ import re
 VALUE_KINDS: tuple[str, ...] = ("domain", "email", "number", "date", "set", "text", "enum", "string")
 
 # a domain ends in a common top-level domain, so "J.Crew" or "v2.5" is not read as one
-_TLDS = ("com|org|net|gov|edu|io|co|fm|tv|us|uk|ca|de|fr|it|es|nl|au|jp|in|info|biz|app|dev|ai|me|ly|gg|travel|"
-         "shop|store|online|site")
-DOMAIN = re.compile(r"(?<![\w@.-])((?:https?://)?(?:www\.)?[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:" + _TLDS +
-                    r")(?![\w-])(?:/[^\s,;)]*)?)", re.I)
+_TLDS = (
+    "com|org|net|gov|edu|io|co|fm|tv|us|uk|ca|de|fr|it|es|nl|au|jp|in|info|biz|app|dev|ai|me|ly|gg|travel|"
+    "shop|store|online|site"
+)
+DOMAIN = re.compile(
+    r"(?<![\w@.-])((?:https?://)?(?:www\.)?[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:"
+    + _TLDS
+    + r")(?![\w-])(?:/[^\s,;)]*)?)",
+    re.I,
+)
 EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+)", re.I)
 NUMBER = re.compile(r"(?<![\w.])(-?\d+(?:,\d{3})*(?:\.\d+)?)(?![\w])")
 DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2})?)?")
@@ -98,7 +105,7 @@ def find_typed(kind: str, text: str) -> list[tuple[int, str]]:
     out = []
     for m in pat.finditer(text or ""):
         raw = m.group(1)
-        if kind == "domain" and "@" in (text or "")[max(0, m.start() - 1):m.start()]:
+        if kind == "domain" and "@" in (text or "")[max(0, m.start() - 1) : m.start()]:
             continue
         out.append((m.start(), canonical(kind, raw)))
     return out

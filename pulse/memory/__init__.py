@@ -9,11 +9,24 @@ CLI: `python -m pulse.memory.cli show --root DIR --user U [--project P] [--as-of
 `import`). Tests: `.venv/bin/python -m pytest tests/memory -q`.
 Nothing here imports torch until the `minilm` embedder is used.
 """
+
 from pulse.memory.embedders import EMBEDDERS, Embedder, make_embedder
 from pulse.memory.factory import KINDS, open_memory
-from pulse.memory.interface import (ConversationClosedError, ConversationWriter, DeliveryLog, ItemMeta, Memory,
-                                    MemoryError_, MissingRecordError, RetrievalQuery, ScoredItem, SnapshotError,
-                                    StoreError, UnknownScopeError, WriteCandidate)
+from pulse.memory.interface import (
+    ConversationClosedError,
+    ConversationWriter,
+    DeliveryLog,
+    ItemMeta,
+    Memory,
+    MemoryError_,
+    MissingRecordError,
+    RetrievalQuery,
+    ScoredItem,
+    SnapshotError,
+    StoreError,
+    UnknownScopeError,
+    WriteCandidate,
+)
 from pulse.memory.memory import StoreMemory
 from pulse.memory.project import STATE_KINDS, Workflow, WorkflowStep, state_slot
 from pulse.memory.retrieval_flat import FlatRetrievalConfig
@@ -21,9 +34,33 @@ from pulse.memory.retrieval_graph import GraphRetrievalConfig
 from pulse.memory.snapshot import Snapshot, export_snapshot, import_snapshot, load_snapshot
 
 __all__ = [
-    "EMBEDDERS", "KINDS", "STATE_KINDS", "ConversationClosedError", "ConversationWriter", "DeliveryLog", "Embedder",
-    "FlatRetrievalConfig", "GraphRetrievalConfig", "ItemMeta", "Memory", "MemoryError_", "MissingRecordError",
-    "RetrievalQuery", "ScoredItem", "Snapshot", "SnapshotError", "StoreError", "StoreMemory", "UnknownScopeError",
-    "Workflow", "WorkflowStep", "WriteCandidate", "export_snapshot", "import_snapshot", "load_snapshot",
-    "make_embedder", "open_memory", "state_slot",
+    "EMBEDDERS",
+    "KINDS",
+    "STATE_KINDS",
+    "ConversationClosedError",
+    "ConversationWriter",
+    "DeliveryLog",
+    "Embedder",
+    "FlatRetrievalConfig",
+    "GraphRetrievalConfig",
+    "ItemMeta",
+    "Memory",
+    "MemoryError_",
+    "MissingRecordError",
+    "RetrievalQuery",
+    "ScoredItem",
+    "Snapshot",
+    "SnapshotError",
+    "StoreError",
+    "StoreMemory",
+    "UnknownScopeError",
+    "Workflow",
+    "WorkflowStep",
+    "WriteCandidate",
+    "export_snapshot",
+    "import_snapshot",
+    "load_snapshot",
+    "make_embedder",
+    "open_memory",
+    "state_slot",
 ]

@@ -4,10 +4,11 @@ Retrievers score each scope on its own (a user and a project never mix inside on
 `select` merges them: information gain drops items already delivered in this episode unless nothing
 new qualifies, and the top k by score are returned with their reasons.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from pulse.core.records import MemoryItem
 from pulse.memory.interface import ScoredItem

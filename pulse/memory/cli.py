@@ -8,12 +8,13 @@ The top-level `pulse` CLI dispatches `pulse memory ...` to `main(argv)`. Reading
 naming the user / project / record / file and exit with status 2. `import` validates the whole
 snapshot before it opens (or creates) the store; a bad file changes nothing.
 """
+
 from __future__ import annotations
 
 import argparse
 import sys
 from collections import defaultdict
-from typing import Sequence
+from collections.abc import Sequence
 
 from pulse.core.errors import PulseUserError, one_line
 from pulse.core.records import MemoryItem, RecordError, quote_untrusted
@@ -55,15 +56,18 @@ def _line(item: MemoryItem, meta: ItemMeta) -> str:
     if p.untrusted and p.quote.strip():
         extra.append(f"untrusted tool output {quote_untrusted(p.quote.strip(), 120)}")
     text = quote_untrusted(item.text) if p.untrusted else item.text
-    return f"  {item.item_id} {item.kind}{slot} {_validity(item)}: {text}" + (f"  ({'; '.join(extra)})" if extra else "")
+    return f"  {item.item_id} {item.kind}{slot} {_validity(item)}: {text}" + (
+        f"  ({'; '.join(extra)})" if extra else ""
+    )
 
 
 def show(mem: StoreMemory, user: str, project: str, as_of: str) -> str:
     pairs = mem.snapshot_with_meta(user, project, as_of)
     out = [f"memory root {mem.store.root}" + (f" as of {as_of}" if as_of else "")]
     user_pairs = [(i, m) for i, m in pairs if i.scope == f"user:{user}"]
-    out.append(f"user {user}: {len(user_pairs)} records, "
-               f"{sum(1 for i, _ in user_pairs if not i.valid_to)} current")
+    out.append(
+        f"user {user}: {len(user_pairs)} records, {sum(1 for i, _ in user_pairs if not i.valid_to)} current"
+    )
     by_topic: dict[str, list[tuple[MemoryItem, ItemMeta]]] = defaultdict(list)
     for i, m in user_pairs:
         by_topic[i.topic or "general"].append((i, m))
@@ -84,8 +88,12 @@ def show(mem: StoreMemory, user: str, project: str, as_of: str) -> str:
                 try:
                     wf = Workflow.from_item(i)
                     for n, s in enumerate(wf.steps):
-                        dep = f" (after {', '.join(str(d + 1) for d in s.depends_on)})" if s.depends_on else ""
-                        out.append(f"      {n + 1}. {s.name} [{s.tool}] in={list(s.inputs)} out={list(s.outputs)}{dep}")
+                        dep = (
+                            f" (after {', '.join(str(d + 1) for d in s.depends_on)})" if s.depends_on else ""
+                        )
+                        out.append(
+                            f"      {n + 1}. {s.name} [{s.tool}] in={list(s.inputs)} out={list(s.outputs)}{dep}"
+                        )
                 except RecordError as e:
                     out.append(f"      (unreadable steps: {e})")
         by_state: dict[str, list[tuple[MemoryItem, ItemMeta]]] = defaultdict(list)
@@ -99,7 +107,9 @@ def show(mem: StoreMemory, user: str, project: str, as_of: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="pulse memory", description="Inspect, export and import Pulse memory roots.")
+    p = argparse.ArgumentParser(
+        prog="pulse memory", description="Inspect, export and import Pulse memory roots."
+    )
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("show", help="print a user's Topic graph and a project's workflows and state")
     e = sub.add_parser("export", help="write a user's (+ a project's) memory to a JSON snapshot")
@@ -122,8 +132,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             snap = load_snapshot(args.file)  # the whole file is valid before the store is opened or created
             with _open(args.root, create=True) as mem:
                 snap = import_snapshot(mem, args.file, snap)
-            print(f"imported {len(snap.items)} records for user {snap.user_id}"
-                  + (f" and project {snap.project_id}" if snap.project_id else "") + f" into {args.root}")
+            print(
+                f"imported {len(snap.items)} records for user {snap.user_id}"
+                + (f" and project {snap.project_id}" if snap.project_id else "")
+                + f" into {args.root}"
+            )
             return 0
         with _open(args.root) as mem:
             if args.cmd == "show":

@@ -13,6 +13,7 @@ it with SIGKILL after a random delay, then reopens the store and checks:
   ends exactly when its successor starts; and SQLite's integrity_check passes.
 `run_kills` is shared by the test suite (tens of kills) and this script (hundreds).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 FACTS_PER_CONVERSATION = 3
-_WORDS = ("alpine apricot basil canyon cedar cobalt dune ember fjord garnet harbor indigo juniper kelp lagoon "
-          "maple nectar onyx prairie quartz raven saffron tundra umber velvet willow yarrow zephyr").split()
+_WORDS = (
+    "alpine apricot basil canyon cedar cobalt dune ember fjord garnet harbor indigo juniper kelp lagoon "
+    "maple nectar onyx prairie quartz raven saffron tundra umber velvet willow yarrow zephyr"
+).split()
 
 
 def child(root: str, tag: str) -> None:
@@ -43,7 +46,9 @@ def child(root: str, tag: str) -> None:
     i = 0
     while True:
         cid = f"{tag}-{i}"
-        t = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(base + i * 60 + int(tag.split("k")[-1] or 0) * 10**6))
+        t = time.strftime(
+            "%Y-%m-%dT%H:%M:%SZ", time.gmtime(base + i * 60 + int(tag.split("k")[-1] or 0) * 10**6)
+        )
         conv = mem.conversation("victim", "proj", cid, extract=False)
         # distinct words per fact, so no candidate merges as a near-duplicate: every commit writes 3 records
         rng = random.Random(cid)
@@ -52,10 +57,21 @@ def child(root: str, tag: str) -> None:
         conv.observe(ev)
         for j, text in enumerate(texts):
             slot = f"{tag}-chain" if j == 2 else ""  # the third fact revises the tag's chain each time
-            conv.add_candidate(WriteCandidate(MemoryItem(f"{cid}-f{j}", "preference", "user:victim", text, slot=slot,
-                                                         value=cid if slot else "", topic="kill",
-                                                         provenance=Provenance("user_statement", ev.event_id, text)),
-                                              source_event=ev))
+            conv.add_candidate(
+                WriteCandidate(
+                    MemoryItem(
+                        f"{cid}-f{j}",
+                        "preference",
+                        "user:victim",
+                        text,
+                        slot=slot,
+                        value=cid if slot else "",
+                        topic="kill",
+                        provenance=Provenance("user_statement", ev.event_id, text),
+                    ),
+                    source_event=ev,
+                )
+            )
         print(f"begin {cid}", flush=True)
         conv.commit()
         print(f"done {cid}", flush=True)
@@ -83,13 +99,20 @@ class KillReport:
 
 def _one_round(root: Path, tag: str, max_delay_s: float, rng: random.Random) -> tuple[set[str], bool]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "pulse.memory.durability", "--child", "--root", str(root),
-                             "--tag", tag], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pulse.memory.durability", "--child", "--root", str(root), "--tag", tag],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
     assert proc.stdout is not None
     first = proc.stdout.readline()
     if first.strip() != "ready":
         proc.kill()
-        raise RuntimeError(f"durability child failed to start: {first!r} {proc.stderr.read() if proc.stderr else ''}")
+        raise RuntimeError(
+            f"durability child failed to start: {first!r} {proc.stderr.read() if proc.stderr else ''}"
+        )
     time.sleep(rng.uniform(0.0, max_delay_s))
     os.kill(proc.pid, signal.SIGKILL)
     out, _ = proc.communicate()
@@ -105,14 +128,21 @@ def verify(root: Path, reported_done: set[str], report: KillReport) -> None:
     db = sqlite3.connect(root / "memory.sqlite")
     report.integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
     convs = dict(db.execute("SELECT conversation_id, n_items FROM conversations").fetchall())
-    counts = dict(db.execute("SELECT conversation_id, COUNT(*) FROM items WHERE conversation_id != '' "
-                             "GROUP BY conversation_id").fetchall())
+    counts = dict(
+        db.execute(
+            "SELECT conversation_id, COUNT(*) FROM items WHERE conversation_id != '' GROUP BY conversation_id"
+        ).fetchall()
+    )
     report.conversations_in_store = len(convs)
     report.committed_unreported = len(set(convs) - reported_done)
     report.lost = sorted(c for c in reported_done if c not in convs)
-    report.half_applied = sorted({c for c, n in convs.items() if counts.get(c, 0) != n or n != FACTS_PER_CONVERSATION}
-                                 | {c for c in counts if c not in convs})
-    rows = db.execute("SELECT item_id, slot, valid_from, valid_to, supersedes FROM items WHERE slot != ''").fetchall()
+    report.half_applied = sorted(
+        {c for c, n in convs.items() if counts.get(c, 0) != n or n != FACTS_PER_CONVERSATION}
+        | {c for c in counts if c not in convs}
+    )
+    rows = db.execute(
+        "SELECT item_id, slot, valid_from, valid_to, supersedes FROM items WHERE slot != ''"
+    ).fetchall()
     by_id = {r[0]: r for r in rows}
     current: dict[str, int] = {}
     for item_id, slot, vf, vt, sup in rows:
@@ -121,7 +151,9 @@ def verify(root: Path, reported_done: set[str], report: KillReport) -> None:
         if sup:
             prev = by_id.get(sup)
             if prev is None or prev[3] != vf:
-                report.chain_errors.append(f"{item_id} supersedes {sup} but its validity does not end at {vf}")
+                report.chain_errors.append(
+                    f"{item_id} supersedes {sup} but its validity does not end at {vf}"
+                )
     report.chain_errors += [f"chain {s} has {n} current records" for s, n in current.items() if n != 1]
     db.close()
 

@@ -20,11 +20,12 @@
 An LLM extractor can add richer candidates through `ConversationWriter.add_candidate`; every
 candidate, extracted here or not, goes through the same source validation.
 """
+
 from __future__ import annotations
 
 import hashlib
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from pulse.core.records import Event, MemoryItem, Provenance
 from pulse.memory.interface import WriteCandidate
@@ -32,18 +33,28 @@ from pulse.memory.project import Workflow, WorkflowStep, state_slot
 from pulse.memory.validation import event_source, receipt_succeeded, user_voice_problem
 
 _SENT = re.compile(r"(?<=[.!?;])\s+|\n+")
-_PREF = re.compile(r"\b(i|we)\s+(?:really\s+|strongly\s+|also\s+)?(?:always\s+)?(prefer|like|love|want|need|hate|dislike|avoid)\b"
-                   r"|\b(always|never)\b|\bfrom now on\b|\bplease (?:always|never|don't|do not)\b"
-                   r"|\bmy (?:usual|preferred|favou?rite|default)\b", re.I)
+_PREF = re.compile(
+    r"\b(i|we)\s+(?:really\s+|strongly\s+|also\s+)?(?:always\s+)?(prefer|like|love|want|need|hate|dislike|avoid)\b"
+    r"|\b(always|never)\b|\bfrom now on\b|\bplease (?:always|never|don't|do not)\b"
+    r"|\bmy (?:usual|preferred|favou?rite|default)\b",
+    re.I,
+)
 _HABIT = re.compile(r"\b(i|we)\s+(?:usually|often|normally|tend to|typically)\b", re.I)
 # "my usual X" names a preference without stating it: a cue only when a value follows (_SLOT)
 _REFERENCE = re.compile(r"\bmy (?:usual|preferred|favou?rite|default)\b", re.I)
-_SLOT = re.compile(r"\bmy (?:usual|preferred|favou?rite|default) ([\w][\w \-]{0,30}?) (?:is|are|=) ([^.;!?]+)", re.I)
+_SLOT = re.compile(
+    r"\bmy (?:usual|preferred|favou?rite|default) ([\w][\w \-]{0,30}?) (?:is|are|=) ([^.;!?]+)", re.I
+)
 # where a "my preferred X is Y" value ends: a contrast ("Y, not Z", "Y but ...", "Y instead of Z")
 _VALUE_END = re.compile(r",|\s+(?:but|not|instead|rather|over|unless|except)\b", re.I)
-_TASK_SCOPE = re.compile(r"\b(this time|for this task|just for now|for now|only this once|just this once|temporarily|"
-                         r"for this (?:one|request|order|trip|booking|project step))\b", re.I)
-_DECISION = re.compile(r"\b(let's go with|lets go with|we(?:'ll| will) go with|we decided|i decide|decision:|approved)\b", re.I)
+_TASK_SCOPE = re.compile(
+    r"\b(this time|for this task|just for now|for now|only this once|just this once|temporarily|"
+    r"for this (?:one|request|order|trip|booking|project step))\b",
+    re.I,
+)
+_DECISION = re.compile(
+    r"\b(let's go with|lets go with|we(?:'ll| will) go with|we decided|i decide|decision:|approved)\b", re.I
+)
 _PENDING = re.compile(r"\b(still need to|todo:|to do:|remind me to|pending:|later we should)\b", re.I)
 _NOT_SLOTS = frozenset({"subgoal"})  # listener bookkeeping keys, not user-stated values
 _ARTIFACT_NAME = ("artifact", "path", "file", "filename", "name")
@@ -64,14 +75,23 @@ def _stating_sentence(ev: Event, slot: str, value: str) -> str:
     else the value itself (a form-like statement whose args alone carry it)."""
     mentions = [s for s in _sentences(ev.text) if value.lower() in s.lower()]
     for sent in mentions:
-        probe = MemoryItem("probe", "preference", "user:probe", sent, slot=slot, value=value,
-                           provenance=Provenance("user_statement", ev.event_id, sent))
+        probe = MemoryItem(
+            "probe",
+            "preference",
+            "user:probe",
+            sent,
+            slot=slot,
+            value=value,
+            provenance=Provenance("user_statement", ev.event_id, sent),
+        )
         if user_voice_problem(probe, ev) is None:
             return sent
     return mentions[0] if mentions else value
 
 
-def extract(events: Sequence[Event], conversation_id: str, user_id: str, project_id: str, now: str) -> list[WriteCandidate]:
+def extract(
+    events: Sequence[Event], conversation_id: str, user_id: str, project_id: str, now: str
+) -> list[WriteCandidate]:
     out: list[WriteCandidate] = []
     user_scope = f"user:{user_id}"
     for ev in events:
@@ -83,25 +103,58 @@ def extract(events: Sequence[Event], conversation_id: str, user_id: str, project
                 # request's own values are task parameters, not standing preferences
                 for slot, value in stated.items():
                     item = MemoryItem(
-                        f"pref-{_cid(conversation_id, ev.event_id, str(ev.step), slot, value)}", "preference",
-                        user_scope, f"The user prefers {slot} = {value}.", slot=slot, value=value,
-                        provenance=Provenance("user_statement", ev.event_id, _stating_sentence(ev, slot, value)),
-                        valid_from=t)
-                    out.append(WriteCandidate(item, source_event=ev, task_scoped=bool(_TASK_SCOPE.search(ev.text))))
+                        f"pref-{_cid(conversation_id, ev.event_id, str(ev.step), slot, value)}",
+                        "preference",
+                        user_scope,
+                        f"The user prefers {slot} = {value}.",
+                        slot=slot,
+                        value=value,
+                        provenance=Provenance(
+                            "user_statement", ev.event_id, _stating_sentence(ev, slot, value)
+                        ),
+                        valid_from=t,
+                    )
+                    out.append(
+                        WriteCandidate(item, source_event=ev, task_scoped=bool(_TASK_SCOPE.search(ev.text)))
+                    )
                 continue
             for sent in _sentences(ev.text):
                 prov = Provenance("user_statement", ev.event_id, sent)
                 if project_id and _DECISION.search(sent):
-                    out.append(WriteCandidate(MemoryItem(
-                        f"state-{_cid(conversation_id, ev.event_id, sent)}", "project_state", f"project:{project_id}",
-                        sent, slot=state_slot("decision", _cid(sent)[:6]), value=sent, topic="decisions",
-                        provenance=prov, valid_from=t), source_event=ev))
+                    out.append(
+                        WriteCandidate(
+                            MemoryItem(
+                                f"state-{_cid(conversation_id, ev.event_id, sent)}",
+                                "project_state",
+                                f"project:{project_id}",
+                                sent,
+                                slot=state_slot("decision", _cid(sent)[:6]),
+                                value=sent,
+                                topic="decisions",
+                                provenance=prov,
+                                valid_from=t,
+                            ),
+                            source_event=ev,
+                        )
+                    )
                     continue
                 if project_id and _PENDING.search(sent):
-                    out.append(WriteCandidate(MemoryItem(
-                        f"state-{_cid(conversation_id, ev.event_id, sent)}", "project_state", f"project:{project_id}",
-                        sent, slot=state_slot("pending", _cid(sent)[:6]), value="open", topic="pending",
-                        provenance=prov, valid_from=t), source_event=ev))
+                    out.append(
+                        WriteCandidate(
+                            MemoryItem(
+                                f"state-{_cid(conversation_id, ev.event_id, sent)}",
+                                "project_state",
+                                f"project:{project_id}",
+                                sent,
+                                slot=state_slot("pending", _cid(sent)[:6]),
+                                value="open",
+                                topic="pending",
+                                provenance=prov,
+                                valid_from=t,
+                            ),
+                            source_event=ev,
+                        )
+                    )
                     continue
                 habit = bool(_HABIT.search(sent)) and not _PREF.search(sent)
                 if not (habit or _PREF.search(sent)):
@@ -109,34 +162,84 @@ def extract(events: Sequence[Event], conversation_id: str, user_id: str, project
                 m = _SLOT.search(sent)
                 if m is None and not habit and not _PREF.search(_REFERENCE.sub("", sent)):
                     continue  # "use my usual palette": a reference to memory, not a statement
-                slot, value = (m.group(1).strip().lower(), _VALUE_END.split(m.group(2))[0].strip()) if m else ("", "")
-                out.append(WriteCandidate(MemoryItem(
-                    f"pref-{_cid(conversation_id, ev.event_id, sent)}", "habit" if habit else "preference", user_scope,
-                    sent, slot=slot, value=value, provenance=prov, valid_from=t), source_event=ev,
-                    task_scoped=bool(_TASK_SCOPE.search(sent))))
+                slot, value = (
+                    (m.group(1).strip().lower(), _VALUE_END.split(m.group(2))[0].strip()) if m else ("", "")
+                )
+                out.append(
+                    WriteCandidate(
+                        MemoryItem(
+                            f"pref-{_cid(conversation_id, ev.event_id, sent)}",
+                            "habit" if habit else "preference",
+                            user_scope,
+                            sent,
+                            slot=slot,
+                            value=value,
+                            provenance=prov,
+                            valid_from=t,
+                        ),
+                        source_event=ev,
+                        task_scoped=bool(_TASK_SCOPE.search(sent)),
+                    )
+                )
         elif ev.kind == "tool_result" and project_id and receipt_succeeded(ev):
             prov = Provenance("tool_receipt", ev.event_id, "")
             scope = f"project:{project_id}"
             # the tool's own words are data, not part of the record's sentence: they are kept as the
             # receipt's quote (untrusted provenance) and shown quoted, never as an instruction
-            out.append(WriteCandidate(MemoryItem(
-                f"state-{_cid(conversation_id, ev.event_id, 'progress')}", "project_state", scope,
-                f"{ev.tool} completed", slot=state_slot("progress", ev.tool), value="done", topic="progress",
-                entities=(f"tool:{ev.tool}",), provenance=Provenance("tool_receipt", ev.event_id, ev.text[:160].strip()),
-                valid_from=t), source_event=ev))
+            out.append(
+                WriteCandidate(
+                    MemoryItem(
+                        f"state-{_cid(conversation_id, ev.event_id, 'progress')}",
+                        "project_state",
+                        scope,
+                        f"{ev.tool} completed",
+                        slot=state_slot("progress", ev.tool),
+                        value="done",
+                        topic="progress",
+                        entities=(f"tool:{ev.tool}",),
+                        provenance=Provenance("tool_receipt", ev.event_id, ev.text[:160].strip()),
+                        valid_from=t,
+                    ),
+                    source_event=ev,
+                )
+            )
             name = next((ev.args[k] for k in _ARTIFACT_NAME if ev.args.get(k)), "")
             version = next((ev.args[k] for k in _ARTIFACT_VERSION if ev.args.get(k)), "")
             if name and version:
-                out.append(WriteCandidate(MemoryItem(
-                    f"state-{_cid(conversation_id, ev.event_id, 'artifact')}", "project_state", scope,
-                    f"{name} is at version {version} (from {ev.tool})", slot=state_slot("artifact", name),
-                    value=version, topic="artifacts", entities=(name,), provenance=prov, valid_from=t),
-                    source_event=ev))
+                out.append(
+                    WriteCandidate(
+                        MemoryItem(
+                            f"state-{_cid(conversation_id, ev.event_id, 'artifact')}",
+                            "project_state",
+                            scope,
+                            f"{name} is at version {version} (from {ev.tool})",
+                            slot=state_slot("artifact", name),
+                            value=version,
+                            topic="artifacts",
+                            entities=(name,),
+                            provenance=prov,
+                            valid_from=t,
+                        ),
+                        source_event=ev,
+                    )
+                )
         elif ev.kind == "task_end" and project_id and ev.text.strip():
-            out.append(WriteCandidate(MemoryItem(
-                f"state-{_cid(conversation_id, ev.event_id, 'stage')}", "project_state", f"project:{project_id}",
-                ev.text.strip(), slot=state_slot("stage", conversation_id), value=ev.text.strip()[:500],
-                topic="stages", provenance=Provenance("system", ev.event_id, ""), valid_from=t), source_event=ev))
+            out.append(
+                WriteCandidate(
+                    MemoryItem(
+                        f"state-{_cid(conversation_id, ev.event_id, 'stage')}",
+                        "project_state",
+                        f"project:{project_id}",
+                        ev.text.strip(),
+                        slot=state_slot("stage", conversation_id),
+                        value=ev.text.strip()[:500],
+                        topic="stages",
+                        provenance=Provenance("system", ev.event_id, ""),
+                        valid_from=t,
+                    ),
+                    source_event=ev,
+                )
+            )
     if project_id:
         wf = _workflow(events, conversation_id, project_id, now)
         if wf is not None:
@@ -144,7 +247,9 @@ def extract(events: Sequence[Event], conversation_id: str, user_id: str, project
     return out
 
 
-def _workflow(events: Sequence[Event], conversation_id: str, project_id: str, now: str) -> WriteCandidate | None:
+def _workflow(
+    events: Sequence[Event], conversation_id: str, project_id: str, now: str
+) -> WriteCandidate | None:
     """Successful calls in order, each depending on the earlier receipts whose values it consumes."""
     steps: list[tuple[Event, Event]] = []
     pending_call: Event | None = None
@@ -158,8 +263,9 @@ def _workflow(events: Sequence[Event], conversation_id: str, project_id: str, no
                 steps.append((call or ev, ev))
     if len(steps) < 2:
         return None
-    goal = next((e.text for e in events if e.kind == "request" and e.text), "") or \
-        " then ".join(r.tool for _, r in steps)
+    goal = next((e.text for e in events if e.kind == "request" and e.text), "") or " then ".join(
+        r.tool for _, r in steps
+    )
     wsteps: list[WorkflowStep] = []
     for j, (call, res) in enumerate(steps):
         deps = []
@@ -169,11 +275,21 @@ def _workflow(events: Sequence[Event], conversation_id: str, project_id: str, no
             produced = set(prev.args.values())
             if any(v in produced or v in prev.text for v in values):
                 deps.append(i)
-        wsteps.append(WorkflowStep(name=res.tool, tool=res.tool, inputs=tuple(call.args),
-                                   outputs=tuple(res.args), depends_on=tuple(deps)))
+        wsteps.append(
+            WorkflowStep(
+                name=res.tool,
+                tool=res.tool,
+                inputs=tuple(call.args),
+                outputs=tuple(res.args),
+                depends_on=tuple(deps),
+            )
+        )
     name = "-".join(s.tool for s in wsteps)[:80]
     last = steps[-1][1]
     item = Workflow(name=name, goal=goal[:300], steps=tuple(wsteps)).to_item(
-        f"wf-{_cid(conversation_id, name)}", project_id, Provenance("tool_receipt", last.event_id, ""),
-        valid_from=last.time or now)
+        f"wf-{_cid(conversation_id, name)}",
+        project_id,
+        Provenance("tool_receipt", last.event_id, ""),
+        valid_from=last.time or now,
+    )
     return WriteCandidate(item, source_event=last)

@@ -7,11 +7,13 @@ Kinds: structured, flat, flat_user ("flat+user": structured user memory, flat pr
 flat_project ("flat+project": flat user memory, structured project memory). All four share the store
 format, so one root can be opened as any kind.
 """
+
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pulse.memory.embedders import Embedder, make_embedder
 from pulse.memory.interface import MemoryError_
@@ -27,14 +29,26 @@ KINDS: dict[str, tuple[str, str]] = {
     "flat_user": ("graph", "flat"),
     "flat_project": ("flat", "graph"),
 }
-ALIASES: dict[str, str] = {"full": "structured", "graph": "structured", "flat+user": "flat_user",
-                           "flat+project": "flat_project"}
+ALIASES: dict[str, str] = {
+    "full": "structured",
+    "graph": "structured",
+    "flat+user": "flat_user",
+    "flat+project": "flat_project",
+}
 
 
-def open_memory(kind: str, root: str | Path, embedder: Embedder | str = "minilm", *,
-                graph_config: GraphRetrievalConfig | None = None, flat_config: FlatRetrievalConfig | None = None,
-                clock: Callable[[], str] = utc_now, create: bool = True, auto_create_scopes: bool = False,
-                **embedder_kwargs: Any) -> StoreMemory:
+def open_memory(
+    kind: str,
+    root: str | Path,
+    embedder: Embedder | str = "minilm",
+    *,
+    graph_config: GraphRetrievalConfig | None = None,
+    flat_config: FlatRetrievalConfig | None = None,
+    clock: Callable[[], str] = utc_now,
+    create: bool = True,
+    auto_create_scopes: bool = False,
+    **embedder_kwargs: Any,
+) -> StoreMemory:
     """`embedder`: an Embedder or a name (minilm, bm25, openai, hash) built with `embedder_kwargs`.
     `auto_create_scopes`: see `StoreMemory`; off, an unknown user/project is an `UnknownScopeError`."""
     name = ALIASES.get(kind, kind)
@@ -48,5 +62,13 @@ def open_memory(kind: str, root: str | Path, embedder: Embedder | str = "minilm"
         return GraphRetriever(graph_config) if layer == "graph" else FlatRetriever(flat_config)
 
     user_layer, project_layer = KINDS[name]
-    return StoreMemory(root, emb, retriever(user_layer), retriever(project_layer), kind=name, clock=clock,
-                       create=create, auto_create_scopes=auto_create_scopes)
+    return StoreMemory(
+        root,
+        emb,
+        retriever(user_layer),
+        retriever(project_layer),
+        kind=name,
+        clock=clock,
+        create=create,
+        auto_create_scopes=auto_create_scopes,
+    )

@@ -10,6 +10,7 @@ artifact names are indexed as entities so a candidate call's tool and arguments 
 These functions are the single definition of those keys: the SQLite edges and the in-memory index
 are both built from them.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,9 +29,9 @@ def topic_key(path: str) -> str:
 
 
 def topic_chain(key: str) -> list[str]:
-    """"a/b/c" -> ["a", "a/b", "a/b/c"]: a subtopic brings its ancestors into the thematic layer."""
+    """ "a/b/c" -> ["a", "a/b", "a/b/c"]: a subtopic brings its ancestors into the thematic layer."""
     parts = key.split("/")
-    return ["/".join(parts[:i + 1]) for i in range(len(parts))]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 def topic_parent(key: str) -> str:
@@ -105,10 +106,22 @@ def embed_text(item: MemoryItem) -> str:
 def equivalence_key(item: MemoryItem, task_id: str) -> tuple[str, ...]:
     """Two facts with this key are the same fact (merged, not duplicated)."""
     if item.slot:
-        return (item.scope, item.kind, slot_key(item.slot), _SPACE.sub(" ", item.value.strip().lower()),
-                _SPACE.sub(" ", item.conditions.strip().lower()), task_id)
-    return (item.scope, item.kind, "", " ".join(words(item.text)), _SPACE.sub(" ", item.conditions.strip().lower()),
-            task_id)
+        return (
+            item.scope,
+            item.kind,
+            slot_key(item.slot),
+            _SPACE.sub(" ", item.value.strip().lower()),
+            _SPACE.sub(" ", item.conditions.strip().lower()),
+            task_id,
+        )
+    return (
+        item.scope,
+        item.kind,
+        "",
+        " ".join(words(item.text)),
+        _SPACE.sub(" ", item.conditions.strip().lower()),
+        task_id,
+    )
 
 
 def revision_key(item: MemoryItem, task_id: str) -> tuple[str, ...] | None:

@@ -3,10 +3,12 @@
 Every memory variant (the structured Topic graph + project memory, flat memory, the mixed ablation
 variants, and later the baselines) implements `Memory`. Callers never reach into a store directly.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from pulse.core.errors import PulseUserError
 from pulse.core.records import Event, MemoryItem
@@ -112,7 +114,9 @@ class Memory(Protocol):
         """Bulk-load already validated items (e.g. a generated world's histories), one transaction."""
         ...
 
-    def conversation(self, user_id: str, project_id: str = "", conversation_id: str = "") -> ConversationWriter: ...
+    def conversation(
+        self, user_id: str, project_id: str = "", conversation_id: str = ""
+    ) -> ConversationWriter: ...
 
 
 @dataclass

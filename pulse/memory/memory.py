@@ -12,14 +12,16 @@ retrieval time and nothing else:
 
 Construct through `pulse.memory.open_memory(kind, root, embedder)`.
 """
+
 from __future__ import annotations
 
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -27,8 +29,14 @@ from pulse.core.records import MemoryItem, RecordError
 from pulse.memory import graph, scope_index
 from pulse.memory.candidates import Candidate, select
 from pulse.memory.embedders.base import Embedder
-from pulse.memory.interface import (ItemMeta, MemoryError_, MissingRecordError, RetrievalQuery, ScoredItem,
-                                    UnknownScopeError)
+from pulse.memory.interface import (
+    ItemMeta,
+    MemoryError_,
+    MissingRecordError,
+    RetrievalQuery,
+    ScoredItem,
+    UnknownScopeError,
+)
 from pulse.memory.query_features import QueryFeatures, features, query_text
 from pulse.memory.retrieval_flat import FlatRetriever
 from pulse.memory.retrieval_graph import GraphRetriever
@@ -43,9 +51,19 @@ Retriever = GraphRetriever | FlatRetriever
 class StoreMemory:
     """Implements `pulse.memory.interface.Memory` on a SQLite memory root."""
 
-    def __init__(self, root: str | Path, embedder: Embedder, user_retriever: Retriever, project_retriever: Retriever,
-                 kind: str = "custom", clock: Callable[[], str] = utc_now, create: bool = True,
-                 auto_create_scopes: bool = False, query_cache_size: int = 4096, index_cache_size: int = 512):
+    def __init__(
+        self,
+        root: str | Path,
+        embedder: Embedder,
+        user_retriever: Retriever,
+        project_retriever: Retriever,
+        kind: str = "custom",
+        clock: Callable[[], str] = utc_now,
+        create: bool = True,
+        auto_create_scopes: bool = False,
+        query_cache_size: int = 4096,
+        index_cache_size: int = 512,
+    ):
         self.kind = kind
         # False: an unknown user/project is an error everywhere (catches typos). True: conversations
         # create it and reads of it return nothing (an evaluation whose first task starts a project).
@@ -74,7 +92,7 @@ class StoreMemory:
     def close(self) -> None:
         self.store.close()
 
-    def __enter__(self) -> "StoreMemory":
+    def __enter__(self) -> StoreMemory:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -116,13 +134,17 @@ class StoreMemory:
             return out
         out = [f"user:{user_id}"]
         if not self.store.has_scope(out[0]):
-            raise UnknownScopeError(f"unknown user {user_id!r} in memory root {self.store.root} "
-                                    f"(known users: {', '.join(self.users()[:10]) or 'none'})")
+            raise UnknownScopeError(
+                f"unknown user {user_id!r} in memory root {self.store.root} "
+                f"(known users: {', '.join(self.users()[:10]) or 'none'})"
+            )
         if project_id:
             out.append(f"project:{project_id}")
             if not self.store.has_scope(out[1]):
-                raise UnknownScopeError(f"unknown project {project_id!r} in memory root {self.store.root} "
-                                        f"(known projects: {', '.join(self.projects()[:10]) or 'none'})")
+                raise UnknownScopeError(
+                    f"unknown project {project_id!r} in memory root {self.store.root} "
+                    f"(known projects: {', '.join(self.projects()[:10]) or 'none'})"
+                )
         return out
 
     # ------------------------------------------------------------------ indexes
@@ -226,7 +248,9 @@ class StoreMemory:
         if not self.auto_create_scopes:
             self.require_scopes(user_id, project_id)
             return True
-        return self.store.has_scope(f"user:{user_id}") and (not project_id or self.store.has_scope(f"project:{project_id}"))
+        return self.store.has_scope(f"user:{user_id}") and (
+            not project_id or self.store.has_scope(f"project:{project_id}")
+        )
 
     def retrieve(self, query: RetrievalQuery) -> list[ScoredItem]:
         t0 = time.perf_counter()
@@ -238,7 +262,9 @@ class StoreMemory:
         self.last_timing = {"embed_s": t1 - t0, "search_s": time.perf_counter() - t1}
         return out
 
-    def retrieve_encoded(self, query: RetrievalQuery, qrep: Any, feats: QueryFeatures | None = None) -> list[ScoredItem]:
+    def retrieve_encoded(
+        self, query: RetrievalQuery, qrep: Any, feats: QueryFeatures | None = None
+    ) -> list[ScoredItem]:
         """Retrieval with the query already encoded (benchmarks time the embedding forward apart)."""
         self._fresh()
         scopes = [f"user:{query.user_id}"] + ([f"project:{query.project_id}"] if query.project_id else [])
@@ -250,7 +276,9 @@ class StoreMemory:
         with self._ix_lock:  # a commit on another thread updates indexes in place
             for scope in scopes:
                 retriever = self.user_retriever if scope.startswith("user:") else self.project_retriever
-                cands.extend(retriever.candidates(self.index(scope), qrep, f, query.task_id, delivered, query.k))
+                cands.extend(
+                    retriever.candidates(self.index(scope), qrep, f, query.task_id, delivered, query.k)
+                )
         return select(cands, query.k)
 
     # ------------------------------------------------------------------ reading
@@ -258,7 +286,9 @@ class StoreMemory:
         """Every record known at `as_of` (all versions, oldest first), as it looked then."""
         return [item for item, _ in self.snapshot_with_meta(user_id, project_id, as_of)]
 
-    def snapshot_with_meta(self, user_id: str, project_id: str = "", as_of: str = "") -> list[tuple[MemoryItem, ItemMeta]]:
+    def snapshot_with_meta(
+        self, user_id: str, project_id: str = "", as_of: str = ""
+    ) -> list[tuple[MemoryItem, ItemMeta]]:
         from pulse.memory.candidates import as_seen
 
         t = parse_time(as_of, "as_of") if as_of else None
@@ -279,8 +309,9 @@ class StoreMemory:
         return got[0]
 
     # ------------------------------------------------------------------ writing
-    def conversation(self, user_id: str, project_id: str = "", conversation_id: str = "",
-                     extract: bool = True) -> Conversation:
+    def conversation(
+        self, user_id: str, project_id: str = "", conversation_id: str = "", extract: bool = True
+    ) -> Conversation:
         self.require_scopes(user_id, project_id, create=self.auto_create_scopes)
         return Conversation(self, user_id, project_id, conversation_id, extract_candidates=extract)
 
@@ -307,8 +338,10 @@ class StoreMemory:
                 except ValueError as e:
                     raise RecordError(str(e)) from None
             if item.valid_from and item.valid_to and parse_time(item.valid_to) < parse_time(item.valid_from):
-                raise RecordError(f"memory item {item.item_id}: valid_to {item.valid_to!r} is before valid_from "
-                                  f"{item.valid_from!r}")
+                raise RecordError(
+                    f"memory item {item.item_id}: valid_to {item.valid_to!r} is before valid_from "
+                    f"{item.valid_from!r}"
+                )
         batch = {i.item_id: i for i in items}
         acyclic: set[str] = set()
         for item in items:  # supersession inside the batch must not loop (a -> b -> a)
@@ -316,8 +349,10 @@ class StoreMemory:
             cur: MemoryItem | None = item
             while cur is not None and cur.item_id not in acyclic:
                 if cur.item_id in path:
-                    raise MemoryError_(f"add_items: record {cur.item_id} is in a supersession cycle "
-                                       f"({' -> '.join(path[path.index(cur.item_id):] + [cur.item_id])})")
+                    raise MemoryError_(
+                        f"add_items: record {cur.item_id} is in a supersession cycle "
+                        f"({' -> '.join(path[path.index(cur.item_id) :] + [cur.item_id])})"
+                    )
                 path.append(cur.item_id)
                 cur = batch.get(cur.supersedes) if cur.supersedes else None
             acyclic.update(path)
@@ -327,23 +362,36 @@ class StoreMemory:
             if item.item_id in existing:
                 old, old_meta, _ = existing[item.item_id]
                 # identical, or identical except that a later revision has since ended it
-                same = replace(old, valid_to="") == replace(item, valid_to="") and item.valid_to in ("", old.valid_to)
+                same = replace(old, valid_to="") == replace(item, valid_to="") and item.valid_to in (
+                    "",
+                    old.valid_to,
+                )
                 if not same or old_meta != meta.get(item.item_id, ItemMeta()):
-                    raise MemoryError_(f"record {item.item_id} already exists in {self.store.path} with different "
-                                       f"content; a revision needs a new item_id with supersedes={item.item_id!r}")
+                    raise MemoryError_(
+                        f"record {item.item_id} already exists in {self.store.path} with different "
+                        f"content; a revision needs a new item_id with supersedes={item.item_id!r}"
+                    )
                 continue
             fresh.append(item)
         by_id = {i.item_id: i for i in fresh}
-        targets = self.store.get_many([i.supersedes for i in fresh if i.supersedes and i.supersedes not in by_id])
+        targets = self.store.get_many(
+            [i.supersedes for i in fresh if i.supersedes and i.supersedes not in by_id]
+        )
         for item in fresh:
             if item.supersedes:
-                target = by_id.get(item.supersedes) or (targets[item.supersedes][0] if item.supersedes in targets else None)
+                target = by_id.get(item.supersedes) or (
+                    targets[item.supersedes][0] if item.supersedes in targets else None
+                )
                 if target is None:
-                    raise MissingRecordError(f"record {item.item_id} supersedes {item.supersedes!r}, which does not "
-                                             f"exist in the batch or in {self.store.path}")
+                    raise MissingRecordError(
+                        f"record {item.item_id} supersedes {item.supersedes!r}, which does not "
+                        f"exist in the batch or in {self.store.path}"
+                    )
                 if target.scope != item.scope:
-                    raise MemoryError_(f"record {item.item_id} ({item.scope}) cannot supersede {target.item_id} "
-                                       f"({target.scope}): revisions stay in their scope")
+                    raise MemoryError_(
+                        f"record {item.item_id} ({item.scope}) cannot supersede {target.item_id} "
+                        f"({target.scope}): revisions stay in their scope"
+                    )
         texts = [graph.embed_text(i) for i in fresh]
         vecs = self.embed_cached(texts)
         now = self.now()
@@ -358,8 +406,9 @@ class StoreMemory:
                     end = item.valid_from or now
                     self.store.end_validity(db, item.supersedes, end)
             if self.embedder.dense and fresh:
-                self.store.put_vectors(db, self.embedder.embedder_id, texts,
-                                       np.stack([vecs[text_hash(t)] for t in texts]))
+                self.store.put_vectors(
+                    db, self.embedder.embedder_id, texts, np.stack([vecs[text_hash(t)] for t in texts])
+                )
             self.store.bump(db, scopes)
         self.invalidate(scopes)
 
@@ -367,14 +416,20 @@ class StoreMemory:
         """Operator-level revision: `new_item` supersedes the current record `item_id` (never overwrites)."""
         got = self.store.get(item_id)
         if got is None:
-            raise MissingRecordError(f"cannot revise record {item_id!r}: it does not exist in {self.store.path}")
+            raise MissingRecordError(
+                f"cannot revise record {item_id!r}: it does not exist in {self.store.path}"
+            )
         old = got[0]
         if old.valid_to:
-            raise MemoryError_(f"cannot revise record {item_id!r}: it was already superseded at {old.valid_to}")
+            raise MemoryError_(
+                f"cannot revise record {item_id!r}: it was already superseded at {old.valid_to}"
+            )
         new_item = replace(new_item, supersedes=item_id, valid_from=new_item.valid_from or self.now())
         if parse_time(new_item.valid_from) < parse_time(old.valid_from or new_item.valid_from):
-            raise MemoryError_(f"revision {new_item.item_id} at {new_item.valid_from} predates record {item_id} "
-                               f"(valid from {old.valid_from})")
+            raise MemoryError_(
+                f"revision {new_item.item_id} at {new_item.valid_from} predates record {item_id} "
+                f"(valid from {old.valid_from})"
+            )
         self.add_items([new_item], {new_item.item_id: meta} if meta else None)
         return new_item
 
@@ -393,17 +448,24 @@ class StoreMemory:
             s = np.where(ix.vt[idx] == np.inf, ix.vectors[idx] @ q, -np.inf)
         else:
             idx = np.arange(len(ix))
-            s = np.where(ix.vt == np.inf, ix.scores.scores(self.embedder.encode_query(graph.embed_text(item))), -np.inf)
+            s = np.where(
+                ix.vt == np.inf, ix.scores.scores(self.embedder.encode_query(graph.embed_text(item))), -np.inf
+            )
         best = int(np.argmax(s))
-        return ix.items[int(idx[best])].topic or graph.GENERAL_TOPIC if s[best] >= 0.35 else graph.GENERAL_TOPIC
+        return (
+            ix.items[int(idx[best])].topic or graph.GENERAL_TOPIC if s[best] >= 0.35 else graph.GENERAL_TOPIC
+        )
 
     def link_entities(self, item: MemoryItem) -> tuple[str, ...]:
         """Known entities of the scope that the fact's text names (one identity across Topics)."""
         if not self.store.has_scope(item.scope):
             return ()
         ix = self.index(item.scope)
-        return tuple(ix.entity_names[k] for k in ix.match_entities(graph.words(item.text), set())
-                     if not k.startswith("tool:"))
+        return tuple(
+            ix.entity_names[k]
+            for k in ix.match_entities(graph.words(item.text), set())
+            if not k.startswith("tool:")
+        )
 
     def current_version(self, item: MemoryItem, meta: ItemMeta) -> MemoryItem | None:
         """The current record this candidate would revise (explicit `supersedes`, else same slot)."""
@@ -427,6 +489,12 @@ class StoreMemory:
         idx = ix.probe(vec)
         sims = ix.vectors[idx] @ vec
         close = np.flatnonzero(sims >= threshold)  # few: check the record conditions on those only
-        ok = [j for j in close.tolist() if ix.vt[idx[j]] == np.inf and not ix.has_slot[idx[j]]
-              and ix.kinds[idx[j]] == item.kind and ix.task_ids[idx[j]] == meta.task_id]
+        ok = [
+            j
+            for j in close.tolist()
+            if ix.vt[idx[j]] == np.inf
+            and not ix.has_slot[idx[j]]
+            and ix.kinds[idx[j]] == item.kind
+            and ix.task_ids[idx[j]] == meta.task_id
+        ]
         return ix.items[int(idx[max(ok, key=lambda j: sims[j])])].item_id if ok else ""

@@ -9,6 +9,7 @@ Project memory lives in scope "project:<id>", isolated from every other project.
   The state kind is the slot prefix ("artifact:report.pdf" = "v3"); a new version of the same slot
   supersedes the old one, so artifact history is the supersession chain.
 """
+
 from __future__ import annotations
 
 import json
@@ -56,32 +57,70 @@ class Workflow:
         for i, s in enumerate(self.steps):
             bad = [d for d in s.depends_on if not 0 <= d < i]
             if bad:
-                raise RecordError(f"workflow {self.name!r} step {i} ({s.name}): depends_on {bad} must name earlier steps")
+                raise RecordError(
+                    f"workflow {self.name!r} step {i} ({s.name}): depends_on {bad} must name earlier steps"
+                )
 
     @property
     def tools(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(s.tool for s in self.steps if s.tool))
 
     def render(self) -> str:
-        steps = "; ".join(f"{i + 1}. {s.name}" + (f" [{s.tool}]" if s.tool else "") +
-                          (f" after {', '.join(str(d + 1) for d in s.depends_on)}" if s.depends_on else "")
-                          for i, s in enumerate(self.steps))
-        return f"Workflow '{self.name}' for {self.goal}" + (f" (when {self.conditions})" if self.conditions else "") + \
-            (f": {steps}" if steps else "")
+        steps = "; ".join(
+            f"{i + 1}. {s.name}"
+            + (f" [{s.tool}]" if s.tool else "")
+            + (f" after {', '.join(str(d + 1) for d in s.depends_on)}" if s.depends_on else "")
+            for i, s in enumerate(self.steps)
+        )
+        return (
+            f"Workflow '{self.name}' for {self.goal}"
+            + (f" (when {self.conditions})" if self.conditions else "")
+            + (f": {steps}" if steps else "")
+        )
 
     def to_json(self) -> str:
-        return json.dumps({"goal": self.goal, "steps": [
-            {"name": s.name, "tool": s.tool, "inputs": list(s.inputs), "outputs": list(s.outputs),
-             "depends_on": list(s.depends_on)} for s in self.steps]}, sort_keys=True)
+        return json.dumps(
+            {
+                "goal": self.goal,
+                "steps": [
+                    {
+                        "name": s.name,
+                        "tool": s.tool,
+                        "inputs": list(s.inputs),
+                        "outputs": list(s.outputs),
+                        "depends_on": list(s.depends_on),
+                    }
+                    for s in self.steps
+                ],
+            },
+            sort_keys=True,
+        )
 
-    def to_item(self, item_id: str, project_id: str, provenance: Provenance = Provenance("system"),
-                valid_from: str = "", topic: str = "workflows", entities: tuple[str, ...] = ()) -> MemoryItem:
-        return MemoryItem(item_id=item_id, kind="workflow", scope=f"project:{project_id}", text=self.render(),
-                          slot=f"workflow:{self.name}", value=self.to_json(), topic=topic, entities=entities,
-                          conditions=self.conditions, provenance=provenance, valid_from=valid_from)
+    def to_item(
+        self,
+        item_id: str,
+        project_id: str,
+        provenance: Provenance = Provenance("system"),
+        valid_from: str = "",
+        topic: str = "workflows",
+        entities: tuple[str, ...] = (),
+    ) -> MemoryItem:
+        return MemoryItem(
+            item_id=item_id,
+            kind="workflow",
+            scope=f"project:{project_id}",
+            text=self.render(),
+            slot=f"workflow:{self.name}",
+            value=self.to_json(),
+            topic=topic,
+            entities=entities,
+            conditions=self.conditions,
+            provenance=provenance,
+            valid_from=valid_from,
+        )
 
     @classmethod
-    def from_item(cls, item: MemoryItem) -> "Workflow":
+    def from_item(cls, item: MemoryItem) -> Workflow:
         """Parse a workflow item; an item whose value is not workflow JSON is a text-only workflow."""
         name = item.slot.split(":", 1)[1] if item.slot.startswith("workflow:") else item.item_id
         try:
@@ -91,10 +130,16 @@ class Workflow:
         if not isinstance(d, dict):
             d = {}
         try:
-            steps = tuple(WorkflowStep(name=str(s["name"]), tool=str(s.get("tool", "")),
-                                       inputs=tuple(s.get("inputs", ())), outputs=tuple(s.get("outputs", ())),
-                                       depends_on=tuple(int(x) for x in s.get("depends_on", ())))
-                          for s in d.get("steps", ()))
+            steps = tuple(
+                WorkflowStep(
+                    name=str(s["name"]),
+                    tool=str(s.get("tool", "")),
+                    inputs=tuple(s.get("inputs", ())),
+                    outputs=tuple(s.get("outputs", ())),
+                    depends_on=tuple(int(x) for x in s.get("depends_on", ())),
+                )
+                for s in d.get("steps", ())
+            )
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise RecordError(f"memory item {item.item_id}: malformed workflow steps ({e})") from None
         return cls(name=name, goal=str(d.get("goal", item.text)), conditions=item.conditions, steps=steps)

@@ -4,6 +4,7 @@ The listener's query names a subgoal, entities and possibly a candidate tool cal
 and argument values are probes into the entity layer ("tool:<name>", "report.pdf"); its argument
 names are probes into slots ("size" reaches every fact with slot "size").
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,8 +14,10 @@ from pulse.memory.interface import RetrievalQuery
 from pulse.memory.timeutil import parse_time
 
 # Words too common to locate a Topic by name.
-_STOP = frozenset("a an and are as at be by for from has have i in is it its me my of on or our that the this "
-                  "to was we were will with you your use using".split())
+_STOP = frozenset(
+    "a an and are as at be by for from has have i in is it its me my of on or our that the this "
+    "to was we were will with you your use using".split()
+)
 
 
 @dataclass(frozen=True)
@@ -53,5 +56,12 @@ def features(q: RetrievalQuery) -> QueryFeatures:
             if graph.entity_key(v):
                 keys.add(graph.entity_key(v))
     as_of = parse_time(q.as_of, "RetrievalQuery.as_of") if q.as_of else None
-    return QueryFeatures(text=text, words=ws, content_words=frozenset(graph.stem(w) for w in ws if w not in _STOP),
-                         entity_keys=keys, arg_slots=arg_slots, tool=tool, as_of=as_of)
+    return QueryFeatures(
+        text=text,
+        words=ws,
+        content_words=frozenset(graph.stem(w) for w in ws if w not in _STOP),
+        entity_keys=keys,
+        arg_slots=arg_slots,
+        tool=tool,
+        as_of=as_of,
+    )

@@ -14,6 +14,7 @@ so by default superseded versions stay in the ranking with their validity shown 
 what the ablation removes. Task-scoped records stay in their task (that is a visibility rule, not
 structure).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -44,8 +45,9 @@ class FlatRetriever:
     def __init__(self, config: FlatRetrievalConfig | None = None):
         self.config = config or FlatRetrievalConfig()
 
-    def candidates(self, ix: ScopeIndex, qrep: Any, f: QueryFeatures, task_id: str, delivered: set[str],
-                   k: int) -> list[Candidate]:
+    def candidates(
+        self, ix: ScopeIndex, qrep: Any, f: QueryFeatures, task_id: str, delivered: set[str], k: int
+    ) -> list[Candidate]:
         n = len(ix)
         if n == 0:
             return []
@@ -55,8 +57,14 @@ class FlatRetriever:
         top_n = min(n, k)
         idx = np.argpartition(-final, top_n - 1)[:top_n] if top_n < n else np.arange(n)
         idx = idx[np.argsort(-final[idx])]
-        return [Candidate(score=float(final[i]), item=as_seen(ix.items[i], f.as_of),
-                          reason=f"flat top-{k}: similarity {final[i]:.2f}" +
-                                 ("; superseded version" if ix.items[i].valid_to and f.as_of is None else ""),
-                          delivered=False)
-                for i in idx.tolist() if np.isfinite(final[i])]
+        return [
+            Candidate(
+                score=float(final[i]),
+                item=as_seen(ix.items[i], f.as_of),
+                reason=f"flat top-{k}: similarity {final[i]:.2f}"
+                + ("; superseded version" if ix.items[i].valid_to and f.as_of is None else ""),
+                delivered=False,
+            )
+            for i in idx.tolist()
+            if np.isfinite(final[i])
+        ]

@@ -18,6 +18,7 @@ For each scope (the user, then the project) at the information cutoff:
 Only the located slices of the embedding matrix are scored, so latency grows with the located
 Topics' size, not the whole memory. Each item carries the reason it was selected.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -63,8 +64,9 @@ class GraphRetriever:
     def __init__(self, config: GraphRetrievalConfig | None = None):
         self.config = config or GraphRetrievalConfig()
 
-    def candidates(self, ix: ScopeIndex, qrep: Any, f: QueryFeatures, task_id: str, delivered: set[str],
-                   k: int) -> list[Candidate]:
+    def candidates(
+        self, ix: ScopeIndex, qrep: Any, f: QueryFeatures, task_id: str, delivered: set[str], k: int
+    ) -> list[Candidate]:
         cfg = self.config
         n = len(ix)
         if n == 0:
@@ -87,13 +89,15 @@ class GraphRetriever:
         for key in ent_hits:  # per Topic, the same float32 operations in the same order as one at a time
             ts = ix.entity_topic_array(key)
             tscore[ts] = np.maximum(tscore[ts], np.float32(0.0)) + np.float32(cfg.topic_entity_bonus)
-        order = ix.topic_order(tscore)[:cfg.topics_to_locate]
+        order = ix.topic_order(tscore)[: cfg.topics_to_locate]
         located = [int(t) for t in order if np.isfinite(tscore[t]) and tscore[t] >= cfg.min_topic_score]
         # why each located Topic scored (only these are ever shown): its name, then the entities in query order
         how: dict[int, list[str]] = {}
         for t in located:
             parts = ["its name is in the query"] if t in named else []
-            parts += [f"it holds entity '{ix.entity_names[key]}'" for key in ent_hits if t in ix.entity_topics[key]]
+            parts += [
+                f"it holds entity '{ix.entity_names[key]}'" for key in ent_hits if t in ix.entity_topics[key]
+            ]
             if parts:
                 how[t] = parts
 
@@ -125,7 +129,11 @@ class GraphRetriever:
                 own_tail = ix.tail_of(t)
                 below = np.setdiff1d(ix.tail_of(t, subtree=True), own_tail)
                 parent_tail = ix.tail_of(p) if p >= 0 else below[:0]
-                tails += [(own_tail, cfg.located_bonus), (below, cfg.expanded_bonus), (parent_tail, cfg.expanded_bonus)]
+                tails += [
+                    (own_tail, cfg.located_bonus),
+                    (below, cfg.expanded_bonus),
+                    (parent_tail, cfg.expanded_bonus),
+                ]
                 for m, via in ((below, "subtopic of"), (parent_tail, "parent Topic of")):
                     for i in m[:256].tolist():
                         expanded_via.setdefault(i, f"{via} '{ix.topic_names[t]}'")
@@ -208,7 +216,9 @@ class GraphRetriever:
         sel = np.argpartition(-final, top_n - 1)[:top_n] if top_n < len(pidx) else np.arange(len(pidx))
         sel = sel[np.argsort(-final[sel], kind="stable")]
 
-        known_values = {(ix.item_slot[i], ix.items[i].value.strip().lower()) for i in d_pos if ix.item_slot[i]}
+        known_values = {
+            (ix.item_slot[i], ix.items[i].value.strip().lower()) for i in d_pos if ix.item_slot[i]
+        }
         # similarities among the few facts in selection order, for the near-duplicate check
         gram = ix.vectors[pidx[sel]] @ ix.vectors[pidx[sel]].T if dense and len(sel) > 1 else None
         chosen: list[int] = []  # positions in `sel` of the facts taken
@@ -228,10 +238,27 @@ class GraphRetriever:
                 if sv[0]:
                     known_values.add(sv)
                 chosen.append(r)
-            reason = partial(self._reason, ix, i, float(raw[j]), loc_set, how, expanded_via, ent_hits, slot_hit, f,
-                             i in reopened)
-            out.append(Candidate(score=float(final[j]), item=as_seen(ix.items[i], f.as_of), reason=reason,
-                                 delivered=is_delivered))
+            reason = partial(
+                self._reason,
+                ix,
+                i,
+                float(raw[j]),
+                loc_set,
+                how,
+                expanded_via,
+                ent_hits,
+                slot_hit,
+                f,
+                i in reopened,
+            )
+            out.append(
+                Candidate(
+                    score=float(final[j]),
+                    item=as_seen(ix.items[i], f.as_of),
+                    reason=reason,
+                    delivered=is_delivered,
+                )
+            )
         return out
 
     @staticmethod
@@ -240,12 +267,23 @@ class GraphRetriever:
         if not sk:
             return False
         value = ix.items[i].value.strip().lower()
-        return any(c in f.arg_slots and f.arg_slots[c].strip().lower() != value for c in (sk, sk.split(":", 1)[-1]))
+        return any(
+            c in f.arg_slots and f.arg_slots[c].strip().lower() != value for c in (sk, sk.split(":", 1)[-1])
+        )
 
     @staticmethod
-    def _reason(ix: ScopeIndex, i: int, sim: float, located: set[int], how: dict[int, list[str]],
-                expanded_via: dict[int, str], ent_hits: list[str], slot_hit: dict[str, str],
-                f: QueryFeatures, reopened: bool = False) -> str:
+    def _reason(
+        ix: ScopeIndex,
+        i: int,
+        sim: float,
+        located: set[int],
+        how: dict[int, list[str]],
+        expanded_via: dict[int, str],
+        ent_hits: list[str],
+        slot_hit: dict[str, str],
+        f: QueryFeatures,
+        reopened: bool = False,
+    ) -> str:
         parts: list[str] = []
         tids = ix.item_topic_ids[i]
         hit_topics = [t for t in tids if t in located]

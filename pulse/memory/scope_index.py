@@ -24,13 +24,14 @@ the old index keeps serving every read unchanged; the finished index (the same r
 validity, base re-sorted plus the rows since the snapshot as its tail) replaces it in one
 assignment, so a reader sees either the old index or the new one, never a half-built one.
 """
+
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field, replace
-from collections.abc import Sequence
-from typing import Any, Generator
+from typing import Any
 
 import numpy as np
 
@@ -60,8 +61,16 @@ _VSLICE = 512
 EXACT_SCAN_MAX = 20000
 PROBE_TOPICS = 8
 # per-item columns: name -> dtype (kept as growing arrays; the attributes are views of them)
-_COLUMNS = {"vf": np.float64, "vt": np.float64, "durable": bool, "task_ids": object, "kinds": object,
-            "has_slot": bool, "primary": np.int64, "rowids": np.int64}
+_COLUMNS = {
+    "vf": np.float64,
+    "vt": np.float64,
+    "durable": bool,
+    "task_ids": object,
+    "kinds": object,
+    "has_slot": bool,
+    "primary": np.int64,
+    "rowids": np.int64,
+}
 
 
 @dataclass
@@ -69,7 +78,9 @@ class ScopeIndex:
     scope: str
     generation: int
     last_rowid: int  # the newest store row (items.rowid) of this scope the index holds
-    items: list[MemoryItem]  # base: sorted by primary Topic (depth-first), then insertion; tail: insertion order
+    items: list[
+        MemoryItem
+    ]  # base: sorted by primary Topic (depth-first), then insertion; tail: insertion order
     metas: list[ItemMeta]
     texts: list[str]  # the embedded text of each item
     pos: dict[str, int]
@@ -106,7 +117,7 @@ class ScopeIndex:
     centroids: np.ndarray | None  # (T, dim) normalised own sum (subtree sum when it has no own facts)
     columns: dict[str, GrowingArray] = field(default_factory=dict)
     _name_rank: np.ndarray | None = None  # rank of each Topic name (see topic_order)
-    compaction: "Compaction | None" = None  # a re-sort being built from a snapshot of this index
+    compaction: Compaction | None = None  # a re-sort being built from a snapshot of this index
     _entity_topic_arrays: dict[str, np.ndarray] = field(default_factory=dict)  # see entity_topic_array
     # views of `columns`, refreshed after every append (see _COLUMNS)
     vf: np.ndarray = field(default_factory=lambda: _EMPTY)  # valid_from, epoch s (-inf = always)
@@ -164,10 +175,10 @@ class ScopeIndex:
         if len(nonempty):
             # own slices tile the base in node order, so the segments between consecutive non-empty
             # starts are exactly those slices: one reduceat over the base
-            base = scores[:self.n_base]
+            base = scores[: self.n_base]
             best[nonempty] = np.maximum.reduceat(base, lo[nonempty]) if len(base) else -np.inf
         if self.n_tail:
-            np.maximum.at(best, self.primary[self.n_base:], scores[self.n_base:])
+            np.maximum.at(best, self.primary[self.n_base :], scores[self.n_base :])
         for t, m in enumerate(self.link_members):
             if len(m):
                 best[t] = max(best[t], float(scores[m].max()))
@@ -211,7 +222,7 @@ class ScopeIndex:
         hits = [k for k in direct_keys if k in self.entity_members]
         for n in range(1, min(self.entity_max_words, len(words)) + 1):
             for i in range(len(words) - n + 1):
-                for k in self.entity_by_words.get(" ".join(words[i:i + n]), ()):
+                for k in self.entity_by_words.get(" ".join(words[i : i + n]), ()):
                     if k not in hits:
                         hits.append(k)
         return hits
@@ -341,7 +352,7 @@ class ScopeIndex:
     def needs_compaction(self) -> bool:
         return self.n_tail > max(COMPACT_MIN_TAIL, COMPACT_FRACTION * self.n_base)
 
-    def compact(self, embedder: Embedder) -> "ScopeIndex":
+    def compact(self, embedder: Embedder) -> ScopeIndex:
         """The same records re-sorted into one base, all at once (from memory: no store read, no
         embedding). Commits never call this; they advance a `Compaction` slice by slice."""
         return _drive(_compaction_steps(self._snapshot(), embedder))
@@ -350,9 +361,15 @@ class ScopeIndex:
         """What a compaction reads: copies of the per-item lists and rowids (cheap: references), and a
         view of the vector rows, which appends never overwrite."""
         n = len(self.items)
-        return {"scope": self.scope, "generation": self.generation, "items": self.items[:n],
-                "metas": self.metas[:n], "texts": self.texts[:n], "rowids": self.rowids[:n].copy(),
-                "vectors": self.vectors[:n] if self.vectors is not None else None}
+        return {
+            "scope": self.scope,
+            "generation": self.generation,
+            "items": self.items[:n],
+            "metas": self.metas[:n],
+            "texts": self.texts[:n],
+            "rowids": self.rowids[:n].copy(),
+            "vectors": self.vectors[:n] if self.vectors is not None else None,
+        }
 
 
 class Compaction:
@@ -402,8 +419,10 @@ class Compaction:
         while self.copied < len(src):
             a, b = self.copied, min(len(src), self.copied + _SLICE)
             rowids = src.rowids[a:b].tolist()
-            new.append([(rowids[j], src.items[a + j], src.metas[a + j]) for j in range(b - a)],
-                       src.vectors[a:b] if src.vectors is not None else None)
+            new.append(
+                [(rowids[j], src.items[a + j], src.metas[a + j]) for j in range(b - a)],
+                src.vectors[a:b] if src.vectors is not None else None,
+            )
             self.copied = b
             self.slices += 1
             if budget_s is not None and time.perf_counter() - t0 >= budget_s and self.copied < len(src):
@@ -417,7 +436,7 @@ class Compaction:
         return new
 
 
-def _drive(steps: Generator[None, None, "ScopeIndex"]) -> "ScopeIndex":
+def _drive(steps: Generator[None, None, ScopeIndex]) -> ScopeIndex:
     """Run a stepwise build to the end and return what it built."""
     try:
         while True:
@@ -438,11 +457,14 @@ def _compaction_steps(snap: dict[str, Any], embedder: Embedder) -> Generator[Non
     texts = snap["texts"]
     rtexts: list[str] = []
     for a in range(0, len(ol), 8 * _SLICE):
-        rtexts.extend([texts[i] for i in ol[a:a + 8 * _SLICE]])
+        rtexts.extend([texts[i] for i in ol[a : a + 8 * _SLICE]])
         yield
     rows = _Rows(ol, rowids, snap["items"], snap["metas"])
-    return (yield from _build_steps(snap["scope"], snap["generation"], rows, snap["vectors"], embedder, rtexts,
-                                    vec_rows=order))
+    return (
+        yield from _build_steps(
+            snap["scope"], snap["generation"], rows, snap["vectors"], embedder, rtexts, vec_rows=order
+        )
+    )
 
 
 class _Rows(Sequence):
@@ -478,9 +500,16 @@ def _topic_words(name: str) -> frozenset[str]:
 
 
 def _column_values(item: MemoryItem, meta: ItemMeta, primary: int, rowid: int) -> dict[str, Any]:
-    return {"vf": bound_from(item.valid_from), "vt": bound_to(item.valid_to), "durable": not meta.task_id,
-            "task_ids": meta.task_id, "kinds": item.kind, "has_slot": bool(item.slot), "primary": primary,
-            "rowids": rowid}
+    return {
+        "vf": bound_from(item.valid_from),
+        "vt": bound_to(item.valid_to),
+        "durable": not meta.task_id,
+        "task_ids": meta.task_id,
+        "kinds": item.kind,
+        "has_slot": bool(item.slot),
+        "primary": primary,
+        "rowids": rowid,
+    }
 
 
 def build_scope_index(store: MemoryStore, embedder: Embedder, scope: str, generation: int) -> ScopeIndex:
@@ -510,15 +539,27 @@ def catch_up(ix: ScopeIndex, store: MemoryStore, embedder: Embedder, generation:
     return ix
 
 
-def _build(scope: str, generation: int, rows: Sequence[tuple[int, MemoryItem, ItemMeta]],
-           vectors: np.ndarray | None, embedder: Embedder, texts: list[str] | None = None) -> ScopeIndex:
+def _build(
+    scope: str,
+    generation: int,
+    rows: Sequence[tuple[int, MemoryItem, ItemMeta]],
+    vectors: np.ndarray | None,
+    embedder: Embedder,
+    texts: list[str] | None = None,
+) -> ScopeIndex:
     """A fully sorted index over `rows` (store rowid, item, meta; insertion order) and their vectors."""
     return _drive(_build_steps(scope, generation, rows, vectors, embedder, texts))
 
 
-def _build_steps(scope: str, generation: int, rows: Sequence[tuple[int, MemoryItem, ItemMeta]],
-                 vectors: np.ndarray | None, embedder: Embedder, texts: list[str] | None = None,
-                 vec_rows: np.ndarray | None = None) -> Generator[None, None, ScopeIndex]:
+def _build_steps(
+    scope: str,
+    generation: int,
+    rows: Sequence[tuple[int, MemoryItem, ItemMeta]],
+    vectors: np.ndarray | None,
+    embedder: Embedder,
+    texts: list[str] | None = None,
+    vec_rows: np.ndarray | None = None,
+) -> Generator[None, None, ScopeIndex]:
     """`_build` as a generator that yields after every small slice of work (a compaction runs it a
     slice at a time) and returns the index. `vec_rows`: the row of `vectors` for each of `rows`
     (default: the same position)."""
@@ -553,7 +594,7 @@ def _build_steps(scope: str, generation: int, rows: Sequence[tuple[int, MemoryIt
     n = len(rows)
     first = np.zeros(n, np.int64)
     for a in range(0, n, 4 * _SLICE):
-        first[a:a + 4 * _SLICE] = [topic_ids[ts[0]] for ts in per_item_topics[a:a + 4 * _SLICE]]
+        first[a : a + 4 * _SLICE] = [topic_ids[ts[0]] for ts in per_item_topics[a : a + 4 * _SLICE]]
         yield
     order_arr = np.argsort(first, kind="stable")
     order = order_arr.tolist()
@@ -562,7 +603,7 @@ def _build_steps(scope: str, generation: int, rows: Sequence[tuple[int, MemoryIt
     sorted_texts: list[str] = []
     item_topic_ids: list[tuple[int, ...]] = []
     for a in range(0, n, _SLICE):
-        for i in order[a:a + _SLICE]:
+        for i in order[a : a + _SLICE]:
             sorted_texts.append(texts[i])
             item_topic_ids.append(tuple(topic_ids[k] for k in per_item_topics[i]))
         yield
@@ -575,10 +616,12 @@ def _build_steps(scope: str, generation: int, rows: Sequence[tuple[int, MemoryIt
         src_rows = order_arr if vec_rows is None else np.asarray(vec_rows)[order_arr]
         scores = embedder.build_index([], np.zeros((0, dim), np.float32), capacity)
         # a dense score index holds the vectors already: share its rows instead of a second copy
-        vector_rows = scores.rows if isinstance(scores, DenseIndex) else GrowingArray(np.float32, dim, None, capacity)
+        vector_rows = (
+            scores.rows if isinstance(scores, DenseIndex) else GrowingArray(np.float32, dim, None, capacity)
+        )
         for a in range(0, n, _VSLICE):
-            chunk = np.ascontiguousarray(vectors[src_rows[a:a + _VSLICE]], dtype=np.float32)
-            scores.add(texts[a:a + _VSLICE], chunk)
+            chunk = np.ascontiguousarray(vectors[src_rows[a : a + _VSLICE]], dtype=np.float32)
+            scores.add(texts[a : a + _VSLICE], chunk)
             if vector_rows is not getattr(scores, "rows", None):
                 vector_rows.append(chunk)
             yield
@@ -586,7 +629,7 @@ def _build_steps(scope: str, generation: int, rows: Sequence[tuple[int, MemoryIt
     else:
         scores = embedder.build_index([], None, capacity)
         for a in range(0, n, _SLICE):
-            scores.add(texts[a:a + _SLICE], None)
+            scores.add(texts[a : a + _SLICE], None)
             yield
         vector_rows = sorted_vectors = None
 
@@ -600,8 +643,11 @@ def _build_steps(scope: str, generation: int, rows: Sequence[tuple[int, MemoryIt
         p = topic_parent[t]
         if p >= 0:
             subtree_last[p] = max(subtree_last[p], subtree_last[t])
-    subtree_range = np.stack([own_range[:, 0], own_range[np.array(subtree_last, np.int64), 1]], 1) if n_topics \
+    subtree_range = (
+        np.stack([own_range[:, 0], own_range[np.array(subtree_last, np.int64), 1]], 1)
+        if n_topics
         else np.zeros((0, 2), np.int64)
+    )
     links: list[list[int]] = [[] for _ in range(n_topics)]
     for idx, tids in enumerate(item_topic_ids):
         for t in tids[1:]:
@@ -609,25 +655,52 @@ def _build_steps(scope: str, generation: int, rows: Sequence[tuple[int, MemoryIt
         if idx % (4 * _SLICE) == 4 * _SLICE - 1:
             yield
     link_members = [np.asarray(x, np.int64) for x in links]
-    has_members = np.array([subtree_range[t, 1] > subtree_range[t, 0] or len(link_members[t]) > 0
-                            for t in range(n_topics)], bool)
+    has_members = np.array(
+        [subtree_range[t, 1] > subtree_range[t, 0] or len(link_members[t]) > 0 for t in range(n_topics)], bool
+    )
     own_count = (own_range[:, 1] - own_range[:, 0]) + np.array([len(m) for m in link_members], np.int64)
     own_sum = sub_sum = None
     if sorted_vectors is not None:
         own_sum, sub_sum = yield from _topic_sums(sorted_vectors, own_range, subtree_range, link_members)
 
     ix = ScopeIndex(
-        scope=scope, generation=generation, last_rowid=last_rowid,
-        items=[], metas=[], texts=texts, pos={}, n_base=n, scores=scores,
-        topic_names=topic_names, topic_ids=topic_ids, topic_parent=topic_parent,
-        topic_words=[_topic_words(name) for name in topic_names], topic_by_word={},
-        own_range=own_range, subtree_range=subtree_range, link_members=link_members, tail_own={}, tail_subtree={},
-        has_members=has_members, item_topic_ids=item_topic_ids,
-        entity_members={}, entity_topics={}, entity_names={}, entity_by_words={}, entity_max_words=1, slot_members={},
-        item_slot=[], item_entity_keys=[], task_members={},
-        vector_rows=vector_rows, own_sum=own_sum, own_count=own_count, sub_sum=sub_sum,
+        scope=scope,
+        generation=generation,
+        last_rowid=last_rowid,
+        items=[],
+        metas=[],
+        texts=texts,
+        pos={},
+        n_base=n,
+        scores=scores,
+        topic_names=topic_names,
+        topic_ids=topic_ids,
+        topic_parent=topic_parent,
+        topic_words=[_topic_words(name) for name in topic_names],
+        topic_by_word={},
+        own_range=own_range,
+        subtree_range=subtree_range,
+        link_members=link_members,
+        tail_own={},
+        tail_subtree={},
+        has_members=has_members,
+        item_topic_ids=item_topic_ids,
+        entity_members={},
+        entity_topics={},
+        entity_names={},
+        entity_by_words={},
+        entity_max_words=1,
+        slot_members={},
+        item_slot=[],
+        item_entity_keys=[],
+        task_members={},
+        vector_rows=vector_rows,
+        own_sum=own_sum,
+        own_count=own_count,
+        sub_sum=sub_sum,
         centroids=np.zeros((n_topics, own_sum.shape[1]), np.float32) if own_sum is not None else None,
-        columns={name: GrowingArray(dtype, capacity=capacity) for name, dtype in _COLUMNS.items()})
+        columns={name: GrowingArray(dtype, capacity=capacity) for name, dtype in _COLUMNS.items()},
+    )
     for t, ws in enumerate(ix.topic_words):
         for w in ws:
             ix.topic_by_word.setdefault(w, []).append(t)
@@ -657,8 +730,9 @@ def _build_steps(scope: str, generation: int, rows: Sequence[tuple[int, MemoryIt
     return ix
 
 
-def _topic_sums(vectors: np.ndarray, own: np.ndarray, subtree: np.ndarray,
-                links: list[np.ndarray]) -> Generator[None, None, tuple[np.ndarray, np.ndarray]]:
+def _topic_sums(
+    vectors: np.ndarray, own: np.ndarray, subtree: np.ndarray, links: list[np.ndarray]
+) -> Generator[None, None, tuple[np.ndarray, np.ndarray]]:
     """Per node: the sum of its own + linked facts' vectors, and of its whole subtree's (float64).
 
     Differences of the running (prefix) sum at the slice boundaries; the running sum is computed a
@@ -671,7 +745,9 @@ def _topic_sums(vectors: np.ndarray, own: np.ndarray, subtree: np.ndarray,
     at[need == 0] = 0.0
     for a in range(0, n, _VSLICE):
         b = min(n, a + _VSLICE)
-        csum = np.cumsum(np.vstack([carry, vectors[a:b]]), axis=0, dtype=np.float64)  # csum[j] = prefix of a + j rows
+        csum = np.cumsum(
+            np.vstack([carry, vectors[a:b]]), axis=0, dtype=np.float64
+        )  # csum[j] = prefix of a + j rows
         hit = np.flatnonzero((need > a) & (need <= b))
         at[hit] = csum[need[hit] - a]
         carry = csum[-1:]

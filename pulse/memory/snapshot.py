@@ -16,6 +16,7 @@ validated before anything is loaded: every field's type (no coercion), times (IS
 not before valid_from, a revision not older than what it revises), unique ids, supersession targets
 present, in the same scope and free of cycles, and the meta entries; a failure loads nothing.
 """
+
 from __future__ import annotations
 
 import json
@@ -44,10 +45,19 @@ class Snapshot:
     meta: dict[str, ItemMeta] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": FORMAT, "version": VERSION, "user_id": self.user_id, "project_id": self.project_id,
-                "as_of": self.as_of, "items": [i.to_dict() for i in self.items],
-                "meta": {k: {"links": list(m.links), "task_id": m.task_id} for k, m in self.meta.items()
-                         if m != ItemMeta()}}
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "user_id": self.user_id,
+            "project_id": self.project_id,
+            "as_of": self.as_of,
+            "items": [i.to_dict() for i in self.items],
+            "meta": {
+                k: {"links": list(m.links), "task_id": m.task_id}
+                for k, m in self.meta.items()
+                if m != ItemMeta()
+            },
+        }
 
     def write(self, path: str | Path) -> Path:
         path = Path(path)
@@ -58,10 +68,11 @@ class Snapshot:
         return path
 
 
-def export_snapshot(memory: "StoreMemory", user_id: str, project_id: str = "", as_of: str = "") -> Snapshot:
+def export_snapshot(memory: StoreMemory, user_id: str, project_id: str = "", as_of: str = "") -> Snapshot:
     pairs = memory.snapshot_with_meta(user_id, project_id, as_of)
-    return Snapshot(user_id, project_id, as_of, [i for i, _ in pairs],
-                    {i.item_id: m for i, m in pairs if m != ItemMeta()})
+    return Snapshot(
+        user_id, project_id, as_of, [i for i, _ in pairs], {i.item_id: m for i, m in pairs if m != ItemMeta()}
+    )
 
 
 def snapshot_from_dict(d: Any, where: str) -> Snapshot:
@@ -74,7 +85,9 @@ def snapshot_from_dict(d: Any, where: str) -> Snapshot:
     if unknown:
         raise SnapshotError(f"{where}: unknown top-level key(s) {unknown}; allowed: {sorted(_TOP_KEYS)}")
     if type(d.get("version")) is not int or d.get("version") != VERSION:
-        raise SnapshotError(f"{where}: unsupported snapshot version {d.get('version')!r} (this code reads {VERSION})")
+        raise SnapshotError(
+            f"{where}: unsupported snapshot version {d.get('version')!r} (this code reads {VERSION})"
+        )
     user_id, project_id = d.get("user_id"), d.get("project_id", "")
     if not isinstance(user_id, str) or not user_id:
         raise SnapshotError(f"{where}: 'user_id' must be a non-empty string")
@@ -82,7 +95,9 @@ def snapshot_from_dict(d: Any, where: str) -> Snapshot:
         raise SnapshotError(f"{where}: 'project_id' must be a string")
     as_of = d.get("as_of", "")
     if not isinstance(as_of, str):
-        raise SnapshotError(f"{where}: 'as_of' must be an ISO-8601 string or \"\", got {type(as_of).__name__}")
+        raise SnapshotError(
+            f"{where}: 'as_of' must be an ISO-8601 string or \"\", got {type(as_of).__name__}"
+        )
     try:
         check_time(as_of, "as_of")
     except ValueError as e:
@@ -107,24 +122,36 @@ def snapshot_from_dict(d: Any, where: str) -> Snapshot:
         if item.supersedes == item.item_id:
             raise SnapshotError(f"{rec}: supersedes itself")
         if item.scope not in allowed:
-            raise SnapshotError(f"{rec}: scope {item.scope!r} is outside this snapshot ({', '.join(sorted(allowed))})")
+            raise SnapshotError(
+                f"{rec}: scope {item.scope!r} is outside this snapshot ({', '.join(sorted(allowed))})"
+            )
         if item.item_id in seen:
             raise SnapshotError(f"{rec}: duplicate item_id (also items[{seen[item.item_id]}])")
         seen[item.item_id] = i
         items.append(item)
     for i, item in enumerate(items):
         if item.supersedes and item.supersedes not in seen:
-            raise SnapshotError(f"{where}: items[{i}] (item_id {item.item_id!r}) supersedes {item.supersedes!r}, "
-                                f"which is not in the snapshot")
+            raise SnapshotError(
+                f"{where}: items[{i}] (item_id {item.item_id!r}) supersedes {item.supersedes!r}, "
+                f"which is not in the snapshot"
+            )
         if item.supersedes:
             target = items[seen[item.supersedes]]
             if target.scope != item.scope:
-                raise SnapshotError(f"{where}: items[{i}] (item_id {item.item_id!r}, {item.scope}) supersedes "
-                                    f"{target.item_id!r} of another scope ({target.scope})")
-            if item.valid_from and target.valid_from and parse_time(item.valid_from) < parse_time(target.valid_from):
-                raise SnapshotError(f"{where}: items[{i}] (item_id {item.item_id!r}) is valid from "
-                                    f"{item.valid_from!r}, before the record it supersedes ({target.item_id!r}, "
-                                    f"valid from {target.valid_from!r})")
+                raise SnapshotError(
+                    f"{where}: items[{i}] (item_id {item.item_id!r}, {item.scope}) supersedes "
+                    f"{target.item_id!r} of another scope ({target.scope})"
+                )
+            if (
+                item.valid_from
+                and target.valid_from
+                and parse_time(item.valid_from) < parse_time(target.valid_from)
+            ):
+                raise SnapshotError(
+                    f"{where}: items[{i}] (item_id {item.item_id!r}) is valid from "
+                    f"{item.valid_from!r}, before the record it supersedes ({target.item_id!r}, "
+                    f"valid from {target.valid_from!r})"
+                )
     _check_chains(items, seen, where)
     raw_meta = d.get("meta", {})
     if not isinstance(raw_meta, dict):
@@ -133,11 +160,17 @@ def snapshot_from_dict(d: Any, where: str) -> Snapshot:
     for key, m in raw_meta.items():
         if key not in seen:
             raise SnapshotError(f"{where}: meta[{key!r}] names no item in the snapshot")
-        if not isinstance(m, dict) or set(m) - {"links", "task_id"} or \
-                not isinstance(m.get("links", []), list) or not isinstance(m.get("task_id", ""), str) or \
-                not all(isinstance(x, str) and x for x in m.get("links", [])):
-            raise SnapshotError(f"{where}: meta[{key!r}] must be {{'links': [non-empty str], 'task_id': str}}, "
-                                f"got {json.dumps(m)[:80]}")
+        if (
+            not isinstance(m, dict)
+            or set(m) - {"links", "task_id"}
+            or not isinstance(m.get("links", []), list)
+            or not isinstance(m.get("task_id", ""), str)
+            or not all(isinstance(x, str) and x for x in m.get("links", []))
+        ):
+            raise SnapshotError(
+                f"{where}: meta[{key!r}] must be {{'links': [non-empty str], 'task_id': str}}, "
+                f"got {json.dumps(m)[:80]}"
+            )
         meta[key] = ItemMeta(links=tuple(m.get("links", [])), task_id=m.get("task_id", ""))
     return Snapshot(user_id, project_id, as_of, items, meta)
 
@@ -151,9 +184,11 @@ def _check_chains(items: list[MemoryItem], seen: dict[str, int], where: str) -> 
         cur: str = start.item_id
         while cur and cur not in done:
             if cur in on_path:
-                cycle = path[path.index(cur):] + [cur]
-                raise SnapshotError(f"{where}: items[{seen[cur]}] (item_id {cur!r}) is in a supersession cycle "
-                                    f"({' -> '.join(cycle)})")
+                cycle = path[path.index(cur) :] + [cur]
+                raise SnapshotError(
+                    f"{where}: items[{seen[cur]}] (item_id {cur!r}) is in a supersession cycle "
+                    f"({' -> '.join(cycle)})"
+                )
             on_path.add(cur)
             path.append(cur)
             cur = items[seen[cur]].supersedes
@@ -173,7 +208,7 @@ def load_snapshot(path: str | Path) -> Snapshot:
     return snapshot_from_dict(d, str(path))
 
 
-def import_snapshot(memory: "StoreMemory", path: str | Path, snap: Snapshot | None = None) -> Snapshot:
+def import_snapshot(memory: StoreMemory, path: str | Path, snap: Snapshot | None = None) -> Snapshot:
     """Validate the whole file first, then load it in one transaction (all or nothing).
 
     `snap`: the file already validated by `load_snapshot(path)` (the CLI validates before it opens

@@ -14,6 +14,7 @@ Tables: items (the factual layer, one row per record version; revisions add rows
 row per committed conversation, written in the same transaction as its items), scopes (known users
 and projects, with a generation counter that tells other processes' indexes to reload).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -24,9 +25,9 @@ import sqlite3
 import threading
 import urllib.parse
 import uuid
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -64,8 +65,10 @@ CREATE TABLE conversations (conversation_id TEXT PRIMARY KEY, user_scope TEXT NO
     committed_at TEXT NOT NULL, n_items INTEGER NOT NULL, n_merged INTEGER NOT NULL, n_rejected INTEGER NOT NULL);
 """
 
-_ITEM_COLS = ("item_id, scope, kind, text, slot, value, topic, entities, conditions, source_kind, event_id, quote, "
-              "valid_from, valid_to, supersedes, task_id, links, conversation_id")
+_ITEM_COLS = (
+    "item_id, scope, kind, text, slot, value, topic, entities, conditions, source_kind, event_id, quote, "
+    "valid_from, valid_to, supersedes, task_id, links, conversation_id"
+)
 
 
 def text_hash(text: str) -> str:
@@ -77,7 +80,9 @@ def key_hash(key: tuple[str, ...]) -> str:
 
 
 def _bad_row(path: Path | str, table: str, key: str, field_name: str, why: str) -> StoreError:
-    return StoreError(f"memory store {path}: table {table}, row {key}: field {field_name} does not parse ({why})")
+    return StoreError(
+        f"memory store {path}: table {table}, row {key}: field {field_name} does not parse ({why})"
+    )
 
 
 def _str_list(raw: object, path: Path | str, item_id: object, field_name: str) -> tuple[str, ...]:
@@ -86,20 +91,57 @@ def _str_list(raw: object, path: Path | str, item_id: object, field_name: str) -
     except (ValueError, TypeError) as e:
         raise _bad_row(path, "items", f"item_id {item_id!r}", field_name, f"not JSON: {e}") from None
     if not isinstance(val, list) or not all(isinstance(x, str) for x in val):
-        raise _bad_row(path, "items", f"item_id {item_id!r}", field_name,
-                       f"expected a JSON list of strings, got {str(raw)[:60]!r}")
+        raise _bad_row(
+            path,
+            "items",
+            f"item_id {item_id!r}",
+            field_name,
+            f"expected a JSON list of strings, got {str(raw)[:60]!r}",
+        )
     return tuple(val)
 
 
 def _row_to_item(r: sqlite3.Row | tuple, path: Path | str = "?") -> tuple[MemoryItem, ItemMeta, str]:
     """One `items` row as a record; a field that does not parse is a StoreError naming table, id, field."""
-    (item_id, scope, kind, text, slot, value, topic, entities, conditions, source_kind, event_id, quote,
-     valid_from, valid_to, supersedes, task_id, links, conversation_id) = r
+    (
+        item_id,
+        scope,
+        kind,
+        text,
+        slot,
+        value,
+        topic,
+        entities,
+        conditions,
+        source_kind,
+        event_id,
+        quote,
+        valid_from,
+        valid_to,
+        supersedes,
+        task_id,
+        links,
+        conversation_id,
+    ) = r
     where = f"item_id {item_id!r}"
-    for name, v in (("item_id", item_id), ("scope", scope), ("kind", kind), ("text", text), ("slot", slot),
-                    ("value", value), ("topic", topic), ("conditions", conditions), ("source_kind", source_kind),
-                    ("event_id", event_id), ("quote", quote), ("valid_from", valid_from), ("valid_to", valid_to),
-                    ("supersedes", supersedes), ("task_id", task_id), ("conversation_id", conversation_id)):
+    for name, v in (
+        ("item_id", item_id),
+        ("scope", scope),
+        ("kind", kind),
+        ("text", text),
+        ("slot", slot),
+        ("value", value),
+        ("topic", topic),
+        ("conditions", conditions),
+        ("source_kind", source_kind),
+        ("event_id", event_id),
+        ("quote", quote),
+        ("valid_from", valid_from),
+        ("valid_to", valid_to),
+        ("supersedes", supersedes),
+        ("task_id", task_id),
+        ("conversation_id", conversation_id),
+    ):
         if not isinstance(v, str):
             raise _bad_row(path, "items", where, name, f"expected text, got {type(v).__name__} {v!r:.60}")
     for name, v in (("valid_from", valid_from), ("valid_to", valid_to)):
@@ -110,10 +152,21 @@ def _row_to_item(r: sqlite3.Row | tuple, path: Path | str = "?") -> tuple[Memory
     ents = _str_list(entities, path, item_id, "entities")
     link_list = _str_list(links, path, item_id, "links")
     try:
-        item = MemoryItem(item_id=item_id, kind=kind, scope=scope, text=text, slot=slot, value=value, topic=topic,
-                          entities=ents, conditions=conditions,
-                          provenance=Provenance(source_kind, event_id, quote), valid_from=valid_from,
-                          valid_to=valid_to, supersedes=supersedes)
+        item = MemoryItem(
+            item_id=item_id,
+            kind=kind,
+            scope=scope,
+            text=text,
+            slot=slot,
+            value=value,
+            topic=topic,
+            entities=ents,
+            conditions=conditions,
+            provenance=Provenance(source_kind, event_id, quote),
+            valid_from=valid_from,
+            valid_to=valid_to,
+            supersedes=supersedes,
+        )
     except RecordError as e:
         raise StoreError(f"memory store {path}: table items, row {where}: {e}") from None
     return item, ItemMeta(links=link_list, task_id=task_id), conversation_id
@@ -136,8 +189,10 @@ def check_store_file(path: Path, quick_check: bool = True) -> None:
         raise StoreError(f"{path} is not a regular file, so not a Pulse memory store")
     size = path.stat().st_size
     if size == 0:
-        raise StoreError(f"{path} is an empty file, not a Pulse memory store (Pulse never leaves an empty "
-                         f"store: remove it to start a new one)")
+        raise StoreError(
+            f"{path} is an empty file, not a Pulse memory store (Pulse never leaves an empty "
+            f"store: remove it to start a new one)"
+        )
     try:
         with open(path, "rb") as f:
             head = f.read(16)
@@ -179,23 +234,38 @@ def _check_schema(path: Path, uri: str, quick_check: bool) -> None:
         db.execute("PRAGMA busy_timeout=30000")
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if "schema_version" not in tables:
-            raise StoreError(f"{path} is a SQLite file of another application (no schema_version table; "
-                             f"tables: {sorted(tables)[:5]})")
+            raise StoreError(
+                f"{path} is a SQLite file of another application (no schema_version table; "
+                f"tables: {sorted(tables)[:5]})"
+            )
         try:
             row = db.execute("SELECT app, version FROM schema_version").fetchone()
         except sqlite3.Error as e:
-            raise StoreError(f"{path} is a SQLite file of another application (schema_version: {e})") from None
+            raise StoreError(
+                f"{path} is a SQLite file of another application (schema_version: {e})"
+            ) from None
         if row is None or row[0] != APP:
-            raise StoreError(f"{path} is a SQLite file of another application "
-                             f"(schema_version app {row and row[0]!r})")
+            raise StoreError(
+                f"{path} is a SQLite file of another application (schema_version app {row and row[0]!r})"
+            )
         if not isinstance(row[1], int):
-            raise StoreError(f"{path}: table schema_version, row app {APP!r}: field version does not parse "
-                             f"({row[1]!r})")
+            raise StoreError(
+                f"{path}: table schema_version, row app {APP!r}: field version does not parse ({row[1]!r})"
+            )
         if row[1] > SCHEMA_VERSION:
-            raise StoreError(f"{path} has schema version {row[1]}, newer than this code's {SCHEMA_VERSION}; "
-                             f"upgrade pulse")
-        missing = {"scopes", "items", "topics", "item_topics", "entities", "item_entities", "vectors",
-                   "conversations"} - tables
+            raise StoreError(
+                f"{path} has schema version {row[1]}, newer than this code's {SCHEMA_VERSION}; upgrade pulse"
+            )
+        missing = {
+            "scopes",
+            "items",
+            "topics",
+            "item_topics",
+            "entities",
+            "item_entities",
+            "vectors",
+            "conversations",
+        } - tables
         if missing:
             raise StoreError(f"memory store {path} is corrupted (missing table(s) {sorted(missing)})")
         res = db.execute("PRAGMA quick_check").fetchone()[0] if quick_check else "ok"
@@ -267,10 +337,14 @@ class MemoryStore:
         self.root = Path(root)
         self.path = self.root / STORE_FILE
         if self.root.exists() and not self.root.is_dir():
-            raise StoreError(f"memory root {self.root} is a file, not a directory (it should hold {STORE_FILE})")
+            raise StoreError(
+                f"memory root {self.root} is a file, not a directory (it should hold {STORE_FILE})"
+            )
         if not self.path.exists() and not self.path.is_symlink():
             if not create:
-                raise StoreError(f"no memory store at {self.path} (memory root {self.root} is empty or missing)")
+                raise StoreError(
+                    f"no memory store at {self.path} (memory root {self.root} is empty or missing)"
+                )
             try:
                 self.root.mkdir(parents=True, exist_ok=True)
                 _create_store_file(self.path)
@@ -288,20 +362,28 @@ class MemoryStore:
             self._db.execute("PRAGMA synchronous=FULL")
             self._init_schema()
         except sqlite3.DatabaseError as e:
-            raise StoreError(f"memory store {self.path} is corrupted or not a Pulse memory store ({e})") from None
+            raise StoreError(
+                f"memory store {self.path} is corrupted or not a Pulse memory store ({e})"
+            ) from None
 
     # ---------------------------------------------------------------- schema / lifecycle
     def _init_schema(self) -> None:
         tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if "schema_version" not in tables:
-            raise StoreError(f"{self.path} is a SQLite file of another application (no schema_version table; "
-                             f"tables: {sorted(tables)[:5]})")
+            raise StoreError(
+                f"{self.path} is a SQLite file of another application (no schema_version table; "
+                f"tables: {sorted(tables)[:5]})"
+            )
         row = self._db.execute("SELECT app, version FROM schema_version").fetchone()
         if row is None or row[0] != APP:
-            raise StoreError(f"{self.path} is a SQLite file of another application (schema_version app {row and row[0]!r})")
+            raise StoreError(
+                f"{self.path} is a SQLite file of another application (schema_version app {row and row[0]!r})"
+            )
         if not isinstance(row[1], int) or row[1] > SCHEMA_VERSION:
-            raise StoreError(f"{self.path} has schema version {row[1]}, newer than this code's {SCHEMA_VERSION}; "
-                             f"upgrade pulse")
+            raise StoreError(
+                f"{self.path} has schema version {row[1]}, newer than this code's {SCHEMA_VERSION}; "
+                f"upgrade pulse"
+            )
 
     def close(self) -> None:
         with self._lock:
@@ -336,7 +418,10 @@ class MemoryStore:
         return bool(self._q("SELECT 1 FROM scopes WHERE scope=?", (scope,)))
 
     def scopes(self, prefix: str = "") -> list[str]:
-        return [r[0] for r in self._q("SELECT scope FROM scopes WHERE scope LIKE ? ORDER BY scope", (prefix + "%",))]
+        return [
+            r[0]
+            for r in self._q("SELECT scope FROM scopes WHERE scope LIKE ? ORDER BY scope", (prefix + "%",))
+        ]
 
     def generations(self) -> dict[str, int]:
         return dict(self._q("SELECT scope, generation FROM scopes"))
@@ -356,15 +441,19 @@ class MemoryStore:
         out: dict[str, tuple[MemoryItem, ItemMeta, str]] = {}
         ids = list(ids)
         for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            for r in self._q(f"SELECT {_ITEM_COLS} FROM items WHERE item_id IN ({','.join('?' * len(chunk))})", chunk):
+            chunk = ids[start : start + 500]
+            for r in self._q(
+                f"SELECT {_ITEM_COLS} FROM items WHERE item_id IN ({','.join('?' * len(chunk))})", chunk
+            ):
                 out[r[0]] = _row_to_item(r, self.path)
         return out
 
     def scope_items(self, scope: str) -> list[tuple[MemoryItem, ItemMeta, str]]:
         """All versions in insertion order (rowid), so supersession chains read oldest first."""
-        return [_row_to_item(r, self.path)
-                for r in self._q(f"SELECT {_ITEM_COLS} FROM items WHERE scope=? ORDER BY rowid", (scope,))]
+        return [
+            _row_to_item(r, self.path)
+            for r in self._q(f"SELECT {_ITEM_COLS} FROM items WHERE scope=? ORDER BY rowid", (scope,))
+        ]
 
     def scope_rows(self, scope: str, after_rowid: int = 0) -> list[tuple[int, MemoryItem, ItemMeta]]:
         """(rowid, item, meta) of the scope's rows added after `after_rowid`, in insertion order.
@@ -373,35 +462,64 @@ class MemoryStore:
         an index that remembers the last rowid it holds catches up with exactly the rows it lacks (the
         store is never VACUUMed, which could renumber them)."""
         out = []
-        for r in self._q(f"SELECT rowid, {_ITEM_COLS} FROM items WHERE scope=? AND rowid>? ORDER BY rowid",
-                         (scope, after_rowid)):
+        for r in self._q(
+            f"SELECT rowid, {_ITEM_COLS} FROM items WHERE scope=? AND rowid>? ORDER BY rowid",
+            (scope, after_rowid),
+        ):
             item, meta, _ = _row_to_item(r[1:], self.path)
             out.append((r[0], item, meta))
         return out
 
-    def insert_item(self, db: sqlite3.Connection, item: MemoryItem, meta: ItemMeta, conversation_id: str = "") -> None:
+    def insert_item(
+        self, db: sqlite3.Connection, item: MemoryItem, meta: ItemMeta, conversation_id: str = ""
+    ) -> None:
         rev = graph.revision_key(item, meta.task_id)
-        db.execute(f"INSERT INTO items ({_ITEM_COLS}, eq_key, rev_key) VALUES ({','.join('?' * 20)})", (
-            item.item_id, item.scope, item.kind, item.text, item.slot, item.value, item.topic,
-            json.dumps(list(item.entities)), item.conditions, item.provenance.source_kind, item.provenance.event_id,
-            item.provenance.quote, item.valid_from, item.valid_to, item.supersedes, meta.task_id,
-            json.dumps(list(meta.links)), conversation_id, key_hash(graph.equivalence_key(item, meta.task_id)),
-            key_hash(rev) if rev else ""))
+        db.execute(
+            f"INSERT INTO items ({_ITEM_COLS}, eq_key, rev_key) VALUES ({','.join('?' * 20)})",
+            (
+                item.item_id,
+                item.scope,
+                item.kind,
+                item.text,
+                item.slot,
+                item.value,
+                item.topic,
+                json.dumps(list(item.entities)),
+                item.conditions,
+                item.provenance.source_kind,
+                item.provenance.event_id,
+                item.provenance.quote,
+                item.valid_from,
+                item.valid_to,
+                item.supersedes,
+                meta.task_id,
+                json.dumps(list(meta.links)),
+                conversation_id,
+                key_hash(graph.equivalence_key(item, meta.task_id)),
+                key_hash(rev) if rev else "",
+            ),
+        )
         for topic, role in graph.item_topics(item, meta):
             for node in graph.topic_chain(topic):
-                db.execute("INSERT OR IGNORE INTO topics VALUES (?, ?, ?)", (item.scope, node, graph.topic_parent(node)))
+                db.execute(
+                    "INSERT OR IGNORE INTO topics VALUES (?, ?, ?)",
+                    (item.scope, node, graph.topic_parent(node)),
+                )
             db.execute("INSERT OR IGNORE INTO item_topics VALUES (?, ?, ?)", (item.item_id, topic, role))
         for key, name in graph.item_entities(item).items():
             db.execute("INSERT OR IGNORE INTO entities VALUES (?, ?, ?)", (item.scope, key, name))
             db.execute("INSERT OR IGNORE INTO item_entities VALUES (?, ?)", (item.item_id, key))
 
-    def find_by_key(self, db: sqlite3.Connection, column: str, key: tuple[str, ...],
-                    newest: bool = False) -> tuple[MemoryItem, ItemMeta, str] | None:
+    def find_by_key(
+        self, db: sqlite3.Connection, column: str, key: tuple[str, ...], newest: bool = False
+    ) -> tuple[MemoryItem, ItemMeta, str] | None:
         """The oldest (or newest) current record with this equivalence (`eq_key`) or revision
         (`rev_key`) key, else None. One row via the index, however many versions share the key."""
         assert column in ("eq_key", "rev_key")
-        sql = (f"SELECT {_ITEM_COLS} FROM items WHERE {column}=? AND valid_to='' "
-               f"ORDER BY rowid {'DESC' if newest else 'ASC'} LIMIT 1")
+        sql = (
+            f"SELECT {_ITEM_COLS} FROM items WHERE {column}=? AND valid_to='' "
+            f"ORDER BY rowid {'DESC' if newest else 'ASC'} LIMIT 1"
+        )
         row = db.execute(sql, (key_hash(key),)).fetchone()
         return _row_to_item(row, self.path) if row else None
 
@@ -411,7 +529,10 @@ class MemoryStore:
 
     # ---------------------------------------------------------------- graph layers (for show / export)
     def topics(self, scope: str) -> list[tuple[str, str]]:
-        return [(r[0], r[1]) for r in self._q("SELECT path, parent FROM topics WHERE scope=? ORDER BY path", (scope,))]
+        return [
+            (r[0], r[1])
+            for r in self._q("SELECT path, parent FROM topics WHERE scope=? ORDER BY path", (scope,))
+        ]
 
     def entities(self, scope: str) -> dict[str, str]:
         return dict(self._q("SELECT key, name FROM entities WHERE scope=? ORDER BY key", (scope,)))
@@ -420,13 +541,26 @@ class MemoryStore:
     def conversation_committed(self, conversation_id: str) -> bool:
         return bool(self._q("SELECT 1 FROM conversations WHERE conversation_id=?", (conversation_id,)))
 
-    def record_conversation(self, db: sqlite3.Connection, conversation_id: str, user_scope: str, project_scope: str,
-                            now: str, n_items: int, n_merged: int, n_rejected: int) -> None:
-        db.execute("INSERT INTO conversations VALUES (?, ?, ?, ?, ?, ?, ?)",
-                   (conversation_id, user_scope, project_scope, now, n_items, n_merged, n_rejected))
+    def record_conversation(
+        self,
+        db: sqlite3.Connection,
+        conversation_id: str,
+        user_scope: str,
+        project_scope: str,
+        now: str,
+        n_items: int,
+        n_merged: int,
+        n_rejected: int,
+    ) -> None:
+        db.execute(
+            "INSERT INTO conversations VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (conversation_id, user_scope, project_scope, now, n_items, n_merged, n_rejected),
+        )
 
     def conversations(self) -> list[tuple]:
-        return self._q("SELECT conversation_id, user_scope, project_scope, committed_at, n_items FROM conversations")
+        return self._q(
+            "SELECT conversation_id, user_scope, project_scope, committed_at, n_items FROM conversations"
+        )
 
     # ---------------------------------------------------------------- vector cache
     def cached_vectors(self, embedder_id: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
@@ -434,20 +568,32 @@ class MemoryStore:
         hashes = list(dict.fromkeys(text_hash(t) for t in texts))
         out: dict[str, np.ndarray] = {}
         for start in range(0, len(hashes), 500):
-            chunk = hashes[start:start + 500]
-            for h, dim, blob in self._q(f"SELECT text_hash, dim, vec FROM vectors WHERE embedder_id=? AND text_hash IN "
-                                        f"({','.join('?' * len(chunk))})", [embedder_id, *chunk]):
+            chunk = hashes[start : start + 500]
+            for h, dim, blob in self._q(
+                f"SELECT text_hash, dim, vec FROM vectors WHERE embedder_id=? AND text_hash IN "
+                f"({','.join('?' * len(chunk))})",
+                [embedder_id, *chunk],
+            ):
                 if not isinstance(blob, bytes) or not isinstance(dim, int) or len(blob) != 4 * dim:
-                    raise _bad_row(self.path, "vectors", f"(embedder_id {embedder_id!r}, text_hash {h!r})", "vec",
-                                   f"{type(blob).__name__} of {len(blob) if isinstance(blob, bytes) else '?'} "
-                                   f"bytes for dim {dim!r}")
+                    raise _bad_row(
+                        self.path,
+                        "vectors",
+                        f"(embedder_id {embedder_id!r}, text_hash {h!r})",
+                        "vec",
+                        f"{type(blob).__name__} of {len(blob) if isinstance(blob, bytes) else '?'} "
+                        f"bytes for dim {dim!r}",
+                    )
                 out[h] = np.frombuffer(blob, dtype=np.float32, count=dim)
         return out
 
-    def put_vectors(self, db: sqlite3.Connection, embedder_id: str, texts: Sequence[str], vecs: np.ndarray) -> None:
+    def put_vectors(
+        self, db: sqlite3.Connection, embedder_id: str, texts: Sequence[str], vecs: np.ndarray
+    ) -> None:
         vecs = np.asarray(vecs, dtype=np.float32)
-        db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?, ?, ?)",
-                       [(embedder_id, text_hash(t), vecs.shape[1], vecs[i].tobytes()) for i, t in enumerate(texts)])
+        db.executemany(
+            "INSERT OR IGNORE INTO vectors VALUES (?, ?, ?, ?)",
+            [(embedder_id, text_hash(t), vecs.shape[1], vecs[i].tobytes()) for i, t in enumerate(texts)],
+        )
 
     def seed_vectors(self, embedder_id: str, texts: Sequence[str], vecs: np.ndarray) -> None:
         """Pre-fill the cache (benchmarks with precomputed vectors; imports from another run)."""

@@ -4,10 +4,11 @@ Records keep times as ISO-8601 strings (see `pulse.core.records.MemoryItem`); re
 as float epoch seconds so that validity filtering is one vectorised numpy comparison. An empty
 `valid_from` is "since always" (-inf), an empty `valid_to` is "still valid" (+inf).
 """
+
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 NEG_INF = -math.inf
 POS_INF = math.inf
@@ -20,7 +21,7 @@ def parse_time(value: str, where: str = "time") -> float:
     except ValueError:
         raise ValueError(f"{where}: {value!r} is not an ISO-8601 time") from None
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
+        dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()
 
 
@@ -33,7 +34,7 @@ def bound_to(value: str) -> float:
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def check_time(value: str, where: str) -> None:

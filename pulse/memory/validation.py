@@ -21,10 +21,11 @@
   accepted only from the event's structured args for that slot (a form-like statement).
 `check` returns None for an accepted candidate, else the rejection reason.
 """
+
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from pulse.core.records import Event
 from pulse.memory.interface import WriteCandidate
@@ -62,7 +63,10 @@ def find_source(cand: WriteCandidate, observed: Sequence[Event]) -> tuple[Event 
     eid = cand.source_event.event_id if cand.source_event is not None else cand.item.provenance.event_id
     if cand.source_event is not None:
         if not any(e == cand.source_event for e in observed):
-            return None, f"source event {eid or cand.source_event.step!r} was not observed in this conversation"
+            return (
+                None,
+                f"source event {eid or cand.source_event.step!r} was not observed in this conversation",
+            )
         return cand.source_event, ""
     if eid:
         for e in observed:
@@ -74,20 +78,27 @@ def find_source(cand: WriteCandidate, observed: Sequence[Event]) -> tuple[Event 
 
 # ---------------------------------------------------------------------------- the user's own voice
 # Clause boundaries: punctuation, dashes, and contrast words (a "but I prefer Y" clause starts afresh).
-_CLAUSE_SEP = re.compile(r"[,;:!?()\[\]{}\u2014\u2013]|\.(?=\s|$)|\s-+\s|\b(?:but|however|whereas|although|though|"
-                         r"while|yet)\b")
+_CLAUSE_SEP = re.compile(
+    r"[,;:!?()\[\]{}\u2014\u2013]|\.(?=\s|$)|\s-+\s|\b(?:but|however|whereas|although|though|"
+    r"while|yet)\b"
+)
 # Contrast words and sentence ends close the scope of a speech verb ("she said X, but I prefer Y").
 _SCOPE_SEP = re.compile(r"[;!?]|\.(?=\s|$)|\b(?:but|however|whereas|although|though|yet)\b")
 _NEGATION = re.compile(
     r"\b(?:not|no|nor|neither|never|without|except|avoid|avoiding|hate|hates|dislike|dislikes|stop|"
     r"instead\s+of|rather\s+than|other\s+than|than|over|anything\s+but|no\s+longer|"
-    r"don't|doesn't|didn't|won't|wouldn't|can't|cannot|isn't|aren't|wasn't|shouldn't|mustn't)\b|n't\b")
-_NEGATED_AFTER = re.compile(r"^\W*(?:(?:is|are|was|were|would\s+be|will\s+be)\s+)?(?:not|never|no\s+longer|"
-                            r"isn't|aren't|wasn't|weren't|won't)\b")
-_PEOPLE = (r"colleagues?|co-?workers?|boss|manager|team|teammates?|wife|husband|partner|spouse|friends?|"
-           r"girlfriend|boyfriend|mom|mum|mother|dad|father|parents?|brother|sister|son|daughter|kids?|"
-           r"child|children|family|client|customer|assistant|secretary|roommate|flatmate|neighbou?r|"
-           r"doctor|lawyer|agent|cousin|uncle|aunt|grandma|grandpa|grandmother|grandfather")
+    r"don't|doesn't|didn't|won't|wouldn't|can't|cannot|isn't|aren't|wasn't|shouldn't|mustn't)\b|n't\b"
+)
+_NEGATED_AFTER = re.compile(
+    r"^\W*(?:(?:is|are|was|were|would\s+be|will\s+be)\s+)?(?:not|never|no\s+longer|"
+    r"isn't|aren't|wasn't|weren't|won't)\b"
+)
+_PEOPLE = (
+    r"colleagues?|co-?workers?|boss|manager|team|teammates?|wife|husband|partner|spouse|friends?|"
+    r"girlfriend|boyfriend|mom|mum|mother|dad|father|parents?|brother|sister|son|daughter|kids?|"
+    r"child|children|family|client|customer|assistant|secretary|roommate|flatmate|neighbou?r|"
+    r"doctor|lawyer|agent|cousin|uncle|aunt|grandma|grandpa|grandmother|grandfather"
+)
 _THIRD_PARTY = re.compile(
     r"\b(?:he|she|they|someone|somebody|everyone|everybody|people|others|nobody|the\s+user|users|the\s+client|"
     r"the\s+customer|the\s+assistant)\b(?:\s+\w+){0,2}?\s+(?:prefers?|likes?|loves?|wants?|needs?|hates?|"
@@ -95,13 +106,18 @@ _THIRD_PARTY = re.compile(
     rf"|\b(?:my|our|his|her|their)\s+(?:\w+\s+)?(?:{_PEOPLE})(?:'s)?\b"
     r"|\b(?:his|her|their|its)\s+(?:usual|preferred|favou?rite|default)\b"
     r"|\b(?!let's\b)\w+'s\s+(?:usual|preferred|favou?rite|default)\b"
-    r"|\b(?:prefers|likes|loves|wants|needs|hates|dislikes|avoids)\b")
-_SPEECH = re.compile(r"\b(?:says?|said|saying|tells?|told|writes?|wrote|written|mentions?|mentioned|claims?|"
-                     r"claimed|asks?|asked|reads|quotes?|quoted|quoting|reports?|reported|according\s+to|posted|"
-                     r"tweeted|texted|emailed|messaged|suggests?|suggested|thinks?|thought|believes?|insists?|"
-                     r"insisted|states?|stated|replied|answered|instructs?|instructed)\b")
+    r"|\b(?:prefers|likes|loves|wants|needs|hates|dislikes|avoids)\b"
+)
+_SPEECH = re.compile(
+    r"\b(?:says?|said|saying|tells?|told|writes?|wrote|written|mentions?|mentioned|claims?|"
+    r"claimed|asks?|asked|reads|quotes?|quoted|quoting|reports?|reported|according\s+to|posted|"
+    r"tweeted|texted|emailed|messaged|suggests?|suggested|thinks?|thought|believes?|insists?|"
+    r"insisted|states?|stated|replied|answered|instructs?|instructed)\b"
+)
 _OWN_SPEAKER = re.compile(r"\b(?:i|we)(?:\s+(?:have|had|already|just|once|also|always|did|do|'ve|'d))*\s*$")
-_QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|\u2018([^\u2019]+)\u2019|(?:(?<=^)|(?<=[\s:(]))'(.+?)'(?=[\s.,;:!?)]|$)")
+_QUOTED = re.compile(
+    r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|\u2018([^\u2019]+)\u2019|(?:(?<=^)|(?<=[\s:(]))'(.+?)'(?=[\s.,;:!?)]|$)"
+)
 _FIRST_PERSON_CUE = re.compile(r"\b(?:i|we|i'm|i'd|i've|i'll|my|me|our|us)\b")
 
 
@@ -135,13 +151,16 @@ def _reported(text: str, start: int, end: int, whole: bool = False) -> str:
         lo, _ = _span(text, _SCOPE_SEP, start, end)
         scope = text[lo:start]
     for m in _SPEECH.finditer(scope):
-        if not _OWN_SPEAKER.search(scope[:m.start()].rstrip(" ,:")):
+        if not _OWN_SPEAKER.search(scope[: m.start()].rstrip(" ,:")):
             return f"reported speech ({scope.strip()[:40]!r}...): someone else's words"
     for m in _QUOTED.finditer(text):
         body = next(g for g in m.groups() if g is not None)
         inside = (start <= m.start() and m.end() <= end) if whole else (m.start() <= start and end <= m.end())
-        if inside and _FIRST_PERSON_CUE.search(body) and \
-                not re.search(r"\b(?:i|we)\s+(?:\w+\s+)?(?:said|wrote|told|say)\W*$", text[:m.start()]):
+        if (
+            inside
+            and _FIRST_PERSON_CUE.search(body)
+            and not re.search(r"\b(?:i|we)\s+(?:\w+\s+)?(?:said|wrote|told|say)\W*$", text[: m.start()])
+        ):
             return f"quoted speech ({m.group(0)[:40]!r}): someone else's words"
     return ""
 
@@ -204,7 +223,9 @@ def check(cand: WriteCandidate, observed: Sequence[Event]) -> str | None:
     claimed = item.provenance.source_kind
     where = f"event {ev.event_id or ev.step}"
     if claimed != actual:
-        return f"provenance claims {claimed} but {where} is a {ev.kind}" + (f" ({ev.role})" if ev.role else "")
+        return f"provenance claims {claimed} but {where} is a {ev.kind}" + (
+            f" ({ev.role})" if ev.role else ""
+        )
     quote = _norm(item.provenance.quote)
     if item.kind in USER_FACT_KINDS:
         if actual != "user_statement":

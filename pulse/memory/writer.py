@@ -14,19 +14,27 @@ validity ends, the vectors and the conversation's own row in one SQLite transact
 a conversation is either fully present or absent. `abort` (or an exception inside the `with`)
 discards everything.
 """
+
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pulse.core.records import Event, MemoryItem
 from pulse.memory import graph
 from pulse.memory.extraction import extract
-from pulse.memory.interface import (ConversationClosedError, ItemMeta, MemoryError_, MissingRecordError,
-                                    UnknownScopeError, WriteCandidate)
+from pulse.memory.interface import (
+    ConversationClosedError,
+    ItemMeta,
+    MemoryError_,
+    MissingRecordError,
+    UnknownScopeError,
+    WriteCandidate,
+)
 from pulse.memory.store import text_hash
 from pulse.memory.timeutil import parse_time
 from pulse.memory.validation import USER_FACT_KINDS, check, find_source
@@ -38,8 +46,14 @@ if TYPE_CHECKING:
 class Conversation:
     """Implements `ConversationWriter` for a `StoreMemory` (every memory kind writes the same way)."""
 
-    def __init__(self, memory: "StoreMemory", user_id: str, project_id: str = "", conversation_id: str = "",
-                 extract_candidates: bool = True):
+    def __init__(
+        self,
+        memory: StoreMemory,
+        user_id: str,
+        project_id: str = "",
+        conversation_id: str = "",
+        extract_candidates: bool = True,
+    ):
         self.memory = memory
         self.user_id = user_id
         self.project_id = project_id
@@ -52,7 +66,9 @@ class Conversation:
         self.rejected: list[tuple[WriteCandidate, str]] = []  # (candidate, reason)
         self.state = "open"
         if memory.store.conversation_committed(self.conversation_id):
-            raise MemoryError_(f"conversation {self.conversation_id!r} was already committed to {memory.store.path}")
+            raise MemoryError_(
+                f"conversation {self.conversation_id!r} was already committed to {memory.store.path}"
+            )
 
     # ------------------------------------------------------------------ ConversationWriter
     def observe(self, event: Event) -> None:
@@ -63,17 +79,28 @@ class Conversation:
         self._check_open()
         item = candidate.item
         user_kind = item.kind in USER_FACT_KINDS
-        want = f"user:{self.user_id}" if user_kind else (f"project:{self.project_id}" if self.project_id else "")
+        want = (
+            f"user:{self.user_id}" if user_kind else (f"project:{self.project_id}" if self.project_id else "")
+        )
         if not want:
-            raise UnknownScopeError(f"candidate {item.item_id} is {item.kind} project memory but conversation "
-                                    f"{self.conversation_id} has no project")
+            raise UnknownScopeError(
+                f"candidate {item.item_id} is {item.kind} project memory but conversation "
+                f"{self.conversation_id} has no project"
+            )
         if item.scope != want:
-            raise UnknownScopeError(f"candidate {item.item_id} has scope {item.scope!r} but conversation "
-                                    f"{self.conversation_id} writes {item.kind} records to {want!r}")
-        if item.supersedes and self.memory.store.get(item.supersedes) is None and \
-                not any(c.item.item_id == item.supersedes for c in self.candidates):
-            raise MissingRecordError(f"candidate {item.item_id} revises record {item.supersedes!r}, which does not "
-                                     f"exist in {self.memory.store.path}")
+            raise UnknownScopeError(
+                f"candidate {item.item_id} has scope {item.scope!r} but conversation "
+                f"{self.conversation_id} writes {item.kind} records to {want!r}"
+            )
+        if (
+            item.supersedes
+            and self.memory.store.get(item.supersedes) is None
+            and not any(c.item.item_id == item.supersedes for c in self.candidates)
+        ):
+            raise MissingRecordError(
+                f"candidate {item.item_id} revises record {item.supersedes!r}, which does not "
+                f"exist in {self.memory.store.path}"
+            )
         self.candidates.append(candidate)
 
     def abort(self) -> None:
@@ -118,7 +145,7 @@ class Conversation:
             item = replace(item, **changes)  # type: ignore[arg-type]
         return c, item, ItemMeta(links=tuple(c.links), task_id=self.conversation_id if c.task_scoped else "")
 
-    def __enter__(self) -> "Conversation":
+    def __enter__(self) -> Conversation:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
@@ -130,8 +157,12 @@ class Conversation:
             self.abort()
 
 
-def plan_and_write(memory: "StoreMemory", conv: Conversation, prepared: Sequence[tuple[WriteCandidate, MemoryItem, ItemMeta]],
-                   now: str) -> list[MemoryItem]:
+def plan_and_write(
+    memory: StoreMemory,
+    conv: Conversation,
+    prepared: Sequence[tuple[WriteCandidate, MemoryItem, ItemMeta]],
+    now: str,
+) -> list[MemoryItem]:
     """Merge, link revisions, and write everything in one transaction. Returns the new records."""
     store = memory.store
     scopes = {f"user:{conv.user_id}"} | ({f"project:{conv.project_id}"} if conv.project_id else set())
@@ -139,13 +170,17 @@ def plan_and_write(memory: "StoreMemory", conv: Conversation, prepared: Sequence
     # and like near-duplicate detection before the write lock is taken
     texts = [graph.embed_text(i) for _, i, _ in prepared]
     vec_by_hash = memory.embed_cached(texts)
-    prepared = [(c, *_enrich(memory, item, meta, vec_by_hash.get(text_hash(t))))
-                for (c, item, meta), t in zip(prepared, texts)]
+    prepared = [
+        (c, *_enrich(memory, item, meta, vec_by_hash.get(text_hash(t))))
+        for (c, item, meta), t in zip(prepared, texts)
+    ]
     # process in time order so a later statement in the same conversation revises an earlier one
     order = sorted(range(len(prepared)), key=lambda j: (parse_time(prepared[j][1].valid_from), j))
     # the index may need building (and caching vectors): do it before the write lock is held
-    dups = {j: memory.near_duplicate(item, meta, vec_by_hash.get(text_hash(texts[j])))
-            for j, (_, item, meta) in enumerate(prepared)}
+    dups = {
+        j: memory.near_duplicate(item, meta, vec_by_hash.get(text_hash(texts[j])))
+        for j, (_, item, meta) in enumerate(prepared)
+    }
     written: list[MemoryItem] = []
     ended: dict[str, str] = {}  # item_id -> valid_to set in this transaction
     with store.transaction() as db:
@@ -177,14 +212,25 @@ def plan_and_write(memory: "StoreMemory", conv: Conversation, prepared: Sequence
                 got = store.get(item.supersedes)
                 target = prev or (got[0] if got else None)
                 if target is None:
-                    raise MissingRecordError(f"conversation {conv.conversation_id}: candidate {item.item_id} revises "
-                                             f"record {item.supersedes!r}, which does not exist in {store.path}")
+                    raise MissingRecordError(
+                        f"conversation {conv.conversation_id}: candidate {item.item_id} revises "
+                        f"record {item.supersedes!r}, which does not exist in {store.path}"
+                    )
                 if target.valid_to or target.item_id in ended:
-                    raise MemoryError_(f"conversation {conv.conversation_id}: record {target.item_id} was already "
-                                       f"superseded; revise its current version instead")
-                if (target.kind in USER_FACT_KINDS) != (item.kind in USER_FACT_KINDS) or target.scope != item.scope:
-                    conv.rejected.append((c, f"a {item.kind} in {item.scope} cannot supersede the {target.kind} "
-                                             f"{target.item_id} in {target.scope}"))
+                    raise MemoryError_(
+                        f"conversation {conv.conversation_id}: record {target.item_id} was already "
+                        f"superseded; revise its current version instead"
+                    )
+                if (target.kind in USER_FACT_KINDS) != (
+                    item.kind in USER_FACT_KINDS
+                ) or target.scope != item.scope:
+                    conv.rejected.append(
+                        (
+                            c,
+                            f"a {item.kind} in {item.scope} cannot supersede the {target.kind} "
+                            f"{target.item_id} in {target.scope}",
+                        )
+                    )
                     continue
             elif rk is not None:
                 if rk in batch_rev:
@@ -194,13 +240,21 @@ def plan_and_write(memory: "StoreMemory", conv: Conversation, prepared: Sequence
                     target = cur[0] if cur else None
             if target is not None:
                 if parse_time(item.valid_from) < parse_time(target.valid_from or item.valid_from):
-                    conv.rejected.append((c, f"revision at {item.valid_from} predates {target.item_id} "
-                                             f"(valid from {target.valid_from})"))
+                    conv.rejected.append(
+                        (
+                            c,
+                            f"revision at {item.valid_from} predates {target.item_id} "
+                            f"(valid from {target.valid_from})",
+                        )
+                    )
                     continue
                 item = replace(item, supersedes=target.item_id)
                 store.end_validity(db, target.item_id, item.valid_from)
                 ended[target.item_id] = item.valid_from
-                written = [replace(w, valid_to=item.valid_from) if w.item_id == target.item_id else w for w in written]
+                written = [
+                    replace(w, valid_to=item.valid_from) if w.item_id == target.item_id else w
+                    for w in written
+                ]
             store.insert_item(db, item, meta, conv.conversation_id)
             batch_eq[eq] = item.item_id
             if rk is not None:
@@ -208,17 +262,27 @@ def plan_and_write(memory: "StoreMemory", conv: Conversation, prepared: Sequence
             written.append(item)
         if memory.embedder.dense and written:
             wtexts = [graph.embed_text(i) for i in written]
-            store.put_vectors(db, memory.embedder.embedder_id, wtexts,
-                              np.stack([vec_by_hash[text_hash(t)] for t in wtexts]))
-        store.record_conversation(db, conv.conversation_id, f"user:{conv.user_id}",
-                                  f"project:{conv.project_id}" if conv.project_id else "", now, len(written),
-                                  len(conv.merged), len(conv.rejected))
+            store.put_vectors(
+                db, memory.embedder.embedder_id, wtexts, np.stack([vec_by_hash[text_hash(t)] for t in wtexts])
+            )
+        store.record_conversation(
+            db,
+            conv.conversation_id,
+            f"user:{conv.user_id}",
+            f"project:{conv.project_id}" if conv.project_id else "",
+            now,
+            len(written),
+            len(conv.merged),
+            len(conv.rejected),
+        )
         store.bump(db, scopes)
     memory.invalidate(scopes)
     return written
 
 
-def _enrich(memory: "StoreMemory", item: MemoryItem, meta: ItemMeta, vec: object = None) -> tuple[MemoryItem, ItemMeta]:
+def _enrich(
+    memory: StoreMemory, item: MemoryItem, meta: ItemMeta, vec: object = None
+) -> tuple[MemoryItem, ItemMeta]:
     """Attach an extracted fact to the graph: nearest Topic when it has none, known entities it names."""
     changes: dict[str, object] = {}
     prev = memory.current_version(item, meta)

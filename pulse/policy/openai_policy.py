@@ -1,9 +1,10 @@
 """Policy served by any OpenAI-compatible chat endpoint (`vllm serve`, a hosted API)."""
+
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Sequence
 
 from pulse.core.policy_io import PolicyInput, PromptStyle, render_prompt
 from pulse.policy.base import PolicyOutput, outputs_from_texts
@@ -14,9 +15,18 @@ class EndpointError(RuntimeError):
 
 
 class OpenAIPolicy:
-    def __init__(self, model: str, base_url: str, api_key: str = "EMPTY", prompt_style: PromptStyle = "rich",
-                 max_new_tokens: int = 64, retries: int = 4, backoff_s: float = 0.5, concurrency: int = 8,
-                 timeout_s: float = 60.0):
+    def __init__(
+        self,
+        model: str,
+        base_url: str,
+        api_key: str = "EMPTY",
+        prompt_style: PromptStyle = "rich",
+        max_new_tokens: int = 64,
+        retries: int = 4,
+        backoff_s: float = 0.5,
+        concurrency: int = 8,
+        timeout_s: float = 60.0,
+    ):
         from openai import OpenAI
 
         self.name = f"openai:{model}@{base_url}"
@@ -34,8 +44,12 @@ class OpenAIPolicy:
         last: Exception | None = None
         for attempt in range(self.retries + 1):
             try:
-                r = self.client.chat.completions.create(model=self.model, messages=render_prompt(inp, self.prompt_style),
-                                                        max_tokens=self.max_new_tokens, temperature=0.0)
+                r = self.client.chat.completions.create(
+                    model=self.model,
+                    messages=render_prompt(inp, self.prompt_style),
+                    max_tokens=self.max_new_tokens,
+                    temperature=0.0,
+                )
                 choice = r.choices[0]
                 text = choice.message.content or ""
                 if choice.finish_reason == "length":
@@ -43,9 +57,11 @@ class OpenAIPolicy:
                 return text, (r.usage.completion_tokens if r.usage else 0)
             except Exception as e:  # network errors, 5xx, timeouts
                 last = e
-                time.sleep(self.backoff_s * 2 ** attempt)
-        raise EndpointError(f"policy endpoint {self.base_url} (model {self.model}) failed after "
-                            f"{self.retries + 1} attempts: {type(last).__name__}: {last}")
+                time.sleep(self.backoff_s * 2**attempt)
+        raise EndpointError(
+            f"policy endpoint {self.base_url} (model {self.model}) failed after "
+            f"{self.retries + 1} attempts: {type(last).__name__}: {last}"
+        )
 
     def decide_batch(self, inputs: Sequence[PolicyInput]) -> list[PolicyOutput]:
         with ThreadPoolExecutor(self.concurrency) as pool:

@@ -12,11 +12,13 @@ Used by `pulse gen-data source=runtime` (training data from the run-time path, d
 and `pulse eval-policy source=suite` (decision metrics on logged suite decision points,
 pulse/eval_policy.py).
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from pulse.core.examples import PolicyExample
 from pulse.core.gold import gold_decision, task_slots
@@ -39,8 +41,18 @@ class LoggedCall:
         return f"rt_{self.inp.last_event.kind}_{self.gold.action}"
 
     def example(self, example_id: str) -> PolicyExample:
-        return PolicyExample(example_id, self.task_id, self.user_id, self.case_type, self.inp, self.gold,
-                             self.inp.last_event.time, task_slots(self.inp.prefix), self.benchmark, self.level)
+        return PolicyExample(
+            example_id,
+            self.task_id,
+            self.user_id,
+            self.case_type,
+            self.inp,
+            self.gold,
+            self.inp.last_event.time,
+            task_slots(self.inp.prefix),
+            self.benchmark,
+            self.level,
+        )
 
 
 @dataclass
@@ -62,8 +74,16 @@ class RecordingPolicy:
         return outs
 
 
-def run_logged(bench, policy, *, seed: int, root: str | Path, memory_kind: str = "structured",
-               embedder: str = "bm25", progress: bool = False) -> tuple[list[LoggedCall], list[dict[str, Any]]]:
+def run_logged(
+    bench,
+    policy,
+    *,
+    seed: int,
+    root: str | Path,
+    memory_kind: str = "structured",
+    embedder: str = "bm25",
+    progress: bool = False,
+) -> tuple[list[LoggedCall], list[dict[str, Any]]]:
     """Run every chain of `bench` with Pulse driven by `policy`; returns (logged calls, episode rows)."""
     from eval.agents.simulated import SimulatedAgent
     from eval.config import EmbedderConfig
@@ -80,25 +100,46 @@ def run_logged(bench, policy, *, seed: int, root: str | Path, memory_kind: str =
     bar = None
     if progress:
         from tqdm import tqdm
-        bar = tqdm(total=sum(len(t) for t in chains.values()), desc=f"{bench.name} (logged)", unit="ep", leave=False)
+
+        bar = tqdm(
+            total=sum(len(t) for t in chains.values()), desc=f"{bench.name} (logged)", unit="ep", leave=False
+        )
     for user, tasks in chains.items():
         tools = bench.tools(user)
-        memory = method.open_chain(ChainSeed(user, tuple(t.project_id for t in tasks), bench.seed_history(user),
-                                             Path(root) / user, emb, tuple(tools)))
+        memory = method.open_chain(
+            ChainSeed(
+                user,
+                tuple(t.project_id for t in tasks),
+                bench.seed_history(user),
+                Path(root) / user,
+                emb,
+                tuple(tools),
+            )
+        )
         env = bench.open_env(user, "direct")
         try:
             for task in tasks:
                 env.begin(task)
-                rec.context = {"user_id": user, "task_id": task.task_id, "level": task.level,
-                               "benchmark": bench.name}
+                rec.context = {
+                    "user_id": user,
+                    "task_id": task.task_id,
+                    "level": task.level,
+                    "benchmark": bench.name,
+                }
                 session = method.open_session(task, memory, False, tools=tools)
                 outcome = agent.run(task, env, session, seed, bench)
                 ivs = outcome.interventions
-                episodes.append({"task_id": task.task_id, "user_id": user,
-                                 "score": bench.score(task, env, outcome).score,
-                                 "interventions": len(ivs), "interventions_correct": sum(i.correct for i in ivs),
-                                 "interventions_fixed": sum(i.fixed for i in ivs),
-                                 "interventions_misled": sum(i.misled for i in ivs)})
+                episodes.append(
+                    {
+                        "task_id": task.task_id,
+                        "user_id": user,
+                        "score": bench.score(task, env, outcome).score,
+                        "interventions": len(ivs),
+                        "interventions_correct": sum(i.correct for i in ivs),
+                        "interventions_fixed": sum(i.fixed for i in ivs),
+                        "interventions_misled": sum(i.misled for i in ivs),
+                    }
+                )
                 if bar:
                     bar.update(1)
         finally:
@@ -124,12 +165,15 @@ def suite_decision_metrics(calls: Sequence[LoggedCall], episodes: Sequence[dict[
         oracle_interventions=sum(c.gold.action == "intervene" for c in calls),
         intervene_recall=(m.get("per_action") or {}).get("intervene", {}).get("recall"),
         episodes=n_ep,
-        task_mean_score=sum(e["score"] for e in episodes) / n_ep if n_ep else None,  # mean per-task score (not COMP)
+        task_mean_score=sum(e["score"] for e in episodes) / n_ep
+        if n_ep
+        else None,  # mean per-task score (not COMP)
         harness_interventions=harness_int,
         harness_interventions_correct=sum(e["interventions_correct"] for e in episodes),
         harness_interventions_fixed=sum(e["interventions_fixed"] for e in episodes),
         harness_interventions_misled=sum(e["interventions_misled"] for e in episodes),
-        harness_interruption_success=(sum(e["interventions_correct"] for e in episodes) / harness_int
-                                      if harness_int else None),
+        harness_interruption_success=(
+            sum(e["interventions_correct"] for e in episodes) / harness_int if harness_int else None
+        ),
     )
     return m

@@ -1,16 +1,24 @@
 """Local transformers policy: batched greedy decoding on CPU (the default) or one GPU."""
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from pulse.core.policy_io import PolicyInput, PromptStyle, render_prompt
 from pulse.policy.base import PolicyOutput, outputs_from_texts
 
 
 class TransformersPolicy:
-    def __init__(self, name_or_path: str, prompt_style: PromptStyle = "compact", dtype: str = "float32",
-                 max_new_tokens: int = 32, batch_size: int = 32, device: str = "cpu",
-                 chat_template_kwargs: dict | None = None):
+    def __init__(
+        self,
+        name_or_path: str,
+        prompt_style: PromptStyle = "compact",
+        dtype: str = "float32",
+        max_new_tokens: int = 32,
+        batch_size: int = 32,
+        device: str = "cpu",
+        chat_template_kwargs: dict | None = None,
+    ):
         import torch
 
         from pulse.models.loading import load_model, load_tokenizer
@@ -26,26 +34,40 @@ class TransformersPolicy:
         self._torch = torch
 
     def _prompt_texts(self, inputs: Sequence[PolicyInput]) -> list[str]:
-        return [self.tokenizer.apply_chat_template(render_prompt(i, self.prompt_style), tokenize=False,
-                                                   add_generation_prompt=True, **self.chat_template_kwargs)
-                for i in inputs]
+        return [
+            self.tokenizer.apply_chat_template(
+                render_prompt(i, self.prompt_style),
+                tokenize=False,
+                add_generation_prompt=True,
+                **self.chat_template_kwargs,
+            )
+            for i in inputs
+        ]
 
     def decide_batch(self, inputs: Sequence[PolicyInput]) -> list[PolicyOutput]:
         texts, counts = [], []
         prompts = self._prompt_texts(inputs)
         for start in range(0, len(prompts), self.batch_size):
-            batch = self.tokenizer(prompts[start:start + self.batch_size], return_tensors="pt", padding=True,
-                                   add_special_tokens=False).to(self.device)
+            batch = self.tokenizer(
+                prompts[start : start + self.batch_size],
+                return_tensors="pt",
+                padding=True,
+                add_special_tokens=False,
+            ).to(self.device)
             with self._torch.inference_mode():
-                out = self.model.generate(**batch, max_new_tokens=self.max_new_tokens, do_sample=False,
-                                          pad_token_id=self.tokenizer.pad_token_id,
-                                          eos_token_id=self.tokenizer.eos_token_id)
-            new = out[:, batch["input_ids"].shape[1]:]
+                out = self.model.generate(
+                    **batch,
+                    max_new_tokens=self.max_new_tokens,
+                    do_sample=False,
+                    pad_token_id=self.tokenizer.pad_token_id,
+                    eos_token_id=self.tokenizer.eos_token_id,
+                )
+            new = out[:, batch["input_ids"].shape[1] :]
             for row in new:
                 ids = row.tolist()
                 terminated = self.tokenizer.eos_token_id in ids
                 if terminated:
-                    ids = ids[:ids.index(self.tokenizer.eos_token_id)]
+                    ids = ids[: ids.index(self.tokenizer.eos_token_id)]
                 text = self.tokenizer.decode(ids, skip_special_tokens=True)
                 # A completion cut by the length cap is not a finished answer: mark it unparseable.
                 texts.append(text if terminated else text + "\u2026[truncated]")

@@ -7,6 +7,7 @@
 Logs go to stderr (stdout carries MCP in stdio mode). Exit status 2 with one line for a config error
 or an upstream that cannot start.
 """
+
 from __future__ import annotations
 
 import logging
@@ -56,6 +57,7 @@ def main() -> None:
             report_and_exit("serve", e)
 
     _main()
+
 
 if __name__ == "__main__":
     main()

@@ -3,6 +3,7 @@
 Unknown keys, values outside a Literal's choices and numbers outside their range stop the gateway
 with one line naming the dotted key (exit 2), before any upstream is started.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -45,9 +46,16 @@ class ServePolicyConfig:
     dtype: Dtype = "float32"
 
     def backend_config(self) -> PolicyBackendConfig:
-        return PolicyBackendConfig(backend=self.backend, name_or_path=self.name_or_path,  # type: ignore[arg-type]
-                                   base_url=self.base_url, api_key=self.api_key, prompt_style=self.prompt_style,
-                                   max_new_tokens=self.max_new_tokens, batch_size=1, dtype=self.dtype)
+        return PolicyBackendConfig(
+            backend=self.backend,
+            name_or_path=self.name_or_path,  # type: ignore[arg-type]
+            base_url=self.base_url,
+            api_key=self.api_key,
+            prompt_style=self.prompt_style,
+            max_new_tokens=self.max_new_tokens,
+            batch_size=1,
+            dtype=self.dtype,
+        )
 
 
 @dataclass(frozen=True)
@@ -96,5 +104,7 @@ def check(cfg: ServeConfig) -> ServeConfig:
         if up.url and not up.url.startswith(("http://", "https://")):
             raise ConfigError(f"config key '{key}.url': {up.url!r} is not an http(s) URL")
     if cfg.policy.backend != "rule" and not cfg.policy.name_or_path:
-        raise ConfigError(f"config key 'policy.name_or_path': required for policy.backend={cfg.policy.backend}")
+        raise ConfigError(
+            f"config key 'policy.name_or_path': required for policy.backend={cfg.policy.backend}"
+        )
     return cfg

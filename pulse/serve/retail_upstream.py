@@ -9,6 +9,7 @@ there) over one database per process, listed with τ²'s JSON schemas. The look-
 them apart without knowing the tools. A refusal (`RetailError`) is a tool error result whose text is
 τ²'s message. `--pid-file` writes the process id (for supervisors and the gateway's crash tests).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,8 +18,18 @@ import os
 import sys
 from pathlib import Path
 
-READ_ONLY = frozenset({"calculate", "find_user_id_by_name_zip", "find_user_id_by_email", "get_order_details",
-                       "get_product_details", "get_item_details", "get_user_details", "list_all_product_types"})
+READ_ONLY = frozenset(
+    {
+        "calculate",
+        "find_user_id_by_name_zip",
+        "find_user_id_by_email",
+        "get_order_details",
+        "get_product_details",
+        "get_item_details",
+        "get_user_details",
+        "list_all_product_types",
+    }
+)
 
 
 def build_server(db_path: str):
@@ -29,10 +40,17 @@ def build_server(db_path: str):
     from eval.real.tau2_retail.tools import SCHEMAS, RetailTools
 
     tools = RetailTools(load_db(db_path))
-    listed = [types.Tool(name=name, description=s["description"], input_schema=s["parameters"],
-                         annotations=types.ToolAnnotations(read_only_hint=name in READ_ONLY,
-                                                           destructive_hint=name not in READ_ONLY))
-              for name, s in SCHEMAS.items()]
+    listed = [
+        types.Tool(
+            name=name,
+            description=s["description"],
+            input_schema=s["parameters"],
+            annotations=types.ToolAnnotations(
+                read_only_hint=name in READ_ONLY, destructive_hint=name not in READ_ONLY
+            ),
+        )
+        for name, s in SCHEMAS.items()
+    ]
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)
@@ -49,7 +67,9 @@ def build_server(db_path: str):
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m pulse.serve.retail_upstream", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m pulse.serve.retail_upstream", description=__doc__.split("\n")[0]
+    )
     ap.add_argument("--db", required=True, help="a τ² retail db.json")
     ap.add_argument("--pid-file", default="", help="write this process's id here")
     a = ap.parse_args(argv)

@@ -18,14 +18,16 @@ without a trailing "id"), plus the values current memory already holds for those
 statement such as "refund to credit_card_1111111" is read as that argument's value.
 Not thread-safe: the gateway calls it from one worker thread at a time.
 """
+
 from __future__ import annotations
 
 import json
 import time
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from pulse.agent.runtime import PulseAgent, PulseAgentConfig, render_items
 from pulse.core.gold import BINDING_KINDS
@@ -60,7 +62,9 @@ def schema_vocab(tools: Sequence[Any]) -> dict[str, SlotTerms]:
                 continue
             values = [*spec.get("enum", ()), *((spec.get("items") or {}).get("enum", ()))]
             words = slot.replace("_", " ").lower().split()
-            names = [" ".join(words)] + ([" ".join(words[:-1])] if len(words) > 1 and words[-1] == "id" else [])
+            names = [" ".join(words)] + (
+                [" ".join(words[:-1])] if len(words) > 1 and words[-1] == "id" else []
+            )
             prev = vocab.get(slot)
             vals = tuple(dict.fromkeys([*(prev.values if prev else ()), *map(str, values)]))
             vocab[slot] = SlotTerms(vals, tuple(dict.fromkeys([*(prev.names if prev else ()), *names])))
@@ -69,15 +73,25 @@ def schema_vocab(tools: Sequence[Any]) -> dict[str, SlotTerms]:
 
 def item_record(m: MemoryItem) -> dict[str, str]:
     """A memory item as the client sees it in a held call's `_meta` (evidence)."""
-    return {"id": m.item_id, "kind": m.kind, "slot": m.slot, "value": m.value, "text": m.text,
-            "since": m.valid_from, "source": m.provenance.source_kind, "quote": m.provenance.quote}
+    return {
+        "id": m.item_id,
+        "kind": m.kind,
+        "slot": m.slot,
+        "value": m.value,
+        "text": m.text,
+        "since": m.valid_from,
+        "source": m.provenance.source_kind,
+        "quote": m.provenance.quote,
+    }
 
 
 def build_policy(cfg: ServeConfig):
     if cfg.policy.backend == "rule":
         from pulse.agent.rule_policy import RulePolicy
+
         return RulePolicy()
     from pulse.policy.factory import build_policy as build
+
     return build(cfg.policy.backend_config())
 
 
@@ -92,11 +106,22 @@ class GatewaySession:
         self.vocab = schema_vocab(tools)
         for m in self._binding():  # values memory already holds are values the user may name
             self._learn(m.slot, m.value)
-        self.agent = PulseAgent(self.memory, policy if policy is not None else build_policy(cfg), PulseAgentConfig(
-            user_id=cfg.user_id, project_id=cfg.project_id, allow_intervene=cfg.agent.allow_intervene,
-            initial_personalization=False, retrieve_k=cfg.agent.retrieve_k, concurrent=False,
-            writeback=cfg.agent.writeback, max_prefix_events=cfg.agent.max_prefix_events, slot_vocab=self.vocab,
-            conversation_id=f"serve-{uuid.uuid4().hex[:12]}"))
+        self.agent = PulseAgent(
+            self.memory,
+            policy if policy is not None else build_policy(cfg),
+            PulseAgentConfig(
+                user_id=cfg.user_id,
+                project_id=cfg.project_id,
+                allow_intervene=cfg.agent.allow_intervene,
+                initial_personalization=False,
+                retrieve_k=cfg.agent.retrieve_k,
+                concurrent=False,
+                writeback=cfg.agent.writeback,
+                max_prefix_events=cfg.agent.max_prefix_events,
+                slot_vocab=self.vocab,
+                conversation_id=f"serve-{uuid.uuid4().hex[:12]}",
+            ),
+        )
         self.session_id = self.agent.config.conversation_id
         self._step = 0
         self.agent.start(self._event("request", text=cfg.agent.request, role="user"))
@@ -111,8 +136,9 @@ class GatewaySession:
     def before_call(self, tool: str, args: Mapping[str, Any], read_only: bool) -> Gate:
         if read_only:
             return Gate(False)
-        gd = self.agent.decide_call(self._event("candidate_call", tool=tool,
-                                                args={k: arg_text(v) for k, v in args.items()}))
+        gd = self.agent.decide_call(
+            self._event("candidate_call", tool=tool, args={k: arg_text(v) for k, v in args.items()})
+        )
         if gd.decision.action == "intervene":
             return Gate(True, gd.message, tuple(gd.evidence), "intervene")
         return Gate(False, action=gd.decision.action)
@@ -135,20 +161,26 @@ class GatewaySession:
         if bool(slot) != bool(value):
             raise RememberError("slot and value go together: give both or neither")
         if value and value.lower() not in statement.lower():
-            raise RememberError(f"value {value!r} does not occur in the statement: only the user's own words "
-                                f"confirm a preference")
+            raise RememberError(
+                f"value {value!r} does not occur in the statement: only the user's own words "
+                f"confirm a preference"
+            )
         if slot:
             self._learn(slot, value)
         ev = self._event("message", role="user", text=statement)
         self.agent.observe(ev)  # the listener reads its slot values with the vocabulary
         read = self.agent.listener.prefix[-1]
-        conv = self.memory.conversation(self.cfg.user_id, self.cfg.project_id, f"remember-{uuid.uuid4().hex[:16]}")
+        conv = self.memory.conversation(
+            self.cfg.user_id, self.cfg.project_id, f"remember-{uuid.uuid4().hex[:16]}"
+        )
         conv.observe(read)
         stored = conv.commit()
-        return {"stored": [item_record(m) for m in stored],
-                "merged": [rid for _, rid in conv.merged],
-                "rejected": [reason for _, reason in conv.rejected],
-                "read_as": {k: v for k, v in read.args.items()}}
+        return {
+            "stored": [item_record(m) for m in stored],
+            "merged": [rid for _, rid in conv.merged],
+            "rejected": [reason for _, reason in conv.rejected],
+            "read_as": {k: v for k, v in read.args.items()},
+        }
 
     def _learn(self, slot: str, value: str) -> None:
         if not slot or not value:
@@ -169,16 +201,21 @@ class GatewaySession:
 
     def preferences(self) -> str:
         try:
-            items = [m for m in self.memory.snapshot(self.cfg.user_id, self.cfg.project_id)
-                     if m.is_current and m.kind in ("preference", "habit", "attribute")]
+            items = [
+                m
+                for m in self.memory.snapshot(self.cfg.user_id, self.cfg.project_id)
+                if m.is_current and m.kind in ("preference", "habit", "attribute")
+            ]
         except Exception:
             items = []
         if not items:
             return f"No preferences are stored for user {self.cfg.user_id!r} yet."
         prefs = [m for m in items if m.kind == "preference"]
         habits = [m for m in items if m.kind != "preference"]
-        out = [f"Current preferences of user {self.cfg.user_id!r} (binding unless the user says otherwise now):",
-               render_items(prefs) if prefs else "- (none)"]
+        out = [
+            f"Current preferences of user {self.cfg.user_id!r} (binding unless the user says otherwise now):",
+            render_items(prefs) if prefs else "- (none)",
+        ]
         if habits:
             out += ["Habits and facts (describe, do not bind):", render_items(habits)]
         return "\n".join(out)

@@ -7,6 +7,7 @@ marks the upstream down and wakes the owner, which leaves the dead client and, o
 that needs it, connects again. A call to a down upstream that cannot be restarted returns a clear
 error naming the upstream and why; the gateway and the other upstreams keep serving.
 """
+
 from __future__ import annotations
 
 import logging
@@ -30,12 +31,15 @@ def _target(cfg: UpstreamConfig):
     if cfg.url:
         return cfg.url
     from mcp.client.stdio import StdioServerParameters
-    return StdioServerParameters(command=cfg.command, args=list(cfg.args), env={**os.environ, **cfg.env} or None,
-                                 cwd=cfg.cwd or None)
+
+    return StdioServerParameters(
+        command=cfg.command, args=list(cfg.args), env={**os.environ, **cfg.env} or None, cwd=cfg.cwd or None
+    )
 
 
 def _connection_lost(e: BaseException) -> bool:
     from mcp.shared.exceptions import MCPError
+
     if isinstance(e, MCPError):
         return e.code == types.CONNECTION_CLOSED
     return isinstance(e, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError))
@@ -91,7 +95,9 @@ class Upstream:
                         finally:
                             self.client = None
                 if scope.cancelled_caught:
-                    self.error = f"could not start ({self.where}): no answer within {self.start_timeout_s:g} s"
+                    self.error = (
+                        f"could not start ({self.where}): no answer within {self.start_timeout_s:g} s"
+                    )
             except Exception as e:  # a failed start, or a dead process that does not close cleanly
                 if not self.error:
                     self.error = f"could not start ({self.where}): {describe_error(e)}"

@@ -8,6 +8,7 @@
 Bare arguments are run directories (or folders holding run directories). Exit status 2 with one
 line for a path that is not a run directory or a malformed row.
 """
+
 from __future__ import annotations
 
 import sys
@@ -29,12 +30,19 @@ def _run(cfg) -> Path:
     data = load(list(typed.runs), typed.max_episodes)
     first = Path(typed.runs[0])
     out = Path(typed.out) if typed.out else (first if len(typed.runs) == 1 else first.parent) / "trace.html"
-    title = typed.title or "Pulse trace: " + ", ".join(sorted({f"{r['method']} / {r['benchmark']}" for r in data["runs"]}))
+    title = typed.title or "Pulse trace: " + ", ".join(
+        sorted({f"{r['method']} / {r['benchmark']}" for r in data["runs"]})
+    )
     atomic_write_text(out, render(data, title))
     n_tl = sum(e["traced"] for e in data["episodes"])
-    print(f"pulse trace: {out} ({len(data['runs'])} run(s), {len(data['episodes'])} episodes, {n_tl} with a timeline)")
+    print(
+        f"pulse trace: {out} ({len(data['runs'])} run(s), {len(data['episodes'])} episodes, {n_tl} with a timeline)"
+    )
     if n_tl == 0:
-        print("pulse trace: no episode has a timeline; record one with PULSE_TRACE=1 pulse eval ...", file=sys.stderr)
+        print(
+            "pulse trace: no episode has a timeline; record one with PULSE_TRACE=1 pulse eval ...",
+            file=sys.stderr,
+        )
     return out
 
 

@@ -1,4 +1,5 @@
 """The typed config of `pulse trace` (configs/trace.yaml)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

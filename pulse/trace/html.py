@@ -11,6 +11,7 @@ the supplements and interventions only, `&method=`, `&persona=`, `&bench=` for t
 or a headless screenshot opens a given view. All data reach the page through `textContent`, never
 as markup, so tool outputs cannot inject HTML.
 """
+
 from __future__ import annotations
 
 import html
@@ -156,10 +157,23 @@ document.body.setAttribute('data-ready', '1');
 
 def _runs_table(runs: list[dict[str, Any]]) -> str:
     rows = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in (
-            r["method"], r["benchmark"], f"seed {r['seed']}", r["agent"] + (" (sim)" if r["simulated"] else ""),
-            "score n/a" if r["score"] is None else f"score {r['score']:.3f}", f"{r['episodes']} episodes",
-            f"{r['traced']} traced", r["dir"])) + "</tr>" for r in runs)
+        "<tr>"
+        + "".join(
+            f"<td>{html.escape(str(v))}</td>"
+            for v in (
+                r["method"],
+                r["benchmark"],
+                f"seed {r['seed']}",
+                r["agent"] + (" (sim)" if r["simulated"] else ""),
+                "score n/a" if r["score"] is None else f"score {r['score']:.3f}",
+                f"{r['episodes']} episodes",
+                f"{r['traced']} traced",
+                r["dir"],
+            )
+        )
+        + "</tr>"
+        for r in runs
+    )
     return f"<table>{rows}</table>"
 
 
@@ -167,9 +181,11 @@ def render(data: dict[str, Any], title: str = "Pulse trace") -> str:
     # every "<" as \u003c: no data can close the script element or open a comment inside it
     payload = json.dumps(data, ensure_ascii=False, sort_keys=True).replace("<", "\\u003c")
     t = html.escape(title)
-    return (f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title>"
-            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><style>{CSS}</style></head>"
-            f"<body><header><h1>{t}</h1>{_runs_table(data['runs'])}</header><div id=\"controls\"></div>"
-            f"<main><div id=\"list\"></div><div id=\"detail\"></div></main>"
-            f"<script type=\"application/json\" id=\"pulse-trace-data\">{payload}</script>"
-            f"<script>{JS}</script></body></html>\n")
+    return (
+        f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{t}</title>'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}</style></head>'
+        f'<body><header><h1>{t}</h1>{_runs_table(data["runs"])}</header><div id="controls"></div>'
+        f'<main><div id="list"></div><div id="detail"></div></main>'
+        f'<script type="application/json" id="pulse-trace-data">{payload}</script>'
+        f"<script>{JS}</script></body></html>\n"
+    )

@@ -12,6 +12,7 @@ agent's decision (trigger, action, evidence, whether the policy ran), the retrie
 returned item with its score and reason), the gate's answer and message, what was delivered, and
 what the task agent did next (the next candidate call, and whether it took the evidence up).
 """
+
 from __future__ import annotations
 
 import json
@@ -21,9 +22,20 @@ from typing import Any
 from pulse.core.errors import PulseUserError
 
 ROWS = "episodes.jsonl"
-COUNTERS = ("interventions", "interventions_correct", "interventions_fixed", "interventions_misled", "supplements",
-            "retrievals", "policy_calls", "parse_failures", "tool_errors", "abandoned_steps", "retrieve_tokens",
-            "seconds")
+COUNTERS = (
+    "interventions",
+    "interventions_correct",
+    "interventions_fixed",
+    "interventions_misled",
+    "supplements",
+    "retrievals",
+    "policy_calls",
+    "parse_failures",
+    "tool_errors",
+    "abandoned_steps",
+    "retrieve_tokens",
+    "seconds",
+)
 
 
 class TraceError(PulseUserError, ValueError):
@@ -40,7 +52,9 @@ def find_runs(paths: list[str]) -> list[Path]:
         else:
             found = sorted(f.parent for f in p.rglob(ROWS))
             if not found:
-                raise TraceError(f"{p}: no {ROWS} here or below (not an eval run directory; `pulse eval` writes one)")
+                raise TraceError(
+                    f"{p}: no {ROWS} here or below (not an eval run directory; `pulse eval` writes one)"
+                )
         runs += [r for r in found if r not in runs]
     return runs
 
@@ -81,13 +95,24 @@ def load(paths: list[str], max_episodes: int = 0) -> dict[str, Any]:
         method = str(first.get("method") or manifest.get("method") or run_dir.name)
         bench = str(first.get("benchmark") or (manifest.get("suite") or {}).get("name") or "?")
         agent = manifest.get("agent") or {}
-        runs.append({"index": i, "dir": str(run_dir), "method": method, "benchmark": bench,
-                     "seed": first.get("seed", manifest.get("seed")), "episodes": len(rows),
-                     "score": summary.get("score"), "metric": summary.get("metric") or first.get("metric", ""),
-                     "agent": agent.get("name", first.get("agent", "")), "simulated": bool(agent.get("simulated")),
-                     "memory": manifest.get("memory", ""), "git": manifest.get("git_commit", ""),
-                     "traced": sum("trace" in r for r in rows)})
-        for r in rows[:max_episodes or None]:
+        runs.append(
+            {
+                "index": i,
+                "dir": str(run_dir),
+                "method": method,
+                "benchmark": bench,
+                "seed": first.get("seed", manifest.get("seed")),
+                "episodes": len(rows),
+                "score": summary.get("score"),
+                "metric": summary.get("metric") or first.get("metric", ""),
+                "agent": agent.get("name", first.get("agent", "")),
+                "simulated": bool(agent.get("simulated")),
+                "memory": manifest.get("memory", ""),
+                "git": manifest.get("git_commit", ""),
+                "traced": sum("trace" in r for r in rows),
+            }
+        )
+        for r in rows[: max_episodes or None]:
             episodes.append(episode(r, i, method, bench))
     return {"runs": runs, "episodes": episodes}
 
@@ -96,20 +121,31 @@ def episode(row: dict[str, Any], run: int, method: str, bench: str) -> dict[str,
     tr = row.get("trace")
     failed = set(row.get("failed_checkpoints") or [])
     out: dict[str, Any] = {
-        "key": f"{run}:{row['task_id']}", "run": run, "method": method, "benchmark": bench,
-        "seed": row.get("seed"), "task_id": row["task_id"], "persona": row.get("user_id", ""),
-        "category": row.get("category", ""), "level": row.get("level", ""), "status": row.get("status", ""),
-        "score": row.get("score"), "error": row.get("error", ""),
+        "key": f"{run}:{row['task_id']}",
+        "run": run,
+        "method": method,
+        "benchmark": bench,
+        "seed": row.get("seed"),
+        "task_id": row["task_id"],
+        "persona": row.get("user_id", ""),
+        "category": row.get("category", ""),
+        "level": row.get("level", ""),
+        "status": row.get("status", ""),
+        "score": row.get("score"),
+        "error": row.get("error", ""),
         "counters": {k: row[k] for k in COUNTERS if k in row},
         "components": row.get("components") or {},
-        "checkpoints_passed": row.get("checkpoints_passed"), "checkpoints_total": row.get("checkpoints_total"),
-        "traced": tr is not None}
+        "checkpoints_passed": row.get("checkpoints_passed"),
+        "checkpoints_total": row.get("checkpoints_total"),
+        "traced": tr is not None,
+    }
     if tr is None:
         out["checkpoints"] = [{"id": c, "passed": False} for c in sorted(failed)]
         return out
     out["request"] = tr.get("request", "")
-    out["checkpoints"] = [{**c, "passed": c["id"] not in failed} for c in tr.get("checkpoints", [])] or \
-        [{"id": c, "passed": False} for c in sorted(failed)]
+    out["checkpoints"] = [{**c, "passed": c["id"] not in failed} for c in tr.get("checkpoints", [])] or [
+        {"id": c, "passed": False} for c in sorted(failed)
+    ]
     out["timeline"] = timeline(tr)
     out["initial"] = next((d for d in tr.get("deliveries", []) if d["source"] == "initial"), None)
     return out
@@ -155,18 +191,27 @@ def what_next(events: list[dict[str, Any]], n: int, action: str, evidence: list[
     """What the task agent did after a supplement or an intervention at events[n]: its next call,
     and for each evidence slot the call sets, whether it took the memory's value up."""
     held = events[n] if action == "intervene" else None
-    nxt = next((e for e in events[n + 1:] if e["kind"] == "candidate_call"), None)
+    nxt = next((e for e in events[n + 1 :] if e["kind"] == "candidate_call"), None)
     if nxt is None:
         return "no further tool call in this episode" + (" (the held call was abandoned)" if held else "")
     args = nxt.get("args", {})
-    head = (f"re-called {nxt['tool']} at step {nxt['step']}" if held and nxt["tool"] == held.get("tool")
-            else f"next call: {nxt['tool']} at step {nxt['step']}")
+    head = (
+        f"re-called {nxt['tool']} at step {nxt['step']}"
+        if held and nxt["tool"] == held.get("tool")
+        else f"next call: {nxt['tool']} at step {nxt['step']}"
+    )
     notes = []
     for m in evidence:
         slot = m.get("slot")
         if slot and slot in args:
             before = (held or {}).get("args", {}).get(slot)
-            change = f"{before} -> {args[slot]}" if held and before is not None and before != args[slot] else args[slot]
-            notes.append(f"{slot}={change} ({'follows' if args[slot] == m.get('value') else 'ignores'} "
-                         f"memory {m.get('value')})")
+            change = (
+                f"{before} -> {args[slot]}"
+                if held and before is not None and before != args[slot]
+                else args[slot]
+            )
+            notes.append(
+                f"{slot}={change} ({'follows' if args[slot] == m.get('value') else 'ignores'} "
+                f"memory {m.get('value')})"
+            )
     return head + (": " + "; ".join(notes) if notes else "")

@@ -18,6 +18,7 @@ The trace is written into the row when the session ends (the task agent's `end`,
 `end(False)` after a failure), so it is on the row the harness appends. Nothing here changes what
 the session or the agent do.
 """
+
 from __future__ import annotations
 
 import os
@@ -40,8 +41,16 @@ def traced(session: Any, task: Any, row: dict[str, Any]) -> Any:
 
 
 def item_view(m: Any) -> dict[str, Any]:
-    return {"id": m.item_id, "kind": m.kind, "slot": m.slot, "value": m.value, "text": m.text,
-            "since": m.valid_from, "until": m.valid_to, "source": m.provenance.source_kind}
+    return {
+        "id": m.item_id,
+        "kind": m.kind,
+        "slot": m.slot,
+        "value": m.value,
+        "text": m.text,
+        "since": m.valid_from,
+        "until": m.valid_to,
+        "source": m.provenance.source_kind,
+    }
 
 
 def event_view(ev: Any) -> dict[str, Any]:
@@ -80,6 +89,7 @@ class TracingSession:
         self._taken: list[dict[str, Any]] = []
         self._retrievals: list[dict[str, Any]] = []
         from pulse.agent.runtime import PulseAgent
+
         if isinstance(inner, PulseAgent):
             inner.memory = _RecordingMemory(inner.memory, self._on_retrieve)
 
@@ -99,9 +109,15 @@ class TracingSession:
         self._events.append(event_view(event))
         gd = self._inner.decide_call(event)
         if gd is not None:
-            self._gates.append({"step": event.step, "action": gd.decision.action,
-                                "evidence": [m.item_id for m in gd.evidence], "message": gd.message,
-                                "parse_ok": gd.parse_ok})
+            self._gates.append(
+                {
+                    "step": event.step,
+                    "action": gd.decision.action,
+                    "evidence": [m.item_id for m in gd.evidence],
+                    "message": gd.message,
+                    "parse_ok": gd.parse_ok,
+                }
+            )
         return gd
 
     def take_supplements(self, wait: bool = False):
@@ -122,22 +138,53 @@ class TracingSession:
     def _on_retrieve(self, query, scored) -> None:
         prefix = getattr(getattr(self._inner, "listener", None), "prefix", None)
         step = prefix[-1].step if prefix else None
-        self._retrievals.append({
-            "step": step, "subgoal": query.subgoal, "entities": list(query.entities),
-            "call": query.candidate_call.tool if query.candidate_call is not None else "",
-            "items": [{**item_view(s.item), "score": round(float(s.score), 4), "reason": s.reason} for s in scored]})
+        self._retrievals.append(
+            {
+                "step": step,
+                "subgoal": query.subgoal,
+                "entities": list(query.entities),
+                "call": query.candidate_call.tool if query.candidate_call is not None else "",
+                "items": [
+                    {**item_view(s.item), "score": round(float(s.score), 4), "reason": s.reason}
+                    for s in scored
+                ],
+            }
+        )
 
     def _build(self, stats: Any) -> dict[str, Any]:
         decisions = [asdict(d) for d in getattr(stats, "decisions", [])]
         for d in decisions:
             d["evidence"] = list(d["evidence"])
             d["wall_s"] = round(d["wall_s"], 6)
-        deliveries = [{"step": d.step, "source": d.source, "message": d.message, "items": [item_view(m) for m in d.items]}
-                      for d in getattr(stats, "deliveries", [])]
-        checkpoints = [{"id": c.checkpoint_id, "artifact": c.artifact, "slot": c.slot, "expected": c.expected,
-                        "stage": c.stage, "source": c.source, "weight": c.weight}
-                       for c in getattr(self._task, "checkpoints", ())]
-        return {"version": VERSION, "request": getattr(self._task, "request_text", ""),
-                "events": self._events, "gates": self._gates, "taken": self._taken,
-                "retrievals": self._retrievals, "decisions": decisions, "deliveries": deliveries,
-                "checkpoints": checkpoints}
+        deliveries = [
+            {
+                "step": d.step,
+                "source": d.source,
+                "message": d.message,
+                "items": [item_view(m) for m in d.items],
+            }
+            for d in getattr(stats, "deliveries", [])
+        ]
+        checkpoints = [
+            {
+                "id": c.checkpoint_id,
+                "artifact": c.artifact,
+                "slot": c.slot,
+                "expected": c.expected,
+                "stage": c.stage,
+                "source": c.source,
+                "weight": c.weight,
+            }
+            for c in getattr(self._task, "checkpoints", ())
+        ]
+        return {
+            "version": VERSION,
+            "request": getattr(self._task, "request_text", ""),
+            "events": self._events,
+            "gates": self._gates,
+            "taken": self._taken,
+            "retrievals": self._retrievals,
+            "decisions": decisions,
+            "deliveries": deliveries,
+            "checkpoints": checkpoints,
+        }

@@ -8,6 +8,7 @@ Examples:
     accelerate launch --config_file configs/accelerate/zero2.yaml -m pulse.train \
         +experiment=paper/qwen3_8b_grpo            # Qwen3-8B on GPUs, vLLM generation
 """
+
 from __future__ import annotations
 
 from pulse.cli_support import hydra_entry
@@ -21,10 +22,12 @@ def _run(cfg) -> None:
     # run_training applies `resume` to out_dir, then records the resolved config there (config.yaml)
     summary = run_training(typed)
     for stage, m in summary["eval"].items():
-        print(f"[pulse train] {stage}: held-out action accuracy {m['action_accuracy']:.3f}, decision accuracy "
-              f"{m['decision_accuracy']:.3f}, interruption success "
-              f"{m['interruption_success'] if m['interruption_success'] is None else round(m['interruption_success'], 3)}, "
-              f"interventions {m['interventions']}, parse failures {m['parse_failure_rate']:.3f}")
+        print(
+            f"[pulse train] {stage}: held-out action accuracy {m['action_accuracy']:.3f}, decision accuracy "
+            f"{m['decision_accuracy']:.3f}, interruption success "
+            f"{m['interruption_success'] if m['interruption_success'] is None else round(m['interruption_success'], 3)}, "
+            f"interventions {m['interventions']}, parse failures {m['parse_failure_rate']:.3f}"
+        )
 
 
 main = hydra_entry("train", _run)

@@ -5,6 +5,7 @@ optimizer step. trl counts `per_device_train_batch_size` in completions, so
     per_device_train_batch_size = prompts_per_step * generations_per_prompt
                                   / (num_processes * gradient_accumulation_steps).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,19 +22,26 @@ from pulse.utils.atomic import atomic_dir
 def derived_batch_sizes(cfg: TrainConfig, num_processes: int) -> dict[str, int]:
     g = cfg.grpo
     if g.generations_per_prompt < 2:
-        raise ConfigError("grpo.generations_per_prompt: GRPO needs at least 2 completions per prompt "
-                          f"(got {g.generations_per_prompt})")
+        raise ConfigError(
+            "grpo.generations_per_prompt: GRPO needs at least 2 completions per prompt "
+            f"(got {g.generations_per_prompt})"
+        )
     completions = g.prompts_per_step * g.generations_per_prompt
     denom = num_processes * g.gradient_accumulation_steps
     if g.prompts_per_step < 1 or completions % denom:
         raise ConfigError(
             f"grpo.prompts_per_step * grpo.generations_per_prompt = {completions} completions per step must "
             f"divide by num_processes ({num_processes}) * grpo.gradient_accumulation_steps "
-            f"({g.gradient_accumulation_steps})")
-    return {"prompts_per_step": g.prompts_per_step, "generations_per_prompt": g.generations_per_prompt,
-            "completions_per_step": completions, "num_processes": num_processes,
-            "gradient_accumulation_steps": g.gradient_accumulation_steps,
-            "per_device_train_batch_size": completions // denom}
+            f"({g.gradient_accumulation_steps})"
+        )
+    return {
+        "prompts_per_step": g.prompts_per_step,
+        "generations_per_prompt": g.generations_per_prompt,
+        "completions_per_step": completions,
+        "num_processes": num_processes,
+        "gradient_accumulation_steps": g.gradient_accumulation_steps,
+        "per_device_train_batch_size": completions // denom,
+    }
 
 
 def build_grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1):
@@ -45,24 +53,42 @@ def build_grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1
     weights = [getattr(cfg.reward, name) for name in TERM_NAMES]  # same order as make_reward_terms
     vllm = {}
     if g.vllm.enabled:
-        vllm = dict(use_vllm=True, vllm_mode=g.vllm.mode, vllm_gpu_memory_utilization=g.vllm.gpu_memory_utilization,
-                    vllm_tensor_parallel_size=g.vllm.tensor_parallel_size)
+        vllm = dict(
+            use_vllm=True,
+            vllm_mode=g.vllm.mode,
+            vllm_gpu_memory_utilization=g.vllm.gpu_memory_utilization,
+            vllm_tensor_parallel_size=g.vllm.tensor_parallel_size,
+        )
         if g.vllm.mode == "server":
             if not g.vllm.server_base_url:
-                raise ConfigError("grpo.vllm.server_base_url: required when grpo.vllm.mode=server "
-                                  "(start `trl vllm-serve --model ...` and give its URL)")
+                raise ConfigError(
+                    "grpo.vllm.server_base_url: required when grpo.vllm.mode=server "
+                    "(start `trl vllm-serve --model ...` and give its URL)"
+                )
             vllm["vllm_server_base_url"] = g.vllm.server_base_url
         elif g.vllm.mode != "colocate":
             raise ConfigError(f"grpo.vllm.mode: {g.vllm.mode!r} not in ['colocate', 'server']")
     return GRPOConfig(
-        output_dir=str(output_dir), max_steps=g.steps, learning_rate=g.learning_rate,
+        output_dir=str(output_dir),
+        max_steps=g.steps,
+        learning_rate=g.learning_rate,
         per_device_train_batch_size=sizes["per_device_train_batch_size"],
-        gradient_accumulation_steps=g.gradient_accumulation_steps, num_generations=g.generations_per_prompt,
-        max_completion_length=cfg.model.max_completion_tokens, temperature=g.temperature, beta=g.beta,
-        loss_type=g.loss_type, reward_weights=weights, save_steps=g.save_every_steps,
-        remove_unused_columns=False, disable_dropout=True, lr_scheduler_type="constant",
-        chat_template_kwargs=dict(cfg.model.chat_template_kwargs) or None, report_to=report_to(cfg),
-        log_completions=False, **vllm, **common_args(cfg),
+        gradient_accumulation_steps=g.gradient_accumulation_steps,
+        num_generations=g.generations_per_prompt,
+        max_completion_length=cfg.model.max_completion_tokens,
+        temperature=g.temperature,
+        beta=g.beta,
+        loss_type=g.loss_type,
+        reward_weights=weights,
+        save_steps=g.save_every_steps,
+        remove_unused_columns=False,
+        disable_dropout=True,
+        lr_scheduler_type="constant",
+        chat_template_kwargs=dict(cfg.model.chat_template_kwargs) or None,
+        report_to=report_to(cfg),
+        log_completions=False,
+        **vllm,
+        **common_args(cfg),
     )
 
 
@@ -106,8 +132,9 @@ def timed(trainer_cls):
     return TimedGRPOTrainer
 
 
-def run_grpo(cfg: TrainConfig, base_path: str, examples: list[PolicyExample], out_dir: Path,
-             num_processes: int = 1) -> Path:
+def run_grpo(
+    cfg: TrainConfig, base_path: str, examples: list[PolicyExample], out_dir: Path, num_processes: int = 1
+) -> Path:
     """Train a LoRA adapter on top of `base_path`; save it to out_dir/final; returns that dir."""
     from datasets import Dataset
     from trl import GRPOTrainer
@@ -120,11 +147,15 @@ def run_grpo(cfg: TrainConfig, base_path: str, examples: list[PolicyExample], ou
     tokenizer = load_tokenizer(base_path)
     model = load_model(base_path, cfg.model.dtype)
     terms = make_reward_terms(tokenizer.eos_token_id)
-    trainer = timed(GRPOTrainer)(model=model, reward_funcs=list(terms.values()),
-                          args=build_grpo_config(cfg, out_dir, num_processes),
-                          train_dataset=Dataset.from_list(grpo_rows(examples, cfg.model.prompt_style)),
-                          processing_class=tokenizer, peft_config=lora_config(cfg),
-                          callbacks=[JsonlMetricsCallback(Path(cfg.out_dir) / "metrics.jsonl", "grpo")])
+    trainer = timed(GRPOTrainer)(
+        model=model,
+        reward_funcs=list(terms.values()),
+        args=build_grpo_config(cfg, out_dir, num_processes),
+        train_dataset=Dataset.from_list(grpo_rows(examples, cfg.model.prompt_style)),
+        processing_class=tokenizer,
+        peft_config=lora_config(cfg),
+        callbacks=[JsonlMetricsCallback(Path(cfg.out_dir) / "metrics.jsonl", "grpo")],
+    )
     trainer.train(resume_from_checkpoint=last_checkpoint(out_dir) if cfg.resume else None)
     if trainer.accelerator.is_main_process:
         with atomic_dir(final) as tmp:

@@ -1,5 +1,6 @@
 """The local metrics JSONL every run writes, whatever else it logs to (DESIGN: tables come from
 files, never from a logger's dashboard). Only the main process writes."""
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,13 @@ class JsonlMetricsCallback(TrainerCallback):
         if not state.is_world_process_zero or not logs:
             return
         row = {"stage": self.stage, "step": state.global_step, "wall_s": round(time.time() - self.t0, 3)}
-        row.update({k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in logs.items()
-                    if isinstance(v, (int, float, str))})
+        row.update(
+            {
+                k: (None if isinstance(v, float) and math.isnan(v) else v)
+                for k, v in logs.items()
+                if isinstance(v, (int, float, str))
+            }
+        )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a") as f:  # append-only; a torn last line is skipped by readers
             f.write(json.dumps(row) + "\n")
@@ -46,8 +52,12 @@ def step_time_split(path: str | Path, stage: str = "grpo") -> dict | None:
     rows = [r for r in read_metrics(path) if r.get("stage") == stage and "time/generation_s" in r]
     if not rows:
         return None
-    keys = {"step_s": "step_time", "generation_s": "time/generation_s", "scoring_s": "time/scoring_s",
-            "update_s": "time/update_s"}
+    keys = {
+        "step_s": "step_time",
+        "generation_s": "time/generation_s",
+        "scoring_s": "time/scoring_s",
+        "update_s": "time/update_s",
+    }
     out = {k: round(sum(r[v] for r in rows) / len(rows), 4) for k, v in keys.items()}
     for k in ("generation_s", "scoring_s", "update_s"):
         out[k.replace("_s", "_share")] = round(out[k] / out["step_s"], 3) if out["step_s"] else None

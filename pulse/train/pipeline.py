@@ -12,6 +12,7 @@ the differing keys (old -> new), because the old checkpoints and final/ weights 
 silently; `resume=fork` trains in `<out_dir>-<first 12 hex of the new config hash>` instead and
 `resume=false` deletes this run's outputs and starts over.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -73,18 +74,24 @@ def prepare_run_dir(cfg: TrainConfig) -> TrainConfig:
         return cfg
     if cfg.resume == "fork":
         forked = dataclasses.replace(cfg, out_dir=f"{cfg.out_dir}-{config_hash(cfg)[:12]}")
-        print(f"[pulse train] resume=fork: {out} was made by a different config ({conflict}); "
-              f"training in {forked.out_dir}", flush=True)
+        print(
+            f"[pulse train] resume=fork: {out} was made by a different config ({conflict}); "
+            f"training in {forked.out_dir}",
+            flush=True,
+        )
         again = _conflict(forked, Path(forked.out_dir))
         if again is not None:
-            raise ResumeConflict(f"resume=fork: {forked.out_dir} also holds a run with a different config "
-                                 f"({again}); choose another out_dir")
+            raise ResumeConflict(
+                f"resume=fork: {forked.out_dir} also holds a run with a different config "
+                f"({again}); choose another out_dir"
+            )
         return forked
     raise ResumeConflict(
         f"out_dir {str(out)!r} holds a run made by a different config ({conflict}). Resuming would reuse "
         f"its checkpoints and final/ weights. Pass resume=fork to train in "
         f"{cfg.out_dir}-{config_hash(cfg)[:12]} (keeps this run), resume=false to delete its outputs and "
-        f"start over, or another out_dir")
+        f"start over, or another out_dir"
+    )
 
 
 def _conflict(cfg: TrainConfig, out: Path) -> str | None:
@@ -102,9 +109,11 @@ def record_config(cfg: TrainConfig) -> None:
     import yaml
 
     if _is_main():
-        atomic_write_text(Path(cfg.out_dir) / CONFIG_RECORD,
-                          f"# config hash {config_hash(cfg)} (pulse.utils.manifest.config_hash)\n"
-                          + yaml.safe_dump(as_dict(cfg), sort_keys=False))
+        atomic_write_text(
+            Path(cfg.out_dir) / CONFIG_RECORD,
+            f"# config hash {config_hash(cfg)} (pulse.utils.manifest.config_hash)\n"
+            + yaml.safe_dump(as_dict(cfg), sort_keys=False),
+        )
 
 
 def stage_provenance(final: str | Path) -> dict[str, Any] | None:
@@ -123,8 +132,12 @@ def ensure_model(cfg: TrainConfig, train_examples: list[PolicyExample]) -> str:
         from pulse.models.tiny_qwen3 import build_tiny_qwen3
 
         log.info("building tiny Qwen3 at %s (tokenizer trained on %d examples)", path, len(train_examples))
-        build_tiny_qwen3(path, tokenizer_corpus(train_examples, "compact") + tokenizer_corpus(train_examples, "rich"),
-                         cfg.model.tiny, seed=cfg.seed)
+        build_tiny_qwen3(
+            path,
+            tokenizer_corpus(train_examples, "compact") + tokenizer_corpus(train_examples, "rich"),
+            cfg.model.tiny,
+            seed=cfg.seed,
+        )
         fp = recorded_fingerprint(Path(cfg.data.path))
         if fp:
             atomic_write_text(Path(path) / DATA_STAMP, fp + "\n")
@@ -150,8 +163,14 @@ def evaluate_checkpoint(cfg: TrainConfig, path: str, examples: list[PolicyExampl
     from pulse.policy.evaluate import evaluate_policy
     from pulse.policy.factory import build_policy
 
-    policy = build_policy(PolicyBackendConfig(name_or_path=path, prompt_style=cfg.model.prompt_style,
-                                              max_new_tokens=cfg.model.max_completion_tokens, dtype=cfg.model.dtype))
+    policy = build_policy(
+        PolicyBackendConfig(
+            name_or_path=path,
+            prompt_style=cfg.model.prompt_style,
+            max_new_tokens=cfg.model.max_completion_tokens,
+            dtype=cfg.model.dtype,
+        )
+    )
     metrics, _ = evaluate_policy(policy, examples)
     return metrics
 
@@ -183,15 +202,33 @@ def run_training(cfg: TrainConfig) -> dict[str, Any]:
     held_out = load_examples(data_path, "test", cfg.data.max_eval_examples)
     base = ensure_model(cfg, train)
     if _is_main():
-        write_manifest(out, config=cfg, seeds={"train": cfg.seed, "data": cfg.data.seed}, dataset=str(data_path),
-                       model=base, derived_batch_sizes=sizes, n_train=len(train), n_test=len(held_out))
+        write_manifest(
+            out,
+            config=cfg,
+            seeds={"train": cfg.seed, "data": cfg.data.seed},
+            dataset=str(data_path),
+            model=base,
+            derived_batch_sizes=sizes,
+            n_train=len(train),
+            n_test=len(held_out),
+        )
     log.info("derived batch sizes: %s", sizes)
-    print(f"[pulse train] run dir {out} | config {chash[:12]} | {len(train)} train / {len(held_out)} held-out "
-          f"examples | model {base} | batch {sizes}", flush=True)
+    print(
+        f"[pulse train] run dir {out} | config {chash[:12]} | {len(train)} train / {len(held_out)} held-out "
+        f"examples | model {base} | batch {sizes}",
+        flush=True,
+    )
 
-    summary: dict[str, Any] = {"run_name": cfg.run_name, "out_dir": str(out), "config_hash": chash,
-                               "reward": as_dict(cfg.reward), "seed": cfg.seed,
-                               "checkpoints": {"base": base}, "stage_config_hash": {}, "eval": {}}
+    summary: dict[str, Any] = {
+        "run_name": cfg.run_name,
+        "out_dir": str(out),
+        "config_hash": chash,
+        "reward": as_dict(cfg.reward),
+        "seed": cfg.seed,
+        "checkpoints": {"base": base},
+        "stage_config_hash": {},
+        "eval": {},
+    }
     policy_path = cfg.init_from or base
     if cfg.init_from:
         check_model_path(cfg.init_from, key="init_from")

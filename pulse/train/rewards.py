@@ -18,9 +18,11 @@ on the CPU default (measured: all 400 held-out decisions silent under both penal
 A completion cut by the length cap (no EOS), or one that does not parse, earns no positive term.
 Completions and labels are compared in the prompt's own ids (`label_evidence` of `grpo_rows`).
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from pulse.core.correctness import is_correct_parse, is_wrong_intervention
 from pulse.core.policy_io import ParseResult, completion_text, parse_completion
@@ -30,12 +32,16 @@ RewardFn = Callable[..., list[float]]
 TERM_NAMES: tuple[str, ...] = ("correct_action", "correct_decision", "wrong_intervention", "well_formed")
 
 
-def _parse_all(completions: Sequence[Any], completion_ids: Sequence[Sequence[int]] | None,
-               eos_token_id: int | None) -> list[ParseResult]:
+def _parse_all(
+    completions: Sequence[Any], completion_ids: Sequence[Sequence[int]] | None, eos_token_id: int | None
+) -> list[ParseResult]:
     out = []
     for i, c in enumerate(completions):
-        terminated = (completion_ids is None or eos_token_id is None
-                      or (len(completion_ids[i]) > 0 and completion_ids[i][-1] == eos_token_id))
+        terminated = (
+            completion_ids is None
+            or eos_token_id is None
+            or (len(completion_ids[i]) > 0 and completion_ids[i][-1] == eos_token_id)
+        )
         out.append(parse_completion(c) if terminated else ParseResult(None, "not terminated (length cap)"))
     return out
 
@@ -57,13 +63,19 @@ def make_reward_terms(eos_token_id: int | None) -> dict[str, RewardFn]:
 
     def wrong_intervention(completions, label_action, label_evidence, completion_ids=None, **_):
         parsed = _parse_all(completions, completion_ids, eos_token_id)
-        return [float(is_wrong_intervention(p, g)) for p, g in zip(parsed, _golds(label_action, label_evidence))]
+        return [
+            float(is_wrong_intervention(p, g)) for p, g in zip(parsed, _golds(label_action, label_evidence))
+        ]
 
     def well_formed(completions, completion_ids=None, **_):
         return [float(p.ok) for p in _parse_all(completions, completion_ids, eos_token_id)]
 
-    terms = {"correct_action": correct_action, "correct_decision": correct_decision,
-             "wrong_intervention": wrong_intervention, "well_formed": well_formed}
+    terms = {
+        "correct_action": correct_action,
+        "correct_decision": correct_decision,
+        "wrong_intervention": wrong_intervention,
+        "well_formed": well_formed,
+    }
     assert tuple(terms) == TERM_NAMES
     return terms
 

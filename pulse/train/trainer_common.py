@@ -1,4 +1,5 @@
 """Pieces shared by the SFT and GRPO stages: device/precision args, LoRA, resume, logging, provenance."""
+
 from __future__ import annotations
 
 import os
@@ -24,9 +25,16 @@ def common_args(cfg: TrainConfig) -> dict[str, Any]:
     default; on CPU both are set explicitly off."""
     on_cpu = cfg.device == "cpu"
     return dict(
-        use_cpu=on_cpu, bf16=(not on_cpu and cfg.model.dtype in ("bfloat16", "bf16")), fp16=False,
-        gradient_checkpointing=cfg.model.gradient_checkpointing, logging_steps=1, save_total_limit=2,
-        seed=cfg.seed, data_seed=cfg.seed, dataloader_num_workers=0, disable_tqdm=False,
+        use_cpu=on_cpu,
+        bf16=(not on_cpu and cfg.model.dtype in ("bfloat16", "bf16")),
+        fp16=False,
+        gradient_checkpointing=cfg.model.gradient_checkpointing,
+        logging_steps=1,
+        save_total_limit=2,
+        seed=cfg.seed,
+        data_seed=cfg.seed,
+        dataloader_num_workers=0,
+        disable_tqdm=False,
         save_strategy="steps",
     )
 
@@ -35,8 +43,13 @@ def lora_config(cfg: TrainConfig):
     from peft import LoraConfig
 
     spec = cfg.model.lora
-    return LoraConfig(r=spec.r, lora_alpha=spec.alpha, lora_dropout=spec.dropout,
-                      target_modules=list(spec.target_modules), task_type="CAUSAL_LM")
+    return LoraConfig(
+        r=spec.r,
+        lora_alpha=spec.alpha,
+        lora_dropout=spec.dropout,
+        target_modules=list(spec.target_modules),
+        task_type="CAUSAL_LM",
+    )
 
 
 def last_checkpoint(output_dir: Path) -> str | None:
@@ -51,6 +64,14 @@ def write_provenance(final_dir: Path, cfg: TrainConfig, stage: str, base_path: s
     from pulse.utils.atomic import atomic_write_json
     from pulse.utils.manifest import config_hash, git_commit
 
-    atomic_write_json(Path(final_dir) / "provenance.json",
-                      {"stage": stage, "config_hash": config_hash(cfg), "run_name": cfg.run_name,
-                       "base": base_path, "prompt_style": cfg.model.prompt_style, "git_commit": git_commit()})
+    atomic_write_json(
+        Path(final_dir) / "provenance.json",
+        {
+            "stage": stage,
+            "config_hash": config_hash(cfg),
+            "run_name": cfg.run_name,
+            "base": base_path,
+            "prompt_style": cfg.model.prompt_style,
+            "git_commit": git_commit(),
+        },
+    )

@@ -1,5 +1,6 @@
 """Atomic writes: build next to the target, then rename, so a crash never leaves a half-written
 file or directory in place of the real one."""
+
 from __future__ import annotations
 
 import contextlib
@@ -8,8 +9,9 @@ import math
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 
 @contextlib.contextmanager
@@ -71,4 +73,6 @@ def _no_nan(obj: Any) -> Any:
 
 def atomic_write_json(path: str | Path, obj: Any) -> None:
     """Standard JSON that any tool reads (never NaN), written atomically."""
-    atomic_write_text(path, json.dumps(_no_nan(obj), indent=2, sort_keys=True, default=str, allow_nan=False) + "\n")
+    atomic_write_text(
+        path, json.dumps(_no_nan(obj), indent=2, sort_keys=True, default=str, allow_nan=False) + "\n"
+    )

@@ -6,6 +6,7 @@ the keys that cannot change a run's results left out (`NON_RESULT_KEYS`, `NON_RE
 the run is written, what it is called, how it is logged or displayed, whether it resumes, secrets.
 `write_manifest(out_dir, config=cfg)` records the full config and adds `config_hash`.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -15,14 +16,26 @@ import platform
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import is_dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from pulse.utils.atomic import atomic_write_json
 
-PACKAGES = ("torch", "transformers", "trl", "peft", "accelerate", "datasets", "hydra-core", "wandb",
-            "sentence-transformers", "vllm", "pulse-memory")
+PACKAGES = (
+    "torch",
+    "transformers",
+    "trl",
+    "peft",
+    "accelerate",
+    "datasets",
+    "hydra-core",
+    "wandb",
+    "sentence-transformers",
+    "vllm",
+    "pulse-memory",
+)
 
 # Dotted keys (from the config root) that do not change what a run computes, so they are not hashed
 # and may differ when a run is resumed:
@@ -32,9 +45,20 @@ PACKAGES = ("torch", "transformers", "trl", "peft", "accelerate", "datasets", "h
 #   eval_after, progress, allow_failures   evaluate after training; progress bar; exit status on failed episodes
 #   data.generate_if_missing, model.build  what to do when the data / the model path is missing
 #   chains_parallel                        how many persona chains run at once (batched decisions)
-NON_RESULT_KEYS: tuple[str, ...] = ("out_dir", "run_name", "label", "logger", "resume", "retry_failed",
-                                    "eval_after", "progress", "allow_failures", "data.generate_if_missing",
-                                    "model.build", "chains_parallel")
+NON_RESULT_KEYS: tuple[str, ...] = (
+    "out_dir",
+    "run_name",
+    "label",
+    "logger",
+    "resume",
+    "retry_failed",
+    "eval_after",
+    "progress",
+    "allow_failures",
+    "data.generate_if_missing",
+    "model.build",
+    "chains_parallel",
+)
 # Leaf names left out at any depth (credentials never enter a hash or a diff).
 NON_RESULT_LEAVES: tuple[str, ...] = ("api_key",)
 
@@ -43,8 +67,13 @@ def git_commit(repo: Path | None = None) -> str:
     try:
         cwd = repo or Path(__file__).resolve().parents[2]
         out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
-                               capture_output=True, text=True, timeout=5).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        ).stdout.strip()
         return out.stdout.strip() + ("-dirty" if dirty else "") if out.returncode == 0 else "unknown"
     except (OSError, subprocess.SubprocessError):
         return "unknown"
@@ -75,6 +104,7 @@ STAGE_KEYS: tuple[str, ...] = ("sft", "grpo")
 
 def result_config(config: Any) -> dict[str, Any]:
     """The config as a plain dict without the keys that cannot change results (see NON_RESULT_KEYS)."""
+
     def strip(node: Any, prefix: str) -> Any:
         if isinstance(node, (list, tuple)):
             return [strip(v, prefix) for v in node]
@@ -90,7 +120,11 @@ def result_config(config: Any) -> dict[str, Any]:
 
     out = strip(_plain(config), "")
     for stage in STAGE_KEYS:  # a disabled stage's knobs cannot change results
-        if isinstance(out, dict) and isinstance(out.get(stage), Mapping) and out[stage].get("enabled") is False:
+        if (
+            isinstance(out, dict)
+            and isinstance(out.get(stage), Mapping)
+            and out[stage].get("enabled") is False
+        ):
             out[stage] = {"enabled": False}
     return out
 
@@ -122,8 +156,11 @@ ABSENT = "(absent)"
 def config_diff(old: Any, new: Any) -> list[tuple[str, Any, Any]]:
     """Result-relevant differences as (dotted key, old value, new value), sorted by key."""
     a, b = flatten(result_config(old)), flatten(result_config(new))
-    return [(k, a.get(k, ABSENT), b.get(k, ABSENT)) for k in sorted(set(a) | set(b))
-            if canonical_json(a.get(k, ABSENT)) != canonical_json(b.get(k, ABSENT))]
+    return [
+        (k, a.get(k, ABSENT), b.get(k, ABSENT))
+        for k in sorted(set(a) | set(b))
+        if canonical_json(a.get(k, ABSENT)) != canonical_json(b.get(k, ABSENT))
+    ]
 
 
 def format_diff(diff: list[tuple[str, Any, Any]]) -> str:
@@ -137,9 +174,15 @@ def _show(v: Any) -> str:
 def write_manifest(out_dir: str | Path, config: Any = None, **extra: Any) -> dict[str, Any]:
     """Write out_dir/manifest.json. With `config` (a typed config or a plain dict), the manifest holds
     it in full under `config` plus `config_hash` and the keys the hash leaves out."""
-    manifest = {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "git_commit": git_commit(),
-                "python": sys.version.split()[0], "platform": platform.platform(),
-                "packages": package_versions(), "argv": sys.argv, **extra}
+    manifest = {
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "git_commit": git_commit(),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "packages": package_versions(),
+        "argv": sys.argv,
+        **extra,
+    }
     if config is not None:
         manifest["config"] = _plain(config)
         manifest["config_hash"] = config_hash(config)

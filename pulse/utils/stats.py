@@ -1,8 +1,9 @@
 """Spread over seeds: one definition used by the demo table and the evaluation tables."""
+
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def mean_stderr(xs: Sequence[float | None]) -> tuple[float | None, float | None]:

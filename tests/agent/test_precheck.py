@@ -1,5 +1,6 @@
 """The pre-check never skips a decision point where the gold rule acts: every policy input the
 run time builds on the offline suites (rule policy, seed 0) is checked."""
+
 from __future__ import annotations
 
 import pytest
@@ -25,17 +26,28 @@ def test_precheck_is_a_superset_of_where_the_gold_rule_acts(benchmark, tmp_path)
     from eval.methods.pulse_method import PulseMethod
     from eval.methods.seed import ChainSeed
     from eval.registry import BENCHMARKS
+
     bench = BENCHMARKS.get(benchmark)(BenchmarkConfig(name=benchmark))
     policy = Recording()
     method = PulseMethod("pulse_rule", "structured", policy, precheck=False)  # see every decision point
     emb = build_embedder(EmbedderConfig())
     for user, tasks in bench.chains().items():
-        mem = method.open_chain(ChainSeed(user, tuple(t.project_id for t in tasks), bench.seed_history(user),
-                                          tmp_path / user, emb, bench.tools(user)))
+        mem = method.open_chain(
+            ChainSeed(
+                user,
+                tuple(t.project_id for t in tasks),
+                bench.seed_history(user),
+                tmp_path / user,
+                emb,
+                bench.tools(user),
+            )
+        )
         env = bench.open_env(user)
         try:
             for t in tasks:
-                SimulatedAgent().run(t, env, method.open_session(t, mem, False, tools=bench.tools(user)), 0, bench)
+                SimulatedAgent().run(
+                    t, env, method.open_session(t, mem, False, tools=bench.tools(user)), 0, bench
+                )
         finally:
             env.close()
             mem.close()
@@ -51,17 +63,38 @@ def test_a_read_only_call_runs_at_once_and_memory_reads_it_in_the_background(tmp
     """Speculation: a read-only call is never held (nor waits for the memory agent); what memory has
     about it can only become a supplement for the next decision."""
     from pulse.agent import PulseAgent, PulseAgentConfig
+    from pulse.agent.blind_policies import BlindPolicy
     from pulse.agent.call_kinds import CallKinds
     from pulse.core.records import Event, MemoryItem, Provenance
     from pulse.memory import open_memory
-    from pulse.agent.blind_policies import BlindPolicy
+
     mem = open_memory("structured", tmp_path / "m", "bm25")
     mem.create_user("u1")
-    mem.add_items([MemoryItem("m1", "preference", "user:u1", "u1 prefers city Lisbon.", "city", "Lisbon",
-                              provenance=Provenance("user_statement"), valid_from="2025-01-01")])
-    agent = PulseAgent(mem, BlindPolicy("intervene_all"), PulseAgentConfig(
-        "u1", concurrent=False, initial_personalization=False, precheck=False,
-        call_kinds=CallKinds.build(read_only={"search_hotels"})))
+    mem.add_items(
+        [
+            MemoryItem(
+                "m1",
+                "preference",
+                "user:u1",
+                "u1 prefers city Lisbon.",
+                "city",
+                "Lisbon",
+                provenance=Provenance("user_statement"),
+                valid_from="2025-01-01",
+            )
+        ]
+    )
+    agent = PulseAgent(
+        mem,
+        BlindPolicy("intervene_all"),
+        PulseAgentConfig(
+            "u1",
+            concurrent=False,
+            initial_personalization=False,
+            precheck=False,
+            call_kinds=CallKinds.build(read_only={"search_hotels"}),
+        ),
+    )
     agent.start(Event("request", 1, role="user", text="find me a hotel"))
     before = agent.stats.blocking_s
     gd = agent.decide_call(Event("candidate_call", 2, tool="search_hotels", args={"city": "Porto"}))

@@ -1,4 +1,5 @@
 """Pulse runtime: gate semantics, supplements, concurrency, parse failures, writeback."""
+
 from __future__ import annotations
 
 import time
@@ -9,8 +10,8 @@ from pulse.agent import PreCommitGate, PulseAgent, PulseAgentConfig
 from pulse.agent.gate import GateDecision, ToolCallError
 from pulse.agent.rule_policy import RulePolicy
 from pulse.core.records import Decision, Event, MemoryItem, Provenance
-from pulse.policy.base import outputs_from_texts
 from pulse.memory import StoreMemory, open_memory
+from pulse.policy.base import outputs_from_texts
 
 _ROOTS: list = []
 
@@ -46,8 +47,23 @@ class ScriptedPolicy:
 
 def memory_with_pref() -> StoreMemory:
     mem = structured_memory()
-    mem.add_items([MemoryItem("m1", "preference", "user:u1", "u1 prefers notes app obsidian.", "notes_app",
-                              "obsidian", "notes", ("notes_app",), "", Provenance("user_statement"), "2025-01-01")])
+    mem.add_items(
+        [
+            MemoryItem(
+                "m1",
+                "preference",
+                "user:u1",
+                "u1 prefers notes app obsidian.",
+                "notes_app",
+                "obsidian",
+                "notes",
+                ("notes_app",),
+                "",
+                Provenance("user_statement"),
+                "2025-01-01",
+            )
+        ]
+    )
     return mem
 
 
@@ -68,7 +84,9 @@ class Recorder:
 
 def test_gate_never_executes_an_intervened_call():
     ex = Recorder()
-    gate = PreCommitGate(ex, decide=lambda ev: GateDecision(Decision("intervene", ("m1",)), message="use obsidian"))
+    gate = PreCommitGate(
+        ex, decide=lambda ev: GateDecision(Decision("intervene", ("m1",)), message="use obsidian")
+    )
     for i in range(5):
         r = gate.call("create_note", {"name": f"n{i}", "notes_app": "notion"})
         assert r.intervened and not r.executed and r.evidence_text == "use obsidian"
@@ -112,10 +130,17 @@ def test_explicit_request_value_is_not_intervened_and_habits_never_are():
 
 
 def test_supplement_reaches_the_next_decision():
-    agent = PulseAgent(memory_with_pref(), ScriptedPolicy('{"action": "supplement", "evidence": ["m1"]}'),
-                       PulseAgentConfig("u1", concurrent=True, initial_personalization=False))
+    agent = PulseAgent(
+        memory_with_pref(),
+        ScriptedPolicy('{"action": "supplement", "evidence": ["m1"]}'),
+        PulseAgentConfig("u1", concurrent=True, initial_personalization=False),
+    )
     agent.start(Event("request", 0, text="hello"))
-    agent.observe(Event("message", 1, role="agent", text="next: a note", args={"subgoal": "write note", "notes_app": "?"}))
+    agent.observe(
+        Event(
+            "message", 1, role="agent", text="next: a note", args={"subgoal": "write note", "notes_app": "?"}
+        )
+    )
     notes = agent.take_supplements(wait=True)
     assert len(notes) == 1 and notes[0].items[0].item_id == "m1" and "obsidian" in notes[0].message
     assert agent.take_supplements() == []  # delivered once
@@ -129,15 +154,38 @@ def test_simulated_agent_uses_a_supplement_in_its_next_decision():
     from eval.suites.schema import ArgSpec, Checkpoint, SimTask, StepSpec, ToolSpec
 
     tool = ToolSpec("create_note", "notes", "", {"notes_app": ["notion", "obsidian"]})
-    steps = tuple(StepSpec(f"t:{i}", "create_note", f"n{i}", "note", (ArgSpec("notes_app", "obsidian", "preference", "notion"),),
-                           "early") for i in range(2))
-    task = SimTask("t", "u1", "", "notes", 1, "2025-06-01T00:00:00", 2, "two notes", {}, steps,
-                   tuple(Checkpoint(f"c{i}", f"n{i}", "notes_app", "obsidian", "early", "preference") for i in range(2)))
+    steps = tuple(
+        StepSpec(
+            f"t:{i}",
+            "create_note",
+            f"n{i}",
+            "note",
+            (ArgSpec("notes_app", "obsidian", "preference", "notion"),),
+            "early",
+        )
+        for i in range(2)
+    )
+    task = SimTask(
+        "t",
+        "u1",
+        "",
+        "notes",
+        1,
+        "2025-06-01T00:00:00",
+        2,
+        "two notes",
+        {},
+        steps,
+        tuple(Checkpoint(f"c{i}", f"n{i}", "notes_app", "obsidian", "early", "preference") for i in range(2)),
+    )
     mem = memory_with_pref()
     # supplement-only Pulse whose policy supplements m1 at every event: step 1's call is already
     # emitted when the supplement arrives, step 2 must use it.
-    agent = PulseAgent(mem, ScriptedPolicy('{"action": "supplement", "evidence": ["m1"]}'),
-                       PulseAgentConfig("u1", concurrent=False, initial_personalization=False))
+    agent = PulseAgent(
+        mem,
+        ScriptedPolicy('{"action": "supplement", "evidence": ["m1"]}'),
+        PulseAgentConfig("u1", concurrent=False, initial_personalization=False),
+    )
     env = Workspace([tool])
     SimulatedAgent(BehaviourParams(p_use_delivered=1.0, decay_per_step=0.0)).run(task, env, agent, seed=0)
     assert env.state["n1"]["notes_app"] == "obsidian"
@@ -145,10 +193,14 @@ def test_simulated_agent_uses_a_supplement_in_its_next_decision():
 
 def test_observe_does_not_block_but_gate_waits():
     pol = ScriptedPolicy('{"action": "silent"}', delay_s=0.3)
-    agent = PulseAgent(memory_with_pref(), pol, PulseAgentConfig("u1", concurrent=True, initial_personalization=False))
+    agent = PulseAgent(
+        memory_with_pref(), pol, PulseAgentConfig("u1", concurrent=True, initial_personalization=False)
+    )
     agent.start(Event("request", 0, text="x"))
     t0 = time.perf_counter()
-    agent.observe(Event("message", 1, role="agent", text="a", args={"subgoal": "write note", "notes_app": "?"}))
+    agent.observe(
+        Event("message", 1, role="agent", text="a", args={"subgoal": "write note", "notes_app": "?"})
+    )
     assert time.perf_counter() - t0 < 0.1
     t0 = time.perf_counter()
     agent.decide_call(call())
@@ -159,22 +211,29 @@ def test_observe_does_not_block_but_gate_waits():
 
 
 def test_parse_failure_is_counted_and_silent():
-    agent = PulseAgent(memory_with_pref(), ScriptedPolicy("garbage {"), PulseAgentConfig("u1", concurrent=False))
+    agent = PulseAgent(
+        memory_with_pref(), ScriptedPolicy("garbage {"), PulseAgentConfig("u1", concurrent=False)
+    )
     agent.start(Event("request", 0, text="x"))
     assert agent.decide_call(call()).decision.action == "silent"
     assert agent.stats.parse_failures == 1
 
 
 def test_intervene_outside_a_call_is_illegal_and_silent():
-    agent = PulseAgent(memory_with_pref(), ScriptedPolicy('{"action": "intervene", "evidence": ["m1"]}'),
-                       PulseAgentConfig("u1", concurrent=False, initial_personalization=False))
+    agent = PulseAgent(
+        memory_with_pref(),
+        ScriptedPolicy('{"action": "intervene", "evidence": ["m1"]}'),
+        PulseAgentConfig("u1", concurrent=False, initial_personalization=False),
+    )
     agent.start(Event("request", 0, text="x"))
     agent.observe(Event("message", 1, role="agent", text="a", args={"subgoal": "s", "notes_app": "?"}))
     assert agent.stats.illegal_interventions == 1 and agent.take_supplements() == []
 
 
 def test_supplement_only_mode_converts_interventions():
-    agent = PulseAgent(memory_with_pref(), RulePolicy(), PulseAgentConfig("u1", concurrent=False, allow_intervene=False))
+    agent = PulseAgent(
+        memory_with_pref(), RulePolicy(), PulseAgentConfig("u1", concurrent=False, allow_intervene=False)
+    )
     agent.start(Event("request", 0, text="x", args={"notes_app": "?"}))
     assert agent.decide_call(call()).decision.action == "supplement"
 
@@ -184,9 +243,19 @@ def test_writeback_commits_user_statements_and_decision_receipts_abort_discards(
         mem = structured_memory()
         agent = PulseAgent(mem, RulePolicy(), PulseAgentConfig("u1", "p1", concurrent=False))
         agent.start(Event("request", 0, text="x", time="2025-01-01"))
-        agent.observe(Event("message", 1, role="user", text="from now on my preferred tone is formal",
-                            args={"tone": "formal"}, time="2025-01-01"))
-        agent.observe(Event("tool_result", 2, tool="approve_plan", args={"decision.template": "acl"}, time="2025-01-01"))
+        agent.observe(
+            Event(
+                "message",
+                1,
+                role="user",
+                text="from now on my preferred tone is formal",
+                args={"tone": "formal"},
+                time="2025-01-01",
+            )
+        )
+        agent.observe(
+            Event("tool_result", 2, tool="approve_plan", args={"decision.template": "acl"}, time="2025-01-01")
+        )
         stats = agent.end(completed)
         slots = {(m.kind, m.slot, m.value) for m in mem.snapshot("u1", "p1")}
         if completed:
@@ -202,12 +271,32 @@ def test_writeback_with_the_real_store(tmp_path):
     mem = open_memory("structured", tmp_path / "m", "bm25")
     mem.create_user("u1")
     mem.create_project("p1")
-    agent = PulseAgent(mem, RulePolicy(), PulseAgentConfig("u1", "p1", concurrent=False, conversation_id="task-1"))
+    agent = PulseAgent(
+        mem, RulePolicy(), PulseAgentConfig("u1", "p1", concurrent=False, conversation_id="task-1")
+    )
     agent.start(Event("request", 0, text="x", time="2025-01-01T00:00:00"))
-    agent.observe(Event("message", 1, role="user", text="From now on, my preferred tone is formal.",
-                        args={"tone": "formal"}, time="2025-01-01T00:00:00", event_id="e1"))
-    agent.observe(Event("tool_result", 2, tool="approve_plan", text="ok", args={"status": "ok", "decision.template": "acl"},
-                        time="2025-01-01T00:00:00", event_id="e2"))
+    agent.observe(
+        Event(
+            "message",
+            1,
+            role="user",
+            text="From now on, my preferred tone is formal.",
+            args={"tone": "formal"},
+            time="2025-01-01T00:00:00",
+            event_id="e1",
+        )
+    )
+    agent.observe(
+        Event(
+            "tool_result",
+            2,
+            tool="approve_plan",
+            text="ok",
+            args={"status": "ok", "decision.template": "acl"},
+            time="2025-01-01T00:00:00",
+            event_id="e2",
+        )
+    )
     stats = agent.end(True)
     assert stats.committed_items >= 2 and stats.store_tokens > 0
     slots = {(m.kind, m.slot, m.value) for m in mem.snapshot("u1", "p1")}
@@ -222,12 +311,17 @@ def test_listener_parses_text_and_writeback_stores_the_parsed_slot():
     from pulse.core.statements import vocab_from_params
 
     mem = structured_memory()
-    vocab = vocab_from_params({"seed_policy": ["fixed", "three_seeds", "five_seeds"], "tracker": ["wandb", "mlflow"]})
+    vocab = vocab_from_params(
+        {"seed_policy": ["fixed", "three_seeds", "five_seeds"], "tracker": ["wandb", "mlflow"]}
+    )
     agent = PulseAgent(mem, RulePolicy(), PulseAgentConfig("u1", "p1", concurrent=False, slot_vocab=vocab))
-    agent.start(Event("request", 0, text="Log the run; use my usual tracker.", role="user",
-                      args={"tracker": "wandb"}))  # a suite's own parse is ignored
+    agent.start(
+        Event("request", 0, text="Log the run; use my usual tracker.", role="user", args={"tracker": "wandb"})
+    )  # a suite's own parse is ignored
     assert agent.listener.prefix[0].args == {"tracker": "?"}
-    agent.observe(Event("message", 1, role="user", text="From now on my preferred seed policy is five_seeds."))
+    agent.observe(
+        Event("message", 1, role="user", text="From now on my preferred seed policy is five_seeds.")
+    )
     agent.end(True)
     got = {(m.slot, m.value) for m in mem.snapshot("u1") if m.kind == "preference" and m.is_current}
     assert ("seed_policy", "five_seeds") in got

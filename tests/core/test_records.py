@@ -15,8 +15,17 @@ def test_event_round_trip_and_errors():
 
 
 def test_memory_item_validity_and_round_trip():
-    m = MemoryItem("m1", "preference", "user:a", "x", slot="size", value="M", valid_from="2025-01-01",
-                   valid_to="2026-01-01", entities=("pants",))
+    m = MemoryItem(
+        "m1",
+        "preference",
+        "user:a",
+        "x",
+        slot="size",
+        value="M",
+        valid_from="2025-01-01",
+        valid_to="2026-01-01",
+        entities=("pants",),
+    )
     assert MemoryItem.from_dict(m.to_dict()) == m
     assert m.is_valid_at("2025-06-01") and not m.is_valid_at("2026-02-01") and not m.is_current
     with pytest.raises(RecordError, match="scope"):

@@ -2,11 +2,12 @@
 
 Run: .venv/bin/python -m pytest tests/data_gen -q
 """
+
 from __future__ import annotations
 
 import json
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -18,7 +19,7 @@ from pulse.core.examples import ROW_COLUMNS, example_from_row
 CFG = GenDataConfig(seed=7, n_users=36, tasks_per_user=3, prefixes_per_task=4)
 
 
-@lru_cache(maxsize=None)
+@cache
 def examples(seed: int = 7):
     return generate_examples(GenDataConfig(seed=seed, n_users=36, tasks_per_user=3, prefixes_per_task=4))
 

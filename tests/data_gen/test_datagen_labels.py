@@ -2,6 +2,7 @@
 
 Run: .venv/bin/python -m pytest tests/data_gen -q
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -17,8 +18,17 @@ from pulse.core.records import Event, MemoryItem
 
 
 def pref(i, slot, value, kind="preference", valid_to="", supersedes=""):
-    return MemoryItem(i, kind, "user:u1", f"{slot} {value}", slot=slot, value=value, topic="apparel",
-                      valid_to=valid_to, supersedes=supersedes)
+    return MemoryItem(
+        i,
+        kind,
+        "user:u1",
+        f"{slot} {value}",
+        slot=slot,
+        value=value,
+        topic="apparel",
+        valid_to=valid_to,
+        supersedes=supersedes,
+    )
 
 
 def req(**args):
@@ -87,7 +97,12 @@ def test_already_delivered_value_is_not_repeated():
 
 
 def test_misstated_then_corrected_then_used_intervenes():
-    prefix = [req(size="?"), msg("agent", size="34x32"), msg("memory", 2, size="32x32"), call(3, size="34x32")]
+    prefix = [
+        req(size="?"),
+        msg("agent", size="34x32"),
+        msg("memory", 2, size="32x32"),
+        call(3, size="34x32"),
+    ]
     assert decide(prefix, [SIZE]) == ("intervene", ("m1",))
 
 
@@ -191,4 +206,6 @@ def test_request_args_are_pulses_parse_of_the_request_text():
 
     for e in all_examples()[:300]:
         first = e.inp.prefix[0]
-        assert first.args == parse_statement(first.text, domain_vocab(WEB_DOMAINS[e.task_topic])), e.example_id
+        assert first.args == parse_statement(first.text, domain_vocab(WEB_DOMAINS[e.task_topic])), (
+            e.example_id
+        )

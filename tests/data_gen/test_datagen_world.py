@@ -2,6 +2,7 @@
 
 Run: .venv/bin/python -m pytest tests/data_gen -q
 """
+
 from __future__ import annotations
 
 import random
@@ -63,12 +64,25 @@ def test_levels_follow_persona2web():
 def test_other_domains_are_data_not_code():
     # a professional domain, passed in as data: the generator needs no change
     pharmacy = DomainSpec(
-        "pharmacy", "pharmacy ordering", ("amoxicillin 500mg", "insulin pens", "flu vaccines"),
-        (SlotSpec("site", ("mckesson.com", "cardinalhealth.com", "amerisource.com"), "on {v}", "on my usual portal",
-                  hidden_until_l3=True),
-         SlotSpec("pack", ("30ct", "90ct", "500ct"), "in {v} packs", "in my usual pack size"),
-         SlotSpec("generic", ("generic", "brand", "either"), "as {v}", "as I usually order")),
-        "search_catalog", "place_order", ("web_search", "web_visit", "purchase"), "Order")
+        "pharmacy",
+        "pharmacy ordering",
+        ("amoxicillin 500mg", "insulin pens", "flu vaccines"),
+        (
+            SlotSpec(
+                "site",
+                ("mckesson.com", "cardinalhealth.com", "amerisource.com"),
+                "on {v}",
+                "on my usual portal",
+                hidden_until_l3=True,
+            ),
+            SlotSpec("pack", ("30ct", "90ct", "500ct"), "in {v} packs", "in my usual pack size"),
+            SlotSpec("generic", ("generic", "brand", "either"), "as {v}", "as I usually order"),
+        ),
+        "search_catalog",
+        "place_order",
+        ("web_search", "web_visit", "purchase"),
+        "Order",
+    )
     notes = {"notes": WEB_DOMAINS["notes"], "pharmacy": pharmacy, "courses": WEB_DOMAINS["courses"]}
     cfg = GenDataConfig(seed=1, n_users=12, tasks_per_user=2)
     exs = [e for s in generate_examples(cfg, domains=notes).values() for e in s]

@@ -8,9 +8,10 @@
   the generator's six events, other domains;
 - the mix knob and the card; the suite decision log reproduces the harness's run.
 """
+
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from data_gen.runtime import RuntimeParams, mix_splits, runtime_examples, train_suite
 from pulse.core.gold import gold_decision
@@ -19,7 +20,7 @@ from pulse.core.statements import IMPLICIT
 SMALL = RuntimeParams(n_personas=8)
 
 
-@lru_cache(maxsize=None)
+@cache
 def small_examples():
     return runtime_examples(0, SMALL)
 
@@ -40,14 +41,16 @@ def _suite_vocab(suite):
     return tools, slots, values
 
 
-@lru_cache(maxsize=None)
+@cache
 def eval_suites():
     from eval.suites import independent_sim, mcp_persona_sim, pibench_sim
+
     return [pibench_sim.generate(0), mcp_persona_sim.generate(0), independent_sim.generate(0)]
 
 
 def test_training_vocabulary_disjoint_from_every_evaluation_suite():
     from data_gen.world.vocab_runtime import DECISION_TOOL, OTHER_SERVICES, web_services
+
     train_tools, train_slots, train_values = {DECISION_TOOL}, set(), set()
     for services in (OTHER_SERVICES, web_services()):
         for tools in services.values():
@@ -109,8 +112,11 @@ def test_runtime_data_covers_what_the_generator_lacks():
     assert max(len(e.inp.prefix) for e in exs) > 6
     assert any(v == IMPLICIT for e in exs for v in e.inp.prefix[0].args.values())
     from data_gen.world.vocab_runtime import OTHER_SERVICES, web_services
+
     service_of = {t: svc for svcs in (OTHER_SERVICES, web_services()) for svc, ts in svcs.items() for t in ts}
-    services = {service_of.get(e.inp.last_event.tool) for e in exs if e.inp.last_event.kind == "candidate_call"}
+    services = {
+        service_of.get(e.inp.last_event.tool) for e in exs if e.inp.last_event.kind == "candidate_call"
+    }
     assert len(services - {None}) >= 4 and any(s.startswith("web_") for s in services if s)
 
 
@@ -135,11 +141,21 @@ def test_suite_decision_log_reproduces_the_harness_run(tmp_path):
     from pulse.policy.suite_log import run_logged, suite_decision_metrics
 
     bcfg = BenchmarkConfig("pibench_sim", max_tasks=2)
-    calls, episodes = run_logged(BENCHMARKS.get("pibench_sim")(bcfg), RulePolicy(), seed=1, root=tmp_path / "m")
+    calls, episodes = run_logged(
+        BENCHMARKS.get("pibench_sim")(bcfg), RulePolicy(), seed=1, root=tmp_path / "m"
+    )
     m = suite_decision_metrics(calls, episodes)
     assert m["decision_accuracy"] == 1.0 and m["interventions"] == m["oracle_interventions"]
-    run = run_eval(EvalConfig(out_dir=str(tmp_path / "run"), seed=1, benchmark=bcfg,
-                              method=MethodConfig("pulse_rule", policy="rule"), progress=False, resume=False))
+    run = run_eval(
+        EvalConfig(
+            out_dir=str(tmp_path / "run"),
+            seed=1,
+            benchmark=bcfg,
+            method=MethodConfig("pulse_rule", policy="rule"),
+            progress=False,
+            resume=False,
+        )
+    )
     rows = read_rows(run / "episodes.jsonl")
     assert sum(r["policy_calls"] for r in rows) == len(calls)
     assert sum(r["interventions"] for r in rows) == m["harness_interventions"]

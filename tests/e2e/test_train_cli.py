@@ -1,4 +1,5 @@
 """End-to-end runs of the real `pulse` CLI on CPU with a tiny model built offline."""
+
 import json
 import subprocess
 import sys
@@ -15,10 +16,25 @@ def _run(args, cwd=None, timeout=600):
 
 
 def _train_args(small_dataset, tiny_model, out_dir, *extra):
-    return ["train", f"data.path={small_dataset}", "data.generate_if_missing=false", f"model.name_or_path={tiny_model}",
-            "model.build=", f"out_dir={out_dir}", "sft.steps=150", "sft.examples_per_step=16", "sft.learning_rate=3e-3", "grpo.steps=3",
-            "grpo.prompts_per_step=2", "grpo.generations_per_prompt=4", "grpo.learning_rate=1e-2",
-            "model.max_completion_tokens=32", "data.max_train_examples=64", "data.max_eval_examples=16", *extra]
+    return [
+        "train",
+        f"data.path={small_dataset}",
+        "data.generate_if_missing=false",
+        f"model.name_or_path={tiny_model}",
+        "model.build=",
+        f"out_dir={out_dir}",
+        "sft.steps=150",
+        "sft.examples_per_step=16",
+        "sft.learning_rate=3e-3",
+        "grpo.steps=3",
+        "grpo.prompts_per_step=2",
+        "grpo.generations_per_prompt=4",
+        "grpo.learning_rate=1e-2",
+        "model.max_completion_tokens=32",
+        "data.max_train_examples=64",
+        "data.max_eval_examples=16",
+        *extra,
+    ]
 
 
 def test_train_cli_changes_lora_weights_and_resumes(small_dataset, tiny_model, tmp_path):
@@ -44,8 +60,10 @@ def test_train_cli_changes_lora_weights_and_resumes(small_dataset, tiny_model, t
     summary = json.loads((out / "summary.json").read_text())
     assert set(summary["eval"]) == {"sft", "grpo"} and summary["eval"]["grpo"]["n"] == 16
     split = summary["grpo_step_time"]
-    assert split["logged_steps"] == 3 and abs(split["generation_share"] + split["scoring_share"]
-                                               + split["update_share"] - 1) < 0.01
+    assert (
+        split["logged_steps"] == 3
+        and abs(split["generation_share"] + split["scoring_share"] + split["update_share"] - 1) < 0.01
+    )
     assert (out / "manifest.json").exists() and (out / "config.yaml").exists()
     # Provenance: the manifest, the summary and each stage's final/ name the config hash.
     manifest = json.loads((out / "manifest.json").read_text())
@@ -62,8 +80,10 @@ def test_train_cli_changes_lora_weights_and_resumes(small_dataset, tiny_model, t
     # Re-running with a changed learning rate is refused (it would reuse the old final/ weights),
     # naming the key, before anything is loaded or written.
     weights_before = (adapter / "adapter_model.safetensors").read_bytes()
-    changed = [a.replace("grpo.learning_rate=1e-2", "grpo.learning_rate=2e-2")
-               for a in _train_args(small_dataset, tiny_model, out)]
+    changed = [
+        a.replace("grpo.learning_rate=1e-2", "grpo.learning_rate=2e-2")
+        for a in _train_args(small_dataset, tiny_model, out)
+    ]
     r3 = _run(changed, timeout=120)
     assert r3.returncode == 2 and "Traceback" not in r3.stderr, r3.stderr[-3000:]
     assert "grpo.learning_rate: 0.01 -> 0.02" in r3.stderr and "resume=fork" in r3.stderr
@@ -76,8 +96,15 @@ def test_killed_grpo_resumes_from_checkpoint(small_dataset, tiny_model, tmp_path
     import shutil
 
     out = tmp_path / "run"
-    args = _train_args(small_dataset, tiny_model, out, "sft.enabled=false", "grpo.save_every_steps=2",
-                       "eval_after=false", "grpo.steps=4")
+    args = _train_args(
+        small_dataset,
+        tiny_model,
+        out,
+        "sft.enabled=false",
+        "grpo.save_every_steps=2",
+        "eval_after=false",
+        "grpo.steps=4",
+    )
     r = _run(args)
     assert r.returncode == 0, r.stderr[-3000:]
     # Make it a run killed right after its step-2 checkpoint: no final/, no checkpoint-4, no rows past 2.
@@ -87,26 +114,38 @@ def test_killed_grpo_resumes_from_checkpoint(small_dataset, tiny_model, tmp_path
     (out / "metrics.jsonl").write_text("".join(l + "\n" for l in rows))
     r = _run(args)  # the same command resumes
     assert r.returncode == 0, r.stderr[-3000:]
-    steps = [json.loads(l)["step"] for l in (out / "metrics.jsonl").read_text().splitlines()
-             if '"reward"' in l]
+    steps = [
+        json.loads(l)["step"] for l in (out / "metrics.jsonl").read_text().splitlines() if '"reward"' in l
+    ]
     assert steps == [1, 2, 3, 4]  # steps 3-4 continued from checkpoint-2, not from scratch
     assert (out / "grpo" / "final" / "adapter_config.json").exists()
 
 
 def test_eval_policy_cli(small_dataset, tiny_model, tmp_path):
-    r = _run(["eval-policy", f"data.path={small_dataset}", "data.generate_if_missing=false",
-              f"policy.name_or_path={tiny_model}", "data.max_eval_examples=8", f"out_dir={tmp_path}/ev"])
+    r = _run(
+        [
+            "eval-policy",
+            f"data.path={small_dataset}",
+            "data.generate_if_missing=false",
+            f"policy.name_or_path={tiny_model}",
+            "data.max_eval_examples=8",
+            f"out_dir={tmp_path}/ev",
+        ]
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     m = json.loads((tmp_path / "ev" / "metrics.json").read_text())
     assert m["n"] == 8 and 0 <= m["parse_failure_rate"] <= 1
     assert "action acc" in r.stdout
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["model.name_or_path=/nonexistent/model"], "model.name_or_path"),
-    (["grpo.generations_per_prompt=1"], "grpo.generations_per_prompt"),
-    (["grpo.steps=lots"], "grpo.steps"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["model.name_or_path=/nonexistent/model"], "model.name_or_path"),
+        (["grpo.generations_per_prompt=1"], "grpo.generations_per_prompt"),
+        (["grpo.steps=lots"], "grpo.steps"),
+    ],
+)
 def test_bad_input_gets_one_clear_error(small_dataset, tiny_model, tmp_path, args, needle):
     r = _run(_train_args(small_dataset, tiny_model, tmp_path / "bad") + args, timeout=120)
     assert r.returncode != 0
@@ -115,9 +154,11 @@ def test_bad_input_gets_one_clear_error(small_dataset, tiny_model, tmp_path, arg
 
 def test_malformed_dataset_row_is_named(small_dataset, tmp_path):
     from datasets import load_from_disk
+
     dd = load_from_disk(str(small_dataset))
-    bad = dd["train"].map(lambda row, i: {"label_action": "shout" if i == 5 else row["label_action"]},
-                          with_indices=True)
+    bad = dd["train"].map(
+        lambda row, i: {"label_action": "shout" if i == 5 else row["label_action"]}, with_indices=True
+    )
     dd["train"] = bad
     path = tmp_path / "bad_data"
     dd.save_to_disk(str(path))

@@ -6,37 +6,61 @@ import pytest
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory):
     """A tiny random-init Qwen3 (untrained: its policy outputs mostly fail to parse)."""
-    from pulse.core.policy_io import render_prompt
-    from pulse.core.records import Event
-    from pulse.core.policy_io import PolicyInput
-    from pulse.config.schema import TinyModelSpec
-    from pulse.models.tiny_qwen3 import build_tiny_qwen3
     from eval.suites import mcp_persona_sim
+    from pulse.config.schema import TinyModelSpec
+    from pulse.core.policy_io import PolicyInput, render_prompt
+    from pulse.core.records import Event
+    from pulse.models.tiny_qwen3 import build_tiny_qwen3
 
     suite = mcp_persona_sim.generate(0, n_personas=1)
     texts = [t.request_text for t in suite.tasks] + [m.text for m in suite.personas[0].memory]
-    texts += [render_prompt(PolicyInput((Event("request", 0, text=t.request_text, args=t.request_args),),
-                                        suite.personas[0].memory))[0]["content"] for t in suite.tasks]
-    texts += ['{"action": "silent"}', '{"action": "intervene", "evidence": ["m1"]}', '<tool_call>{"name": "x"}']
-    spec = TinyModelSpec(vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, head_dim=32, max_position_embeddings=2048)
+    texts += [
+        render_prompt(
+            PolicyInput(
+                (Event("request", 0, text=t.request_text, args=t.request_args),), suite.personas[0].memory
+            )
+        )[0]["content"]
+        for t in suite.tasks
+    ]
+    texts += [
+        '{"action": "silent"}',
+        '{"action": "intervene", "evidence": ["m1"]}',
+        '<tool_call>{"name": "x"}',
+    ]
+    spec = TinyModelSpec(
+        vocab_size=512,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        head_dim=32,
+        max_position_embeddings=2048,
+    )
     return str(build_tiny_qwen3(tmp_path_factory.mktemp("models") / "tiny", texts, spec))
 
 
-def make_cfg(tmp_path, method: str = "pulse_rule", benchmark: str = "pibench_sim", overrides=(), model_dir: str = ""):
+def make_cfg(
+    tmp_path, method: str = "pulse_rule", benchmark: str = "pibench_sim", overrides=(), model_dir: str = ""
+):
     """Compose configs/eval.yaml exactly as `pulse eval` does and convert it to EvalConfig."""
     from pathlib import Path
 
     from hydra import compose, initialize_config_dir
-    from pulse.config.schema import to_typed
+
     from eval.config import EvalConfig
+    from pulse.config.schema import to_typed
 
     conf = Path(__file__).resolve().parents[2] / "configs"
     ov = [f"method={method}", f"benchmark={benchmark}", f"out_dir={tmp_path}", "progress=false", *overrides]
     if model_dir:
         # a short completion cap keeps the untrained tiny model fast (its output fails to parse anyway)
-        ov += [f"policy.name_or_path={model_dir}", f"base_policy.name_or_path={model_dir}",
-               "policy.max_new_tokens=4", "base_policy.max_new_tokens=4"]
+        ov += [
+            f"policy.name_or_path={model_dir}",
+            f"base_policy.name_or_path={model_dir}",
+            "policy.max_new_tokens=4",
+            "base_policy.max_new_tokens=4",
+        ]
     with initialize_config_dir(str(conf), version_base="1.3"):
         cfg = compose("eval", overrides=ov)
     return to_typed(cfg, EvalConfig)

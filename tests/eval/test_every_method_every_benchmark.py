@@ -2,6 +2,7 @@
 benchmark (its first persona chain, `max_tasks=1`). The offline suites run every method *config* in
 tests/eval/test_harness.py; here the real benchmarks run with the offline scripted agent (`noop`:
 the memory still gets the request and builds its chain) and are skipped without their data."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,8 +17,12 @@ from eval.registry import BENCHMARKS, METHODS
 CONF = Path(__file__).resolve().parents[2] / "configs"
 CONFIGS = {p.stem: yaml.safe_load(p.read_text()) for p in sorted((CONF / "method").glob("*.yaml"))}
 # one config per registered implementation (Pulse's own: the rule policy, which needs no checkpoint)
-ONE_PER_IMPL = sorted({"pulse": "pulse_rule", **{c["impl"]: n for n, c in CONFIGS.items() if n == c["impl"] != "pulse"}}
-                      .values())
+ONE_PER_IMPL = sorted(
+    {
+        "pulse": "pulse_rule",
+        **{c["impl"]: n for n, c in CONFIGS.items() if n == c["impl"] != "pulse"},
+    }.values()
+)
 SIM = ("pibench_sim", "mcp_persona_sim", "independent_sim")  # every config runs there in test_harness.py
 
 
@@ -33,6 +38,7 @@ def first_real_chain(benchmark: str) -> tuple[str, str]:
 
     from eval.config import BenchmarkConfig
     from pulse.core.errors import PulseUserError
+
     root = os.environ.get("PULSE_DATA_DIR", "")
     if not root:
         pytest.skip(f"{benchmark}: needs PULSE_DATA_DIR (README: Real benchmarks)")
@@ -47,8 +53,13 @@ def first_real_chain(benchmark: str) -> tuple[str, str]:
 @pytest.mark.parametrize("method", ONE_PER_IMPL)
 def test_every_method_runs_one_episode_on_every_real_benchmark(method, benchmark, tmp_path, eval_cfg):
     root, chain = first_real_chain(benchmark)
-    ov = ["agent=scripted", "agent.script=noop", f"benchmark.personas=[{chain}]", f"benchmark.data_dir={root}",
-          "benchmark.max_tasks=1"]
+    ov = [
+        "agent=scripted",
+        "agent.script=noop",
+        f"benchmark.personas=[{chain}]",
+        f"benchmark.data_dir={root}",
+        "benchmark.max_tasks=1",
+    ]
     out = run_eval(eval_cfg(tmp_path, method, benchmark, ov))
     rows = read_rows(out / "episodes.jsonl")
     assert len(rows) == 1 and rows[0]["status"] == "ok", rows[0].get("error")

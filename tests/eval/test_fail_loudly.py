@@ -1,5 +1,6 @@
 """Failed episodes are loud: `pulse eval` exits 1 (unless allow_failures=true), summary.json and the
 tables carry them; result files are standard JSON."""
+
 from __future__ import annotations
 
 import json
@@ -19,9 +20,18 @@ def compose(out_dir, *overrides):
     from hydra import initialize_config_dir
 
     with initialize_config_dir(str(CONF), version_base="1.3"):
-        return hcompose("eval", overrides=["method=pulse_rule", "benchmark=pibench_sim", f"out_dir={out_dir}",
-                                           "progress=false", "benchmark.max_tasks=2",
-                                           "benchmark.personas=[researcher]", *overrides])
+        return hcompose(
+            "eval",
+            overrides=[
+                "method=pulse_rule",
+                "benchmark=pibench_sim",
+                f"out_dir={out_dir}",
+                "progress=false",
+                "benchmark.max_tasks=2",
+                "benchmark.personas=[researcher]",
+                *overrides,
+            ],
+        )
 
 
 def test_failed_episode_exits_nonzero(tmp_path, failing_agent, capsys):
@@ -45,14 +55,18 @@ def test_allow_failures_exits_zero_and_records_the_failure(tmp_path, failing_age
     assert "1 of 2 episode(s) failed" in cap.err and "(1 failed)" in cap.out
     run = tmp_path / "runs" / "r"
     summary = json.loads((run / "summary.json").read_text(), parse_constant=_no_constants)
-    assert summary["failed"] == 1 and summary["ok"] == 1 and "boom in episode" in summary["failures"][0]["error"]
+    assert (
+        summary["failed"] == 1 and summary["ok"] == 1 and "boom in episode" in summary["failures"][0]["error"]
+    )
     assert summary["tool_errors"] >= 0 and summary["abandoned_steps"] >= 0
     for line in (run / "episodes.jsonl").read_text().splitlines():
         json.loads(line, parse_constant=_no_constants)
     # the failed episode scores 0 in the mean: per persona (|g|=1 for task 1, 2 for task 2)
     rows = [json.loads(x) for x in (run / "episodes.jsonl").read_text().splitlines()]
     ok = next(r for r in rows if r["status"] == "ok")
-    assert summary["score"] == pytest.approx((1 + len(ok["depends_on"])) * ok["score"] / (2 + len(ok["depends_on"])))
+    assert summary["score"] == pytest.approx(
+        (1 + len(ok["depends_on"])) * ok["score"] / (2 + len(ok["depends_on"]))
+    )
     # the tables mark the row and name the failure
     assert tables_main([str(tmp_path / "runs"), "--out", str(tmp_path / "tables"), "--no-plots"]) == 0
     md = (tmp_path / "tables" / "tables.md").read_text()

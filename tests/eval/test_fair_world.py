@@ -1,5 +1,6 @@
 """The fair world (issue 16): one uptake model for every delivery, the suite's own reader, Pulse on
 equal footing with the baselines, reference rows never ranked."""
+
 from __future__ import annotations
 
 import tempfile
@@ -7,24 +8,27 @@ from pathlib import Path
 
 import pytest
 
-from pulse.agent.gate import GateDecision
-from pulse.agent.runtime import AgentStats, Delivery
-from pulse.core.records import Decision, MemoryItem, Provenance
 from eval.agents.behaviour import BehaviourParams, Reading, Uptake
 from eval.agents.simulated import SimulatedAgent
 from eval.envs import Workspace
 from eval.suites.reader import ReadValue, ValueReader
 from eval.suites.schema import ArgSpec, Checkpoint, SimTask, StepSpec, ToolSpec
+from pulse.agent.gate import GateDecision
+from pulse.agent.runtime import AgentStats, Delivery
+from pulse.core.records import Decision, MemoryItem, Provenance
 
-VOCAB = {"seat": {"aisle": ("a seat by the corridor", "aisle seat"), "window": ("window seat",)},
-         "cabin": {"economy": ("coach",), "business": ("business class",)}}
+VOCAB = {
+    "seat": {"aisle": ("a seat by the corridor", "aisle seat"), "window": ("window seat",)},
+    "cabin": {"economy": ("coach",), "business": ("business class",)},
+}
 
 
 # -- the reader ------------------------------------------------------------------------------------
 def test_reader_synonyms_withdrawals_dates_and_conditions():
     r = ValueReader(VOCAB, {"client_trip": ("client trip",)})
-    assert [(v.slot, v.value) for v in r.read("I prefer a seat by the corridor instead of a window seat.")] \
-        == [("seat", "aisle")]
+    assert [
+        (v.slot, v.value) for v in r.read("I prefer a seat by the corridor instead of a window seat.")
+    ] == [("seat", "aisle")]
     got = r.read("2024-03-02: used to fly coach, now business class")
     assert [(v.slot, v.value, v.time) for v in got] == [("cabin", "business", "2024-03-02")]
     assert r.read("- [w1] prefers seat aisle (since 2024-05-01)")[0].time == "2024-05-01"
@@ -62,7 +66,9 @@ def test_a_delivery_contradicting_the_user_wins_at_the_one_override_rate():
     p = BehaviourParams()
     u = Uptake(p)
     reads = [Reading(1, rv("seat", "window"))]
-    won = rate(lambda i: u.fill([("seat", "middle")], {"seat": "aisle"}, reads, 1, 0, (i,))["seat"] == "window")
+    won = rate(
+        lambda i: u.fill([("seat", "middle")], {"seat": "aisle"}, reads, 1, 0, (i,))["seat"] == "window"
+    )
     # the stated value is used (p_follow_explicit) and the delivery overrides it, or it is missed (copy
     # error) and the delivery is taken instead
     expect = p.p_use_delivered * (p.p_follow_explicit * p.p_override_stated + (1 - p.p_follow_explicit))
@@ -80,15 +86,40 @@ def test_the_newest_dated_value_is_taken_with_p_latest_on_conflict():
 
 # -- one model for supplements and interventions ---------------------------------------------------
 TOOL = ToolSpec("book", "travel", "", {"seat": ["middle", "aisle", "window"]})
-ITEM = MemoryItem("m1", "preference", "user:u1", "For flights, my preferred seat is aisle.", "seat", "aisle",
-                  provenance=Provenance("user_statement"), valid_from="2024-01-01")
+ITEM = MemoryItem(
+    "m1",
+    "preference",
+    "user:u1",
+    "For flights, my preferred seat is aisle.",
+    "seat",
+    "aisle",
+    provenance=Provenance("user_statement"),
+    valid_from="2024-01-01",
+)
 
 
 def task(i: int) -> SimTask:
-    step = StepSpec("s0", "book", f"trip{i}", "book the flight", (ArgSpec("seat", "aisle", "preference", "middle"),),
-                    "early")
-    return SimTask(f"t{i}", "u1", "", "travel", 1, "2025-01-01", 2, "Book my flight.", {}, (step,),
-                   (Checkpoint("c0", f"trip{i}", "seat", "aisle", "early", "preference"),))
+    step = StepSpec(
+        "s0",
+        "book",
+        f"trip{i}",
+        "book the flight",
+        (ArgSpec("seat", "aisle", "preference", "middle"),),
+        "early",
+    )
+    return SimTask(
+        f"t{i}",
+        "u1",
+        "",
+        "travel",
+        1,
+        "2025-01-01",
+        2,
+        "Book my flight.",
+        {},
+        (step,),
+        (Checkpoint("c0", f"trip{i}", "seat", "aisle", "early", "preference"),),
+    )
 
 
 class Supplementer:
@@ -125,7 +156,9 @@ class Intervener(Supplementer):
     def decide_call(self, event):
         if event.args.get("seat") != "aisle" and not self.sent:
             self.sent = True
-            return GateDecision(Decision("intervene", ("m1",)), (ITEM,), "- [m1] For flights, my preferred seat is aisle.")
+            return GateDecision(
+                Decision("intervene", ("m1",)), (ITEM,), "- [m1] For flights, my preferred seat is aisle."
+            )
         return None
 
 
@@ -153,14 +186,31 @@ def test_pulse_builds_its_memory_from_the_rendered_sessions_through_its_write_pa
     from eval.methods.pulse_method import PulseMethod
     from eval.methods.seed import ChainSeed, SeedHistory
     from eval.suites.schema import SeedSession, SeedTurn
+
     tools = (ToolSpec("make_plot", "plots", "", {"palette": ["viridis", "colorblind"]}),)
-    sessions = (SeedSession("2024-02-01T10:00:00", "user:u1", (SeedTurn("user", "For plots, my preferred palette is "
-                                                                            "colorblind."), SeedTurn("assistant", "Noted."))),)
+    sessions = (
+        SeedSession(
+            "2024-02-01T10:00:00",
+            "user:u1",
+            (
+                SeedTurn("user", "For plots, my preferred palette is colorblind."),
+                SeedTurn("assistant", "Noted."),
+            ),
+        ),
+    )
     # the records the history was rendered from say otherwise: Pulse must not read them
     other = (MemoryItem("x1", "preference", "user:u1", "viridis", "palette", "viridis"),)
     with tempfile.TemporaryDirectory() as d:
         mem = PulseMethod("pulse", "structured", None).open_chain(
-            ChainSeed("u1", ("",), SeedHistory("u1", sessions, other), Path(d), build_embedder(EmbedderConfig()), tools))
+            ChainSeed(
+                "u1",
+                ("",),
+                SeedHistory("u1", sessions, other),
+                Path(d),
+                build_embedder(EmbedderConfig()),
+                tools,
+            )
+        )
         try:
             items = [m for m, _, _ in mem.store.scope_items("user:u1")]
             assert [(m.slot, m.value) for m in items if m.slot == "palette"] == [("palette", "colorblind")]
@@ -172,9 +222,14 @@ def test_pulse_builds_its_memory_from_the_rendered_sessions_through_its_write_pa
 # -- reference rows --------------------------------------------------------------------------------
 def test_oracle_and_blind_rows_are_labelled_and_never_marked_best():
     from eval.tables import _label, mark_best
+
     s = [{"simulated": True, "seed": 0}]
-    rows = [[_label("pulse_rule", [s]), "–", "99.0"], [_label("pulse_supplement_all", [s]), "–", "98.0"],
-            [_label("mem0", [s]), "–", "70.0"], [_label("pma", [s]), "–", "80.0"]]
+    rows = [
+        [_label("pulse_rule", [s]), "–", "99.0"],
+        [_label("pulse_supplement_all", [s]), "–", "98.0"],
+        [_label("mem0", [s]), "–", "70.0"],
+        [_label("pma", [s]), "–", "80.0"],
+    ]
     mark_best(rows, {2: True})
     assert rows[0][0].startswith("oracle (gold rule)") and rows[1][0].startswith("blind:")
     assert rows[0][2] == "99.0" and rows[1][2] == "98.0"
@@ -185,6 +240,7 @@ def test_blind_policies_supplement_everything_or_intervene_on_every_call():
     from pulse.agent.blind_policies import BlindPolicy
     from pulse.core.policy_io import PolicyInput
     from pulse.core.records import Event
+
     inp = PolicyInput((Event("candidate_call", 1, tool="book", args={"seat": "middle"}),), (ITEM,))
     msg = PolicyInput((Event("message", 1, role="agent", text="plan"),), (ITEM,))
     assert BlindPolicy("supplement_all").decide_batch([inp])[0].decision.action == "supplement"
@@ -193,8 +249,9 @@ def test_blind_policies_supplement_everything_or_intervene_on_every_call():
 
 
 def test_behaviour_knobs_are_typed_and_a_typo_is_refused():
-    from pulse.config.schema import ConfigError, to_typed
     from eval.config import AgentConfig
+    from pulse.config.schema import ConfigError, to_typed
+
     assert to_typed({"behaviour": {"decay_per_step": 0.3}}, AgentConfig).behaviour.decay_per_step == 0.3
     with pytest.raises(ConfigError, match="decay_per_stp"):
         to_typed({"behaviour": {"decay_per_stp": 0.3}}, AgentConfig)
@@ -204,15 +261,23 @@ def test_behaviour_knobs_are_typed_and_a_typo_is_refused():
 
 def test_sensitivity_ranks_correlation_and_flips():
     import importlib.util
-    spec = importlib.util.spec_from_file_location("sens", Path(__file__).parents[2] / "scripts" / "sensitivity.py")
+
+    spec = importlib.util.spec_from_file_location(
+        "sens", Path(__file__).parents[2] / "scripts" / "sensitivity.py"
+    )
     sens = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(sens)
     sens.check_grid()  # every behaviour knob is swept, and only those
     assert sens.ranks({"a": 3, "b": 1, "c": 3}) == {"a": 1.5, "c": 1.5, "b": 3}
     assert sens.spearman({"a": 3, "b": 2, "c": 1}, {"a": 30, "b": 20, "c": 10}) == pytest.approx(1.0)
     assert sens.spearman({"a": 3, "b": 2, "c": 1}, {"a": 10, "b": 20, "c": 30}) == pytest.approx(-1.0)
-    data = {("default", "x", "a"): {0: 0.9}, ("default", "x", "b"): {0: 0.5}, ("default", "x", "pulse_rule"): {0: 1.0},
-            ("decay_per_step=0.0", "x", "a"): {0: 0.4}, ("decay_per_step=0.0", "x", "b"): {0: 0.6}}
+    data = {
+        ("default", "x", "a"): {0: 0.9},
+        ("default", "x", "b"): {0: 0.5},
+        ("default", "x", "pulse_rule"): {0: 1.0},
+        ("decay_per_step=0.0", "x", "a"): {0: 0.4},
+        ("decay_per_step=0.0", "x", "b"): {0: 0.6},
+    }
     res = sens.analyse(data, ["x"])
     flip = next(r for r in res["settings"] if r["setting"] == "decay_per_step=0.0")
     assert flip["flips_vs_default"] == ["a vs b"] and "pulse_rule" not in flip["ranking"]
@@ -221,24 +286,37 @@ def test_sensitivity_ranks_correlation_and_flips():
 def test_gold_rule_supplements_a_plan_that_announces_a_value_memory_contradicts():
     from pulse.core.gold import gold_decision
     from pulse.core.records import Event
-    pref = MemoryItem("m1", "preference", "user:u1", "prefers seat aisle", "seat", "aisle", valid_from="2024-01-01")
-    plan = Event("message", 2, role="agent", text="Next I will book with seat window.", args={"seat": "window"})
+
+    pref = MemoryItem(
+        "m1", "preference", "user:u1", "prefers seat aisle", "seat", "aisle", valid_from="2024-01-01"
+    )
+    plan = Event(
+        "message", 2, role="agent", text="Next I will book with seat window.", args={"seat": "window"}
+    )
     req = Event("request", 1, role="user", text="Book my flight.")
     assert gold_decision((req, plan), (pref,)) == Decision("supplement", ("m1",))
     stated = Event("request", 1, role="user", text="Book a window seat.", args={"seat": "window"})
     assert gold_decision((stated, plan), (pref,)).action == "silent"  # the user chose it: memory yields
-    agrees = Event("message", 2, role="agent", text="Next I will book with seat aisle.", args={"seat": "aisle"})
+    agrees = Event(
+        "message", 2, role="agent", text="Next I will book with seat aisle.", args={"seat": "aisle"}
+    )
     assert gold_decision((req, agrees), (pref,)).action == "silent"
 
 
-@pytest.mark.parametrize("benchmark,key", [("pibench_sim", {"split": "test"}),
-                                           ("independent_sim", {"seed_history": "synthetic"}),
-                                           ("mcp_persona_sim", {"chain_users": True})])
+@pytest.mark.parametrize(
+    "benchmark,key",
+    [
+        ("pibench_sim", {"split": "test"}),
+        ("independent_sim", {"seed_history": "synthetic"}),
+        ("mcp_persona_sim", {"chain_users": True}),
+    ],
+)
 def test_a_knob_of_another_benchmark_is_refused_by_name(benchmark, key):
     """The YAML of a suite does not declare another benchmark's key (hydra refuses it); one added
     with `+benchmark.<key>=` or set from Python is refused by the benchmark's own Options."""
-    from pulse.config.schema import ConfigError
     from eval.config import BenchmarkConfig
     from eval.registry import BENCHMARKS
+    from pulse.config.schema import ConfigError
+
     with pytest.raises(ConfigError, match=f"benchmark.{next(iter(key))}: not an option of {benchmark}"):
         BENCHMARKS.get(benchmark)(BenchmarkConfig(name=benchmark, **key))

@@ -1,5 +1,6 @@
 """independent_sim: determinism, validation round trip, independence from Pulse's world/rule/parser,
 enum-consistent gold, an unambiguous vocabulary, and every required situation in every seed."""
+
 from __future__ import annotations
 
 import json
@@ -26,7 +27,9 @@ def suites():
 
 
 def test_deterministic_and_seed_dependent(suites):
-    assert json.dumps(generate(0).to_json(), sort_keys=True) == json.dumps(suites[0].to_json(), sort_keys=True)
+    assert json.dumps(generate(0).to_json(), sort_keys=True) == json.dumps(
+        suites[0].to_json(), sort_keys=True
+    )
     assert json.dumps(suites[0].to_json(), sort_keys=True) != json.dumps(suites[1].to_json(), sort_keys=True)
 
 
@@ -37,9 +40,12 @@ def test_round_trip_validates(suites):
 
 
 def test_imports_nothing_of_pulse_world_rule_or_parser():
-    code = ("import sys, eval.suites.independent_sim as m; m.generate(0); "
-            "print('\\n'.join(sorted(sys.modules)))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    code = (
+        "import sys, eval.suites.independent_sim as m; m.generate(0); print('\\n'.join(sorted(sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
     loaded = out.split()
     bad = [m for m in loaded if any(m == f or m.startswith(f + ".") for f in FORBIDDEN)]
     assert not bad, f"independent_sim pulls in {bad}"
@@ -47,8 +53,9 @@ def test_imports_nothing_of_pulse_world_rule_or_parser():
 
 
 def test_decision_prefix_matches_writeback():
-    from pulse.agent.writeback import DECISION_PREFIX
     from eval.suites.independent_sim.generator import DECISION_PREFIX as ours
+    from pulse.agent.writeback import DECISION_PREFIX
+
     assert ours == DECISION_PREFIX
 
 
@@ -73,6 +80,7 @@ def test_gold_and_defaults_in_tool_enums(suites):
 
 def test_own_vocabulary_disjoint_from_other_suites(suites):
     from eval.suites import vocab_mcp, vocab_pibench
+
     theirs_slots, theirs_tools = set(), set()
     for d in vocab_pibench.PERSONAS.values():
         for name, (_, _, params, _) in d["tools"].items():
@@ -120,12 +128,21 @@ def _situations(s, user=None):
     personas = [p for p in s.personas if user is None or p.user_id == user]
     texts = [x.text for p in personas for h in p.history for x in h.turns] + [t.request_text for t in tasks]
     canon = {v for sl in s.vocabulary.values() for v in sl}
-    paraphrased = any(f != v and f.lower() in txt.lower() for txt in texts for sl in s.vocabulary.values()
-                      for v, forms in sl.items() for f in forms)
+    paraphrased = any(
+        f != v and f.lower() in txt.lower()
+        for txt in texts
+        for sl in s.vocabulary.values()
+        for v, forms in sl.items()
+        for f in forms
+    )
     own_projects = {t.project_id for t in tasks if t.project_id}
     hist_projects = {h.project_id for p in personas for h in p.history if h.project_id}
-    other_users = {h.scope for p in personas for h in p.history if h.scope != f"user:{p.user_id}"
-                   and h.scope.startswith("user:")}
+    other_users = {
+        h.scope
+        for p in personas
+        for h in p.history
+        if h.scope != f"user:{p.user_id}" and h.scope.startswith("user:")
+    }
     msgs = [st.user_message_text for t in tasks for st in t.steps if st.user_message]
     return {
         "paraphrase": paraphrased and bool(canon),
@@ -138,10 +155,16 @@ def _situations(s, user=None):
         "message_reveal": any("for this" in m for m in msgs),
         "other_project_decisions": bool(hist_projects - own_projects) and len(own_projects) >= 2,
         "other_users": bool(other_users),
-        "ignore_memory": any(t.category == "ignore_memory" and not t.project_id
-                             and all(a.source in ("explicit", "habit_override", "inapplicable", "default",
-                                                  "carried") for st in t.steps for a in st.args)
-                             for t in tasks),
+        "ignore_memory": any(
+            t.category == "ignore_memory"
+            and not t.project_id
+            and all(
+                a.source in ("explicit", "habit_override", "inapplicable", "default", "carried")
+                for st in t.steps
+                for a in st.args
+            )
+            for t in tasks
+        ),
         "late_stage": any(c.stage == "late" for t in tasks for c in t.checkpoints),
         "depends_on": any(t.depends_on for t in tasks),
     }
@@ -179,7 +202,13 @@ def test_history_reads_back_with_the_suite_reader(suites):
                 total, read = r.mention_counts(turn.text)
                 assert total == read, (p.user_id, turn.text)
         # every current fact is read from some user turn with its value
-        said = {(rv.slot, rv.value) for h in p.history for x in h.turns if x.role == "user" for rv in r.read(x.text)}
+        said = {
+            (rv.slot, rv.value)
+            for h in p.history
+            for x in h.turns
+            if x.role == "user"
+            for rv in r.read(x.text)
+        }
         assert facts <= said, (p.user_id, facts - said)
         for t in s.tasks:
             if t.user_id != p.user_id:
@@ -191,16 +220,23 @@ def test_history_reads_back_with_the_suite_reader(suites):
 
 def test_load_applies_personas_and_max_tasks():
     from eval.config import BenchmarkConfig
+
     cfg = BenchmarkConfig(name=NAME, personas=["physio", "sre_lead"], max_tasks=3)
     s = load(cfg)  # the suite behind the benchmark protocol
-    assert s.name == NAME and s.suite.name == NAME and Counter(t.user_id for t in s.tasks) == {"physio": 3, "sre_lead": 3}
+    assert (
+        s.name == NAME
+        and s.suite.name == NAME
+        and Counter(t.user_id for t in s.tasks) == {"physio": 3, "sre_lead": 3}
+    )
     with pytest.raises(Exception):
         load(BenchmarkConfig(name=NAME, personas=["nobody"]))
 
 
 def test_registered_and_fast():
     import time
+
     from eval.registry import BENCHMARKS
+
     assert "independent_sim" in BENCHMARKS
     t0 = time.perf_counter()
     generate(7)

@@ -4,6 +4,7 @@ An intervention is correct only when the held call conflicts with a current bind
 that holds the argument's true value *and* the evidence names it; it is misled when it turned a
 right call into a wrong one.
 """
+
 from __future__ import annotations
 
 import random
@@ -86,8 +87,9 @@ def run_chains(policy, tmp_path, corrupted=False):
         tasks = s.chains()[persona]
         p = s.persona(persona)
         items = corrupt(p.memory) if corrupted else p.memory
-        mem = open_chain_memory("structured", tmp_path / f"{persona}-{corrupted}", persona,
-                                [t.project_id for t in tasks], items)
+        mem = open_chain_memory(
+            "structured", tmp_path / f"{persona}-{corrupted}", persona, [t.project_id for t in tasks], items
+        )
         env = make_env(p.tools)
         method = PulseMethod("t", "structured", policy)
         try:

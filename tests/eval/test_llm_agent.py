@@ -1,5 +1,6 @@
 """The LLM task agent runs an episode over real HTTP against a local OpenAI-compatible server
 that serves a tiny local transformers model with constrained tool calling."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,6 +12,7 @@ from eval.metrics import read_rows
 @pytest.fixture(scope="module")
 def server(tiny_model_dir):
     from eval.serving.local_server import serve_in_thread
+
     srv, url = serve_in_thread(tiny_model_dir, max_tool_calls=3)
     yield url
     srv.shutdown()
@@ -18,15 +20,38 @@ def server(tiny_model_dir):
 
 def test_llm_agent_episode_over_http(server, tmp_path, eval_cfg):
     import openai
+
     r = openai.OpenAI(base_url=server, api_key="x").chat.completions.create(
-        model="local", messages=[{"role": "user", "content": "hi"}],
-        tools=[{"type": "function", "function": {"name": "f", "parameters": {
-            "type": "object", "properties": {"a": {"type": "string", "enum": ["x", "y"]}}}}}])
+        model="local",
+        messages=[{"role": "user", "content": "hi"}],
+        tools=[
+            {
+                "type": "function",
+                "function": {
+                    "name": "f",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"a": {"type": "string", "enum": ["x", "y"]}},
+                    },
+                },
+            }
+        ],
+    )
     assert r.choices[0].message.tool_calls[0].function.name == "f"
 
-    cfg = eval_cfg(tmp_path, "pulse_rule", "mcp_persona_sim",
-                   ["agent=openai", "agent.model=local", f"agent.base_url={server}", "benchmark.max_tasks=1",
-                    "benchmark.personas=[mcp_user_01]", "agent.max_turns=5"])
+    cfg = eval_cfg(
+        tmp_path,
+        "pulse_rule",
+        "mcp_persona_sim",
+        [
+            "agent=openai",
+            "agent.model=local",
+            f"agent.base_url={server}",
+            "benchmark.max_tasks=1",
+            "benchmark.personas=[mcp_user_01]",
+            "agent.max_turns=5",
+        ],
+    )
     out = run_eval(cfg)
     row = read_rows(out / "episodes.jsonl")[0]
     assert row["status"] == "ok", row.get("error")
@@ -35,9 +60,20 @@ def test_llm_agent_episode_over_http(server, tmp_path, eval_cfg):
 
 
 def test_unreachable_endpoint_fails_the_episode_clearly(tmp_path, eval_cfg):
-    cfg = eval_cfg(tmp_path, "none", "mcp_persona_sim",
-                   ["agent=openai", "agent.model=m", "agent.base_url=http://127.0.0.1:9/v1", "agent.retries=1",
-                    "agent.backoff_s=0.01", "agent.timeout_s=2", "benchmark.max_tasks=1",
-                    "benchmark.personas=[mcp_user_01]"])
+    cfg = eval_cfg(
+        tmp_path,
+        "none",
+        "mcp_persona_sim",
+        [
+            "agent=openai",
+            "agent.model=m",
+            "agent.base_url=http://127.0.0.1:9/v1",
+            "agent.retries=1",
+            "agent.backoff_s=0.01",
+            "agent.timeout_s=2",
+            "benchmark.max_tasks=1",
+            "benchmark.personas=[mcp_user_01]",
+        ],
+    )
     row = read_rows(run_eval(cfg) / "episodes.jsonl")[0]
     assert row["status"] == "failed" and "EndpointError" in row["error"] and "127.0.0.1:9" in row["error"]

@@ -1,5 +1,6 @@
 """The memory-side LLM client against an OpenAI-compatible endpoint (a stub HTTP server here), and the
 mem0ai cross-check wiring (a stand-in `mem0` module: the real package is an optional extra)."""
+
 from __future__ import annotations
 
 import json
@@ -23,13 +24,22 @@ class _Stub(BaseHTTPRequestHandler):
         if "extract" in system:
             content = '{"facts": ["User prefers citation style IEEE."]}'
         elif "manage a memory" in system:
-            content = 'Sure! {"memory": [{"id": "", "text": "User prefers citation style IEEE.", "event": "ADD"}]}'
+            content = (
+                'Sure! {"memory": [{"id": "", "text": "User prefers citation style IEEE.", "event": "ADD"}]}'
+            )
         else:
             content = "not json"
         _Stub.replies.append(system[:20])
-        out = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-               "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
-               "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+        out = {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [
+                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
         data = json.dumps(out).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -51,7 +61,9 @@ def endpoint():
 
 def test_openai_client_parses_json_counts_tokens_and_counts_parse_failures(endpoint):
     llm = build_llm(LLMConfig(name="openai", model="stub", base_url=endpoint, retries=0))
-    out, call = llm.json_call("mem0.extract", "You extract facts.", "user: hi", lambda: {"facts": ["never used"]})
+    out, call = llm.json_call(
+        "mem0.extract", "You extract facts.", "user: hi", lambda: {"facts": ["never used"]}
+    )
     assert out == {"facts": ["User prefers citation style IEEE."]} and call.ok and call.prompt_tokens > 0
     out, call = llm.json_call("x", "Something else.", "hi", lambda: {"a": 1})
     assert out == {} and not call.ok and llm.parse_failures == 1  # never the stand-in's answer
@@ -77,10 +89,15 @@ def test_mem0_runs_on_an_endpoint_and_mirrors_the_mem0ai_package(endpoint, tmp_p
     monkeypatch.setitem(sys.modules, "mem0", types.SimpleNamespace(Memory=FakeMemory))
     from eval.methods.mem0 import Mem0Chain, Mem0Session, Options
     from pulse.core.records import Event
+
     seed, task, tools = _seed_and_task(tmp_path)
-    llm = build_llm(LLMConfig(name="openai", model="stub", base_url=endpoint, retries=0, mem0ai_crosscheck=True))
+    llm = build_llm(
+        LLMConfig(name="openai", model="stub", base_url=endpoint, retries=0, mem0ai_crosscheck=True)
+    )
     chain = Mem0Chain(seed, llm, Options())
-    assert [r.text for r in chain.store.records.values()] == ["User prefers citation style IEEE."]  # the LLM's ADD
+    assert [r.text for r in chain.store.records.values()] == [
+        "User prefers citation style IEEE."
+    ]  # the LLM's ADD
     s = Mem0Session(chain, task, tools)
     d = s.start(Event("request", 0, text="[p1] Please write section 'a' in my usual citation style."))
     assert [(m.slot, m.value) for m in d.items] == [("citation_style", "IEEE")]
@@ -95,10 +112,31 @@ def _seed_and_task(tmp_path):
     from eval.methods.seed import ChainSeed, SeedHistory, SeedSession, SeedTurn
     from eval.suites import pibench_sim
     from pulse.memory import make_embedder
+
     tools = pibench_sim.generate(0).persona("researcher").tools
-    s = ChainSeed("u1", ("p1",), SeedHistory("u1", (SeedSession("2024-01-01T10:00:00", "user:u1", (
-        SeedTurn("user", "For docs, my preferred citation style is IEEE."),)),), ()), tmp_path,
-        make_embedder("bm25"), tuple(tools))
-    t = SimpleNamespace(task_id="t1", user_id="u1", project_id="p1", time="2025-01-06T09:00:00",
-                        request_text="[p1] Please write section 'a'.")
+    s = ChainSeed(
+        "u1",
+        ("p1",),
+        SeedHistory(
+            "u1",
+            (
+                SeedSession(
+                    "2024-01-01T10:00:00",
+                    "user:u1",
+                    (SeedTurn("user", "For docs, my preferred citation style is IEEE."),),
+                ),
+            ),
+            (),
+        ),
+        tmp_path,
+        make_embedder("bm25"),
+        tuple(tools),
+    )
+    t = SimpleNamespace(
+        task_id="t1",
+        user_id="u1",
+        project_id="p1",
+        time="2025-01-06T09:00:00",
+        request_text="[p1] Please write section 'a'.",
+    )
     return s, t, tools

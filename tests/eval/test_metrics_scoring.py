@@ -1,5 +1,6 @@
 """COMP exactly as pi-Bench aggregates it, MCP-Persona Acc, interruption success, and standard-JSON
 results (undefined -> null, never NaN), at non-trivial hand-computed values."""
+
 from __future__ import annotations
 
 import json
@@ -8,8 +9,7 @@ import math
 import pytest
 
 from eval.envs import CheckResult, task_score
-from eval.metrics import (dumps_strict, group_size, mean_stderr, persona_comp, suite_acc, suite_comp,
-                          summarize)
+from eval.metrics import dumps_strict, group_size, mean_stderr, persona_comp, suite_acc, suite_comp, summarize
 from eval.suites import pibench_sim
 from eval.suites.schema import Checkpoint, SuiteError, suite_from_json
 
@@ -23,8 +23,10 @@ def strict_loads(text: str):
 
 
 def _results(weights, passed):
-    return [CheckResult(Checkpoint(f"c{i}", "a", "s", "x", "early", "preference", float(w)), p, "")
-            for i, (w, p) in enumerate(zip(weights, passed))]
+    return [
+        CheckResult(Checkpoint(f"c{i}", "a", "s", "x", "early", "preference", float(w)), p, "")
+        for i, (w, p) in enumerate(zip(weights, passed))
+    ]
 
 
 def test_task_comp_is_weighted_and_acc_ignores_weights():
@@ -40,8 +42,15 @@ def test_task_comp_is_weighted_and_acc_ignores_weights():
 
 
 def _row(task, user, deps, score, status="ok", **kw):
-    r = {"task_id": task, "user_id": user, "depends_on": deps, "status": status, "metric": "comp",
-         "category": "professional", **kw}
+    r = {
+        "task_id": task,
+        "user_id": user,
+        "depends_on": deps,
+        "status": status,
+        "metric": "comp",
+        "category": "professional",
+        **kw,
+    }
     if status == "ok":
         r["score"] = score
     else:
@@ -65,9 +74,13 @@ def comp_rows():
     t2 = task_score(_results([2, 1, 1, 4], [True, True, False, True]), "comp")
     t4 = task_score(_results([2, 1, 1], [True, True, False]), "comp")
     t5 = task_score(_results([1, 1, 1, 1], [True, True, True, False]), "comp")
-    return [_row("t1", "p1", [], t1), _row("t2", "p1", ["t1"], t2),
-            _row("t3", "p2", [], None, status="failed"), _row("t4", "p2", ["t3"], t4),
-            _row("t5", "p2", ["t3", "t4"], t5)]
+    return [
+        _row("t1", "p1", [], t1),
+        _row("t2", "p1", ["t1"], t2),
+        _row("t3", "p2", [], None, status="failed"),
+        _row("t4", "p2", ["t3"], t4),
+        _row("t5", "p2", ["t3", "t4"], t5),
+    ]
 
 
 def test_comp_aggregation_is_pibench_comp():
@@ -95,13 +108,29 @@ def test_acc_is_mean_over_tasks():
 
 def test_interventions_and_interruption_success():
     rows = comp_rows()
-    ints = [(4, 3, 2, 1, 1, 0), (2, 0, 0, 0, 0, 2), (9, 9, 9, 0, 5, 5), (1, 1, 1, 0, 0, 0), (1, 1, 0, 0, 0, 1)]
+    ints = [
+        (4, 3, 2, 1, 1, 0),
+        (2, 0, 0, 0, 0, 2),
+        (9, 9, 9, 0, 5, 5),
+        (1, 1, 1, 0, 0, 0),
+        (1, 1, 0, 0, 0, 1),
+    ]
     for r, (n, c, f, m, te, ab) in zip(rows, ints):
-        r.update(interventions=n, interventions_correct=c, interventions_fixed=f, interventions_misled=m,
-                 tool_errors=te, abandoned_steps=ab)
+        r.update(
+            interventions=n,
+            interventions_correct=c,
+            interventions_fixed=f,
+            interventions_misled=m,
+            tool_errors=te,
+            abandoned_steps=ab,
+        )
     s = summarize(rows)  # the failed t3's counts are not counted (its episode did not finish)
-    assert (s["interventions"], s["interventions_correct"], s["interventions_fixed"], s["interventions_misled"]) \
-        == (8, 5, 3, 1)
+    assert (
+        s["interventions"],
+        s["interventions_correct"],
+        s["interventions_fixed"],
+        s["interventions_misled"],
+    ) == (8, 5, 3, 1)
     assert s["interruption_success"] == pytest.approx(5 / 8)
     assert (s["tool_errors"], s["abandoned_steps"]) == (1, 3)
     assert "interventions_right" not in s and "interruption_success" not in s["undefined"]
@@ -142,7 +171,9 @@ def test_checkpoint_weight_is_validated_and_serialised():
     tid = d["tasks"][0]["task_id"]
     for bad in (0, -1, "2", True, float("nan")):
         d["tasks"][0]["checkpoints"][1]["weight"] = bad
-        with pytest.raises(SuiteError, match=rf"tasks\[0\] \({tid}\)\.checkpoints\[1\]: key 'weight' must be"):
+        with pytest.raises(
+            SuiteError, match=rf"tasks\[0\] \({tid}\)\.checkpoints\[1\]: key 'weight' must be"
+        ):
             suite_from_json(d)
     del d["tasks"][0]["checkpoints"][1]["weight"]
     assert suite_from_json(d).tasks[0].checkpoints[1].weight == 1.0
@@ -162,8 +193,17 @@ def test_harness_rows_score_with_suite_weights(tmp_path, eval_cfg):
             weights[(t["task_id"], c["checkpoint_id"])] = c["weight"]
     path = tmp_path / "suite.json"
     path.write_text(json.dumps(d))
-    out = run_eval(eval_cfg(tmp_path / "run", "none", overrides=[f"benchmark.path={path}", "benchmark.max_tasks=4",
-                                                                   "benchmark.personas=[researcher,marketer]"]))
+    out = run_eval(
+        eval_cfg(
+            tmp_path / "run",
+            "none",
+            overrides=[
+                f"benchmark.path={path}",
+                "benchmark.max_tasks=4",
+                "benchmark.personas=[researcher,marketer]",
+            ],
+        )
+    )
     rows = read_rows(out / "episodes.jsonl")
     assert len(rows) == 8
     partial = 0
@@ -176,7 +216,9 @@ def test_harness_rows_score_with_suite_weights(tmp_path, eval_cfg):
     per = {}
     for u in ("researcher", "marketer"):
         rs = [r for r in rows if r["user_id"] == u]
-        per[u] = sum((1 + len(r["depends_on"])) * r["score"] for r in rs) / sum(1 + len(r["depends_on"]) for r in rs)
+        per[u] = sum((1 + len(r["depends_on"])) * r["score"] for r in rs) / sum(
+            1 + len(r["depends_on"]) for r in rs
+        )
     summary = strict_loads((out / "summary.json").read_text())
     assert summary["score_per_persona"] == pytest.approx(per)
     assert summary["score"] == pytest.approx(sum(per.values()) / 2)

@@ -1,14 +1,15 @@
 """π-Bench: real-data counts, validation, workspace confinement, COMP arithmetic, proxy labelling."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
 import pytest
+from real_data import real_data
 
 from eval.harness import run_eval
 from eval.metrics import read_rows, suite_comp, summarize
-from real_data import real_data
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "pibench"
 
@@ -16,6 +17,7 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "pibench"
 def _bench(path):
     from eval.config import BenchmarkConfig
     from eval.real.pibench.benchmark import load
+
     return load(BenchmarkConfig(name="pibench", path=str(path)))
 
 
@@ -40,10 +42,23 @@ def test_comp_aggregation_is_pibenchs_on_the_fixture():
 
     def row(tid, score):
         t = by[tid]
-        return {"task_id": tid, "user_id": t.user_id, "status": "ok", "score": score, "metric": "comp",
-                "depends_on": list(t.depends_on), "scored": t.scored}
-    rows = [row("alpha_task_001", 0.0), row("alpha_task_002", 0.0), row("alpha_task_003", 0.25),
-            row("alpha_task_004", 1.0), row("beta_task_001", 0.5)]
+        return {
+            "task_id": tid,
+            "user_id": t.user_id,
+            "status": "ok",
+            "score": score,
+            "metric": "comp",
+            "depends_on": list(t.depends_on),
+            "scored": t.scored,
+        }
+
+    rows = [
+        row("alpha_task_001", 0.0),
+        row("alpha_task_002", 0.0),
+        row("alpha_task_003", 0.25),
+        row("alpha_task_004", 1.0),
+        row("beta_task_001", 0.5),
+    ]
     # alpha: (3 * 0.25 + 1 * 1.0) / (3 + 1) = 0.4375; beta: 0.5; average of personas = 0.46875
     s = summarize(rows)
     assert s["score_per_persona"] == {"alpha": pytest.approx(0.4375), "beta": pytest.approx(0.5)}
@@ -53,6 +68,7 @@ def test_comp_aggregation_is_pibenchs_on_the_fixture():
 
 def test_task_comp_uses_criterion_weights_and_files_read(tmp_path):
     from eval.episode import EpisodeOutcome
+
     b = _bench(FIXTURE)
     t3 = next(t for t in b.tasks if t.task_id == "alpha_task_003")
     ws = b.open_env("alpha")
@@ -67,8 +83,9 @@ def test_task_comp_uses_criterion_weights_and_files_read(tmp_path):
 
 
 def test_file_tools_are_confined_to_the_workspace(tmp_path):
-    from pulse.agent.gate import ToolCallError
     from eval.real.pibench.workspace import Workspace
+    from pulse.agent.gate import ToolCallError
+
     (tmp_path / "secret.txt").write_text("no")
     ws = Workspace("alpha", ("gmail__send_email",), root=tmp_path / "ws")
     for bad in ("../secret.txt", str(tmp_path / "secret.txt"), "a/../../secret.txt"):
@@ -82,7 +99,10 @@ def test_file_tools_are_confined_to_the_workspace(tmp_path):
     assert not (tmp_path / "x.txt").exists()
     ws("write_file", {"path": "d/a.md", "content": "hello world"})
     ws("edit_file", {"path": "d/a.md", "old_text": "world", "new_text": "there"})
-    assert ws("read_file", {"path": "d/a.md"}) == "hello there" and ws("list_dir", {"path": "."}) == ["d/", "d/a.md"]
+    assert ws("read_file", {"path": "d/a.md"}) == "hello there" and ws("list_dir", {"path": "."}) == [
+        "d/",
+        "d/a.md",
+    ]
     for tool in ("web_search", "mcp_appworld_gmail__send_email"):
         assert ws(tool, {"query": "x"})["status"] == "unavailable offline"
     names = {s["function"]["name"] for s in ws.tool_schemas()}
@@ -91,7 +111,9 @@ def test_file_tools_are_confined_to_the_workspace(tmp_path):
 
 def test_bad_task_file_names_the_file_and_key(tmp_path):
     import shutil
+
     from eval.real.base import BenchmarkDataError
+
     shutil.copytree(FIXTURE, tmp_path / "pb")
     y = tmp_path / "pb" / "beta" / "tasks" / "beta_task_001" / "task.yaml"
     y.write_text(y.read_text().replace("  initial_input:", "  first_input:"))
@@ -100,8 +122,14 @@ def test_bad_task_file_names_the_file_and_key(tmp_path):
 
 
 def test_workspace_persists_across_a_personas_tasks_and_run_is_labelled_proxy(tmp_path, eval_cfg):
-    out = run_eval(eval_cfg(tmp_path, "pulse_rule", "pibench",
-                            ["agent=scripted", "agent.script=noop", f"benchmark.path={FIXTURE}"]))
+    out = run_eval(
+        eval_cfg(
+            tmp_path,
+            "pulse_rule",
+            "pibench",
+            ["agent=scripted", "agent.script=noop", f"benchmark.path={FIXTURE}"],
+        )
+    )
     rows = read_rows(out / "episodes.jsonl")
     assert len(rows) == 5 and all(r["status"] == "ok" for r in rows)
     assert [r["scored"] for r in rows] == [False, False, True, True, True]
@@ -112,13 +140,27 @@ def test_workspace_persists_across_a_personas_tasks_and_run_is_labelled_proxy(tm
 
 def test_proc_is_pibenchs_on_the_fixture():
     from eval.metrics import pibench_proc
+
     b = _bench(FIXTURE)
-    cov = {"alpha_task_001": (1, 1), "alpha_task_002": (1, 0), "alpha_task_003": (2, 1), "alpha_task_004": (1, 1),
-           "beta_task_001": (1, 0)}
-    rows = [{"task_id": t.task_id, "user_id": t.user_id, "status": "ok", "score": 0.0, "scored": t.scored,
-             "depends_on": list(t.depends_on), "score_detail": {"proc": {"intents": cov[t.task_id][0],
-                                                                          "covered": cov[t.task_id][1]}}}
-            for t in b.tasks]
+    cov = {
+        "alpha_task_001": (1, 1),
+        "alpha_task_002": (1, 0),
+        "alpha_task_003": (2, 1),
+        "alpha_task_004": (1, 1),
+        "beta_task_001": (1, 0),
+    }
+    rows = [
+        {
+            "task_id": t.task_id,
+            "user_id": t.user_id,
+            "status": "ok",
+            "score": 0.0,
+            "scored": t.scored,
+            "depends_on": list(t.depends_on),
+            "score_detail": {"proc": {"intents": cov[t.task_id][0], "covered": cov[t.task_id][1]}},
+        }
+        for t in b.tasks
+    ]
     # alpha: task 3 pools its prerequisites, (1 + 1 + 0) / (2 + 1 + 1) = 0.5, weight 3; task 4: 1.0, weight 1
     total, per = pibench_proc(rows)
     assert per == {"alpha": pytest.approx(0.625), "beta": 0.0} and total == pytest.approx(0.3125)
@@ -128,8 +170,13 @@ def test_proc_is_pibenchs_on_the_fixture():
 def test_llm_checklist_verdicts_are_ored_over_turns():
     from eval.real.judge import Verdicts
     from eval.real.pibench.benchmark import judge_per_turn, turn_ends
-    t = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "x"},
-         {"role": "user", "content": "b"}, {"role": "assistant", "content": "y"}]
+
+    t = [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": "x"},
+        {"role": "user", "content": "b"},
+        {"role": "assistant", "content": "y"},
+    ]
     assert turn_ends(t) == [2, 4]
 
     class Judge:  # criterion 0 met only in the first turn's trace, criterion 1 only in the full one
@@ -138,5 +185,6 @@ def test_llm_checklist_verdicts_are_ored_over_turns():
         def judge(self, criteria, transcript, context=""):
             self.calls.append(len(transcript))
             return Verdicts([len(transcript) == 2, len(transcript) == 4], 0)
+
     v = judge_per_turn(Judge(), ["c0", "c1"], t, "")
     assert v.met == [True, True] and Judge.calls == [2, 4]

@@ -1,13 +1,14 @@
 """τ²-bench retail in process: tools, DB-hash scoring, gold replay through the gate, pass^k."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
+from real_data import real_data
 
 from eval.harness import run_eval
 from eval.metrics import pass_hat_k, pass_k_over_runs, read_rows
-from real_data import real_data
 
 
 @pytest.fixture(scope="module")
@@ -22,9 +23,13 @@ def test_gold_replay_through_the_gate_with_pulse_reaches_db_reward_1_on_all_114(
     rows = read_rows(out / "episodes.jsonl")
     assert len(rows) == 114 and all(r["status"] == "ok" for r in rows)
     assert sum(r["components"]["DB"] == 1.0 for r in rows) == 114
-    labels = [r["score_detail"]["basis_label"] for r in rows]  # no judge: 40 tasks with NL assertions + 2 [DB]-only
+    labels = [
+        r["score_detail"]["basis_label"] for r in rows
+    ]  # no judge: 40 tasks with NL assertions + 2 [DB]-only
     assert labels.count("DB only") == 42 and labels.count("DB+NL_ASSERTION(none)") == 72
-    assert sum(r["retrievals"] for r in rows) >= 114  # Pulse retrieved at the held calls (empty memory: silent)
+    assert (
+        sum(r["retrievals"] for r in rows) >= 114
+    )  # Pulse retrieved at the held calls (empty memory: silent)
     man = json.loads((out / "manifest.json").read_text())
     assert "DB only" in man["judge"] and man["agent"]["simulated"]
 
@@ -42,6 +47,7 @@ def test_do_nothing_scores_0_exactly_where_the_gold_actions_change_the_database(
 def test_tools_follow_tau2_checks(tau2_dir):
     from eval.real.tau2_retail.db import load_db
     from eval.real.tau2_retail.tools import RetailError, RetailTools
+
     t = RetailTools(load_db(tau2_dir / "db.json"))
     assert t.find_user_id_by_name_zip("yusuf", "ROSSI", "19122") == "yusuf_rossi_9620"
     assert t.calculate("(2 + 3) * 4") == "20.0"
@@ -56,8 +62,15 @@ def test_tools_follow_tau2_checks(tau2_dir):
     # a refused call leaves the order as it was
     before = json.dumps(t.db["orders"]["#W2378156"], sort_keys=True)
     with pytest.raises(RetailError):
-        t.call("exchange_delivered_order_items", {"order_id": "#W2378156", "item_ids": ["1151293680"],
-                                                   "new_item_ids": [], "payment_method_id": "credit_card_9513926"})
+        t.call(
+            "exchange_delivered_order_items",
+            {
+                "order_id": "#W2378156",
+                "item_ids": ["1151293680"],
+                "new_item_ids": [],
+                "payment_method_id": "credit_card_9513926",
+            },
+        )
     assert json.dumps(t.db["orders"]["#W2378156"], sort_keys=True) == before
 
 
@@ -65,6 +78,7 @@ def test_premature_stop_scores_0_and_communicate_is_checked(tau2_dir):
     from eval.config import BenchmarkConfig
     from eval.episode import EpisodeOutcome
     from eval.real.tau2_retail.benchmark import load
+
     b = load(BenchmarkConfig(name="tau2_retail", data_dir=str(tau2_dir.parents[1]), split="test"))
     assert len(b.tasks) == 40
     task = next(t for t in b.tasks if t.data["evaluation_criteria"].get("communicate_info"))
@@ -82,31 +96,48 @@ def test_premature_stop_scores_0_and_communicate_is_checked(tau2_dir):
     assert silent.components["DB"] == 1.0 and "COMMUNICATE" not in silent.components
     assert silent.detail["communicate_met"] == 0.0 and silent.score == 1.0
     said = " ".join(map(str, task.data["evaluation_criteria"]["communicate_info"]))
-    told = b.score(task, env, EpisodeOutcome(extra={"termination": "user_stop",
-                                                    "transcript": [{"role": "assistant", "content": said}]}))
+    told = b.score(
+        task,
+        env,
+        EpisodeOutcome(
+            extra={"termination": "user_stop", "transcript": [{"role": "assistant", "content": said}]}
+        ),
+    )
     assert told.detail["communicate_met"] == 1.0
 
 
 def test_pass_hat_k_is_taus():
-    assert pass_hat_k(4, 2, 1) == 0.5 and pass_hat_k(4, 2, 2) == pytest.approx(1 / 6) and pass_hat_k(4, 4, 4) == 1.0
-    runs = [[{"task_id": "a", "status": "ok", "score": 1.0}, {"task_id": "b", "status": "ok", "score": 0.0}],
-            [{"task_id": "a", "status": "ok", "score": 1.0}, {"task_id": "b", "status": "ok", "score": 1.0}]]
-    assert pass_k_over_runs(runs, 1) == pytest.approx(0.75) and pass_k_over_runs(runs, 2) == pytest.approx(0.5)
+    assert (
+        pass_hat_k(4, 2, 1) == 0.5
+        and pass_hat_k(4, 2, 2) == pytest.approx(1 / 6)
+        and pass_hat_k(4, 4, 4) == 1.0
+    )
+    runs = [
+        [{"task_id": "a", "status": "ok", "score": 1.0}, {"task_id": "b", "status": "ok", "score": 0.0}],
+        [{"task_id": "a", "status": "ok", "score": 1.0}, {"task_id": "b", "status": "ok", "score": 1.0}],
+    ]
+    assert pass_k_over_runs(runs, 1) == pytest.approx(0.75) and pass_k_over_runs(runs, 2) == pytest.approx(
+        0.5
+    )
     with pytest.raises(ValueError):
         pass_hat_k(1, 1, 2)
 
 
 def test_missing_data_is_a_one_line_error_naming_the_variable(tmp_path, eval_cfg, monkeypatch):
     from eval.real.data_dir import DataNotFound
+
     monkeypatch.delenv("PULSE_DATA_DIR", raising=False)
     with pytest.raises(DataNotFound, match="PULSE_DATA_DIR"):
         run_eval(eval_cfg(tmp_path, "none", "tau2_retail", ["agent=scripted"]))
     with pytest.raises(DataNotFound, match="benchmark.data_dir"):
-        run_eval(eval_cfg(tmp_path, "none", "tau2_retail", ["agent=scripted", f"benchmark.data_dir={tmp_path}"]))
+        run_eval(
+            eval_cfg(tmp_path, "none", "tau2_retail", ["agent=scripted", f"benchmark.data_dir={tmp_path}"])
+        )
 
 
 def test_simulated_agent_is_refused_on_a_real_benchmark(tmp_path, tau2_dir, eval_cfg):
     from pulse.config.schema import ConfigError
+
     with pytest.raises(ConfigError, match="agent=openai"):
         run_eval(eval_cfg(tmp_path, "none", "tau2_retail", ["benchmark.max_tasks=1"]))
 
@@ -114,6 +145,7 @@ def test_simulated_agent_is_refused_on_a_real_benchmark(tmp_path, tau2_dir, eval
 def test_chained_variant_is_labelled_non_standard(tau2_dir):
     from eval.config import BenchmarkConfig
     from eval.real.tau2_retail.benchmark import load
+
     b = load(BenchmarkConfig(name="tau2_retail", data_dir=str(tau2_dir.parents[1]), chain_users=True))
     assert b.name == "tau2_retail-chained-nonstandard" and "non-standard" in b.nonstandard
     chains = b.chains()
@@ -122,12 +154,26 @@ def test_chained_variant_is_labelled_non_standard(tau2_dir):
 
 def test_pass_k_cli_over_seed_runs(tmp_path):
     from eval.real.tau2_retail.pass_k import pass_k_table
+
     for seed, scores in ((0, [1.0, 0.0]), (1, [1.0, 1.0]), (2, [0.0, 1.0])):
         d = tmp_path / f"s{seed}"
         d.mkdir()
-        (d / "episodes.jsonl").write_text("".join(json.dumps(
-            {"task_id": t, "status": "ok", "score": s, "benchmark": "tau2_retail", "method": "m", "seed": seed}) + "\n"
-            for t, s in zip("ab", scores)))
+        (d / "episodes.jsonl").write_text(
+            "".join(
+                json.dumps(
+                    {
+                        "task_id": t,
+                        "status": "ok",
+                        "score": s,
+                        "benchmark": "tau2_retail",
+                        "method": "m",
+                        "seed": seed,
+                    }
+                )
+                + "\n"
+                for t, s in zip("ab", scores)
+            )
+        )
     got = pass_k_table([str(tmp_path / f"s{i}") for i in range(3)])
     assert got == {"pass^1": pytest.approx(2 / 3), "pass^2": pytest.approx(1 / 3), "pass^3": 0.0}
 
@@ -137,6 +183,7 @@ def test_touched_entry_comparison_is_taus_full_hash_comparison_and_the_base_stay
     from eval.real.tau2_retail.benchmark import load, same_db
     from eval.real.tau2_retail.db import db_hash, load_db
     from eval.real.tau2_retail.tools import RetailTools
+
     base = load_db(tau2_dir / "db.json")
     before = db_hash(base)
     b = load(BenchmarkConfig(name="tau2_retail", data_dir=str(tau2_dir.parents[1])))

@@ -6,6 +6,7 @@ per task and only valid JSON lines.
 Fault injection: the file is cut at every byte position of its last row; `plan_resume` (the
 resume preparation `run_eval` calls) is checked at every cut, the full `run_eval` at a few.
 """
+
 from __future__ import annotations
 
 import json
@@ -84,8 +85,11 @@ def test_plan_resume_at_every_byte_of_the_torn_row(finished, tmp_path, n_kept):
         assert sorted(r["task_id"] for r in final) == sorted(task_ids), f"cut at byte {k}"
 
 
-@pytest.mark.parametrize("n_kept,frac", [(0, 0.5), (1, 0.0), (1, 0.37), (1, 1.0)],
-                         ids=["first-task-half", "last-row-empty", "last-row-37pct", "last-row-no-newline"])
+@pytest.mark.parametrize(
+    "n_kept,frac",
+    [(0, 0.5), (1, 0.0), (1, 0.37), (1, 1.0)],
+    ids=["first-task-half", "last-row-empty", "last-row-37pct", "last-row-no-newline"],
+)
 def test_full_resumed_run_after_a_tear(finished, tmp_path, eval_cfg, n_kept, frac):
     cfg, data, suite = finished
     _, cuts = _cuts(data, n_kept)

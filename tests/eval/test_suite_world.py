@@ -7,10 +7,11 @@ suite's own args with Pulse's parser, and the suites stay deterministic with eve
 
 Run: .venv/bin/python -m pytest -q tests/eval/test_suite_world.py
 """
+
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -29,7 +30,7 @@ from pulse.core.statements import parse_statement
 GENS = (pibench_sim, mcp_persona_sim)
 
 
-@lru_cache(maxsize=None)
+@cache
 def suite(name: str, seed: int = 0):
     return {g.NAME: g for g in GENS}[name].generate(seed)
 
@@ -53,8 +54,22 @@ def world_of(gen, spec, seed: int = 0):
 def canonical(items):
     """Items with their shuffled ids replaced by content, `supersedes` by the target's content."""
     key = {m.item_id: (m.kind, m.topic, m.slot, m.value, m.valid_from) for m in items}
-    return [(m.kind, m.scope, m.topic, m.slot, m.value, m.text, m.entities, m.provenance, m.valid_from, m.valid_to,
-             key.get(m.supersedes, m.supersedes)) for m in items]
+    return [
+        (
+            m.kind,
+            m.scope,
+            m.topic,
+            m.slot,
+            m.value,
+            m.text,
+            m.entities,
+            m.provenance,
+            m.valid_from,
+            m.valid_to,
+            key.get(m.supersedes, m.supersedes),
+        )
+        for m in items
+    ]
 
 
 @pytest.mark.parametrize("gen", GENS)
@@ -69,8 +84,10 @@ def test_seed_user_memory_is_what_the_world_derives(gen):
         assert canonical(got) == canonical(expected), spec.user_id
         # everything else is the suite's own project layer
         rest = [m for m in s.persona(spec.user_id).memory if m.scope != scope]
-        assert all(m.kind == "project_state" and m.scope == f"project:{m.topic}" and m.topic in spec.projects
-                   for m in rest)
+        assert all(
+            m.kind == "project_state" and m.scope == f"project:{m.topic}" and m.topic in spec.projects
+            for m in rest
+        )
         # the world recovers its ground truth on the suite's domains, and held values are never the
         # tool argument's default (a preference equal to the agent's guess would never show)
         current = {(f.topic, f.slot): f for f in facts if f.kind != "attribute" and f.is_current}
@@ -89,6 +106,7 @@ def test_generator_calls_the_world_layer(monkeypatch):
         def spy(*a, _real=real, _name=name, **kw):
             calls[_name] = calls.get(_name, 0) + 1
             return _real(*a, **kw)
+
         monkeypatch.setattr(generator, name, spy)
     pibench_sim.generate(0)
     mcp_persona_sim.generate(0)
@@ -119,7 +137,9 @@ def test_gold_values_and_sources_come_from_the_derived_memory(gen):
     s = suite(gen.NAME)
     for user, chain in s.chains().items():
         mem = s.persona(user).memory
-        current = {m.slot: m for m in mem if m.scope == f"user:{user}" and not m.valid_to and m.kind != "attribute"}
+        current = {
+            m.slot: m for m in mem if m.scope == f"user:{user}" and not m.valid_to and m.kind != "attribute"
+        }
         told: dict[str, tuple[str, str]] = {}  # slot -> (value, task) a user message revised it to
         decided: dict[tuple[str, str], tuple[str, str]] = {}  # (project, slot) -> (value, task)
         for t in chain:
@@ -172,8 +192,9 @@ def test_suites_are_deterministic_with_their_shapes_and_every_source():
         assert gen.generate(0) == suite(gen.NAME) and gen.generate(1) != suite(gen.NAME)
     pb, mp = suite("pibench_sim"), suite("mcp_persona_sim")
     assert len(pb.personas) == 5 and all(len(c) == 8 for c in pb.chains().values())
-    assert len(mp.personas) == 6 and all(sorted(t.category for t in c) == sorted(mp.categories)
-                                         for c in mp.chains().values())
+    assert len(mp.personas) == 6 and all(
+        sorted(t.category for t in c) == sorted(mp.categories) for c in mp.chains().values()
+    )
     # the generated suites have no conditional, inapplicable or carried arguments (independent_sim has)
     legacy = set(ARG_SOURCES) - {"conditional", "inapplicable", "carried"}
     assert {c.source for t in pb.tasks for c in t.checkpoints} == legacy
@@ -191,7 +212,19 @@ def test_world_generalisation_keeps_web_domains_and_checks_new_fields():
     with pytest.raises(ValueError, match="default"):
         SlotSpec("a", ("1", "2", "3"), "{v}", "my a", default="4")
     with pytest.raises(ValueError, match="history types"):
-        DomainSpec("d", "d", ("x",), (SlotSpec("a", ("1", "2", "3"), "{v}", "my a"),), "s", "c",
-                   ("made_up",), site_slot="")
+        DomainSpec(
+            "d",
+            "d",
+            ("x",),
+            (SlotSpec("a", ("1", "2", "3"), "{v}", "my a"),),
+            "s",
+            "c",
+            ("made_up",),
+            site_slot="",
+        )
     spec = SlotSpec("a", ("1", "2", "3"), "{v}", "my a", default="1")
-    assert spec.held_values == ("2", "3") and SlotSpec("a", ("1", "2", "3"), "{v}", "my a").held_values == ("1", "2", "3")
+    assert spec.held_values == ("2", "3") and SlotSpec("a", ("1", "2", "3"), "{v}", "my a").held_values == (
+        "1",
+        "2",
+        "3",
+    )

@@ -19,12 +19,22 @@ def test_generation_is_deterministic_and_round_trips(gen, tmp_path):
 
 def test_suite_shapes():
     pb = pibench_sim.generate(0)
-    assert {p.user_id for p in pb.personas} == {"researcher", "marketer", "pharmacist", "law_trainee", "financier"}
+    assert {p.user_id for p in pb.personas} == {
+        "researcher",
+        "marketer",
+        "pharmacist",
+        "law_trainee",
+        "financier",
+    }
     assert any(t.depends_on for t in pb.tasks) and pb.metric == "comp"
     sources = {c.source for t in pb.tasks for c in t.checkpoints}
     assert {"preference", "revised", "project", "habit_override", "explicit"} <= sources
     mp = mcp_persona_sim.generate(0)
-    assert len(mp.categories) == 7 and {t.category for t in mp.tasks} == set(mp.categories) and mp.metric == "acc"
+    assert (
+        len(mp.categories) == 7
+        and {t.category for t in mp.tasks} == set(mp.categories)
+        and mp.metric == "acc"
+    )
 
 
 def test_bad_suite_file_names_record_and_key(tmp_path):

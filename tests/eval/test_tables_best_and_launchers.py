@@ -1,5 +1,6 @@
 """Tables mark best / second best per column and name the memory backing; the sweep launchers compose;
 the reproduction script runs a baseline row without any checkpoint."""
+
 from __future__ import annotations
 
 import sys
@@ -19,6 +20,7 @@ def test_mark_best_bolds_the_best_and_underlines_the_second_per_column():
 
 def test_multirun_launchers_compose():
     from hydra import compose, initialize_config_dir
+
     with initialize_config_dir(str(ROOT / "configs"), version_base="1.3"):
         local = compose("eval", return_hydra_config=True)
         slurm = compose("eval", overrides=["hydra/launcher=slurm"], return_hydra_config=True)
@@ -32,8 +34,23 @@ def test_reproduce_script_runs_a_table_b4_baseline_row_and_labels_its_backing(tm
         import reproduce_tables
     finally:
         sys.path.pop(0)
-    rc = reproduce_tables.main(["--tables", "tableB4", "--rows", "tableB4/mem0", "--seeds", "0", "--benchmarks",
-                                "pibench_sim", "--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "t"),
-                                "benchmark.max_tasks=1", "benchmark.personas=[researcher]"])
+    rc = reproduce_tables.main(
+        [
+            "--tables",
+            "tableB4",
+            "--rows",
+            "tableB4/mem0",
+            "--seeds",
+            "0",
+            "--benchmarks",
+            "pibench_sim",
+            "--runs",
+            str(tmp_path / "runs"),
+            "--out",
+            str(tmp_path / "t"),
+            "benchmark.max_tasks=1",
+            "benchmark.personas=[researcher]",
+        ]
+    )
     md = (tmp_path / "t" / "tables.md").read_text()
     assert rc == 0 and "Table B4" in md and "| mem0 (sim) [n=1] | stand-in (rules) |" in md

@@ -1,5 +1,6 @@
 """Provenance on the eval side: the checkpoint content hash in manifest and rows, resume refuses a
 different checkpoint, tables refuse to merge different checkpoints into one cell."""
+
 from __future__ import annotations
 
 import json
@@ -88,7 +89,9 @@ def test_resume_refuses_a_different_checkpoint(tmp_path, tiny_model_dir, eval_cf
     assert h_old in msg and h_new in msg and "new out_dir" in msg and "resume=false" in msg
     assert (out / "episodes.jsonl").read_text() == before  # nothing touched
     # resume=false starts afresh; another config or method in the same run dir is refused too
-    out = run_eval(eval_cfg(tmp_path / "run", "pulse_no_rl", overrides=[*SMALL, "resume=false"], model_dir=str(ckpt)))
+    out = run_eval(
+        eval_cfg(tmp_path / "run", "pulse_no_rl", overrides=[*SMALL, "resume=false"], model_dir=str(ckpt))
+    )
     assert {r["checkpoint_hash"] for r in read_rows(out / "episodes.jsonl")} == {h_new}
     with pytest.raises(ConfigError, match="config hash"):
         run_eval(eval_cfg(tmp_path / "run", "pulse_no_rl", overrides=[*SMALL, "seed=5"], model_dir=str(ckpt)))
@@ -100,7 +103,9 @@ def test_refused_resume_is_a_one_line_cli_error(tmp_path, eval_cfg, capsys):
     from pulse.cli_support import known_errors
 
     out = run_eval(eval_cfg(tmp_path / "run", "none", overrides=SMALL))
-    rows = (out / "episodes.jsonl").read_text().replace('"checkpoint_hash": ""', '"checkpoint_hash": "abc123"')
+    rows = (
+        (out / "episodes.jsonl").read_text().replace('"checkpoint_hash": ""', '"checkpoint_hash": "abc123"')
+    )
     (out / "episodes.jsonl").write_text(rows)
     with pytest.raises(known_errors()) as e:
         run_eval(eval_cfg(tmp_path / "run", "none", overrides=SMALL))
@@ -114,7 +119,9 @@ def test_tables_refuse_mixed_checkpoints_in_one_cell(tmp_path, eval_cfg, capsys)
     a = run_eval(eval_cfg(tmp_path / "runs" / "a", "pulse_rule", overrides=SMALL))
     b = run_eval(eval_cfg(tmp_path / "runs" / "b", "pulse_rule", overrides=[*SMALL, "seed=1"]))
     assert "pulse_rule" in render([tmp_path / "runs"])
-    rows = (b / "episodes.jsonl").read_text().replace('"checkpoint_hash": ""', '"checkpoint_hash": "feedbeef"')
+    rows = (
+        (b / "episodes.jsonl").read_text().replace('"checkpoint_hash": ""', '"checkpoint_hash": "feedbeef"')
+    )
     (b / "episodes.jsonl").write_text(rows)
     with pytest.raises(TableError, match="pulse_rule.*pibench_sim.*different policy checkpoints.*feedbeef"):
         render([tmp_path / "runs"])
@@ -129,6 +136,7 @@ def test_tables_refuse_mixed_checkpoints_in_one_cell(tmp_path, eval_cfg, capsys)
     with pytest.raises(TableError, match="different policy checkpoints"):
         render([tmp_path / "runs"], per_seed_checkpoints=True, plots=False)
     import shutil
+
     shutil.rmtree(c)
     # under different experiment labels (different table cells) they may both be shown
     rows = (b / "episodes.jsonl").read_text().replace('"experiment": ""', '"experiment": "table2/other"')

@@ -1,8 +1,9 @@
 """Fixtures for the memory tests: small stores on tmp paths with the test-only hashing embedder."""
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 

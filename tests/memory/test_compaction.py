@@ -6,6 +6,7 @@ is identical, array for array, to what the old synchronous compaction produced a
 crossed the threshold followed by the later commits (validity ends recorded meanwhile included);
 no single commit does the whole re-sort.
 """
+
 from __future__ import annotations
 
 import random
@@ -13,9 +14,9 @@ import threading
 
 import numpy as np
 import pytest
-
 from memory_helpers import pref
 from test_incremental_index import TOPICS, _batches, _item, _queries, _results
+
 from pulse.memory import make_embedder, open_memory, scope_index
 
 
@@ -37,11 +38,31 @@ def _load(root, embedder: str, seed: int = 3, base: int = 200):
 
 
 def _arrays(ix) -> dict:
-    out = {"ids": [it.item_id for it in ix.items], "valid_to": [it.valid_to for it in ix.items],
-           "n_base": ix.n_base, "topics": list(ix.topic_names), "tail_own": {k: list(v) for k, v in ix.tail_own.items()},
-           "tail_subtree": {k: list(v) for k, v in ix.tail_subtree.items()}, "last_rowid": ix.last_rowid}
-    for name in ("vf", "vt", "durable", "has_slot", "primary", "rowids", "own_range", "subtree_range",
-                 "has_members", "own_count", "own_sum", "sub_sum", "centroids", "vectors"):
+    out = {
+        "ids": [it.item_id for it in ix.items],
+        "valid_to": [it.valid_to for it in ix.items],
+        "n_base": ix.n_base,
+        "topics": list(ix.topic_names),
+        "tail_own": {k: list(v) for k, v in ix.tail_own.items()},
+        "tail_subtree": {k: list(v) for k, v in ix.tail_subtree.items()},
+        "last_rowid": ix.last_rowid,
+    }
+    for name in (
+        "vf",
+        "vt",
+        "durable",
+        "has_slot",
+        "primary",
+        "rowids",
+        "own_range",
+        "subtree_range",
+        "has_members",
+        "own_count",
+        "own_sum",
+        "sub_sum",
+        "centroids",
+        "vectors",
+    ):
         out[name] = getattr(ix, name)
     for name in ("entity_members", "slot_members", "task_members"):
         out[name] = getattr(ix, name)
@@ -66,7 +87,9 @@ def _assert_same(a: dict, b: dict) -> None:
 
 
 @pytest.mark.parametrize("embedder", ["hash", "bm25"])
-def test_commits_advance_a_compaction_in_slices_and_readers_see_old_or_new(tmp_path, small_thresholds, embedder):
+def test_commits_advance_a_compaction_in_slices_and_readers_see_old_or_new(
+    tmp_path, small_thresholds, embedder
+):
     small_thresholds.setattr(scope_index, "COMPACT_STEP_S", 0.0)  # one slice per commit
     root = tmp_path / "mem"
     mem, rng = _load(root, embedder)
@@ -97,7 +120,7 @@ def test_commits_advance_a_compaction_in_slices_and_readers_see_old_or_new(tmp_p
     assert started.slices > states.count("pending") // 2
     ix = mem._indexes["user:u1"]
     assert ix.compaction is None and ix.n_base == started.n_snapshot and len(ix) == len(mem.snapshot("u1"))
-    assert np.all(np.diff(ix.primary[:ix.n_base]) >= 0)  # the base is sorted by primary Topic again
+    assert np.all(np.diff(ix.primary[: ix.n_base]) >= 0)  # the base is sorted by primary Topic again
     fresh = open_memory("structured", root, make_embedder(embedder))
     assert _results(mem, queries) == _results(fresh, queries)
     fresh.close()
@@ -188,8 +211,16 @@ def test_another_processs_commits_are_compacted_by_reads(tmp_path, small_thresho
     reader.retrieve(queries[0])
     ix0 = reader._indexes["user:u1"]
     for i in range(250):
-        writer.add_items([pref(f"w{i}", f"I note fact number {i} about python tests", topic="coding/python",
-                               entities=("PyTorch",))])
+        writer.add_items(
+            [
+                pref(
+                    f"w{i}",
+                    f"I note fact number {i} about python tests",
+                    topic="coding/python",
+                    entities=("PyTorch",),
+                )
+            ]
+        )
         reader.retrieve(queries[i % len(queries)])  # catches the commit up, and steps the compaction
     assert reader._indexes["user:u1"] is not ix0
     reader.advance_compactions()

@@ -6,6 +6,7 @@ its first build, (b) return the same items with the same scores for every query,
 new Topics, new entities, cross-topic links and task-scoped records, and after compaction; and
 several processes writing one memory root at once must lose nothing and keep every chain linear.
 """
+
 from __future__ import annotations
 
 import random
@@ -16,19 +17,28 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from memory_helpers import pref
+
 from pulse.core.records import Event, MemoryItem
-from pulse.memory import ItemMeta, RetrievalQuery, make_embedder, open_memory
-from pulse.memory import scope_index
+from pulse.memory import ItemMeta, RetrievalQuery, make_embedder, open_memory, scope_index
 from pulse.memory.embedders.bm25 import BM25Index, tokenize
 
 REPO = Path(__file__).resolve().parents[2]
-TOPICS = ["coding", "coding/python", "coding/python/tests", "writing", "writing/papers", "travel", "food/baking"]
+TOPICS = [
+    "coding",
+    "coding/python",
+    "coding/python/tests",
+    "writing",
+    "writing/papers",
+    "travel",
+    "food/baking",
+]
 NEW_TOPICS = ["music", "music/jazz", "coding/rust", "writing/papers/reviews"]
 ENTITIES = ["Zotero", "Overleaf", "Lisbon", "PyTorch", "Notion", "Obsidian", "Kyoto", "Figma"]
 SLOTS = ["citation_style", "editor", "city", "framework", "notes_app", "font", "diet", "airline"]
-WORDS = "alpha beta gamma delta ember fjord garnet harbor indigo juniper kelp lagoon maple nectar onyx".split()
+WORDS = (
+    "alpha beta gamma delta ember fjord garnet harbor indigo juniper kelp lagoon maple nectar onyx".split()
+)
 
 
 def _item(rng: random.Random, i: int, topics: list[str], when: str) -> tuple[MemoryItem, ItemMeta]:
@@ -37,21 +47,39 @@ def _item(rng: random.Random, i: int, topics: list[str], when: str) -> tuple[Mem
     text = f"{' '.join(rng.choice(WORDS) for _ in range(5))} about {topic.split('/')[-1]} with {ent} ({i})"
     links = (rng.choice(TOPICS),) if rng.random() < 0.15 else ()
     task = f"task-{i % 3}" if rng.random() < 0.1 else ""
-    item = pref(f"i{i}", text, slot=slot, value=rng.choice(WORDS) if slot else "", topic=topic, entities=(ent,),
-                valid_from=when)
+    item = pref(
+        f"i{i}",
+        text,
+        slot=slot,
+        value=rng.choice(WORDS) if slot else "",
+        topic=topic,
+        entities=(ent,),
+        valid_from=when,
+    )
     return item, ItemMeta(links=links, task_id=task)
 
 
 def _queries(rng: random.Random, n: int) -> list[RetrievalQuery]:
     out = []
     for j in range(n):
-        call = Event("candidate_call", 3, tool="save", event_id=f"c{j}",
-                     args={rng.choice(SLOTS) + f"_{j % 5}": rng.choice(WORDS)})
-        out.append(RetrievalQuery("u1", subgoal=f"{rng.choice(WORDS)} {rng.choice(TOPICS).split('/')[-1]} "
-                                               f"{rng.choice(ENTITIES)}",
-                                  entities=(rng.choice(ENTITIES),), candidate_call=call if j % 2 else None,
-                                  k=6, task_id="task-1" if j % 3 == 0 else "",
-                                  as_of="2025-03-15T00:00:00Z" if j % 4 == 0 else ""))
+        call = Event(
+            "candidate_call",
+            3,
+            tool="save",
+            event_id=f"c{j}",
+            args={rng.choice(SLOTS) + f"_{j % 5}": rng.choice(WORDS)},
+        )
+        out.append(
+            RetrievalQuery(
+                "u1",
+                subgoal=f"{rng.choice(WORDS)} {rng.choice(TOPICS).split('/')[-1]} {rng.choice(ENTITIES)}",
+                entities=(rng.choice(ENTITIES),),
+                candidate_call=call if j % 2 else None,
+                k=6,
+                task_id="task-1" if j % 3 == 0 else "",
+                as_of="2025-03-15T00:00:00Z" if j % 4 == 0 else "",
+            )
+        )
     return out
 
 
@@ -98,8 +126,10 @@ def test_commits_update_the_index_like_a_full_rebuild(tmp_path, monkeypatch, emb
     mem.retrieve(queries[0])  # builds the user index once
     ix0 = mem._indexes["user:u1"]
     builds = []
-    monkeypatch.setattr("pulse.memory.memory.build_scope_index",
-                        lambda *a, **k: builds.append(a) or scope_index.build_scope_index(*a, **k))
+    monkeypatch.setattr(
+        "pulse.memory.memory.build_scope_index",
+        lambda *a, **k: builds.append(a) or scope_index.build_scope_index(*a, **k),
+    )
     for batch, metas in _batches(rng, 6, 25, 1000):
         mem.add_items(batch, metas)
         fresh = open_memory(kind, root, make_embedder(embedder))
@@ -131,7 +161,7 @@ def test_compaction_keeps_results_and_resorts_the_tail(tmp_path, monkeypatch):
     mem.advance_compactions()  # commits advance a compaction a slice at a time; finish the pending one
     ix = mem._indexes["user:u1"]
     assert ix.n_tail <= 30 and len(ix) == 200  # compacted at least once: the tail went back into the base
-    assert np.all(np.diff(ix.primary[:ix.n_base]) >= 0)  # the base is sorted by primary Topic again
+    assert np.all(np.diff(ix.primary[: ix.n_base]) >= 0)  # the base is sorted by primary Topic again
     fresh = open_memory("structured", root, make_embedder("hash"))
     assert _results(mem, queries) == _results(fresh, queries)
     fresh.close()
@@ -142,14 +172,35 @@ def test_another_connections_commit_is_caught_up_not_rebuilt(tmp_path):
     root = tmp_path / "mem"
     reader = open_memory("structured", root, make_embedder("hash"))
     writer = open_memory("structured", root, make_embedder("hash"))
-    writer.add_items([pref("a1", "I use Zotero for references", slot="reference_manager", value="Zotero",
-                           topic="writing", entities=("Zotero",))])
+    writer.add_items(
+        [
+            pref(
+                "a1",
+                "I use Zotero for references",
+                slot="reference_manager",
+                value="Zotero",
+                topic="writing",
+                entities=("Zotero",),
+            )
+        ]
+    )
     q = RetrievalQuery("u1", subgoal="reference manager Zotero", entities=("Zotero",), k=4)
     assert [s.item.item_id for s in reader.retrieve(q)] == ["a1"]
     ix = reader._indexes["user:u1"]
-    writer.add_items([pref("a2", "I switched to Mendeley for references", slot="reference_manager",
-                           value="Mendeley", topic="writing", entities=("Zotero",), supersedes="a1",
-                           valid_from="2025-02-01T00:00:00Z")])
+    writer.add_items(
+        [
+            pref(
+                "a2",
+                "I switched to Mendeley for references",
+                slot="reference_manager",
+                value="Mendeley",
+                topic="writing",
+                entities=("Zotero",),
+                supersedes="a1",
+                valid_from="2025-02-01T00:00:00Z",
+            )
+        ]
+    )
     got = [s.item.item_id for s in reader.retrieve(q)]
     assert got[0] == "a2" and "a1" not in got  # the revision is seen, and a1 is no longer current
     assert reader._indexes["user:u1"] is ix and ix.n_tail == 1
@@ -207,18 +258,29 @@ _WORKER = textwrap.dedent("""
 
 def test_concurrent_writers_on_one_root_lose_nothing(tmp_path):
     from pulse.memory.durability import FACTS_PER_CONVERSATION, KillReport, verify
+
     root = tmp_path / "mem"
     open_memory("structured", root, "hash", auto_create_scopes=True).close()
     n, tags = 12, ["w1", "w2", "w3"]
-    procs = [subprocess.Popen([sys.executable, "-c", _WORKER, str(root), tag, str(n)], cwd=REPO,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for tag in tags]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, str(root), tag, str(n)],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for tag in tags
+    ]
     outs = [p.communicate(timeout=300) for p in procs]
     for p, (out, err) in zip(procs, outs):
         assert p.returncode == 0, err[-2000:]
     report = KillReport()
     done = {f"{t}-{i}" for t in tags for i in range(n)}
     verify(root, done, report)
-    assert report.integrity == "ok" and not report.lost and not report.half_applied and not report.chain_errors
+    assert (
+        report.integrity == "ok" and not report.lost and not report.half_applied and not report.chain_errors
+    )
     assert report.conversations_in_store == len(done)
     # the last writer to finish saw every record through catch-up alone
     total = len(done) * FACTS_PER_CONVERSATION
@@ -239,6 +301,7 @@ def test_write_time_lookups_probe_nearest_topics_above_the_exact_scan_size(tmp_p
     target = base[17]
     vec = mem.embed_cached([target.text])
     from pulse.memory.store import text_hash
+
     v = vec[text_hash(target.text)]
     probed = ix.probe(v)
     assert 0 < len(probed) < len(ix) and ix.pos[target.item_id] in probed.tolist()

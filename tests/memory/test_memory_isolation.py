@@ -1,6 +1,7 @@
 """Isolation on generated adversarial worlds: users and projects hold lexically identical facts
 (same text, slot, Topic, entities) with different values; queries even name the other scope's id
 and value. Retrieval and snapshots for user A / project P must never return anything else."""
+
 from __future__ import annotations
 
 import random
@@ -24,25 +25,54 @@ def adversarial_world(seed: int, users=("ua", "ub", "uc"), projects=("pa", "pb")
         for owner in (*[f"user:{u}" for u in users], *[f"project:{p}" for p in projects]):
             kind = "preference" if owner.startswith("user:") else "project_state"
             iid = f"{owner.replace(':', '-')}-{slot}"
-            items.append(MemoryItem(iid, kind, owner, text, slot=slot, value=f"{owner}-{slot}-value", topic=topic,
-                                    entities=("Shared Entity", slot), provenance=Provenance("history"),
-                                    valid_from="2025-01-01T00:00:00Z"))
+            items.append(
+                MemoryItem(
+                    iid,
+                    kind,
+                    owner,
+                    text,
+                    slot=slot,
+                    value=f"{owner}-{slot}-value",
+                    topic=topic,
+                    entities=("Shared Entity", slot),
+                    provenance=Provenance("history"),
+                    valid_from="2025-01-01T00:00:00Z",
+                )
+            )
             meta[iid] = ItemMeta(links=(rng.choice(TOPICS),))
             if rng.random() < 0.5:  # revisions in every scope too
-                items.append(MemoryItem(iid + "-r", kind, owner, text, slot=slot, value=f"{owner}-{slot}-v2",
-                                        topic=topic, entities=("Shared Entity",), supersedes=iid,
-                                        provenance=Provenance("history"), valid_from="2025-02-01T00:00:00Z"))
+                items.append(
+                    MemoryItem(
+                        iid + "-r",
+                        kind,
+                        owner,
+                        text,
+                        slot=slot,
+                        value=f"{owner}-{slot}-v2",
+                        topic=topic,
+                        entities=("Shared Entity",),
+                        supersedes=iid,
+                        provenance=Provenance("history"),
+                        valid_from="2025-02-01T00:00:00Z",
+                    )
+                )
     return items, meta
 
 
 def queries(rng: random.Random, user: str, project: str, others: list[str]):
     for slot in SLOTS:
         other = rng.choice(others)
-        yield RetrievalQuery(user, project, subgoal=f"choose {slot} like {other} does, {other}-{slot}-value",
-                             entities=("Shared Entity", other),
-                             candidate_call=Event("candidate_call", 1, tool="act", args={slot: f"{other}-{slot}-value"}),
-                             k=20)
-        yield RetrievalQuery(user, project, subgoal="My preferred " + slot + " is the usual one", as_of="2025-01-15", k=20)
+        yield RetrievalQuery(
+            user,
+            project,
+            subgoal=f"choose {slot} like {other} does, {other}-{slot}-value",
+            entities=("Shared Entity", other),
+            candidate_call=Event("candidate_call", 1, tool="act", args={slot: f"{other}-{slot}-value"}),
+            k=20,
+        )
+        yield RetrievalQuery(
+            user, project, subgoal="My preferred " + slot + " is the usual one", as_of="2025-01-15", k=20
+        )
 
 
 @pytest.mark.parametrize("kind", ["structured", "flat", "flat_user", "flat_project"])
@@ -55,8 +85,11 @@ def test_no_cross_scope_results(mem_factory, tmp_path, kind, embedder):
     scopes_seen = 0
     for user, project in [("ua", "pa"), ("ub", "pb"), ("uc", ""), ("ua", "pb")]:
         allowed = {f"user:{user}"} | ({f"project:{project}"} if project else set())
-        others = [s.split(":")[1] for s in ["user:ua", "user:ub", "user:uc", "project:pa", "project:pb"]
-                  if s not in allowed]
+        others = [
+            s.split(":")[1]
+            for s in ["user:ua", "user:ub", "user:uc", "project:pa", "project:pb"]
+            if s not in allowed
+        ]
         for q in queries(rng, user, project, others):
             hits = m.retrieve(q)
             assert hits, q

@@ -1,5 +1,6 @@
 """SIGKILL in the middle of commits: no committed conversation lost, none half-applied (20 kills;
 `python -m pulse.memory.durability --kills 200` runs the long version)."""
+
 from __future__ import annotations
 
 from pulse.memory.durability import run_kills

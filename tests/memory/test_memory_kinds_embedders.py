@@ -1,4 +1,5 @@
 """The memory factory's kinds and the embedders (MiniLM from package weights, BM25, OpenAI-compatible)."""
+
 from __future__ import annotations
 
 import json
@@ -7,16 +8,24 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import numpy as np
 import pytest
+from memory_helpers import call, pref
 
 from pulse.memory import KINDS, Memory, MemoryError_, RetrievalQuery, make_embedder, open_memory
 from pulse.memory.embedders.hashing import HashEmbedder
 
-from memory_helpers import call, pref
-
-WORLD = [pref("tea", "I like green tea in the morning", topic="food/drinks", slot="drink", value="green tea"),
-         pref("old", "I like coffee", topic="food/drinks", slot="drink", value="coffee",
-              valid_from="2024-01-01T00:00:00Z", valid_to="2025-01-01T00:00:00Z"),
-         pref("ci", "Runs CI on every push", topic="coding", kind="habit", valid_from="2025-01-01T00:00:00Z")]
+WORLD = [
+    pref("tea", "I like green tea in the morning", topic="food/drinks", slot="drink", value="green tea"),
+    pref(
+        "old",
+        "I like coffee",
+        topic="food/drinks",
+        slot="drink",
+        value="coffee",
+        valid_from="2024-01-01T00:00:00Z",
+        valid_to="2025-01-01T00:00:00Z",
+    ),
+    pref("ci", "Runs CI on every push", topic="coding", kind="habit", valid_from="2025-01-01T00:00:00Z"),
+]
 WORLD[0] = WORLD[0].__class__(**{**WORLD[0].__dict__, "supersedes": "old"})
 
 
@@ -100,10 +109,18 @@ class _FakeEmbeddings(BaseHTTPRequestHandler):
     def do_POST(self):  # noqa: N802 (http.server API)
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         _FakeEmbeddings.requests.append(body)
-        data = [{"object": "embedding", "index": i, "embedding": HashEmbedder(16).embed([t])[0].tolist()}
-                for i, t in enumerate(body["input"])]
-        out = json.dumps({"object": "list", "data": data, "model": body["model"],
-                          "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode()
+        data = [
+            {"object": "embedding", "index": i, "embedding": HashEmbedder(16).embed([t])[0].tolist()}
+            for i, t in enumerate(body["input"])
+        ]
+        out = json.dumps(
+            {
+                "object": "list",
+                "data": data,
+                "model": body["model"],
+                "usage": {"prompt_tokens": 1, "total_tokens": 1},
+            }
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(out)))
@@ -142,7 +159,9 @@ def test_flat_returns_only_records_similar_to_the_query(mem_factory, tmp_path):
 def test_flat_similarity_floor_is_configurable(tmp_path):
     from pulse.memory import FlatRetrievalConfig
 
-    m = open_memory("flat", tmp_path / "f1", make_embedder("bm25"), flat_config=FlatRetrievalConfig(min_similarity=0.99))
+    m = open_memory(
+        "flat", tmp_path / "f1", make_embedder("bm25"), flat_config=FlatRetrievalConfig(min_similarity=0.99)
+    )
     m.add_items(WORLD)
     # "I like" matches coffee and tea partly; only the best match clears a 0.99 floor
     hits = m.retrieve(RetrievalQuery("u1", subgoal="like green tea", k=8))
@@ -153,5 +172,12 @@ def test_flat_similarity_floor_is_configurable(tmp_path):
 def test_bm25_splits_snake_case_identifiers():
     from pulse.memory.embedders.bm25 import tokenize
 
-    assert tokenize("seed_policy five_seeds") == ["seed_policy", "seed", "policy", "five_seeds", "five", "seeds"]
+    assert tokenize("seed_policy five_seeds") == [
+        "seed_policy",
+        "seed",
+        "policy",
+        "five_seeds",
+        "five",
+        "seeds",
+    ]
     assert "policy" in tokenize("prefers seed policy")

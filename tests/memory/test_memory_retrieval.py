@@ -1,17 +1,29 @@
 """Graph retrieval: Topic location, expansion along subtopics / entities / links, evidence selection."""
+
 from __future__ import annotations
 
-from pulse.core.records import Provenance
-from pulse.memory import ItemMeta, RetrievalQuery, Workflow, WorkflowStep, state_slot
-from pulse.core.records import MemoryItem
-
 from memory_helpers import call, pref
+
+from pulse.core.records import MemoryItem, Provenance
+from pulse.memory import ItemMeta, RetrievalQuery, Workflow, WorkflowStep, state_slot
 
 WORLD = [
     pref("code-ex", "Include runnable code examples in explanations", topic="coding"),
     pref("py", "Uses Python 3.11 for all scripts", topic="coding/python", entities=("Python",)),
-    pref("tests", "Runs pytest with -q before committing", topic="coding/testing", entities=("pytest",), kind="habit"),
-    pref("alice", "Alice is the user's sister and loves hiking", topic="family", entities=("Alice",), kind="attribute"),
+    pref(
+        "tests",
+        "Runs pytest with -q before committing",
+        topic="coding/testing",
+        entities=("pytest",),
+        kind="habit",
+    ),
+    pref(
+        "alice",
+        "Alice is the user's sister and loves hiking",
+        topic="family",
+        entities=("Alice",),
+        kind="attribute",
+    ),
     pref("gift", "Buys gifts for Alice from outdoor shops", topic="shopping/gifts", entities=("Alice",)),
     pref("size", "I prefer 32x32 icons", slot="size", value="32x32", topic="design/icons"),
     pref("tone", "Keep blog posts informal", topic="writing/blog"),
@@ -57,26 +69,36 @@ def test_information_gain_skips_delivered(mem):
     mem.add_items(WORLD, META)
     q = RetrievalQuery("u1", subgoal="buy a present", entities=("Alice",))
     first = ids(mem.retrieve(q))
-    again = mem.retrieve(RetrievalQuery("u1", subgoal="buy a present", entities=("Alice",), delivered=("gift",)))
+    again = mem.retrieve(
+        RetrievalQuery("u1", subgoal="buy a present", entities=("Alice",), delivered=("gift",))
+    )
     assert "gift" in first and "gift" not in ids(again)
     # nothing else qualifies -> the delivered item may come back, marked as such
-    only = mem.retrieve(RetrievalQuery("u1", candidate_call=call("render_icon", size="32x32"), delivered=("size",), k=1))
+    only = mem.retrieve(
+        RetrievalQuery("u1", candidate_call=call("render_icon", size="32x32"), delivered=("size",), k=1)
+    )
     assert ids(only) == ["size"] and "already delivered" in only[0].reason
 
 
 def test_delivered_fact_the_call_contradicts_counts_as_new(mem):
     """A candidate call that sets a delivered slot to another value shows the agent did not take the
     fact up: the fact is evidence again (for the gate), even when fresh items also qualify."""
-    mem.add_items(WORLD + [pref("icons-style", "Icons use a flat style", topic="design/icons", slot="style",
-                                value="flat")], META)
+    mem.add_items(
+        WORLD
+        + [pref("icons-style", "Icons use a flat style", topic="design/icons", slot="style", value="flat")],
+        META,
+    )
     q = dict(candidate_call=call("render_icon", size="8x8", style="flat"), delivered=("size",))
     hits = mem.retrieve(RetrievalQuery("u1", **q))
     assert "size" in ids(hits) and "icons-style" in ids(hits)
     size = next(h for h in hits if h.item.item_id == "size")
     assert "already delivered" not in size.reason and "sets another value" in size.reason
     # the same delivered fact is not repeated when the call agrees with it and something new qualifies
-    agree = mem.retrieve(RetrievalQuery("u1", candidate_call=call("render_icon", size="32x32", style="flat"),
-                                        delivered=("size",)))
+    agree = mem.retrieve(
+        RetrievalQuery(
+            "u1", candidate_call=call("render_icon", size="32x32", style="flat"), delivered=("size",)
+        )
+    )
     assert "size" not in ids(agree) and "icons-style" in ids(agree)
 
 
@@ -92,23 +114,41 @@ def test_irrelevant_query_returns_little(mem):
 
 
 def test_task_scoped_items_stay_in_their_task(mem):
-    mem.add_items([pref("tmp", "Use dark theme", topic="design", slot="theme", value="dark")],
-                  {"tmp": ItemMeta(task_id="task-1")})
+    mem.add_items(
+        [pref("tmp", "Use dark theme", topic="design", slot="theme", value="dark")],
+        {"tmp": ItemMeta(task_id="task-1")},
+    )
     q = dict(user_id="u1", candidate_call=call("set_theme", theme="light"))
     assert ids(mem.retrieve(RetrievalQuery(**q))) == []
     assert ids(mem.retrieve(RetrievalQuery(**q, task_id="task-1"))) == ["tmp"]
 
 
 def test_project_workflow_and_state(mem):
-    wf = Workflow("release", "publish a release", conditions="python packages", steps=(
-        WorkflowStep("build", "build_wheel", outputs=("wheel",)),
-        WorkflowStep("upload", "twine_upload", inputs=("wheel",), depends_on=(0,))))
-    mem.add_items([
-        pref("u", "Prefers concise changelogs", topic="writing"),
-        wf.to_item("wf1", "p1"),
-        MemoryItem("art1", "project_state", "project:p1", "report.pdf is at v2", slot=state_slot("artifact", "report.pdf"),
-                   value="v2", topic="artifacts", provenance=Provenance("tool_receipt", "r1")),
-    ])
+    wf = Workflow(
+        "release",
+        "publish a release",
+        conditions="python packages",
+        steps=(
+            WorkflowStep("build", "build_wheel", outputs=("wheel",)),
+            WorkflowStep("upload", "twine_upload", inputs=("wheel",), depends_on=(0,)),
+        ),
+    )
+    mem.add_items(
+        [
+            pref("u", "Prefers concise changelogs", topic="writing"),
+            wf.to_item("wf1", "p1"),
+            MemoryItem(
+                "art1",
+                "project_state",
+                "project:p1",
+                "report.pdf is at v2",
+                slot=state_slot("artifact", "report.pdf"),
+                value="v2",
+                topic="artifacts",
+                provenance=Provenance("tool_receipt", "r1"),
+            ),
+        ]
+    )
     hits = mem.retrieve(RetrievalQuery("u1", "p1", candidate_call=call("twine_upload", file="dist/x.whl")))
     assert ids(hits)[0] == "wf1" and "uses the candidate tool 'twine_upload'" in hits[0].reason
     hits = mem.retrieve(RetrievalQuery("u1", "p1", subgoal="send the report", entities=("report.pdf",)))

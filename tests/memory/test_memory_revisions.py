@@ -1,19 +1,29 @@
 """Revisions supersede, never overwrite; "as of" before a revision sees the old version."""
+
 from __future__ import annotations
 
 import pytest
+from memory_helpers import call, pref, user_msg
 
 from pulse.core.records import Provenance
 from pulse.memory import MemoryError_, MissingRecordError, RetrievalQuery, WriteCandidate
-
-from memory_helpers import call, pref, user_msg
 
 ICON = call("make_icon", size="16x16")
 
 
 def _revise_by_conversation(mem):
-    mem.add_items([pref("size-old", "I prefer 32x32 icons", slot="size", value="32x32", topic="design/icons",
-                        valid_from="2025-01-01T00:00:00Z")])
+    mem.add_items(
+        [
+            pref(
+                "size-old",
+                "I prefer 32x32 icons",
+                slot="size",
+                value="32x32",
+                topic="design/icons",
+                valid_from="2025-01-01T00:00:00Z",
+            )
+        ]
+    )
     with mem.conversation("u1", conversation_id="c1") as conv:
         conv.observe(user_msg("e1", "From now on my preferred size is 16x16.", time="2025-03-01T00:00:00Z"))
     return conv
@@ -55,7 +65,9 @@ def test_snapshot_time_travel(mem):
 
 def test_revise_api_and_missing_record(mem):
     mem.add_items([pref("a", "I like green tea", slot="drink", value="green tea")])
-    mem.revise("a", pref("b", "I like black tea", slot="drink", value="black tea", valid_from="2025-05-01T00:00:00Z"))
+    mem.revise(
+        "a", pref("b", "I like black tea", slot="drink", value="black tea", valid_from="2025-05-01T00:00:00Z")
+    )
     assert mem.get("a").valid_to == "2025-05-01T00:00:00Z" and mem.get("b").supersedes == "a"
     with pytest.raises(MissingRecordError, match="'nope'"):
         mem.revise("nope", pref("c", "x"))
@@ -67,8 +79,16 @@ def test_candidate_revising_missing_record_is_an_error(mem):
     mem.create_user("u1")
     conv = mem.conversation("u1")
     with pytest.raises(MissingRecordError, match="'ghost'"):
-        conv.add_candidate(WriteCandidate(pref("n", "I like cats", supersedes="ghost",
-                                               provenance=Provenance("user_statement", "e1", "I like cats"))))
+        conv.add_candidate(
+            WriteCandidate(
+                pref(
+                    "n",
+                    "I like cats",
+                    supersedes="ghost",
+                    provenance=Provenance("user_statement", "e1", "I like cats"),
+                )
+            )
+        )
 
 
 def test_bulk_supersedes_missing_target_is_an_error(mem):
@@ -88,6 +108,10 @@ def test_two_statements_in_one_conversation_chain(mem):
     mem.create_user("u1")
     with mem.conversation("u1") as conv:
         conv.observe(user_msg("e1", "My preferred color is red.", time="2025-03-01T00:00:00Z"))
-        conv.observe(user_msg("e2", "Actually, my preferred color is blue.", step=1, time="2025-03-02T00:00:00Z"))
+        conv.observe(
+            user_msg("e2", "Actually, my preferred color is blue.", step=1, time="2025-03-02T00:00:00Z")
+        )
     items = {i.value: i for i in mem.snapshot("u1") if i.slot == "color"}
-    assert items["red"].valid_to == "2025-03-02T00:00:00Z" and items["blue"].supersedes == items["red"].item_id
+    assert (
+        items["red"].valid_to == "2025-03-02T00:00:00Z" and items["blue"].supersedes == items["red"].item_id
+    )

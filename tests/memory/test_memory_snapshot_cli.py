@@ -1,20 +1,25 @@
 """Snapshots (export / import / validation errors) and the `pulse memory show|export|import` CLI."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
+from memory_helpers import pref, user_msg
 
 from pulse.memory import ItemMeta, SnapshotError, export_snapshot, import_snapshot, load_snapshot
 from pulse.memory.cli import main
 
-from memory_helpers import pref, user_msg
-
 
 @pytest.fixture
 def filled(mem):
-    mem.add_items([pref("a", "I prefer 32x32 icons", slot="size", value="32x32", topic="design/icons"),
-                   pref("b", "Include code examples", topic="coding")], {"b": ItemMeta(links=("writing",))})
+    mem.add_items(
+        [
+            pref("a", "I prefer 32x32 icons", slot="size", value="32x32", topic="design/icons"),
+            pref("b", "Include code examples", topic="coding"),
+        ],
+        {"b": ItemMeta(links=("writing",))},
+    )
     mem.create_project("p1")
     with mem.conversation("u1", "p1") as conv:
         conv.observe(user_msg("e1", "My preferred size is 16x16.", time="2025-03-01T00:00:00Z"))
@@ -46,17 +51,26 @@ BASE = {"format": "pulse-memory-snapshot", "version": 1, "user_id": "u1", "proje
 GOOD_ITEM = {"item_id": "x", "kind": "preference", "scope": "user:u1", "text": "t"}
 
 
-@pytest.mark.parametrize("content,match", [
-    ("{not json", r"bad\.json: not valid JSON \(line 1"),
-    ({**BASE, "format": "other"}, "'format' must be"),
-    ({**BASE, "items": [GOOD_ITEM, {**GOOD_ITEM, "item_id": "y", "kind": "wish"}]}, r"items\[1\] \(item_id 'y'\).*kind 'wish'"),
-    ({**BASE, "items": [{**GOOD_ITEM, "colour": "red"}]}, r"items\[0\] \(item_id 'x'\).*unknown field"),
-    ({**BASE, "items": [{**GOOD_ITEM, "scope": "user:u2"}]}, r"items\[0\] \(item_id 'x'\).*outside this snapshot"),
-    ({**BASE, "items": [GOOD_ITEM, GOOD_ITEM]}, r"items\[1\].*duplicate item_id"),
-    ({**BASE, "items": [{**GOOD_ITEM, "supersedes": "ghost"}]}, r"item_id 'x'\) supersedes 'ghost'"),
-    ({**BASE, "items": [{**GOOD_ITEM, "valid_from": "yesterday"}]}, r"items\[0\].*valid_from.*ISO-8601"),
-    ({**BASE, "items": [GOOD_ITEM], "meta": {"zz": {}}}, r"meta\['zz'\] names no item"),
-])
+@pytest.mark.parametrize(
+    "content,match",
+    [
+        ("{not json", r"bad\.json: not valid JSON \(line 1"),
+        ({**BASE, "format": "other"}, "'format' must be"),
+        (
+            {**BASE, "items": [GOOD_ITEM, {**GOOD_ITEM, "item_id": "y", "kind": "wish"}]},
+            r"items\[1\] \(item_id 'y'\).*kind 'wish'",
+        ),
+        ({**BASE, "items": [{**GOOD_ITEM, "colour": "red"}]}, r"items\[0\] \(item_id 'x'\).*unknown field"),
+        (
+            {**BASE, "items": [{**GOOD_ITEM, "scope": "user:u2"}]},
+            r"items\[0\] \(item_id 'x'\).*outside this snapshot",
+        ),
+        ({**BASE, "items": [GOOD_ITEM, GOOD_ITEM]}, r"items\[1\].*duplicate item_id"),
+        ({**BASE, "items": [{**GOOD_ITEM, "supersedes": "ghost"}]}, r"item_id 'x'\) supersedes 'ghost'"),
+        ({**BASE, "items": [{**GOOD_ITEM, "valid_from": "yesterday"}]}, r"items\[0\].*valid_from.*ISO-8601"),
+        ({**BASE, "items": [GOOD_ITEM], "meta": {"zz": {}}}, r"meta\['zz'\] names no item"),
+    ],
+)
 def test_malformed_snapshot_names_file_and_record(tmp_path, mem, content, match):
     p = _write(tmp_path, content)
     with pytest.raises(SnapshotError, match=match):
@@ -99,27 +113,51 @@ def _it(i, **kw):
     return {**GOOD_ITEM, "item_id": i, **kw}
 
 
-@pytest.mark.parametrize("content,match", [
-    ({**BASE, "items": [_it("x", text=5)]}, r"items\[0\] \(item_id 'x'\).*'text' must be a string"),
-    ({**BASE, "items": [_it("x", slot=["a"])]}, r"items\[0\].*'slot' must be a string"),
-    ({**BASE, "items": [_it("x", entities="tea")]}, r"items\[0\].*'entities' must be a list of strings"),
-    ({**BASE, "items": [_it("x", entities=["a", 2])]}, r"items\[0\].*'entities'"),
-    ({**BASE, "items": [_it("x", provenance={"source_kind": "history", "event_id": 7})]}, r"provenance.*'event_id'"),
-    ({**BASE, "items": [_it("x", provenance={"source_kind": "history", "colour": "red"})]}, r"provenance.*unknown field"),
-    ({**BASE, "items": [_it(3)]}, r"items\[0\].*'item_id' must be a string"),
-    ({**BASE, "items": [_it("x", valid_from="2025-05-01", valid_to="2025-01-01")]},
-     r"items\[0\] \(item_id 'x'\): valid_to '2025-01-01' is before valid_from '2025-05-01'"),
-    ({**BASE, "items": [_it("x"), _it("y"), _it("x", text="other")]}, r"items\[2\].*duplicate item_id \(also items\[0\]\)"),
-    ({**BASE, "items": [_it("x", supersedes="x")]}, r"items\[0\].*supersedes itself"),
-    ({**BASE, "items": [_it("x", supersedes="z"), _it("y", supersedes="x"), _it("z", supersedes="y")]},
-     r"supersession cycle \((x -> z -> y -> x|y -> x -> z -> y|z -> y -> x -> z)\)"),
-    ({**BASE, "items": [_it("x", valid_from="2025-05-01"), _it("y", supersedes="x", valid_from="2025-01-01")]},
-     r"items\[1\].*before the record it supersedes"),
-    ({**BASE, "version": True}, "unsupported snapshot version"),
-    ({**BASE, "as_of": 20250101}, "'as_of' must be"),
-    ({**BASE, "items": [], "extra": 1}, "unknown top-level key"),
-    ({**BASE, "items": [GOOD_ITEM], "meta": {"x": {"links": ["a", 3]}}}, r"meta\['x'\] must be"),
-])
+@pytest.mark.parametrize(
+    "content,match",
+    [
+        ({**BASE, "items": [_it("x", text=5)]}, r"items\[0\] \(item_id 'x'\).*'text' must be a string"),
+        ({**BASE, "items": [_it("x", slot=["a"])]}, r"items\[0\].*'slot' must be a string"),
+        ({**BASE, "items": [_it("x", entities="tea")]}, r"items\[0\].*'entities' must be a list of strings"),
+        ({**BASE, "items": [_it("x", entities=["a", 2])]}, r"items\[0\].*'entities'"),
+        (
+            {**BASE, "items": [_it("x", provenance={"source_kind": "history", "event_id": 7})]},
+            r"provenance.*'event_id'",
+        ),
+        (
+            {**BASE, "items": [_it("x", provenance={"source_kind": "history", "colour": "red"})]},
+            r"provenance.*unknown field",
+        ),
+        ({**BASE, "items": [_it(3)]}, r"items\[0\].*'item_id' must be a string"),
+        (
+            {**BASE, "items": [_it("x", valid_from="2025-05-01", valid_to="2025-01-01")]},
+            r"items\[0\] \(item_id 'x'\): valid_to '2025-01-01' is before valid_from '2025-05-01'",
+        ),
+        (
+            {**BASE, "items": [_it("x"), _it("y"), _it("x", text="other")]},
+            r"items\[2\].*duplicate item_id \(also items\[0\]\)",
+        ),
+        ({**BASE, "items": [_it("x", supersedes="x")]}, r"items\[0\].*supersedes itself"),
+        (
+            {**BASE, "items": [_it("x", supersedes="z"), _it("y", supersedes="x"), _it("z", supersedes="y")]},
+            r"supersession cycle \((x -> z -> y -> x|y -> x -> z -> y|z -> y -> x -> z)\)",
+        ),
+        (
+            {
+                **BASE,
+                "items": [
+                    _it("x", valid_from="2025-05-01"),
+                    _it("y", supersedes="x", valid_from="2025-01-01"),
+                ],
+            },
+            r"items\[1\].*before the record it supersedes",
+        ),
+        ({**BASE, "version": True}, "unsupported snapshot version"),
+        ({**BASE, "as_of": 20250101}, "'as_of' must be"),
+        ({**BASE, "items": [], "extra": 1}, "unknown top-level key"),
+        ({**BASE, "items": [GOOD_ITEM], "meta": {"x": {"links": ["a", 3]}}}, r"meta\['x'\] must be"),
+    ],
+)
 def test_every_field_type_time_order_id_and_cycle_is_checked_before_loading(tmp_path, filled, content, match):
     before = filled.snapshot("u1", "p1")
     users, projects = filled.users(), filled.projects()

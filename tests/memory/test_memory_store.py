@@ -1,14 +1,14 @@
 """The SQLite store: WAL + schema version, persistence, and one clear error for bad files."""
+
 from __future__ import annotations
 
 import sqlite3
 
 import pytest
+from memory_helpers import pref
 
 from pulse.memory import RetrievalQuery, StoreError, open_memory
 from pulse.memory.store import SCHEMA_VERSION, STORE_FILE, MemoryStore
-
-from memory_helpers import pref
 
 
 def test_new_store_is_wal_with_schema_version(tmp_path):
@@ -42,7 +42,7 @@ def test_truncated_store_is_a_clear_error(tmp_path, mem_factory):
     for suffix in ("-wal", "-shm"):
         (tmp_path / "t" / (STORE_FILE + suffix)).unlink(missing_ok=True)
     data = bytearray(path.read_bytes())
-    data[4096 * 2: 4096 * 3] = b"\xff" * 4096  # smash a b-tree page
+    data[4096 * 2 : 4096 * 3] = b"\xff" * 4096  # smash a b-tree page
     path.write_bytes(bytes(data))
     with pytest.raises(StoreError, match=str(path.name)):
         m2 = open_memory("structured", tmp_path / "t", "hash")
@@ -91,9 +91,14 @@ def test_second_process_commit_is_seen(mem_factory, tmp_path):
 def _fingerprint(path):
     import hashlib
     import os
+
     if path.is_dir():
         return ("dir", sorted(os.listdir(path)))
-    return (hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns, sorted(os.listdir(path.parent)))
+    return (
+        hashlib.sha256(path.read_bytes()).hexdigest(),
+        path.stat().st_mtime_ns,
+        sorted(os.listdir(path.parent)),
+    )
 
 
 def _foreign_wal(p):
@@ -112,14 +117,18 @@ def _foreign_rollback(p):
     db.close()
 
 
-@pytest.mark.parametrize("make,match", [
-    (_foreign_wal, "another application"),
-    (_foreign_rollback, "another application"),
-    (lambda p: p.write_bytes(b""), "empty file"),
-    (lambda p: p.mkdir(), "is a directory"),
-    (lambda p: p.write_text("meeting notes\nbuy milk\n"), "a text file"),
-    (lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200), "memory.sqlite"),
-], ids=["foreign-wal", "foreign-rollback", "empty", "directory", "text", "truncated-header"])
+@pytest.mark.parametrize(
+    "make,match",
+    [
+        (_foreign_wal, "another application"),
+        (_foreign_rollback, "another application"),
+        (lambda p: p.write_bytes(b""), "empty file"),
+        (lambda p: p.mkdir(), "is a directory"),
+        (lambda p: p.write_text("meeting notes\nbuy milk\n"), "a text file"),
+        (lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200), "memory.sqlite"),
+    ],
+    ids=["foreign-wal", "foreign-rollback", "empty", "directory", "text", "truncated-header"],
+)
 def test_opening_never_writes_to_a_file_that_is_not_a_pulse_store(tmp_path, make, match):
     root = tmp_path / "r"
     root.mkdir()
@@ -143,20 +152,26 @@ def test_a_memory_root_that_is_a_file_is_refused(tmp_path):
 
 def test_a_new_store_appears_whole_and_leaves_no_temp_files(tmp_path):
     import os
+
     s = MemoryStore(tmp_path / "n")
     s.close()
     assert sorted(os.listdir(tmp_path / "n")) == [STORE_FILE]
     MemoryStore(tmp_path / "n").close()  # reopens as a Pulse store
 
 
-@pytest.mark.parametrize("column,value,field_name", [
-    ("entities", "[not json", "entities"),
-    ("links", '{"a": 1}', "links"),
-    ("valid_from", "next week", "valid_from"),
-    ("kind", "wish", "kind"),
-    ("text", b"\xff\x00", "text"),  # a BLOB where text belongs
-])
-def test_a_stored_row_that_does_not_parse_names_table_and_id(mem_factory, tmp_path, column, value, field_name):
+@pytest.mark.parametrize(
+    "column,value,field_name",
+    [
+        ("entities", "[not json", "entities"),
+        ("links", '{"a": 1}', "links"),
+        ("valid_from", "next week", "valid_from"),
+        ("kind", "wish", "kind"),
+        ("text", b"\xff\x00", "text"),  # a BLOB where text belongs
+    ],
+)
+def test_a_stored_row_that_does_not_parse_names_table_and_id(
+    mem_factory, tmp_path, column, value, field_name
+):
     m = mem_factory(root=tmp_path / "rows")
     m.add_items([pref("ok", "I prefer tea", slot="drink", value="tea"), pref("bad", "I like jazz")])
     m.close()

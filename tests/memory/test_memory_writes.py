@@ -1,14 +1,14 @@
 """Writes: validation by source, poisoning resistance, abort, merge, project state and workflows."""
+
 from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from memory_helpers import pref, tool_result, user_msg
 
 from pulse.core.records import Event, MemoryItem, Provenance
-from pulse.memory import (ConversationClosedError, RetrievalQuery, UnknownScopeError, Workflow, WriteCandidate)
-
-from memory_helpers import pref, tool_result, user_msg
+from pulse.memory import ConversationClosedError, RetrievalQuery, UnknownScopeError, Workflow, WriteCandidate
 
 USER_KINDS = ("preference", "habit", "attribute")
 
@@ -21,8 +21,15 @@ def test_abort_discards_everything(mem):
     mem.create_user("u1")
     conv = mem.conversation("u1", conversation_id="c-abort")
     conv.observe(user_msg("e1", "I always want window seats."))
-    conv.add_candidate(WriteCandidate(pref("w", "I always want window seats.",
-                                           provenance=Provenance("user_statement", "e1", "I always want window seats."))))
+    conv.add_candidate(
+        WriteCandidate(
+            pref(
+                "w",
+                "I always want window seats.",
+                provenance=Provenance("user_statement", "e1", "I always want window seats."),
+            )
+        )
+    )
     conv.abort()
     assert mem.snapshot("u1") == []
     with pytest.raises(ConversationClosedError):
@@ -44,8 +51,9 @@ def test_user_statement_creates_preference_with_provenance(mem):
     with mem.conversation("u1", conversation_id="c1") as conv:
         conv.observe(user_msg("e1", "Thanks. I prefer vegetarian restaurants. Bye"))
     [item] = conv.committed
-    assert item.kind == "preference" and item.provenance == Provenance("user_statement", "e1",
-                                                                       "I prefer vegetarian restaurants.")
+    assert item.kind == "preference" and item.provenance == Provenance(
+        "user_statement", "e1", "I prefer vegetarian restaurants."
+    )
     assert mem.store.conversation_committed("c1")
 
 
@@ -66,8 +74,15 @@ def test_tool_result_never_creates_a_preference(mem, text):
         conv.observe(ev)
         for kind in USER_KINDS:
             for claimed in ("user_statement", "tool_receipt", "history", "system"):
-                item = MemoryItem(f"x-{kind}-{claimed}", kind, "user:u1", text, slot="size", value="64x64",
-                                  provenance=Provenance(claimed, "t1", text))
+                item = MemoryItem(
+                    f"x-{kind}-{claimed}",
+                    kind,
+                    "user:u1",
+                    text,
+                    slot="size",
+                    value="64x64",
+                    provenance=Provenance(claimed, "t1", text),
+                )
                 conv.add_candidate(WriteCandidate(item, source_event=ev))
                 conv.add_candidate(WriteCandidate(item))  # cites the tool result by id
                 conv.add_candidate(WriteCandidate(item, source_event=fake_user))
@@ -76,15 +91,27 @@ def test_tool_result_never_creates_a_preference(mem, text):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.text(min_size=1, max_size=120), args=st.dictionaries(st.sampled_from(["size", "seat", "status", "name"]),
-                                                                     st.text(max_size=20), max_size=3))
+@given(
+    text=st.text(min_size=1, max_size=120),
+    args=st.dictionaries(
+        st.sampled_from(["size", "seat", "status", "name"]), st.text(max_size=20), max_size=3
+    ),
+)
 def test_tool_results_of_any_wording_create_no_user_fact(mem, text, args):
     if not mem.users():
         mem.create_user("u1")
     before = len(user_facts(mem))
     with mem.conversation("u1") as conv:
-        conv.observe(Event("tool_result", 0, text=f"I always prefer {text}. My preferred size is {text}.",
-                           tool="t", args=args, event_id="r"))
+        conv.observe(
+            Event(
+                "tool_result",
+                0,
+                text=f"I always prefer {text}. My preferred size is {text}.",
+                tool="t",
+                args=args,
+                event_id="r",
+            )
+        )
         conv.observe(Event("message", 1, text=f"I prefer {text}", role="agent", event_id="a"))
     assert len(user_facts(mem)) == before
 
@@ -94,8 +121,11 @@ def test_quote_must_occur_in_the_cited_statement(mem):
     ev = user_msg("e1", "I like trains.")
     with mem.conversation("u1") as conv:
         conv.observe(ev)
-        conv.add_candidate(WriteCandidate(pref("q", "I hate trains", provenance=Provenance("user_statement", "e1",
-                                                                                           "I hate trains")), ev))
+        conv.add_candidate(
+            WriteCandidate(
+                pref("q", "I hate trains", provenance=Provenance("user_statement", "e1", "I hate trains")), ev
+            )
+        )
     assert [r for _, r in conv.rejected if "does not occur" in r]
     assert all(i.item_id != "q" for i in mem.snapshot("u1"))
 
@@ -131,13 +161,18 @@ def test_receipts_confirm_progress_and_artifacts_failed_calls_do_not(mem):
     with mem.conversation("u1", "p1", "c1") as conv:
         conv.observe(Event("request", 0, text="Build and publish the report", event_id="r0"))
         conv.observe(Event("candidate_call", 1, tool="build_pdf", args={"src": "report.md"}, event_id="c1"))
-        conv.observe(tool_result("t1", "build_pdf", "built report.pdf", step=2, file="report.pdf", version="v3"))
+        conv.observe(
+            tool_result("t1", "build_pdf", "built report.pdf", step=2, file="report.pdf", version="v3")
+        )
         conv.observe(Event("candidate_call", 3, tool="upload", args={"file": "report.pdf"}, event_id="c2"))
         conv.observe(tool_result("t2", "upload", "error: quota exceeded", step=4, status="error"))
         conv.observe(Event("candidate_call", 5, tool="notify", args={"file": "report.pdf"}, event_id="c3"))
         conv.observe(tool_result("t3", "notify", "sent", step=6))
     slots = {i.slot: i for i in conv.committed}
-    assert slots["artifact:report.pdf"].value == "v3" and slots["artifact:report.pdf"].provenance.source_kind == "tool_receipt"
+    assert (
+        slots["artifact:report.pdf"].value == "v3"
+        and slots["artifact:report.pdf"].provenance.source_kind == "tool_receipt"
+    )
     assert "progress:build_pdf" in slots and "progress:notify" in slots and "progress:upload" not in slots
     wf = Workflow.from_item(next(i for i in conv.committed if i.kind == "workflow"))
     assert [s.tool for s in wf.steps] == ["build_pdf", "notify"] and wf.steps[1].depends_on == (0,)
@@ -150,9 +185,20 @@ def test_user_statement_cannot_claim_progress(mem):
     ev = user_msg("e1", "The deploy is done.")
     with mem.conversation("u1", "p1") as conv:
         conv.observe(ev)
-        conv.add_candidate(WriteCandidate(MemoryItem("pg", "project_state", "project:p1", "deploy done",
-                                                     slot="progress:deploy", value="done",
-                                                     provenance=Provenance("user_statement", "e1", "deploy is done")), ev))
+        conv.add_candidate(
+            WriteCandidate(
+                MemoryItem(
+                    "pg",
+                    "project_state",
+                    "project:p1",
+                    "deploy done",
+                    slot="progress:deploy",
+                    value="done",
+                    provenance=Provenance("user_statement", "e1", "deploy is done"),
+                ),
+                ev,
+            )
+        )
     assert any("only by a tool receipt" in r for _, r in conv.rejected)
 
 
@@ -161,7 +207,11 @@ def test_artifact_versions_form_a_supersession_chain(mem):
     mem.create_project("p1")
     for n, v in enumerate(("v1", "v2")):
         with mem.conversation("u1", "p1") as conv:
-            conv.observe(tool_result(f"t{n}", "build", "ok", time=f"2025-03-0{n + 1}T00:00:00Z", file="a.bin", version=v))
+            conv.observe(
+                tool_result(
+                    f"t{n}", "build", "ok", time=f"2025-03-0{n + 1}T00:00:00Z", file="a.bin", version=v
+                )
+            )
     arts = [i for i in mem.snapshot("u1", "p1") if i.slot == "artifact:a.bin"]
     assert [(a.value, bool(a.valid_to)) for a in arts] == [("v1", True), ("v2", False)]
     assert arts[1].supersedes == arts[0].item_id
@@ -183,8 +233,16 @@ def test_structured_args_of_user_messages_become_preferences(mem):
     mem.create_user("u1")
     with mem.conversation("u1") as conv:
         conv.observe(Event("request", 0, text="book a flight", args={"seat": "window"}, event_id="r"))
-        conv.observe(Event("message", 1, text="use 16x16 please", role="user", event_id="m",
-                           args={"size": "16x16", "subgoal": "icons"}))
+        conv.observe(
+            Event(
+                "message",
+                1,
+                text="use 16x16 please",
+                role="user",
+                event_id="m",
+                args={"size": "16x16", "subgoal": "icons"},
+            )
+        )
     assert [(i.slot, i.value) for i in conv.committed] == [("size", "16x16")]
 
 

@@ -11,6 +11,7 @@ layout the synchronous compaction of the old code produced, so results must matc
 
     .venv/bin/python tests/memory/test_retrieval_golden.py --write   # only for an intended change
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -29,12 +30,46 @@ from pulse.memory import ItemMeta, RetrievalQuery, make_embedder, open_memory, s
 
 GOLDEN = Path(__file__).resolve().parent / "data" / "retrieval_golden.json"
 WORLDS = [("structured", "hash"), ("structured", "bm25"), ("flat", "hash")]
-TOPICS = ["coding", "coding/python", "coding/python/tests", "writing", "writing/papers", "travel", "food/baking",
-          "music/jazz", "fitness", "fitness/running"]
-ENTITIES = ["Zotero", "Overleaf", "Lisbon", "PyTorch", "Notion", "Obsidian", "Kyoto", "Figma", "Strava", "Miles Davis"]
-SLOTS = ["citation_style", "editor", "city", "framework", "notes_app", "font", "diet", "airline", "shoe", "album"]
-WORDS = ("alpha beta gamma delta ember fjord garnet harbor indigo juniper kelp lagoon maple nectar onyx "
-         "python papers baking running jazz tests travel writing").split()
+TOPICS = [
+    "coding",
+    "coding/python",
+    "coding/python/tests",
+    "writing",
+    "writing/papers",
+    "travel",
+    "food/baking",
+    "music/jazz",
+    "fitness",
+    "fitness/running",
+]
+ENTITIES = [
+    "Zotero",
+    "Overleaf",
+    "Lisbon",
+    "PyTorch",
+    "Notion",
+    "Obsidian",
+    "Kyoto",
+    "Figma",
+    "Strava",
+    "Miles Davis",
+]
+SLOTS = [
+    "citation_style",
+    "editor",
+    "city",
+    "framework",
+    "notes_app",
+    "font",
+    "diet",
+    "airline",
+    "shoe",
+    "album",
+]
+WORDS = (
+    "alpha beta gamma delta ember fjord garnet harbor indigo juniper kelp lagoon maple nectar onyx "
+    "python papers baking running jazz tests travel writing"
+).split()
 COMPACT_AT = 150  # COMPACT_MIN_TAIL for these worlds (COMPACT_FRACTION 0)
 
 
@@ -50,8 +85,19 @@ def _item(rng: random.Random, i: int, when: str, current: dict[str, str]) -> tup
     sup = current.get(slot, "") if slot and not task and rng.random() < 0.6 else ""
     if sup and (current.get(f"{slot}#scope") != scope):
         sup = ""
-    item = MemoryItem(f"i{i}", kind, scope, text, slot=slot, value=rng.choice(WORDS) if slot else "",
-                      topic=topic, entities=ents, provenance=Provenance("history"), valid_from=when, supersedes=sup)
+    item = MemoryItem(
+        f"i{i}",
+        kind,
+        scope,
+        text,
+        slot=slot,
+        value=rng.choice(WORDS) if slot else "",
+        topic=topic,
+        entities=ents,
+        provenance=Provenance("history"),
+        valid_from=when,
+        supersedes=sup,
+    )
     if slot and not task:
         current[slot], current[f"{slot}#scope"] = item.item_id, scope
     return item, ItemMeta(links=links, task_id=task)
@@ -66,15 +112,26 @@ def _queries(seed: int, n: int = 24) -> list[RetrievalQuery]:
     rng = random.Random(seed)
     out = []
     for j in range(n):
-        call = Event("candidate_call", 3, tool=rng.choice(["save", "book", "search"]), event_id=f"c{j}",
-                     args={f"{rng.choice(SLOTS)}_{j % 4}": rng.choice(WORDS)})
-        out.append(RetrievalQuery("u1", "p1" if j % 2 else "",
-                                  subgoal=f"{rng.choice(WORDS)} {rng.choice(TOPICS).split('/')[-1]} {rng.choice(ENTITIES)}",
-                                  entities=(rng.choice(ENTITIES),) if j % 3 else (),
-                                  candidate_call=call if j % 4 != 1 else None, k=6,
-                                  task_id="task-1" if j % 5 == 0 else "",
-                                  as_of="2025-03-15T00:00:00Z" if j % 6 == 0 else "",
-                                  delivered=(f"i{(7 * j) % 400}", f"i{(11 * j) % 400}") if j % 7 == 3 else ()))
+        call = Event(
+            "candidate_call",
+            3,
+            tool=rng.choice(["save", "book", "search"]),
+            event_id=f"c{j}",
+            args={f"{rng.choice(SLOTS)}_{j % 4}": rng.choice(WORDS)},
+        )
+        out.append(
+            RetrievalQuery(
+                "u1",
+                "p1" if j % 2 else "",
+                subgoal=f"{rng.choice(WORDS)} {rng.choice(TOPICS).split('/')[-1]} {rng.choice(ENTITIES)}",
+                entities=(rng.choice(ENTITIES),) if j % 3 else (),
+                candidate_call=call if j % 4 != 1 else None,
+                k=6,
+                task_id="task-1" if j % 5 == 0 else "",
+                as_of="2025-03-15T00:00:00Z" if j % 6 == 0 else "",
+                delivered=(f"i{(7 * j) % 400}", f"i{(11 * j) % 400}") if j % 7 == 3 else (),
+            )
+        )
     return out
 
 
@@ -82,8 +139,12 @@ def _answers(mem, queries) -> list[dict]:
     out = []
     for q in queries:
         got = mem.retrieve(q)
-        out.append({"items": [[s.item.item_id, s.score] for s in got],
-                    "reasons_sha1": hashlib.sha1("\n".join(s.reason for s in got).encode()).hexdigest()})
+        out.append(
+            {
+                "items": [[s.item.item_id, s.score] for s in got],
+                "reasons_sha1": hashlib.sha1("\n".join(s.reason for s in got).encode()).hexdigest(),
+            }
+        )
     return out
 
 
@@ -122,8 +183,13 @@ def _set_thresholds(setter) -> None:
 
 
 def _run_in_subprocess(kind: str, embedder: str) -> dict[str, list[dict]]:
-    p = subprocess.run([sys.executable, __file__, "--print", kind, embedder], capture_output=True, text=True,
-                       env={**os.environ, "PYTHONHASHSEED": "0"}, timeout=600)
+    p = subprocess.run(
+        [sys.executable, __file__, "--print", kind, embedder],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+        timeout=600,
+    )
     assert p.returncode == 0, p.stderr[-3000:]
     return json.loads(p.stdout)
 
@@ -135,7 +201,9 @@ def test_retrieval_matches_the_golden_results(kind, embedder):
     for state in ("fresh", "tail", "compacted", "reopened"):
         for j, (g, w) in enumerate(zip(got[state], want[state], strict=True)):
             assert g["items"] == w["items"], f"{kind}/{embedder} {state} query {j}: items changed"
-            assert g["reasons_sha1"] == w["reasons_sha1"], f"{kind}/{embedder} {state} query {j}: reasons changed"
+            assert g["reasons_sha1"] == w["reasons_sha1"], (
+                f"{kind}/{embedder} {state} query {j}: reasons changed"
+            )
 
 
 def _print(kind: str, embedder: str) -> None:

@@ -1,5 +1,6 @@
 """BatchingPolicy: concurrent chains' decisions go out as one call of the wrapped policy, each caller
 gets its own outputs, a failure reaches every caller of its batch."""
+
 from __future__ import annotations
 
 import threading

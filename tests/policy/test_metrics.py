@@ -6,18 +6,30 @@ from pulse.policy.evaluate import format_metrics_table, policy_metrics
 
 
 def _ex(i, gold, case="conflict"):
-    inp = PolicyInput((Event("candidate_call", 0, tool="t", args={"size": "M"}),),
-                      (MemoryItem("m1", "preference", "user:u", "size L", slot="size", value="L"),))
+    inp = PolicyInput(
+        (Event("candidate_call", 0, tool="t", args={"size": "M"}),),
+        (MemoryItem("m1", "preference", "user:u", "size L", slot="size", value="L"),),
+    )
     return PolicyExample(f"e{i}", "g", "u", case, inp, gold)
 
 
 def test_policy_metrics_on_crafted_outputs():
-    exs = [_ex(0, Decision("intervene", ("m1",))), _ex(1, Decision("intervene", ("m1",))),
-           _ex(2, Decision("silent"), "consistent"), _ex(3, Decision("silent"), "habit")]
-    outs = outputs_from_texts(['{"action": "intervene", "evidence": ["m1"]}',   # correct intervention
-                               '{"action": "intervene", "evidence": ["m9"]}',   # right action, wrong evidence
-                               '{"action": "intervene", "evidence": ["m1"]}',   # wrong interruption
-                               'not json'], [ex.inp for ex in exs], "compact")   # parse failure -> silent
+    exs = [
+        _ex(0, Decision("intervene", ("m1",))),
+        _ex(1, Decision("intervene", ("m1",))),
+        _ex(2, Decision("silent"), "consistent"),
+        _ex(3, Decision("silent"), "habit"),
+    ]
+    outs = outputs_from_texts(
+        [
+            '{"action": "intervene", "evidence": ["m1"]}',  # correct intervention
+            '{"action": "intervene", "evidence": ["m9"]}',  # right action, wrong evidence
+            '{"action": "intervene", "evidence": ["m1"]}',  # wrong interruption
+            "not json",
+        ],
+        [ex.inp for ex in exs],
+        "compact",
+    )  # parse failure -> silent
     m = policy_metrics(exs, outs)
     assert m["action_accuracy"] == 3 / 4
     assert m["decision_accuracy"] == 2 / 4
@@ -31,5 +43,8 @@ def test_policy_metrics_on_crafted_outputs():
 
 
 def test_no_interventions_reports_none_not_zero():
-    m = policy_metrics([_ex(0, Decision("silent"))], outputs_from_texts(['{"action": "silent"}'], [_ex(0, Decision("silent")).inp], "compact"))
+    m = policy_metrics(
+        [_ex(0, Decision("silent"))],
+        outputs_from_texts(['{"action": "silent"}'], [_ex(0, Decision("silent")).inp], "compact"),
+    )
     assert m["interruption_success"] is None and m["decision_accuracy"] == 1.0

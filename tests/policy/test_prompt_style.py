@@ -1,4 +1,5 @@
 """A checkpoint is always read with the prompt style it was trained with."""
+
 import json
 
 import pytest
@@ -12,16 +13,27 @@ def test_auto_takes_the_checkpoints_style_and_a_mismatch_is_refused(tmp_path):
     ck.mkdir()
     (ck / "provenance.json").write_text(json.dumps({"stage": "sft", "prompt_style": "compact_marked"}))
     assert resolve_prompt_style(PolicyBackendConfig(name_or_path=str(ck))) == "compact_marked"
-    assert resolve_prompt_style(PolicyBackendConfig(name_or_path=str(ck), prompt_style="compact_marked")) == "compact_marked"
-    with pytest.raises(ConfigError, match="policy.prompt_style: .* trained with prompt_style='compact_marked'"):
+    assert (
+        resolve_prompt_style(PolicyBackendConfig(name_or_path=str(ck), prompt_style="compact_marked"))
+        == "compact_marked"
+    )
+    with pytest.raises(
+        ConfigError, match="policy.prompt_style: .* trained with prompt_style='compact_marked'"
+    ):
         resolve_prompt_style(PolicyBackendConfig(name_or_path=str(ck), prompt_style="compact"))
 
 
 def test_auto_without_a_record():
     assert resolve_prompt_style(PolicyBackendConfig(name_or_path="/nonexistent/model")) == "compact"
-    assert resolve_prompt_style(PolicyBackendConfig(backend="openai", name_or_path="Qwen/Qwen3-8B",
-                                                     base_url="http://x")) == "rich"
-    assert resolve_prompt_style(PolicyBackendConfig(name_or_path="/nonexistent", prompt_style="rich")) == "rich"
+    assert (
+        resolve_prompt_style(
+            PolicyBackendConfig(backend="openai", name_or_path="Qwen/Qwen3-8B", base_url="http://x")
+        )
+        == "rich"
+    )
+    assert (
+        resolve_prompt_style(PolicyBackendConfig(name_or_path="/nonexistent", prompt_style="rich")) == "rich"
+    )
 
 
 def test_trainer_checkpoint_reads_its_runs_config(tmp_path):

@@ -1,4 +1,5 @@
 """Schema-aware memory, typed values, call kinds, scoped facts and the per-call hold cap (no data needed)."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,23 +16,55 @@ from pulse.memory.factory import open_memory
 from pulse.memory.interface import WriteCandidate
 
 WEB = [
-    {"type": "function", "function": {"name": "web_search", "description": "Search the web.", "parameters": {
-        "type": "object", "properties": {"query": {"type": "string", "description": "search query"}}}}},
-    {"type": "function", "function": {"name": "open_website", "description": "Open a website.", "parameters": {
-        "type": "object", "properties": {"site": {"type": "string", "description": "the website (domain or URL)"}}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "web_search",
+            "description": "Search the web.",
+            "parameters": {
+                "type": "object",
+                "properties": {"query": {"type": "string", "description": "search query"}},
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "open_website",
+            "description": "Open a website.",
+            "parameters": {
+                "type": "object",
+                "properties": {"site": {"type": "string", "description": "the website (domain or URL)"}},
+            },
+        },
+    },
 ]
-NESTED = {"type": "object", "properties": {
-    "order_id": {"type": "string"},
-    "address": {"type": "object", "properties": {"zip": {"type": "string", "description": "postal code"},
-                                                 "city": {"type": "string"}}},
-    "item_ids": {"type": "array", "items": {"type": "string"}},
-    "quantity": {"type": "integer"}, "when": {"type": "string", "format": "date"},
-    "size": {"type": "string", "enum": ["S", "M", "L"]}, "email": {"type": "string"}}}
+NESTED = {
+    "type": "object",
+    "properties": {
+        "order_id": {"type": "string"},
+        "address": {
+            "type": "object",
+            "properties": {
+                "zip": {"type": "string", "description": "postal code"},
+                "city": {"type": "string"},
+            },
+        },
+        "item_ids": {"type": "array", "items": {"type": "string"}},
+        "quantity": {"type": "integer"},
+        "when": {"type": "string", "format": "date"},
+        "size": {"type": "string", "enum": ["S", "M", "L"]},
+        "email": {"type": "string"},
+    },
+}
 
 
 def test_call_kinds_annotations_then_list_then_default():
-    mcp = [{"name": "search", "annotations": {"readOnlyHint": True}},
-           {"name": "delete", "annotations": {"destructiveHint": True}}, {"name": "plain"}]
+    mcp = [
+        {"name": "search", "annotations": {"readOnlyHint": True}},
+        {"name": "delete", "annotations": {"destructiveHint": True}},
+        {"name": "plain"},
+    ]
     k = CallKinds.build(mcp, read_only={"lookup", "delete"})
     assert k.kind("search") == READ_ONLY and k.kind("lookup") == READ_ONLY
     assert k.kind("delete") == STATE_CHANGING  # the annotation wins over the list
@@ -45,7 +78,16 @@ def test_call_kinds_annotations_then_list_then_default():
 
 def test_schema_reads_nested_paths_types_and_enums():
     args = {a.path: a for a in read_args(NESTED)}
-    assert set(args) == {"order_id", "address.zip", "address.city", "item_ids", "quantity", "when", "size", "email"}
+    assert set(args) == {
+        "order_id",
+        "address.zip",
+        "address.city",
+        "item_ids",
+        "quantity",
+        "when",
+        "size",
+        "email",
+    }
     assert args["address.zip"].name == "zip" and args["address.zip"].description == "postal code"
     assert (args["item_ids"].kind, args["quantity"].kind, args["when"].kind) == ("set", "number", "date")
     assert args["size"].enum == ("S", "M", "L") and args["email"].kind == "email"
@@ -84,16 +126,38 @@ def test_arg_mapper_by_name_then_meaning():
 
 def test_statement_context_and_scoped_candidates():
     assert statement_context("For concert tickets, my preferred site is seatgeek.com.") == "concert tickets"
-    assert statement_context("From now on, for find the latest ap u.s. history, my x is y.") == \
-        "find the latest ap u.s. history"
+    assert (
+        statement_context("From now on, for find the latest ap u.s. history, my x is y.")
+        == "find the latest ap u.s. history"
+    )
     assert statement_context("My home city is Denver.") == ""
-    item = MemoryItem("p1", "preference", "user:u", "The user prefers site = x.com.", slot="site", value="x.com",
-                      provenance=Provenance("user_statement", "e1", "For shoes, my preferred site is x.com."))
-    bare = MemoryItem("p2", "preference", "user:u", "The user prefers site = y.com.", slot="site", value="y.com",
-                      provenance=Provenance("user_statement", "e2", "Use y.com from now on."))
-    cur = [MemoryItem("c1", "preference", "user:u", "t", slot="site", value="z.com", conditions="shoes"),
-           MemoryItem("c2", "preference", "user:u", "t", slot="site", value="w.com", conditions="concert tickets")]
-    out = scope_candidates([WriteCandidate(item), WriteCandidate(bare)], cur, "book concert tickets for friday")
+    item = MemoryItem(
+        "p1",
+        "preference",
+        "user:u",
+        "The user prefers site = x.com.",
+        slot="site",
+        value="x.com",
+        provenance=Provenance("user_statement", "e1", "For shoes, my preferred site is x.com."),
+    )
+    bare = MemoryItem(
+        "p2",
+        "preference",
+        "user:u",
+        "The user prefers site = y.com.",
+        slot="site",
+        value="y.com",
+        provenance=Provenance("user_statement", "e2", "Use y.com from now on."),
+    )
+    cur = [
+        MemoryItem("c1", "preference", "user:u", "t", slot="site", value="z.com", conditions="shoes"),
+        MemoryItem(
+            "c2", "preference", "user:u", "t", slot="site", value="w.com", conditions="concert tickets"
+        ),
+    ]
+    out = scope_candidates(
+        [WriteCandidate(item), WriteCandidate(bare)], cur, "book concert tickets for friday"
+    )
     assert out[0].item.conditions == "shoes"
     assert out[1].item.conditions == "concert tickets"  # inherits the context that matches the request
 
@@ -102,28 +166,52 @@ def _agent(tmp_path, facts, request, **kw):
     mem = open_memory("structured", tmp_path / "m", "hash", auto_create_scopes=True)
     mem.add_items(facts)
     tools = tuple(SchemaTool.from_openai(t, read_only={"web_search"}) for t in WEB)
-    cfg = PulseAgentConfig(user_id="u", concurrent=False, writeback=False, slot_vocab=slot_vocab(tools),
-                           tool_schemas=tools, **kw)
+    cfg = PulseAgentConfig(
+        user_id="u", concurrent=False, writeback=False, slot_vocab=slot_vocab(tools), tool_schemas=tools, **kw
+    )
     agent = PulseAgent(mem, RulePolicy(), cfg)
     agent.start(Event("request", 1, text=request, role="user"))
     return agent, mem
 
 
-FACTS = [MemoryItem("s1", "preference", "user:u", "For concert tickets, my preferred site is seatgeek.com.",
-                    slot="site", value="seatgeek.com", conditions="concert tickets"),
-         MemoryItem("s2", "preference", "user:u", "For men's chinos, my preferred site is kohls.com.",
-                    slot="site", value="kohls.com", conditions="men's chinos")]
+FACTS = [
+    MemoryItem(
+        "s1",
+        "preference",
+        "user:u",
+        "For concert tickets, my preferred site is seatgeek.com.",
+        slot="site",
+        value="seatgeek.com",
+        conditions="concert tickets",
+    ),
+    MemoryItem(
+        "s2",
+        "preference",
+        "user:u",
+        "For men's chinos, my preferred site is kohls.com.",
+        slot="site",
+        value="kohls.com",
+        conditions="men's chinos",
+    ),
+]
 
 
 def test_gate_weighs_only_the_request_scope_and_types(tmp_path):
     agent, mem = _agent(tmp_path, FACTS, "Find seats for concert tickets this friday")
     try:
-        assert agent.decide_call(Event("candidate_call", 2, tool="web_search", args={"query": "x"})).decision.action \
-            == "silent"  # read-only: not gated
-        gd = agent.decide_call(Event("candidate_call", 3, tool="open_website", args={"site": "https://google.com"}))
+        assert (
+            agent.decide_call(
+                Event("candidate_call", 2, tool="web_search", args={"query": "x"})
+            ).decision.action
+            == "silent"
+        )  # read-only: not gated
+        gd = agent.decide_call(
+            Event("candidate_call", 3, tool="open_website", args={"site": "https://google.com"})
+        )
         assert gd.decision.action == "intervene" and [m.item_id for m in gd.evidence] == ["s1"]
-        ok = agent.decide_call(Event("candidate_call", 4, tool="open_website",
-                                     args={"site": "https://www.seatgeek.com/tickets"}))
+        ok = agent.decide_call(
+            Event("candidate_call", 4, tool="open_website", args={"site": "https://www.seatgeek.com/tickets"})
+        )
         assert ok.decision.action == "silent"  # same site by type, not by string
     finally:
         agent.end(True)
@@ -140,7 +228,9 @@ def test_user_stated_value_wins_and_one_hold_per_call(tmp_path):
         mem.close()
     agent, mem = _agent(tmp_path / "b", FACTS, "Find seats for concert tickets")
     try:
-        call = lambda s: agent.decide_call(Event("candidate_call", s, tool="open_website", args={"site": "google.com"}))
+        call = lambda s: agent.decide_call(
+            Event("candidate_call", s, tool="open_website", args={"site": "google.com"})
+        )
         assert call(2).decision.action == "intervene"
         assert call(3).decision.action == "silent"  # the same held call proposed again passes
         assert agent.stats.interventions == 1

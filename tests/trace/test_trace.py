@@ -1,5 +1,6 @@
 """`pulse trace`: the opt-in per-episode trace the harness records, the page's data, the CLI, and the
 page in headless Chromium (skipped where Chromium is not installed)."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -11,7 +12,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("trace_browser_check", REPO / "scripts" / "trace_browser_check.py")
+_spec = importlib.util.spec_from_file_location(
+    "trace_browser_check", REPO / "scripts" / "trace_browser_check.py"
+)
 check_script = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(check_script)
 
@@ -25,7 +28,9 @@ def rows(run_dir: Path) -> list[dict]:
     return [json.loads(line) for line in (run_dir / "episodes.jsonl").read_text().splitlines()]
 
 
-def test_the_trace_records_events_gates_retrieval_reasons_and_checkpoints_and_changes_no_result(runs, tmp_path):
+def test_the_trace_records_events_gates_retrieval_reasons_and_checkpoints_and_changes_no_result(
+    runs, tmp_path
+):
     traced = rows(runs[0])
     tr = traced[0]["trace"]
     kinds = [e["kind"] for e in tr["events"]]
@@ -37,7 +42,15 @@ def test_the_trace_records_events_gates_retrieval_reasons_and_checkpoints_and_ch
     assert len(tr["checkpoints"]) == traced[0]["checkpoints_total"]
     # the same run without PULSE_TRACE: the same results, no trace field
     plain = rows(check_script.small_runs(tmp_path, methods=("pulse_rule",), trace=False)[0])
-    keys = ("task_id", "score", "failed_checkpoints", "interventions", "supplements", "retrievals", "policy_calls")
+    keys = (
+        "task_id",
+        "score",
+        "failed_checkpoints",
+        "interventions",
+        "supplements",
+        "retrievals",
+        "policy_calls",
+    )
     assert [{k: r[k] for k in keys} for r in plain] == [{k: r[k] for k in keys} for r in traced]
     assert not any("trace" in r for r in plain)
 
@@ -50,7 +63,10 @@ def test_page_data_timeline_says_what_the_agent_did_next_and_marks_checkpoints(r
     ep = data["episodes"][0]
     held = [t for t in ep["timeline"] if t.get("gate", {}).get("action") == "intervene"]
     assert held and held[0]["evidence_items"][0]["slot"] == "seed_policy"
-    assert held[0]["next"].startswith("re-called log_experiment") and "(follows memory three_seeds)" in held[0]["next"]
+    assert (
+        held[0]["next"].startswith("re-called log_experiment")
+        and "(follows memory three_seeds)" in held[0]["next"]
+    )
     none_ep = next(e for e in data["episodes"] if e["method"] == "none" and e["task_id"] == ep["task_id"])
     failed = {c["id"] for c in none_ep["checkpoints"] if not c["passed"]}
     assert failed == set(rows(runs[1])[0]["failed_checkpoints"]) and failed
@@ -58,8 +74,9 @@ def test_page_data_timeline_says_what_the_agent_did_next_and_marks_checkpoints(r
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pulse.trace", *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "pulse.trace", *args], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_cli_writes_one_self_contained_page_and_refuses_bad_input_in_one_line(runs, tmp_path):
@@ -89,15 +106,30 @@ def test_rows_without_a_trace_still_render_and_markup_in_data_stays_data(tmp_pat
     run = tmp_path / "run"
     run.mkdir()
     evil = "</script><script>alert(1)</script><!--"
-    (run / "episodes.jsonl").write_text(json.dumps({"task_id": evil, "method": "m", "benchmark": "b", "status": "failed",
-                                                    "score": 0.0, "failed_checkpoints": ["c1"], "error": evil}) + "\n")
+    (run / "episodes.jsonl").write_text(
+        json.dumps(
+            {
+                "task_id": evil,
+                "method": "m",
+                "benchmark": "b",
+                "status": "failed",
+                "score": 0.0,
+                "failed_checkpoints": ["c1"],
+                "error": evil,
+            }
+        )
+        + "\n"
+    )
     page = render(load([str(run)]))
     assert page.count("</script>") == 2 and "<script>alert" not in page and "<!--" not in page
     assert load([str(run)])["episodes"][0]["traced"] is False
 
 
-@pytest.mark.skipif(not check_script.chromium(), reason="Chromium not installed (apt-get install -y chromium); "
-                                                         "scripts/trace_browser_check.py checks the page in it")
+@pytest.mark.skipif(
+    not check_script.chromium(),
+    reason="Chromium not installed (apt-get install -y chromium); "
+    "scripts/trace_browser_check.py checks the page in it",
+)
 def test_the_page_in_headless_chromium(runs, tmp_path):
     from pulse.trace.html import render
     from pulse.trace.load import load

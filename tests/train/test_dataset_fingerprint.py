@@ -1,5 +1,6 @@
 """ensure_dataset: a dataset made by another request or other generator code is regenerated, not reused
 (issue 17: committed demo figures came from stale artifacts); the runtime source mixes as configured."""
+
 from __future__ import annotations
 
 import json
@@ -19,11 +20,15 @@ def test_stale_fingerprint_regenerates(tmp_path):
     ensure_dataset(cfg)
     assert recorded_fingerprint(path) == fp
     # another request (seed) gives another fingerprint
-    assert recorded_fingerprint(ensure_dataset(DataConfig(path=str(tmp_path / "e"), n_users=24, seed=1))) != fp
+    assert (
+        recorded_fingerprint(ensure_dataset(DataConfig(path=str(tmp_path / "e"), n_users=24, seed=1))) != fp
+    )
 
 
 def test_runtime_source_mixes_by_fraction(tmp_path):
-    cfg = DataConfig(path=str(tmp_path / "rt"), n_users=24, source="runtime", runtime_fraction=0.5, runtime_personas=6)
+    cfg = DataConfig(
+        path=str(tmp_path / "rt"), n_users=24, source="runtime", runtime_fraction=0.5, runtime_personas=6
+    )
     path = ensure_dataset(cfg)
     card = json.loads((path / "dataset_card.json").read_text())
     mix = card["source"]["mix_per_split"]["train"]

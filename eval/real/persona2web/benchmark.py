@@ -18,18 +18,34 @@ are listed in its card (`real_users_per_split.train`); evaluate on the others fo
 Offline scripts: `gold` (the oracle: gold site and every value) and `request_only` (opens a site the
 request names, else the start page, and answers with the request text).
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from pulse.agent.gate import ToolCallError
-from eval.real.base import BenchmarkDataError, RealBenchmarkBase, own_options, RealTask, Score, chains_of, select
+from eval.real.base import (
+    BenchmarkDataError,
+    RealBenchmarkBase,
+    RealTask,
+    Score,
+    chains_of,
+    own_options,
+    select,
+)
 from eval.real.data_dir import dataset_dir
-from eval.real.persona2web.gold import (gold_sites, location_key, normalise_text, site_matches, sites_in,
-                                        value_satisfied)
+from eval.real.persona2web.gold import (
+    gold_sites,
+    location_key,
+    normalise_text,
+    site_matches,
+    sites_in,
+    value_satisfied,
+)
+from pulse.agent.gate import ToolCallError
 
 NAME = "persona2web"
 VERSION = "persona2web-5dee4d5"
@@ -38,14 +54,33 @@ TASK_KEYS = ("task_id", "intent", "start_url")
 
 
 def _tool(name: str, desc: str, param: str, pdesc: str) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": name, "description": desc, "parameters": {
-        "type": "object", "properties": {param: {"type": "string", "description": pdesc}}, "required": [param]}}}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": desc,
+            "parameters": {
+                "type": "object",
+                "properties": {param: {"type": "string", "description": pdesc}},
+                "required": [param],
+            },
+        },
+    }
 
 
 SCHEMAS = [
-    _tool("web_search", "Search the web (an offline stub: returns no live results).", "query", "search query"),
-    _tool("open_website", "Open a website to do the task there (the site you choose).", "site", "the website (domain or URL)"),
-    _tool("submit_answer", "Submit the final result: the options you chose and why.", "answer", "final answer"),
+    _tool(
+        "web_search", "Search the web (an offline stub: returns no live results).", "query", "search query"
+    ),
+    _tool(
+        "open_website",
+        "Open a website to do the task there (the site you choose).",
+        "site",
+        "the website (domain or URL)",
+    ),
+    _tool(
+        "submit_answer", "Submit the final result: the options you chose and why.", "answer", "final answer"
+    ),
 ]
 
 
@@ -114,10 +149,12 @@ class Persona2Web(RealBenchmarkBase):
         if self.history_kind != "synthetic":
             return ()
         from data_gen.persona2web import synthetic_seed_memory
+
         return synthetic_seed_memory(self.groups, user_id)
 
     def open_env(self, user_id: str, transport: str = "direct"):
         from eval.real.mcp_env import wrap
+
         return wrap(WebStub(), transport, "persona2web-web-stub")
 
     def tool_schemas(self, user_id: str) -> list[dict[str, Any]]:
@@ -133,12 +170,16 @@ class Persona2Web(RealBenchmarkBase):
             return [("open_website", {"site": g.sites[0]}), ("submit_answer", {"answer": answer})]
         if script == "request_only":
             named = sites_in(task.request_text)
-            return [("web_search", {"query": task.request_text}),
-                    ("open_website", {"site": named[0] if named else g.start_url}),
-                    ("submit_answer", {"answer": task.request_text})]
+            return [
+                ("web_search", {"query": task.request_text}),
+                ("open_website", {"site": named[0] if named else g.start_url}),
+                ("submit_answer", {"answer": task.request_text}),
+            ]
         if script == "noop":
             return []
-        raise BenchmarkDataError(f"agent.script: {script!r} is not a {NAME} script (gold, request_only, noop)")
+        raise BenchmarkDataError(
+            f"agent.script: {script!r} is not a {NAME} script (gold, request_only, noop)"
+        )
 
     def intervention_correct(self, task: RealTask, tool: str, args: Mapping[str, Any], evidence) -> bool:
         """Right when the held site or value was not gold and the evidence names the gold one:
@@ -167,6 +208,7 @@ class Persona2Web(RealBenchmarkBase):
         histories are rendered from): the vocabulary of values a delivered text can name."""
         if not getattr(self, "_domains", None):
             from data_gen.persona2web import anchored_users
+
             groups = self.groups or list(load_groups(self.root).values())
             self._domains = {persona.name: domains for persona, domains, _ in anchored_users(groups, 0)}
         return self._domains
@@ -176,12 +218,16 @@ class Persona2Web(RealBenchmarkBase):
         for each slot (gold and distractors, sites also as www./https:// forms), and each task group's
         phrase as its condition (a sentence naming another group's task is out of context)."""
         from eval.suites.reader import ValueReader
+
         vocab: dict[str, dict[str, tuple[str, ...]]] = {}
         conditions: dict[str, tuple[str, ...]] = {}
         for dom in self._world().get(user_id, {}).values():
             group = dom.name.removeprefix("p2w_")
-            conditions[next(t.project_id for t in self.tasks if t.project_id.lower() == group) if any(
-                t.project_id.lower() == group for t in self.tasks) else group] = (dom.label,)
+            conditions[
+                next(t.project_id for t in self.tasks if t.project_id.lower() == group)
+                if any(t.project_id.lower() == group for t in self.tasks)
+                else group
+            ] = (dom.label,)
             for slot in dom.slots:
                 for v in slot.values:
                     forms = (v, normalise_text(v)) if slot.name != "site" else (v, f"www.{v}", f"https://{v}")
@@ -193,7 +239,9 @@ class Persona2Web(RealBenchmarkBase):
         fill: the level-2 values, the site (default: the task's start page) and the location."""
         dom = self._world().get(task.user_id, {}).get(f"p2w_{task.project_id.lower()}")
         if dom is None:
-            raise BenchmarkDataError(f"{self.root}: task group {task.project_id} has no synthetic world entry")
+            raise BenchmarkDataError(
+                f"{self.root}: task group {task.project_id} has no synthetic world entry"
+            )
         return [(s.name, s.values[0], task.data.start_url if s.name == "site" else "") for s in dom.slots]
 
     def request_states(self, task: RealTask) -> dict[str, str]:
@@ -220,8 +268,15 @@ class Persona2Web(RealBenchmarkBase):
         comps = {"web_em": web, "pref_r": pref}
         if g.location:
             comps["loc"] = float(location_key(g.location) in text)
-        return Score(web * pref, comps, {"level": g.level, "opened": env.opened[-1] if env.opened else "",
-                                         "values_met": [value_satisfied(v, text) for v in g.values]})
+        return Score(
+            web * pref,
+            comps,
+            {
+                "level": g.level,
+                "opened": env.opened[-1] if env.opened else "",
+                "values_met": [value_satisfied(v, text) for v in g.values],
+            },
+        )
 
 
 def _read_json(path: Path) -> Any:
@@ -268,15 +323,34 @@ def load_tasks(root: Path) -> list[RealTask]:
                 if not isinstance(d.get(key), str):
                     raise BenchmarkDataError(f"{path}: key {key!r} missing or not text")
             if d["task_id"] not in by_id:
-                raise BenchmarkDataError(f"{path}: task_id {d['task_id']!r} is in no task group of task_groups.jsonl")
+                raise BenchmarkDataError(
+                    f"{path}: task_id {d['task_id']!r} is in no task group of task_groups.jsonl"
+                )
             g, glevel = by_id[d["task_id"]]
             if glevel != level:
-                raise BenchmarkDataError(f"{path}: task_id {d['task_id']!r} is level {glevel} in task_groups.jsonl")
-            gold = P2WGold(g["task_group"], level, gold_sites(g["L3_website"]), tuple(g["L2_values"]),
-                           str(g.get("L3_location") or ""), d["start_url"])
-            tasks.append(RealTask(task_id=d["task_id"], user_id=g["user"], project_id=g["task_group"],
-                                  request_text=d["intent"].removeprefix("Query:").strip(), time="",
-                                  category=f"L{level}", level=level, data=gold))
+                raise BenchmarkDataError(
+                    f"{path}: task_id {d['task_id']!r} is level {glevel} in task_groups.jsonl"
+                )
+            gold = P2WGold(
+                g["task_group"],
+                level,
+                gold_sites(g["L3_website"]),
+                tuple(g["L2_values"]),
+                str(g.get("L3_location") or ""),
+                d["start_url"],
+            )
+            tasks.append(
+                RealTask(
+                    task_id=d["task_id"],
+                    user_id=g["user"],
+                    project_id=g["task_group"],
+                    request_text=d["intent"].removeprefix("Query:").strip(),
+                    time="",
+                    category=f"L{level}",
+                    level=level,
+                    data=gold,
+                )
+            )
     # one chain per user, levels in order (sorted is stable: level order kept within a user)
     return sorted(tasks, key=lambda t: t.user_id)
 
@@ -294,9 +368,15 @@ def load(cfg) -> Persona2Web:
     own_options(cfg, Options, NAME)  # a knob of another benchmark is refused, named
     root = Path(cfg.path) if cfg.path else dataset_dir("persona2web", cfg.data_dir)
     if cfg.seed_history not in ("none", "synthetic"):
-        raise BenchmarkDataError(f"benchmark.seed_history: {cfg.seed_history!r} is not a {NAME} history (none, synthetic)")
+        raise BenchmarkDataError(
+            f"benchmark.seed_history: {cfg.seed_history!r} is not a {NAME} history (none, synthetic)"
+        )
     seeded = cfg.seed_history == "synthetic"
-    return Persona2Web(name=NAME + ("-synthetic-history" if seeded else ""),
-                       root=root, tasks=select(load_tasks(root), cfg), history_kind=cfg.seed_history,
-                       groups=list(load_groups(root).values()) if seeded else [],
-                       nonstandard="synthetic seed histories (generated from the gold values)" if seeded else "")
+    return Persona2Web(
+        name=NAME + ("-synthetic-history" if seeded else ""),
+        root=root,
+        tasks=select(load_tasks(root), cfg),
+        history_kind=cfg.seed_history,
+        groups=list(load_groups(root).values()) if seeded else [],
+        nonstandard="synthetic seed histories (generated from the gold values)" if seeded else "",
+    )

@@ -11,6 +11,7 @@ level-3 website (possibly "a.com or b.com") and location. Normalisation:
 - location: its 5-digit zip code when it has one ("New York, New York 10001" = "New York, NY 10001"),
   else the city.
 """
+
 from __future__ import annotations
 
 import re
@@ -40,7 +41,16 @@ def site_matches(opened: str, gold: tuple[str, ...]) -> bool:
 
 def normalise_text(text: str) -> str:
     t = text.lower().replace("**", "")
-    for a, b in (("–", "-"), ("—", "-"), ("≥", ">="), ("≤", "<="), ("’", "'"), ("‘", "'"), ("“", '"'), ("”", '"')):
+    for a, b in (
+        ("–", "-"),
+        ("—", "-"),
+        ("≥", ">="),
+        ("≤", "<="),
+        ("’", "'"),
+        ("‘", "'"),
+        ("“", '"'),
+        ("”", '"'),
+    ):
         t = t.replace(a, b)
     t = re.sub(r"(?<=\d),(?=\d{3}\b)", "", t)
     return re.sub(r"\s+", " ", t).strip(" .;:")

@@ -5,6 +5,7 @@ and interruption success, one row per run directory, read from its `summary.json
     python -m eval.real.persona2web.report results/real_tools/runs/b3_memory_following/* \
         --out results/real_tools/table_b3.md
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,8 +37,12 @@ def rows(run_dirs) -> list[list[str]]:
     return out
 
 
-HEAD = ["method", "agent"] + [f"Web EM {lv}" for lv in (*LEVELS, "all")] + [f"Pref R {lv}" for lv in (*LEVELS, "all")] + \
-    ["interventions correct/all", "interruption success %", "benchmark"]
+HEAD = (
+    ["method", "agent"]
+    + [f"Web EM {lv}" for lv in (*LEVELS, "all")]
+    + [f"Pref R {lv}" for lv in (*LEVELS, "all")]
+    + ["interventions correct/all", "interruption success %", "benchmark"]
+)
 
 
 def markdown(run_dirs) -> str:

@@ -13,14 +13,24 @@ average over personas (`eval.metrics.suite_comp`). Departures, stated in every m
   of its content words occur in the agent's replies or the files it read/wrote); the manifest, the
   rows and the tables say "proxy, not comparable to π-Bench".
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-from eval.real.base import BenchmarkDataError, RealBenchmarkBase, own_options, RealTask, Score, chains_of, select
+from eval.real.base import (
+    BenchmarkDataError,
+    RealBenchmarkBase,
+    RealTask,
+    Score,
+    chains_of,
+    own_options,
+    select,
+)
 from eval.real.data_dir import dataset_dir
 from eval.real.judge import Verdicts
 from eval.real.pibench.loader import appworld_tools, load_all
@@ -30,8 +40,10 @@ NAME = "pibench"
 VERSION = "pibench-d1d1ed3"
 PROXY_LABEL = "proxy, not comparable to π-Bench"
 _WORD = re.compile(r"[a-z0-9][a-z0-9.%-]*")
-_STOP = set("the a an and or of to in on for with by is are be that this it as at from should must each all any "
-            "its their your not no into than then also which who whom what when where how more most least".split())
+_STOP = set(
+    "the a an and or of to in on for with by is are be that this it as at from should must each all any "
+    "its their your not no into than then also which who whom what when where how more most least".split()
+)
 
 
 class ProxyJudge:
@@ -43,8 +55,13 @@ class ProxyJudge:
     def __init__(self, threshold: float = 0.6):
         self.threshold = threshold
 
-    def judge(self, criteria: Sequence[str], transcript: Sequence[dict[str, Any]], context: str = "",
-              outputs: str = "") -> Verdicts:
+    def judge(
+        self,
+        criteria: Sequence[str],
+        transcript: Sequence[dict[str, Any]],
+        context: str = "",
+        outputs: str = "",
+    ) -> Verdicts:
         # only what the agent produced: its replies and the files_read artifacts (never the hidden
         # intents in `context`, nor tool results, which would hand it the criteria's words)
         said = " ".join(str(m.get("content") or "") for m in transcript if m.get("role") == "assistant")
@@ -74,7 +91,7 @@ class PiBench(RealBenchmarkBase):
     @property
     def judge_label(self) -> str:
         how = "whole transcript" if self.proxy else "per turn, ORed over turns"
-        return (f"checklist by {self.judge.label} ({how}); rule-script criteria not scored (scripts not distributed)")
+        return f"checklist by {self.judge.label} ({how}); rule-script criteria not scored (scripts not distributed)"
 
     nonstandard = ""
 
@@ -89,17 +106,21 @@ class PiBench(RealBenchmarkBase):
 
     def open_env(self, user_id: str, transport: str = "direct"):
         from eval.real.mcp_env import wrap
+
         return wrap(Workspace(user_id, appworld_tools(self.root / user_id)), transport, "pibench-workspace")
 
     def scripted_calls(self, task: RealTask, script: str) -> list[tuple[str, dict[str, Any]]]:
         if script == "noop":
             return []
-        raise BenchmarkDataError(f"agent.script: {script!r} is not a {NAME} script (noop); π-Bench has no gold actions")
+        raise BenchmarkDataError(
+            f"agent.script: {script!r} is not a {NAME} script (noop); π-Bench has no gold actions"
+        )
 
     def user_simulator(self, task: RealTask):
         if self.user_endpoint is None:
             return None
         from eval.real.pibench.user_sim import PiBenchUser
+
         return PiBenchUser(self.user_endpoint, task.request_text, task.data.hidden_intents)
 
     def score(self, task: RealTask, env: Workspace, outcome: Any) -> Score:
@@ -108,7 +129,9 @@ class PiBench(RealBenchmarkBase):
         if self.proxy:
             detail["label"] = PROXY_LABEL
         if "user_state" in extra:
-            detail["proc"] = extra["user_state"]  # covered / intents of this task (PROC numerator / denominator)
+            detail["proc"] = extra[
+                "user_state"
+            ]  # covered / intents of this task (PROC numerator / denominator)
         if not task.scored:
             return Score(0.0, {}, {**detail, "note": "prerequisite: no checklist (not in COMP)"})
         crit = [c for c, _ in task.data.checklist]
@@ -127,8 +150,12 @@ class PiBench(RealBenchmarkBase):
             v = judge_per_turn(self.judge, crit, transcript, context)
         w = [wt for _, wt in task.data.checklist]
         comp = sum(wi for wi, m in zip(w, v.met) if m) / sum(w)  # COMP_t = Σ w·v / Σ w
-        detail.update(criteria_met=sum(v.met), criteria=len(crit), judge_unparsed=v.unparsed,
-                      rule_script_not_scored=bool(task.data.rule_script))
+        detail.update(
+            criteria_met=sum(v.met),
+            criteria=len(crit),
+            judge_unparsed=v.unparsed,
+            rule_script_not_scored=bool(task.data.rule_script),
+        )
         return Score(comp, {"comp": comp}, detail)
 
 
@@ -138,7 +165,9 @@ def turn_ends(transcript: Sequence[dict[str, Any]]) -> list[int]:
     return [*starts[1:], len(transcript)]
 
 
-def judge_per_turn(judge, criteria: Sequence[str], transcript: Sequence[dict[str, Any]], context: str) -> Verdicts:
+def judge_per_turn(
+    judge, criteria: Sequence[str], transcript: Sequence[dict[str, Any]], context: str
+) -> Verdicts:
     """π-Bench's checklist verdicts: the judge reads each turn's trace (the history up to the end of that
     turn, plus the files_read artifacts from the final workspace) and a criterion is met when it is met
     in any turn (OR over turns)."""
@@ -170,5 +199,9 @@ def load(cfg) -> PiBench:
     by_persona = load_all(root)
     tasks = [t for ts in by_persona.values() for t in ts]
     judge_ep = endpoint_from(cfg.judge, "judge")
-    return PiBench(root=root, tasks=select(tasks, cfg), judge=LLMJudge(judge_ep) if judge_ep else ProxyJudge(),
-                   user_endpoint=endpoint_from(cfg.user, "user simulator"))
+    return PiBench(
+        root=root,
+        tasks=select(tasks, cfg),
+        judge=LLMJudge(judge_ep) if judge_ep else ProxyJudge(),
+        user_endpoint=endpoint_from(cfg.user, "user simulator"),
+    )

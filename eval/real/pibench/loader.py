@@ -6,6 +6,7 @@ Per persona folder: `episode.yaml` (execution order, depends_on), `tools.yaml` (
 or a rule script (`tools_evaluation_path`); prerequisites carry neither and enter COMP only through
 their dependent's group size (eval.metrics.persona_comp).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -44,8 +45,9 @@ def _need(d: Any, key: str, path: Path, kind: type | tuple = str) -> Any:
     if not isinstance(d, dict) or key not in d:
         raise BenchmarkDataError(f"{path}: key {key!r} missing")
     if not isinstance(d[key], kind):
-        raise BenchmarkDataError(f"{path}: key {key!r} must be {getattr(kind, '__name__', kind)}, "
-                                 f"got {type(d[key]).__name__}")
+        raise BenchmarkDataError(
+            f"{path}: key {key!r} must be {getattr(kind, '__name__', kind)}, got {type(d[key]).__name__}"
+        )
     return d[key]
 
 
@@ -85,14 +87,28 @@ def load_task(folder: Path, persona: str, depends_on: tuple[str, ...], role: str
         checklist.append((c["criterion"], w))
     files_read = tuple(str(f) for f in (obj.get("files_read") or []))
     script = str(obj.get("tools_evaluation_path") or "")
-    assets = tuple(sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "task.yaml"
-                          and not p.name.startswith(".")))
+    assets = tuple(
+        sorted(
+            p
+            for p in folder.rglob("*")
+            if p.is_file() and p.name != "task.yaml" and not p.name.startswith(".")
+        )
+    )
     data = PiTaskData(folder, tuple(intents), tuple(checklist), files_read, script, assets, role)
     trigger = (d.get("trigger") or {}).get("type", "user")
-    return RealTask(task_id=task_id, user_id=persona, project_id=f"{persona}_workspace", request_text=request,
-                    time="", category=str(d.get("task_type", "")), depends_on=depends_on,
-                    scored=bool(checklist or script), data=data, system_prompt="",
-                    level=0 if trigger == "user" else 1)
+    return RealTask(
+        task_id=task_id,
+        user_id=persona,
+        project_id=f"{persona}_workspace",
+        request_text=request,
+        time="",
+        category=str(d.get("task_type", "")),
+        depends_on=depends_on,
+        scored=bool(checklist or script),
+        data=data,
+        system_prompt="",
+        level=0 if trigger == "user" else 1,
+    )
 
 
 def load_persona(folder: Path) -> list[RealTask]:
@@ -110,7 +126,9 @@ def load_persona(folder: Path) -> list[RealTask]:
         deps = tuple(entry.get("depends_on") or ())
         for dep in deps:
             if dep not in seen:
-                raise BenchmarkDataError(f"{ep_path}: tasks[{i}] ({tid}): depends_on {dep!r} is not an earlier task")
+                raise BenchmarkDataError(
+                    f"{ep_path}: tasks[{i}] ({tid}): depends_on {dep!r} is not an earlier task"
+                )
         if tid in seen:
             raise BenchmarkDataError(f"{ep_path}: tasks[{i}]: task {tid!r} listed twice")
         tdir = folder / "tasks" / tid
@@ -122,7 +140,9 @@ def load_persona(folder: Path) -> list[RealTask]:
     for t in tasks:  # π-Bench's contract: a dependent is scored, its prerequisites are not
         for dep in t.depends_on:
             if by_id[dep].scored:
-                raise BenchmarkDataError(f"{ep_path}: {dep} is a prerequisite of {t.task_id} but has criteria")
+                raise BenchmarkDataError(
+                    f"{ep_path}: {dep} is a prerequisite of {t.task_id} but has criteria"
+                )
     return tasks
 
 

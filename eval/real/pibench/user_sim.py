@@ -8,20 +8,26 @@ specifically: the user answers them (their texts, verbatim) and they count as *m
 the user states the first unprovided intent verbatim (not counted). `covered` = inferred + matched
 (π-Bench's PROC numerator).
 """
+
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from eval.real.llm import json_reply
 
 STOP = "###STOP###"
-SATISFIED = ("You check whether the assistant's latest reply precisely and explicitly satisfies each listed user "
-             "intent with specific details (judge only the latest reply; trust its wording). Answer one JSON object: "
-             '{"results": [{"intent": <index>, "satisfied": true|false}]}.')
-FOLLOWUP = ("You check whether the assistant's latest reply asks a clear question, confirmation or next-step proposal "
-            "specifically about each listed user intent (a generic 'anything else?' does not count). Answer one JSON "
-            'object: {"results": [{"intent": <index>, "asked": true|false}]}.')
+SATISFIED = (
+    "You check whether the assistant's latest reply precisely and explicitly satisfies each listed user "
+    "intent with specific details (judge only the latest reply; trust its wording). Answer one JSON object: "
+    '{"results": [{"intent": <index>, "satisfied": true|false}]}.'
+)
+FOLLOWUP = (
+    "You check whether the assistant's latest reply asks a clear question, confirmation or next-step proposal "
+    "specifically about each listed user intent (a generic 'anything else?' does not count). Answer one JSON "
+    'object: {"results": [{"intent": <index>, "asked": true|false}]}.'
+)
 
 
 class PiBenchUser:
@@ -38,8 +44,14 @@ class PiBenchUser:
 
     def _ask(self, system: str, reply: str, idx: list[int], key: str) -> set[int]:
         listed = "\n".join(f"{i}: {self.intents[i]}" for i in idx)
-        got = json_reply(self.endpoint.chat([{"role": "system", "content": system},
-                                             {"role": "user", "content": f"assistant reply:\n{reply}\n\nintents:\n{listed}"}]))
+        got = json_reply(
+            self.endpoint.chat(
+                [
+                    {"role": "system", "content": system},
+                    {"role": "user", "content": f"assistant reply:\n{reply}\n\nintents:\n{listed}"},
+                ]
+            )
+        )
         res = got.get("results") if isinstance(got, dict) else None
         if not isinstance(res, list):
             self.unparsed += 1
@@ -50,7 +62,9 @@ class PiBenchUser:
         open_ = [i for i, s in enumerate(self.status) if s == "not_provided"]
         if not open_:
             return STOP
-        latest = next((m.get("content") or "" for m in reversed(transcript) if m.get("role") == "assistant"), "")
+        latest = next(
+            (m.get("content") or "" for m in reversed(transcript) if m.get("role") == "assistant"), ""
+        )
         for i in self._ask(SATISFIED, latest, open_, "satisfied"):
             self.status[i] = "inferred"
         open_ = [i for i, s in enumerate(self.status) if s == "not_provided"]
@@ -70,8 +84,12 @@ class PiBenchUser:
 
     def state(self) -> dict[str, Any]:
         covered = sum(1 for i, s in enumerate(self.status) if s == "inferred" or i in self.matched)
-        return {"intents": len(self.intents), "covered": covered, "status": list(self.status),
-                "unparsed": self.unparsed}
+        return {
+            "intents": len(self.intents),
+            "covered": covered,
+            "status": list(self.status),
+            "unparsed": self.unparsed,
+        }
 
 
 def dumps(obj: Any) -> str:

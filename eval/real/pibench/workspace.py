@@ -7,23 +7,36 @@ names, as π-Bench does); files the agent writes stay for later tasks. `list_dir
 `web_fetch`), a shell (`exec`) or AppWorld (`mcp_appworld_<app>__<api>`) return a labelled
 "unavailable offline" result: the agent sees that they did not run.
 """
+
 from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from pulse.agent.gate import ToolCallError
 
 UNAVAILABLE = "unavailable offline"
 FILE_TOOLS = {
-    "list_dir": ("List the files under a workspace folder.", {"path": "folder, relative to the workspace ('.' = root)"}),
+    "list_dir": (
+        "List the files under a workspace folder.",
+        {"path": "folder, relative to the workspace ('.' = root)"},
+    ),
     "read_file": ("Read a text file of the workspace.", {"path": "file path, relative to the workspace"}),
-    "write_file": ("Write (create or replace) a text file in the workspace.",
-                   {"path": "file path, relative to the workspace", "content": "the full text"}),
-    "edit_file": ("Replace one exact occurrence of old_text by new_text in a workspace file.",
-                  {"path": "file path, relative to the workspace", "old_text": "text to find", "new_text": "replacement"}),
+    "write_file": (
+        "Write (create or replace) a text file in the workspace.",
+        {"path": "file path, relative to the workspace", "content": "the full text"},
+    ),
+    "edit_file": (
+        "Replace one exact occurrence of old_text by new_text in a workspace file.",
+        {
+            "path": "file path, relative to the workspace",
+            "old_text": "text to find",
+            "new_text": "replacement",
+        },
+    ),
 }
 OFFLINE_TOOLS = {
     "web_search": ("Search the web (unavailable offline).", {"query": "search query"}),
@@ -34,10 +47,18 @@ MAX_READ_CHARS = 20000
 
 
 def _schema(name: str, desc: str, params: Mapping[str, str]) -> dict[str, Any]:
-    return {"type": "function", "function": {
-        "name": name, "description": desc,
-        "parameters": {"type": "object", "properties": {p: {"type": "string", "description": d} for p, d in params.items()},
-                       "required": list(params)}}}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": desc,
+            "parameters": {
+                "type": "object",
+                "properties": {p: {"type": "string", "description": d} for p, d in params.items()},
+                "required": list(params),
+            },
+        },
+    }
 
 
 class Workspace:
@@ -85,8 +106,11 @@ class Workspace:
     def __call__(self, tool: str, args: Mapping[str, Any]) -> Any:
         self.calls.append((tool, dict(args)))
         if tool in OFFLINE_TOOLS or tool in self.appworld:
-            return {"status": UNAVAILABLE, "tool": tool,
-                    "note": "this tool needs the network, a shell or AppWorld; it did not run"}
+            return {
+                "status": UNAVAILABLE,
+                "tool": tool,
+                "note": "this tool needs the network, a shell or AppWorld; it did not run",
+            }
         if tool not in FILE_TOOLS:
             raise ToolCallError(f"unknown tool {tool!r}")
         need = FILE_TOOLS[tool][1]

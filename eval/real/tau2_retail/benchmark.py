@@ -15,14 +15,24 @@ product over the task's `reward_basis` of
                 judge endpoint it is not evaluated and the basis recorded is "DB only".
 pass^k over trials (seeds) is `eval.metrics.pass_hat_k`.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from eval.real.base import BenchmarkDataError, RealBenchmarkBase, own_options, RealTask, Score, chains_of, select
+from eval.real.base import (
+    BenchmarkDataError,
+    RealBenchmarkBase,
+    RealTask,
+    Score,
+    chains_of,
+    own_options,
+    select,
+)
 from eval.real.data_dir import dataset_dir
 from eval.real.tau2_retail.db import canonical, load_db
 from eval.real.tau2_retail.tools import SCHEMAS, RetailTools
@@ -36,9 +46,9 @@ USER_GUIDELINES = (
     "You play a customer contacting a customer service agent. Follow the scenario instructions below. "
     "Write one message at a time, like a real customer. Never invent information the instructions do not give: "
     "treat it as unknown. Do not repeat the instructions word for word. Give information only when the agent "
-    "asks for it. When the goal of the instructions is reached, reply with {stop} only. If you are transferred "
-    "to another agent, reply with {transfer}. If the instructions do not say how to go on, reply with {oos}."
-).format(stop=STOP, transfer=TRANSFER, oos=OUT_OF_SCOPE)
+    f"asks for it. When the goal of the instructions is reached, reply with {STOP} only. If you are transferred "
+    f"to another agent, reply with {TRANSFER}. If the instructions do not say how to go on, reply with {OUT_OF_SCOPE}."
+)
 
 
 class RetailEnv:
@@ -116,10 +126,18 @@ class Tau2Retail(RealBenchmarkBase):
     gold: dict[str, RetailTools] = field(default_factory=dict)  # task id -> database after the gold actions
     # τ²'s read-only tools (look-ups and the calculator); every other call changes the database or
     # hands the user over, and is gated
-    read_only_tools: frozenset = frozenset({"find_user_id_by_email", "find_user_id_by_name_zip", "get_order_details",
-                                            "get_product_details", "get_item_details", "get_user_details",
-                                            "list_all_product_types",
-                                            "calculate"})
+    read_only_tools: frozenset = frozenset(
+        {
+            "find_user_id_by_email",
+            "find_user_id_by_name_zip",
+            "get_order_details",
+            "get_product_details",
+            "get_item_details",
+            "get_user_details",
+            "list_all_product_types",
+            "calculate",
+        }
+    )
 
     @property
     def judge_label(self) -> str:
@@ -129,9 +147,11 @@ class Tau2Retail(RealBenchmarkBase):
 
     @property
     def nonstandard(self) -> str:
-        parts = (["non-standard: one customer's tasks chained as sessions"] if self.chain_users else []) + \
-            (["non-standard: seed histories rendered from the retail database"] if self.history_kind == "retail_db"
-             else [])
+        parts = (["non-standard: one customer's tasks chained as sessions"] if self.chain_users else []) + (
+            ["non-standard: seed histories rendered from the retail database"]
+            if self.history_kind == "retail_db"
+            else []
+        )
         return "; ".join(parts)
 
     def chains(self) -> dict[str, list[RealTask]]:
@@ -150,27 +170,55 @@ class Tau2Retail(RealBenchmarkBase):
         shipped, how it was paid, its status). Otherwise no history (τ²'s standard setting)."""
         from eval.methods.seed import SeedHistory
         from eval.suites.schema import SeedSession, SeedTurn
+
         customer = self.customers.get(user_id, "")
         if self.history_kind != "retail_db" or not customer:
             return SeedHistory(user_id, (), ())
         db = load_db(self.root / "db.json")
         u = db["users"].get(customer)
         if u is None:
-            raise BenchmarkDataError(f"{self.root / 'db.json'}: users[{customer!r}] missing (seed history of {user_id})")
+            raise BenchmarkDataError(
+                f"{self.root / 'db.json'}: users[{customer!r}] missing (seed history of {user_id})"
+            )
         name, a = u["name"], u["address"]
-        addr = f"{a['address1']}, {a.get('address2') or ''}, {a['city']}, {a['state']} {a['zip']}".replace(", ,", ",")
+        addr = f"{a['address1']}, {a.get('address2') or ''}, {a['city']}, {a['state']} {a['zip']}".replace(
+            ", ,", ","
+        )
         ack = SeedTurn("assistant", "Thanks, noted.")
         sessions = [
-            SeedSession("2024-01-02T10:00:00", f"user:{user_id}", (SeedTurn(
-                "user", f"Hi, I'm {name['first_name']} {name['last_name']}. My email is {u['email']} and my zip "
-                        f"code is {a['zip']}."), ack)),
-            SeedSession("2024-01-03T10:00:00", f"user:{user_id}", (SeedTurn(
-                "user", f"My address is {addr}."), ack)),
-            SeedSession("2024-01-04T10:00:00", f"user:{user_id}", (SeedTurn(
-                "user", "The payment methods on my account are " + "; ".join(
-                    f"{pid} ({pm['source'].replace('_', ' ')}" + (f", {pm['brand']} ending {pm['last_four']}"
-                                                                   if pm.get("last_four") else "") + ")"
-                    for pid, pm in u["payment_methods"].items()) + "."), ack)),
+            SeedSession(
+                "2024-01-02T10:00:00",
+                f"user:{user_id}",
+                (
+                    SeedTurn(
+                        "user",
+                        f"Hi, I'm {name['first_name']} {name['last_name']}. My email is {u['email']} and my zip "
+                        f"code is {a['zip']}.",
+                    ),
+                    ack,
+                ),
+            ),
+            SeedSession(
+                "2024-01-03T10:00:00", f"user:{user_id}", (SeedTurn("user", f"My address is {addr}."), ack)
+            ),
+            SeedSession(
+                "2024-01-04T10:00:00",
+                f"user:{user_id}",
+                (
+                    SeedTurn(
+                        "user",
+                        "The payment methods on my account are "
+                        + "; ".join(
+                            f"{pid} ({pm['source'].replace('_', ' ')}"
+                            + (f", {pm['brand']} ending {pm['last_four']}" if pm.get("last_four") else "")
+                            + ")"
+                            for pid, pm in u["payment_methods"].items()
+                        )
+                        + ".",
+                    ),
+                    ack,
+                ),
+            ),
         ]
         for i, oid in enumerate(u.get("orders") or []):
             o = db["orders"].get(oid)
@@ -178,23 +226,40 @@ class Tau2Retail(RealBenchmarkBase):
                 continue
             items = ", ".join(f"{it['name']} (item {it['item_id']})" for it in o["items"])
             pays = ", ".join(p.get("payment_method_id", "") for p in o.get("payment_history") or [])
-            sessions.append(SeedSession(f"2024-02-{1 + min(i, 27):02d}T12:00:00", f"user:{user_id}", (
-                SeedTurn("user", f"I ordered {items} as order {oid}."),
-                SeedTurn("assistant", f"Order {oid} is {o['status']}; it ships to {o['address']['address1']}, "
-                                      f"{o['address']['city']}" + (f" and was paid with {pays}" if pays else "") + ".")
-            )))
+            sessions.append(
+                SeedSession(
+                    f"2024-02-{1 + min(i, 27):02d}T12:00:00",
+                    f"user:{user_id}",
+                    (
+                        SeedTurn("user", f"I ordered {items} as order {oid}."),
+                        SeedTurn(
+                            "assistant",
+                            f"Order {oid} is {o['status']}; it ships to {o['address']['address1']}, "
+                            f"{o['address']['city']}" + (f" and was paid with {pays}" if pays else "") + ".",
+                        ),
+                    ),
+                )
+            )
         return SeedHistory(user_id, tuple(sessions), ())
 
     def intervention_correct(self, task: RealTask, tool: str, args: Mapping[str, Any], evidence) -> bool:
         """Right when the held call differs from every gold action of that tool on some argument and the
         evidence supports the gold value of such an argument (typed comparison, pulse.core.values)."""
         from pulse.core.values import fold
-        golds = [dict(a.get("arguments") or {}) for a in task.data["evaluation_criteria"].get("actions") or []
-                 if a.get("name") == tool]
+
+        golds = [
+            dict(a.get("arguments") or {})
+            for a in task.data["evaluation_criteria"].get("actions") or []
+            if a.get("name") == tool
+        ]
         said = " ".join(f"{getattr(m, 'value', '')} {getattr(m, 'text', '')}" for m in evidence).lower()
         for g in golds:
-            diff = [k for k, v in g.items() if fold(json.dumps(v) if not isinstance(v, str) else v)
-                    != fold(json.dumps(args.get(k)) if not isinstance(args.get(k), str) else args.get(k))]
+            diff = [
+                k
+                for k, v in g.items()
+                if fold(json.dumps(v) if not isinstance(v, str) else v)
+                != fold(json.dumps(args.get(k)) if not isinstance(args.get(k), str) else args.get(k))
+            ]
             if not diff:
                 return False  # the held call was a gold call
             if any(isinstance(g[k], str) and g[k].lower() in said for k in diff):
@@ -203,6 +268,7 @@ class Tau2Retail(RealBenchmarkBase):
 
     def open_env(self, user_id: str, transport: str = "direct"):
         from eval.real.mcp_env import wrap
+
         return wrap(RetailEnv(self.root / "db.json"), transport, "tau2-retail")
 
     def tool_schemas(self, user_id: str) -> list[dict[str, Any]]:
@@ -211,7 +277,10 @@ class Tau2Retail(RealBenchmarkBase):
     # -- offline scripted agents -------------------------------------------------------------------
     def scripted_calls(self, task: RealTask, script: str) -> list[tuple[str, dict[str, Any]]]:
         if script == "gold":
-            return [(a["name"], dict(a.get("arguments") or {})) for a in task.data["evaluation_criteria"]["actions"] or []]
+            return [
+                (a["name"], dict(a.get("arguments") or {}))
+                for a in task.data["evaluation_criteria"]["actions"] or []
+            ]
         if script == "noop":
             return []
         raise BenchmarkDataError(f"agent.script: {script!r} is not a {NAME} script (gold, noop)")
@@ -245,12 +314,20 @@ class Tau2Retail(RealBenchmarkBase):
         gold = self.gold_db(task)
         comps: dict[str, float] = {}
         comps["DB"] = float(same_db(env.tools, gold))
-        said = [str(m.get("content") or "").lower().replace(",", "") for m in extra.get("transcript", [])
-                if m.get("role") == "assistant"]
+        said = [
+            str(m.get("content") or "").lower().replace(",", "")
+            for m in extra.get("transcript", [])
+            if m.get("role") == "assistant"
+        ]
         info = crit.get("communicate_info") or []
-        comps["COMMUNICATE"] = float(all(any(str(i).lower().replace(",", "") in s for s in said) for i in info))
+        comps["COMMUNICATE"] = float(
+            all(any(str(i).lower().replace(",", "") in s for s in said) for i in info)
+        )
         evaluated = [b for b in basis if b in ("DB", "COMMUNICATE")]
-        detail: dict[str, Any] = {"reward_basis": basis, "gold_changes_db": not same_db(gold, RetailTools(gold.base))}
+        detail: dict[str, Any] = {
+            "reward_basis": basis,
+            "gold_changes_db": not same_db(gold, RetailTools(gold.base)),
+        }
         if "NL_ASSERTION" in basis:
             nl = crit.get("nl_assertions") or []
             if not nl:  # τ²: no assertions to check is a pass (1); not a judged component
@@ -262,15 +339,20 @@ class Tau2Retail(RealBenchmarkBase):
                 evaluated.append("NL_ASSERTION")
         unknown = sorted(set(basis) - {"DB", "COMMUNICATE", "NL_ASSERTION"})
         if unknown:
-            raise BenchmarkDataError(f"tasks.json task {task.task_id}: reward_basis {unknown} is not supported")
+            raise BenchmarkDataError(
+                f"tasks.json task {task.task_id}: reward_basis {unknown} is not supported"
+            )
         reward = 1.0
         for b in evaluated:
             reward *= comps[b]
         detail["communicate_met"] = comps["COMMUNICATE"]  # informative when COMMUNICATE is not in the basis
         comps = {b: comps[b] for b in evaluated}  # the components that make the reward
         detail["evaluated_basis"] = evaluated
-        detail["basis_label"] = ("DB only" if evaluated == ["DB"] and "nl_assertions" not in detail
-                                 else "+".join(evaluated + (["NL_ASSERTION(none)"] if "nl_assertions" in detail else [])))
+        detail["basis_label"] = (
+            "DB only"
+            if evaluated == ["DB"] and "nl_assertions" not in detail
+            else "+".join(evaluated + (["NL_ASSERTION(none)"] if "nl_assertions" in detail else []))
+        )
         return Score(reward, comps, detail)
 
 
@@ -280,15 +362,23 @@ class Tau2User:
     def __init__(self, endpoint, scenario: dict[str, Any]):
         self.endpoint = endpoint
         instr = scenario.get("instructions") or {}
-        text = "\n".join(f"{k.replace('_', ' ').capitalize()}: {instr[k]}" for k in
-                         ("domain", "reason_for_call", "known_info", "unknown_info", "task_instructions") if instr.get(k))
+        text = "\n".join(
+            f"{k.replace('_', ' ').capitalize()}: {instr[k]}"
+            for k in ("domain", "reason_for_call", "known_info", "unknown_info", "task_instructions")
+            if instr.get(k)
+        )
         persona = scenario.get("persona")
-        self.system = USER_GUIDELINES + ("\n\nPersona: " + persona if persona else "") + "\n\nInstructions:\n" + text
+        self.system = (
+            USER_GUIDELINES + ("\n\nPersona: " + persona if persona else "") + "\n\nInstructions:\n" + text
+        )
 
     def _ask(self, transcript: Sequence[dict[str, Any]]) -> str:
         # the simulator sees the conversation from the customer's side: agent turns are "user" to it
-        flipped = [{"role": "user" if m["role"] == "assistant" else "assistant", "content": m.get("content") or ""}
-                   for m in transcript if m.get("role") in ("user", "assistant") and m.get("content")]
+        flipped = [
+            {"role": "user" if m["role"] == "assistant" else "assistant", "content": m.get("content") or ""}
+            for m in transcript
+            if m.get("role") in ("user", "assistant") and m.get("content")
+        ]
         return self.endpoint.chat([{"role": "system", "content": self.system}, *flipped]).strip()
 
     def first_message(self) -> str:
@@ -321,7 +411,9 @@ def load_tasks(root: Path) -> list[dict[str, Any]]:
             raise BenchmarkDataError(f"{path}: task {t['id']}: initial_state is not supported in process")
         for j, a in enumerate(t["evaluation_criteria"].get("actions") or []):
             if a.get("name") not in SCHEMAS:
-                raise BenchmarkDataError(f"{path}: task {t['id']}: actions[{j}].name {a.get('name')!r} is not a retail tool")
+                raise BenchmarkDataError(
+                    f"{path}: task {t['id']}: actions[{j}].name {a.get('name')!r} is not a retail tool"
+                )
     return raw
 
 
@@ -349,9 +441,15 @@ def load(cfg) -> Tau2Retail:
 
     root = dataset_dir("tau2/retail", cfg.data_dir)
     raw = load_tasks(root)
-    split = _read_json(root / "split_tasks.json") if (root / "split_tasks.json").exists() else {"base": [t["id"] for t in raw]}
+    split = (
+        _read_json(root / "split_tasks.json")
+        if (root / "split_tasks.json").exists()
+        else {"base": [t["id"] for t in raw]}
+    )
     if cfg.split not in split:
-        raise BenchmarkDataError(f"benchmark.split: {cfg.split!r} not in {sorted(split)} ({root / 'split_tasks.json'})")
+        raise BenchmarkDataError(
+            f"benchmark.split: {cfg.split!r} not in {sorted(split)} ({root / 'split_tasks.json'})"
+        )
     keep = set(map(str, split[cfg.split]))
     db = load_db(root / "db.json")
     policy = (root / "policy.md").read_text() if (root / "policy.md").exists() else ""
@@ -361,21 +459,39 @@ def load(cfg) -> Tau2Retail:
             continue
         customer = _customer_of(t, db)
         user = customer if (cfg.chain_users and customer) else f"task_{t['id']}"
-        tasks.append(RealTask(task_id=f"tau2_retail_{t['id']}", user_id=user, project_id="retail",
-                              request_text=_request(t["user_scenario"].get("instructions") or {}), time="",
-                              system_prompt=policy, category="retail", data=t))
+        tasks.append(
+            RealTask(
+                task_id=f"tau2_retail_{t['id']}",
+                user_id=user,
+                project_id="retail",
+                request_text=_request(t["user_scenario"].get("instructions") or {}),
+                time="",
+                system_prompt=policy,
+                category="retail",
+                data=t,
+            )
+        )
     judge_ep = endpoint_from(cfg.judge, "judge")
     # the non-standard chained variant carries its own benchmark name, so rows and tables never mix it
     # with standard τ² numbers
     if cfg.seed_history not in ("none", "retail_db"):
-        raise BenchmarkDataError(f"benchmark.seed_history: {cfg.seed_history!r} is not a {NAME} history "
-                                 f"(none, retail_db)")
+        raise BenchmarkDataError(
+            f"benchmark.seed_history: {cfg.seed_history!r} is not a {NAME} history (none, retail_db)"
+        )
     seeded = cfg.seed_history == "retail_db"
     customers = {t.user_id: (t.user_id if cfg.chain_users else _customer_of(t.data, db)) for t in tasks}
-    return Tau2Retail(name=NAME + ("-chained-nonstandard" if cfg.chain_users else "")
-                      + ("-retail-db-history-nonstandard" if seeded else ""),
-                      history_kind=cfg.seed_history, customers=customers,
-                      root=root, raw={t["id"]: t for t in raw}, tasks=select(tasks, cfg), policy=policy,
-                      chain_users=cfg.chain_users, user_endpoint=endpoint_from(cfg.user, "user simulator"),
-                      judge=LLMJudge(judge_ep) if judge_ep else None,
-                      gold=_GOLD.setdefault(str(root.resolve()), {}))
+    return Tau2Retail(
+        name=NAME
+        + ("-chained-nonstandard" if cfg.chain_users else "")
+        + ("-retail-db-history-nonstandard" if seeded else ""),
+        history_kind=cfg.seed_history,
+        customers=customers,
+        root=root,
+        raw={t["id"]: t for t in raw},
+        tasks=select(tasks, cfg),
+        policy=policy,
+        chain_users=cfg.chain_users,
+        user_endpoint=endpoint_from(cfg.user, "user simulator"),
+        judge=LLMJudge(judge_ep) if judge_ep else None,
+        gold=_GOLD.setdefault(str(root.resolve()), {}),
+    )

@@ -5,6 +5,7 @@ model dump carries every optional order field (None when unset) and float prices
 raw db.json is normalised to that shape on load; then the hash here is the hash τ² computes.
 (Re-implemented from τ²-bench, MIT: see NOTICE.)
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -14,10 +15,24 @@ from typing import Any
 
 from eval.real.base import BenchmarkDataError
 
-ORDER_OPTIONAL = ("cancel_reason", "exchange_items", "exchange_new_items", "exchange_payment_method_id",
-                  "exchange_price_difference", "return_items", "return_payment_method_id")
-ORDER_STATUSES = ("processed", "pending", "pending (item modified)", "delivered", "cancelled",
-                  "exchange requested", "return requested")
+ORDER_OPTIONAL = (
+    "cancel_reason",
+    "exchange_items",
+    "exchange_new_items",
+    "exchange_payment_method_id",
+    "exchange_price_difference",
+    "return_items",
+    "return_payment_method_id",
+)
+ORDER_STATUSES = (
+    "processed",
+    "pending",
+    "pending (item modified)",
+    "delivered",
+    "cancelled",
+    "exchange requested",
+    "return requested",
+)
 
 
 def _normalise(db: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -35,7 +50,9 @@ def _normalise(db: dict[str, Any], path: Path) -> dict[str, Any]:
                 pm["balance"] = float(pm["balance"])
     for oid, o in db["orders"].items():
         if o.get("status") not in ORDER_STATUSES:
-            raise BenchmarkDataError(f"{path}: orders.{oid}.status {o.get('status')!r} not in {ORDER_STATUSES}")
+            raise BenchmarkDataError(
+                f"{path}: orders.{oid}.status {o.get('status')!r} not in {ORDER_STATUSES}"
+            )
         for it in o["items"]:
             it["price"] = float(it["price"])
         for pay in o["payment_history"]:

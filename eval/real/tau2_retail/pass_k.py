@@ -3,6 +3,7 @@
 Each run directory is one trial (one seed) of the same benchmark and method; a task succeeds in a
 trial when its reward is 1 (`eval.metrics.pass_k_over_runs`). Prints pass^k for k = 1 .. trials.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -6,11 +6,13 @@ database hashes match τ²'s). One quirk kept on purpose: `modify_pending_order_
 modified item the price and options of the *last* new variant of the call, as τ² does.
 Results are JSON-ready dicts/strings (a copy, so the agent cannot mutate the database through them).
 """
+
 from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 class RetailError(ValueError):
@@ -31,8 +33,10 @@ class RetailTools:
 
     @property
     def db(self) -> dict[str, Any]:
-        return {"products": self.base["products"],
-                **{c: {k: self.over[c].get(k, v) for k, v in self.base[c].items()} for c in ("users", "orders")}}
+        return {
+            "products": self.base["products"],
+            **{c: {k: self.over[c].get(k, v) for k, v in self.base[c].items()} for c in ("users", "orders")},
+        }
 
     def touched(self) -> set[tuple[str, str]]:
         return {(c, k) for c, d in self.over.items() for k in d}
@@ -104,8 +108,11 @@ class RetailTools:
     # -- reads -----------------------------------------------------------------------------------
     def find_user_id_by_name_zip(self, first_name: str, last_name: str, zip: str) -> str:
         for uid, u in self._users():
-            if (u["name"]["first_name"].lower() == first_name.lower()
-                    and u["name"]["last_name"].lower() == last_name.lower() and u["address"]["zip"] == zip):
+            if (
+                u["name"]["first_name"].lower() == first_name.lower()
+                and u["name"]["last_name"].lower() == last_name.lower()
+                and u["address"]["zip"] == zip
+            ):
                 return uid
         raise RetailError("User not found")
 
@@ -131,7 +138,9 @@ class RetailTools:
         return self._user(user_id)
 
     def list_all_product_types(self) -> str:
-        return json.dumps({p["name"]: p["product_id"] for p in self.base["products"].values()}, sort_keys=True)
+        return json.dumps(
+            {p["name"]: p["product_id"] for p in self.base["products"].values()}, sort_keys=True
+        )
 
     # -- writes ----------------------------------------------------------------------------------
     def cancel_pending_order(self, order_id: str, reason: str) -> dict:
@@ -142,8 +151,13 @@ class RetailTools:
             raise RetailError("Invalid reason")
         refunds = []
         for pay in order["payment_history"]:
-            refunds.append({"transaction_type": "refund", "amount": pay["amount"],
-                            "payment_method_id": pay["payment_method_id"]})
+            refunds.append(
+                {
+                    "transaction_type": "refund",
+                    "amount": pay["amount"],
+                    "payment_method_id": pay["payment_method_id"],
+                }
+            )
             pm = self._payment(order["user_id"], pay["payment_method_id"], write=True)
             if self._gift(pm):  # a gift card is refunded at once
                 pm["balance"] = round(pm["balance"] + pay["amount"], 2)
@@ -152,8 +166,9 @@ class RetailTools:
         order["payment_history"].extend(refunds)
         return order
 
-    def exchange_delivered_order_items(self, order_id: str, item_ids: list[str], new_item_ids: list[str],
-                                       payment_method_id: str) -> dict:
+    def exchange_delivered_order_items(
+        self, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
+    ) -> dict:
         order = self._order(order_id, write=True)
         if order["status"] != "delivered":
             raise RetailError("Non-delivered order cannot be exchanged")
@@ -180,17 +195,25 @@ class RetailTools:
         order["exchange_price_difference"] = diff
         return order
 
-    def modify_pending_order_address(self, order_id: str, address1: str, address2: str, city: str, state: str,
-                                     country: str, zip: str) -> dict:
+    def modify_pending_order_address(
+        self, order_id: str, address1: str, address2: str, city: str, state: str, country: str, zip: str
+    ) -> dict:
         order = self._order(order_id, write=True)
         if "pending" not in order["status"]:
             raise RetailError("Non-pending order cannot be modified")
-        order["address"] = {"address1": address1, "address2": address2, "city": city, "country": country,
-                            "state": state, "zip": zip}
+        order["address"] = {
+            "address1": address1,
+            "address2": address2,
+            "city": city,
+            "country": country,
+            "state": state,
+            "zip": zip,
+        }
         return order
 
-    def modify_pending_order_items(self, order_id: str, item_ids: list[str], new_item_ids: list[str],
-                                   payment_method_id: str) -> dict:
+    def modify_pending_order_items(
+        self, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
+    ) -> dict:
         order = self._order(order_id, write=True)
         if order["status"] != "pending":
             raise RetailError("Non-pending order cannot be modified")
@@ -212,8 +235,13 @@ class RetailTools:
         pm = self._payment(order["user_id"], payment_method_id, write=True)
         if self._gift(pm) and pm["balance"] < diff:
             raise RetailError("Insufficient gift card balance to pay for the new item")
-        order["payment_history"].append({"transaction_type": "payment" if diff > 0 else "refund",
-                                         "amount": abs(diff), "payment_method_id": payment_method_id})
+        order["payment_history"].append(
+            {
+                "transaction_type": "payment" if diff > 0 else "refund",
+                "amount": abs(diff),
+                "payment_method_id": payment_method_id,
+            }
+        )
         if self._gift(pm):
             pm["balance"] = round(pm["balance"] - diff, 2)
         for old, new in zip(item_ids, new_item_ids):
@@ -240,8 +268,12 @@ class RetailTools:
         if self._gift(pm) and pm["balance"] < amount:
             raise RetailError("Insufficient gift card balance to pay for the order")
         old_id = hist[0]["payment_method_id"]
-        hist.extend([{"transaction_type": "payment", "amount": amount, "payment_method_id": payment_method_id},
-                     {"transaction_type": "refund", "amount": amount, "payment_method_id": old_id}])
+        hist.extend(
+            [
+                {"transaction_type": "payment", "amount": amount, "payment_method_id": payment_method_id},
+                {"transaction_type": "refund", "amount": amount, "payment_method_id": old_id},
+            ]
+        )
         if self._gift(pm):
             pm["balance"] = round(pm["balance"] - amount, 2)
         old = self._payment(order["user_id"], old_id, write=True)
@@ -249,14 +281,23 @@ class RetailTools:
             old["balance"] = round(old["balance"] + amount, 2)
         return order
 
-    def modify_user_address(self, user_id: str, address1: str, address2: str, city: str, state: str,
-                            country: str, zip: str) -> dict:
+    def modify_user_address(
+        self, user_id: str, address1: str, address2: str, city: str, state: str, country: str, zip: str
+    ) -> dict:
         user = self._user(user_id, write=True)
-        user["address"] = {"address1": address1, "address2": address2, "city": city, "country": country,
-                           "state": state, "zip": zip}
+        user["address"] = {
+            "address1": address1,
+            "address2": address2,
+            "city": city,
+            "country": country,
+            "state": state,
+            "zip": zip,
+        }
         return user
 
-    def return_delivered_order_items(self, order_id: str, item_ids: list[str], payment_method_id: str) -> dict:
+    def return_delivered_order_items(
+        self, order_id: str, item_ids: list[str], payment_method_id: str
+    ) -> dict:
         order = self._order(order_id, write=True)
         if order["status"] != "delivered":
             raise RetailError("Non-delivered order cannot be returned")
@@ -300,40 +341,74 @@ _ADDR = {k: _s(k) for k in ("address1", "address2", "city", "state", "country", 
 
 # name -> (description, properties); every property is required (as in τ²'s tool signatures)
 _TOOLS: dict[str, tuple[str, dict[str, dict]]] = {
-    "calculate": ("Evaluate an arithmetic expression (numbers, + - * /, parentheses).",
-                  {"expression": _s("e.g. '2 + 2'")}),
-    "cancel_pending_order": ("Cancel a pending order after the user confirms; refunds the payments.",
-                             {"order_id": _ORDER, "reason": _s("'no longer needed' or 'ordered by mistake'")}),
+    "calculate": (
+        "Evaluate an arithmetic expression (numbers, + - * /, parentheses).",
+        {"expression": _s("e.g. '2 + 2'")},
+    ),
+    "cancel_pending_order": (
+        "Cancel a pending order after the user confirms; refunds the payments.",
+        {"order_id": _ORDER, "reason": _s("'no longer needed' or 'ordered by mistake'")},
+    ),
     "exchange_delivered_order_items": (
         "Exchange items of a delivered order for other items of the same product (once per order; "
         "confirm with the user first).",
-        {"order_id": _ORDER, "item_ids": _a("item ids to exchange"),
-         "new_item_ids": _a("new item ids, position by position"), "payment_method_id": _PM}),
-    "find_user_id_by_name_zip": ("Find a user id by first name, last name and zip code.",
-                                 {"first_name": _s("first name"), "last_name": _s("last name"), "zip": _s("zip code")}),
+        {
+            "order_id": _ORDER,
+            "item_ids": _a("item ids to exchange"),
+            "new_item_ids": _a("new item ids, position by position"),
+            "payment_method_id": _PM,
+        },
+    ),
+    "find_user_id_by_name_zip": (
+        "Find a user id by first name, last name and zip code.",
+        {"first_name": _s("first name"), "last_name": _s("last name"), "zip": _s("zip code")},
+    ),
     "find_user_id_by_email": ("Find a user id by email.", {"email": _s("email address")}),
     "get_order_details": ("Status and details of an order.", {"order_id": _ORDER}),
-    "get_product_details": ("Inventory details of a product (not an item).", {"product_id": _s("product id")}),
+    "get_product_details": (
+        "Inventory details of a product (not an item).",
+        {"product_id": _s("product id")},
+    ),
     "get_item_details": ("Inventory details of an item (a product variant).", {"item_id": _s("item id")}),
     "get_user_details": ("Details of a user, including their orders.", {"user_id": _s("user id")}),
     "list_all_product_types": ("Names and product ids of all product types.", {}),
-    "modify_pending_order_address": ("Change the shipping address of a pending order (confirm first).",
-                                     {"order_id": _ORDER, **_ADDR}),
+    "modify_pending_order_address": (
+        "Change the shipping address of a pending order (confirm first).",
+        {"order_id": _ORDER, **_ADDR},
+    ),
     "modify_pending_order_items": (
         "Swap items of a pending order for other items of the same product (once per order; confirm first).",
-        {"order_id": _ORDER, "item_ids": _a("item ids to modify"),
-         "new_item_ids": _a("new item ids, position by position"), "payment_method_id": _PM}),
-    "modify_pending_order_payment": ("Change the payment method of a pending order (confirm first).",
-                                     {"order_id": _ORDER, "payment_method_id": _PM}),
-    "modify_user_address": ("Change a user's default address (confirm first).", {"user_id": _s("user id"), **_ADDR}),
+        {
+            "order_id": _ORDER,
+            "item_ids": _a("item ids to modify"),
+            "new_item_ids": _a("new item ids, position by position"),
+            "payment_method_id": _PM,
+        },
+    ),
+    "modify_pending_order_payment": (
+        "Change the payment method of a pending order (confirm first).",
+        {"order_id": _ORDER, "payment_method_id": _PM},
+    ),
+    "modify_user_address": (
+        "Change a user's default address (confirm first).",
+        {"user_id": _s("user id"), **_ADDR},
+    ),
     "return_delivered_order_items": (
         "Request a return of items of a delivered order, refunded to the original payment method or a gift card "
         "(confirm first).",
-        {"order_id": _ORDER, "item_ids": _a("item ids to return"), "payment_method_id": _PM}),
-    "transfer_to_human_agents": ("Transfer the user to a human agent with a summary (only when asked, or when "
-                                 "the policy and tools cannot solve the issue).", {"summary": _s("summary")}),
+        {"order_id": _ORDER, "item_ids": _a("item ids to return"), "payment_method_id": _PM},
+    ),
+    "transfer_to_human_agents": (
+        "Transfer the user to a human agent with a summary (only when asked, or when "
+        "the policy and tools cannot solve the issue).",
+        {"summary": _s("summary")},
+    ),
 }
 SCHEMAS: dict[str, dict[str, Any]] = {
-    name: {"name": name, "description": desc,
-           "parameters": {"type": "object", "properties": props, "required": list(props)}}
-    for name, (desc, props) in _TOOLS.items()}
+    name: {
+        "name": name,
+        "description": desc,
+        "parameters": {"type": "object", "properties": props, "required": list(props)},
+    }
+    for name, (desc, props) in _TOOLS.items()
+}

@@ -27,12 +27,14 @@ What differs from the other suites:
 - 6 personas x 12-16 tasks of 2-4 steps; stages are the task's third of its persona's chain (late
   tasks carry the accumulated revisions and changes), metric COMP.
 """
+
 from __future__ import annotations
 
 import random
-from eval.suites.schema import Suite, SuiteError, load_suite
+
 from eval.suites.independent_sim.generator import CATEGORIES, build_persona, conditions, stream, vocabulary
 from eval.suites.independent_sim.vocab import PERSONAS
+from eval.suites.schema import Suite, SuiteError, load_suite
 
 NAME = "independent_sim"
 VERSION = "1.0"
@@ -48,8 +50,17 @@ def generate(seed: int = 0, personas: tuple[str, ...] = tuple(PERSONAS)) -> Suit
         persona, tasks, _ = build_persona(user, rng, rng.randint(*TASKS_PER_PERSONA))
         out_personas.append(persona)
         out_tasks.extend(tasks)
-    return Suite(NAME, VERSION, seed, tuple(out_personas), tuple(out_tasks), "comp", CATEGORIES,
-                 vocabulary(), conditions())
+    return Suite(
+        NAME,
+        VERSION,
+        seed,
+        tuple(out_personas),
+        tuple(out_tasks),
+        "comp",
+        CATEGORIES,
+        vocabulary(),
+        conditions(),
+    )
 
 
 def load(cfg):
@@ -58,4 +69,5 @@ def load(cfg):
     (eval/suites/benchmark.py `finish`, as for the other generated suites). The protocol module is
     imported here only: it brings the harness's runtime, which generating the suite never needs."""
     from eval.suites.benchmark import finish
+
     return finish(load_suite(cfg.path) if cfg.path else generate(int(cfg.seed)), cfg, NAME)

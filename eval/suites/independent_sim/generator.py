@@ -20,15 +20,25 @@ Per persona (its own random stream, `stream(seed, user)`):
 Stages (early / middle / late) are the task's third of its persona's chain, so the late stage is
 where revisions and changes made by earlier tasks have piled up.
 """
+
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
-from pulse.core.records import MemoryItem, Provenance
-from eval.suites.schema import ArgSpec, Checkpoint, Persona, SeedSession, SeedTurn, SimTask, StepSpec, ToolSpec
 from eval.suites.independent_sim.vocab import DECISION_SERVICE, DECISION_TOOL, PERSONAS
+from eval.suites.schema import (
+    ArgSpec,
+    Checkpoint,
+    Persona,
+    SeedSession,
+    SeedTurn,
+    SimTask,
+    StepSpec,
+    ToolSpec,
+)
+from pulse.core.records import MemoryItem, Provenance
 
 DECISION_PREFIX = "decision."  # a receipt's decision fields (pulse.agent.writeback; checked by the tests)
 HISTORY_START = date(2024, 2, 1)
@@ -37,30 +47,53 @@ TASK_START = date(2025, 1, 6)
 CATEGORIES = ("personalised", "chained", "ignore_memory")
 ROLES = ("preference", "revised", "conditional", "habit", "none")
 
-ACKS = ("Got it, I'll remember that.", "Noted.", "Understood, saved for next time.", "Sure, I'll keep that in mind.",
-        "Thanks, that's stored.")
-PREF = ("I always go for {f} when it comes to the {n}.", "Quick note for the future: {f} is what I want for the {n}.",
-        "Please remember that I like {f} for the {n}.", "When you handle the {n}, pick {f} for me.",
-        "My standing choice for the {n} is {f}.")
-RESTATE = ("Just to repeat, {f} for the {n} as usual.", "As always, {f} for the {n}.",
-           "Same as before for the {n}: {f}.")
-REVISE = ("Change of plan for the {n}: I no longer want {o}; from here on it is {f}.",
-          "For the {n} I now want {f} rather than {o}.",
-          "Update on the {n}: I have moved to {f}, and I no longer want {o}.")
-COND = ("When it's {c}, I want {f} for the {n}.", "For {c}, make the {n} {f}.",
-        "If it's {c}, the {n} should be {f}.")
+ACKS = (
+    "Got it, I'll remember that.",
+    "Noted.",
+    "Understood, saved for next time.",
+    "Sure, I'll keep that in mind.",
+    "Thanks, that's stored.",
+)
+PREF = (
+    "I always go for {f} when it comes to the {n}.",
+    "Quick note for the future: {f} is what I want for the {n}.",
+    "Please remember that I like {f} for the {n}.",
+    "When you handle the {n}, pick {f} for me.",
+    "My standing choice for the {n} is {f}.",
+)
+RESTATE = (
+    "Just to repeat, {f} for the {n} as usual.",
+    "As always, {f} for the {n}.",
+    "Same as before for the {n}: {f}.",
+)
+REVISE = (
+    "Change of plan for the {n}: I no longer want {o}; from here on it is {f}.",
+    "For the {n} I now want {f} rather than {o}.",
+    "Update on the {n}: I have moved to {f}, and I no longer want {o}.",
+)
+COND = (
+    "When it's {c}, I want {f} for the {n}.",
+    "For {c}, make the {n} {f}.",
+    "If it's {c}, the {n} should be {f}.",
+)
 GENERAL = ("Normally I like {f} for the {n}.", "In general, {f} is my pick for the {n}.")
-HABIT = ("I usually end up with {f} for the {n}, mostly out of habit.",
-         "Out of habit I tend to get {f} for the {n}.")
-COLLEAGUE = ("My colleague {p} always wants {f} for the {n}, keep that in mind when you book for {p}.",
-             "Note for {p}'s bookings: {p} likes {f} for the {n}.")
+HABIT = (
+    "I usually end up with {f} for the {n}, mostly out of habit.",
+    "Out of habit I tend to get {f} for the {n}.",
+)
+COLLEAGUE = (
+    "My colleague {p} always wants {f} for the {n}, keep that in mind when you book for {p}.",
+    "Note for {p}'s bookings: {p} likes {f} for the {n}.",
+)
 COLLEAGUE_OWN = ("I'm {p}. For my own bookings I like {f} for the {n}.",)
 DECIDE = ("For {j}, let's settle the {n}: {f}.", "We agreed on {f} for the {n} in {j}.")
 OTHER_TEAM = ("{p} forwarded a decision from the {j} team: {f} for the {n}.",)
-FILLER = (("Can you remind me when the team call is?", "It's at three this afternoon."),
-          ("Please summarise yesterday's notes.", "Here is a short summary of yesterday's notes."),
-          ("What's on my list for tomorrow?", "Two meetings and a review."),
-          ("Thanks for the help earlier.", "You're welcome."))
+FILLER = (
+    ("Can you remind me when the team call is?", "It's at three this afternoon."),
+    ("Please summarise yesterday's notes.", "Here is a short summary of yesterday's notes."),
+    ("What's on my list for tomorrow?", "Two meetings and a review."),
+    ("Thanks for the help earlier.", "You're welcome."),
+)
 OPEN = ("I need your help with {t}.", "Can you take care of {t}?", "Next up is {t}.", "Let's sort out {t}.")
 CONTEXT = ("Context: {c}.", "Keep in mind this is about {c}.", "Heads-up: {c}.")
 STATE = ("For the {n}, {f}.", "I want {f} for the {n}.", "Go with {f} for the {n}.", "The {n} should be {f}.")
@@ -128,10 +161,20 @@ class _Persona:
         return self.rng.choice(templates).format(f=self.form(slot, value), n=self.noun(slot), **kw)
 
     def tools(self) -> tuple[ToolSpec, ...]:
-        out = [ToolSpec(name, svc, desc, {s: self.values(s) for s in slots}, "name", False)
-               for name, (svc, desc, _, slots) in self.d["tools"].items()]
-        out.append(ToolSpec(DECISION_TOOL, DECISION_SERVICE, "Record a project decision.",
-                            {s: self.values(s) for s in self.d["decision"]}, "name", True))
+        out = [
+            ToolSpec(name, svc, desc, {s: self.values(s) for s in slots}, "name", False)
+            for name, (svc, desc, _, slots) in self.d["tools"].items()
+        ]
+        out.append(
+            ToolSpec(
+                DECISION_TOOL,
+                DECISION_SERVICE,
+                "Record a project decision.",
+                {s: self.values(s) for s in self.d["decision"]},
+                "name",
+                True,
+            )
+        )
         return tuple(out)
 
 
@@ -205,9 +248,24 @@ def make_history(p: _Persona, t: Truth) -> tuple[tuple[SeedSession, ...], tuple[
     def day(lo: int, hi: int) -> str:
         return _day(HISTORY_START, rng.randrange(lo, hi), rng.randrange(8, 19))
 
-    def item(kind, sc, text, slot, value, when, cond="", supersedes="", source="user_statement") -> MemoryItem:
-        m = MemoryItem(f"m{len(items) + 1}", kind, sc, text, slot, value, p.noun(slot), (), cond,
-                       Provenance(source, "", text), when, "", supersedes)
+    def item(
+        kind, sc, text, slot, value, when, cond="", supersedes="", source="user_statement"
+    ) -> MemoryItem:
+        m = MemoryItem(
+            f"m{len(items) + 1}",
+            kind,
+            sc,
+            text,
+            slot,
+            value,
+            p.noun(slot),
+            (),
+            cond,
+            Provenance(source, "", text),
+            when,
+            "",
+            supersedes,
+        )
         items.append(m)
         return m
 
@@ -258,25 +316,42 @@ def make_history(p: _Persona, t: Truth) -> tuple[tuple[SeedSession, ...], tuple[
     name, value = next(iter(t.colleague.values()))
     slot = next(iter(t.colleague))
     own = p.say(COLLEAGUE_OWN, slot, value, p=name)
-    say(day(0, HISTORY_DAYS), own, f"user:{_slug(name)}")  # the colleague's own session (another user's scope)
+    say(
+        day(0, HISTORY_DAYS), own, f"user:{_slug(name)}"
+    )  # the colleague's own session (another user's scope)
     own_a, own_b, other = d["projects"]
     for proj, decided in t.project.items():
         for slot, value in decided.items():
             when = day(0, HISTORY_DAYS)
             if proj == other:
-                text = rng.choice(OTHER_TEAM).format(p=rng.choice(d["colleagues"]), j=proj,
-                                                     f=p.form(slot, value), n=p.noun(slot))
+                text = rng.choice(OTHER_TEAM).format(
+                    p=rng.choice(d["colleagues"]), j=proj, f=p.form(slot, value), n=p.noun(slot)
+                )
             else:
                 text = p.say(DECIDE, slot, value, j=proj)
             receipt = f"Decision recorded for {proj}: {p.noun(slot)} set to {p.form(slot, value)}."
-            sessions.append(_session(when, f"project:{proj}", (
-                SeedTurn("user", text),
-                SeedTurn("tool", receipt, DECISION_TOOL, {"status": "ok", f"{DECISION_PREFIX}{slot}": value}),
-                SeedTurn("assistant", "Recorded.")), proj))
+            sessions.append(
+                _session(
+                    when,
+                    f"project:{proj}",
+                    (
+                        SeedTurn("user", text),
+                        SeedTurn(
+                            "tool",
+                            receipt,
+                            DECISION_TOOL,
+                            {"status": "ok", f"{DECISION_PREFIX}{slot}": value},
+                        ),
+                        SeedTurn("assistant", "Recorded."),
+                    ),
+                    proj,
+                )
+            )
             item("project_state", f"project:{proj}", receipt, slot, value, when, source="tool_receipt")
     for user_text, reply in rng.sample(FILLER, 3):
-        sessions.append(_session(day(0, HISTORY_DAYS), scope, (SeedTurn("user", user_text),
-                                                                SeedTurn("assistant", reply))))
+        sessions.append(
+            _session(day(0, HISTORY_DAYS), scope, (SeedTurn("user", user_text), SeedTurn("assistant", reply)))
+        )
     sessions.sort(key=lambda s: s.time)
     return tuple(sessions), tuple(items)
 
@@ -351,17 +426,32 @@ def make_tasks(p: _Persona, t: Truth, n_tasks: int) -> list[SimTask]:
                     if (project, slot) in t.project_set_by:
                         deps.add(t.project_set_by[(project, slot)])
                 else:
-                    gold[slot] = (p.other(slot, *t.project[own_a].values(), p.default(slot))
-                                  if len(p.values(slot)) > 2 else p.other(slot), "explicit")
+                    gold[slot] = (
+                        p.other(slot, *t.project[own_a].values(), p.default(slot))
+                        if len(p.values(slot)) > 2
+                        else p.other(slot),
+                        "explicit",
+                    )
             elif slot == free:
-                gold[slot] = (p.other(slot), "explicit") if rng.random() < 0.6 else (p.default(slot), "default")
+                gold[slot] = (
+                    (p.other(slot), "explicit") if rng.random() < 0.6 else (p.default(slot), "default")
+                )
             else:
                 gold[slot] = _user_gold(p, t, slot, context, purpose, deps)
             v, src = gold[slot]
             if src in ("explicit", "habit_override"):
                 request_args[slot] = v
-                stated.append((slot, v, OVERRIDE if (src == "habit_override" or purpose == "ignore")
-                               and slot != free and slot not in ds else STATE))
+                stated.append(
+                    (
+                        slot,
+                        v,
+                        OVERRIDE
+                        if (src == "habit_override" or purpose == "ignore")
+                        and slot != free
+                        and slot not in ds
+                        else STATE,
+                    )
+                )
             elif src in ("preference", "revised", "conditional", "project"):
                 if level == 3:
                     gold[slot] = (v, "explicit")
@@ -372,9 +462,16 @@ def make_tasks(p: _Persona, t: Truth, n_tasks: int) -> list[SimTask]:
         # a mid-task user message (step >= 1): a lasting change or a one-off reveal
         msg = None
         if purpose != "ignore":
-            cands = [(i, s) for i, name in enumerate(seq) if i >= 1 for s in tools.get(name, ())
-                     if s in t.role and gold[s][1] in ("preference", "revised", "default", "inapplicable")
-                     and t.role[s] != "conditional" and s not in _before(seq, i, tools)]
+            cands = [
+                (i, s)
+                for i, name in enumerate(seq)
+                if i >= 1
+                for s in tools.get(name, ())
+                if s in t.role
+                and gold[s][1] in ("preference", "revised", "default", "inapplicable")
+                and t.role[s] != "conditional"
+                and s not in _before(seq, i, tools)
+            ]
             change = [(i, s) for i, s in cands if t.role[s] in ("preference", "revised", "none")]
             if change and ((change_pending and ti >= 2) or rng.random() < 0.06):
                 i, s = rng.choice(change)
@@ -396,7 +493,7 @@ def make_tasks(p: _Persona, t: Truth, n_tasks: int) -> list[SimTask]:
                 umsg = {s: v}
                 utext = p.say(CHANGE if kind == "change" else REVEAL, s, v)
             args = []
-            for slot in (tools.get(name) or ds):
+            for slot in tools.get(name) or ds:
                 v, src = gold[slot]
                 carry = ""
                 if msg and slot == msg[1] and i >= msg[0]:
@@ -406,10 +503,13 @@ def make_tasks(p: _Persona, t: Truth, n_tasks: int) -> list[SimTask]:
                 carry_src.setdefault(slot, f"{step_id}.{slot}")
                 args.append(ArgSpec(slot, v, src, p.default(slot), carry))
                 cps.append(Checkpoint(f"{step_id}:{slot}", artifact, slot, v, stage, src))
-            steps.append(StepSpec(step_id, name, artifact, f"{subgoal[name]} '{artifact}'", tuple(args), stage,
-                                  umsg, utext))
+            steps.append(
+                StepSpec(
+                    step_id, name, artifact, f"{subgoal[name]} '{artifact}'", tuple(args), stage, umsg, utext
+                )
+            )
         # chain updates after the task
-        for slot in (undecided if seq[0] == DECISION_TOOL else ()):
+        for slot in undecided if seq[0] == DECISION_TOOL else ():
             t.project[project][slot] = gold[slot][0]
             t.project_set_by[(project, slot)] = task_id
         if msg:
@@ -424,8 +524,24 @@ def make_tasks(p: _Persona, t: Truth, n_tasks: int) -> list[SimTask]:
         topic = rng.choice(d["topics"][context[0] if context else ""])
         text = _request(p, topic, context, seq, subgoal, stated, request_args)
         category = {"ignore": "ignore_memory", "carry": "chained"}.get(purpose, "personalised")
-        out.append(SimTask(task_id, user, project, category, ti + 1, _day(TASK_START, 2 * ti), level, text,
-                           request_args, tuple(steps), tuple(cps), tuple(sorted(deps)), topic, context))
+        out.append(
+            SimTask(
+                task_id,
+                user,
+                project,
+                category,
+                ti + 1,
+                _day(TASK_START, 2 * ti),
+                level,
+                text,
+                request_args,
+                tuple(steps),
+                tuple(cps),
+                tuple(sorted(deps)),
+                topic,
+                context,
+            )
+        )
     return out
 
 
@@ -434,8 +550,9 @@ def _before(seq, i, tools) -> set[str]:
     return {s for name in seq[:i] for s in tools.get(name, ())}
 
 
-def _user_gold(p: _Persona, t: Truth, slot: str, context: tuple[str, ...], purpose: str,
-               deps: set[str]) -> tuple[str, str]:
+def _user_gold(
+    p: _Persona, t: Truth, slot: str, context: tuple[str, ...], purpose: str, deps: set[str]
+) -> tuple[str, str]:
     rng, role = p.rng, t.role[slot]
     if purpose == "ignore":  # the request overrides every remembered value; nothing else applies
         if role == "habit":
@@ -465,8 +582,11 @@ def _request(p: _Persona, topic: str, context, seq, subgoal, stated, request_arg
     if context:
         parts.append(rng.choice(CONTEXT).format(c=rng.choice(p.d["contexts"][context[0]])))
     goals = [subgoal[x] for x in seq]
-    parts.append("Please " + (goals[0] if len(goals) == 1 else ", then ".join(goals[:-1]) + " and finally " + goals[-1])
-                 + ".")
+    parts.append(
+        "Please "
+        + (goals[0] if len(goals) == 1 else ", then ".join(goals[:-1]) + " and finally " + goals[-1])
+        + "."
+    )
     for slot, value, templates in stated:
         parts.append(_cap(p.say(templates, slot, value)))
     for slot, v in request_args.items():

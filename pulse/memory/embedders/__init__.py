@@ -5,6 +5,7 @@
     emb = make_embedder("openai", base_url="http://localhost:8000/v1", model="bge-small")
 Modules are imported lazily, so `hash` and `bm25` never import torch.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -12,12 +13,15 @@ from typing import Any
 from pulse.memory.embedders.base import DenseIndex, Embedder, ScoreIndex
 from pulse.registry import Registry
 
-EMBEDDERS: Registry[Any] = Registry("embedder", {
-    "minilm": "pulse.memory.embedders.minilm:MiniLMEmbedder",
-    "bm25": "pulse.memory.embedders.bm25:BM25Embedder",
-    "openai": "pulse.memory.embedders.openai_api:OpenAIEmbedder",
-    "hash": "pulse.memory.embedders.hashing:HashEmbedder",
-})
+EMBEDDERS: Registry[Any] = Registry(
+    "embedder",
+    {
+        "minilm": "pulse.memory.embedders.minilm:MiniLMEmbedder",
+        "bm25": "pulse.memory.embedders.bm25:BM25Embedder",
+        "openai": "pulse.memory.embedders.openai_api:OpenAIEmbedder",
+        "hash": "pulse.memory.embedders.hashing:HashEmbedder",
+    },
+)
 
 
 def make_embedder(name: str, **kwargs: Any) -> Embedder:

@@ -6,10 +6,12 @@ text is embedded once per embedder. The lexical BM25 "embedder" has no vectors: 
 from the texts themselves. Retrievers only ever see `encode_query` + `ScoreIndex.scores`, so the
 same graph or flat retriever runs over any of them.
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -24,20 +26,20 @@ class GrowingArray:
         self._n = len(data)
         # room reserved up front: growing a large index copies it, which a commit should not pay for
         self._buf = np.zeros((max(capacity, self._n),) + data.shape[1:], dtype)
-        self._buf[:self._n] = data
+        self._buf[: self._n] = data
 
     def append(self, rows: Any) -> None:
         rows = np.asarray(rows, self._buf.dtype)
         need = self._n + len(rows)
         if need > len(self._buf):
             grown = np.zeros((max(need, 2 * len(self._buf), 16),) + self._buf.shape[1:], self._buf.dtype)
-            grown[:self._n] = self._buf[:self._n]
+            grown[: self._n] = self._buf[: self._n]
             self._buf = grown
-        self._buf[self._n:need] = rows
+        self._buf[self._n : need] = rows
         self._n = need
 
     def view(self) -> np.ndarray:
-        return self._buf[:self._n]
+        return self._buf[: self._n]
 
     def __len__(self) -> int:
         return self._n

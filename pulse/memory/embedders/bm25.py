@@ -6,12 +6,14 @@ and a query is its token list. Scores are divided by the query's best score so t
 cosines and the retrievers' bonuses keep their meaning. Near-duplicate merging (a dense-only
 feature) falls back to exact-key merging with this embedder.
 """
+
 from __future__ import annotations
 
 import math
 import re
 from collections import Counter
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -19,8 +21,10 @@ from pulse.memory.embedders.base import Embedder, GrowingArray, ScoreIndex
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 # A short list is enough: BM25's IDF already discounts common words.
-_STOP = frozenset("a an and are as at be by for from has have i in is it its me my of on or our that the this "
-                  "to was we were will with you your".split())
+_STOP = frozenset(
+    "a an and are as at be by for from has have i in is it its me my of on or our that the this "
+    "to was we were will with you your".split()
+)
 
 
 def tokenize(text: str) -> list[str]:
@@ -57,7 +61,9 @@ class BM25Index(ScoreIndex):
             toks = tokenize(text) or ["_empty_"]
             lens.append(len(toks))
             for term, tf in Counter(toks).items():
-                docs, tfs = self._postings.setdefault(term, (GrowingArray(np.int64), GrowingArray(np.float32)))
+                docs, tfs = self._postings.setdefault(
+                    term, (GrowingArray(np.int64), GrowingArray(np.float32))
+                )
                 docs.append([start + j])
                 tfs.append([tf])
         self._doc_len.append(lens)

