@@ -4,7 +4,7 @@
 source text of the modules that define the rows: the generator (data_gen/), the records, the gold
 rule and the statement parser, and for the run-time source the decision-point log, the suites'
 generator, the simulated agent and the seed renderer (`RUNTIME_CODE`). The card
-records it (`dataset_card.json: fingerprint`); `pulse.train.data.ensure_dataset` regenerates a
+records it (`dataset_card.json: fingerprint`); `data_gen.ensure.ensure_dataset` regenerates a
 dataset whose fingerprint differs instead of silently reusing rows made by other code (the cause of
 committed demo figures that a fresh clone did not reproduce, issue 17).
 """
@@ -28,7 +28,7 @@ SYNTHETIC_CODE = (
     "pulse/core/examples.py",
 )
 RUNTIME_CODE = SYNTHETIC_CODE + (
-    "pulse/policy/suite_log.py",
+    "eval/policy_decisions.py",
     "eval/suites/generator.py",
     "eval/agents/simulated.py",
     "eval/agents/behaviour.py",

@@ -13,7 +13,7 @@ This module records what the run time itself builds:
 2. every chain runs through the real `PulseAgent` (Pulse's write path builds memory from the rendered
    seed history; store, retrieval, listener and gate as in `pulse eval`) with the simulated task
    agent (`eval/agents/simulated.py`, default behaviour), exactly as the harness runs a suite
-   (`pulse.policy.suite_log.run_logged`);
+   (`eval.policy_decisions.run_logged`);
 3. at every policy call the exact `PolicyInput` the run time built is recorded and labelled by the
    gold rule (`pulse.core.gold.gold_decision`); the driving policy is the gold rule with
    exploration (`ExplorePolicy`: with probability `explore` a random legal decision), so the data
@@ -210,7 +210,7 @@ def runtime_examples(
     """Labelled run-time decision points per split (users split as in data_gen/splits.py)."""
     from data_gen.splits import SPLITS, assign_splits
     from eval.suites.benchmark import SuiteBenchmark
-    from pulse.policy.suite_log import run_logged
+    from eval.policy_decisions import run_logged
 
     bench = SuiteBenchmark(train_suite(seed, params))
     driver = ExplorePolicy(params.explore, seed)

@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     if skipped:
         print("rows not run: " + "; ".join(dict.fromkeys(skipped)))
     print(f"{n_runs} runs in {time.perf_counter() - t0:.1f}s")
-    from pulse.tables import main as tables_main
+    from pulse.cli.tables import main as tables_main
 
     per_seed = "{seed}" in a.checkpoint or "{seed}" in a.base
     return tables_main([str(runs), "--out", a.out, *(["--per-seed-checkpoints"] if per_seed else [])]) or 0

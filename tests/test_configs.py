@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from pulse.cli_support import CONFIG_DIR
+from pulse.cli.support import CONFIG_DIR
 from pulse.config.schema import ConfigError, DemoConfig, EvalPolicyConfig, TrainConfig, to_typed
 
 TRAIN_GROUPS = ["model", "reward", "logger", "data"]
@@ -59,8 +59,10 @@ def test_eval_policy_and_demo_compose():
 
 def test_reward_sweep_changes_only_a_number():
     a, b = (to_typed(_compose("train", [f"reward={r}"]), TrainConfig).reward for r in ("pulse", "no_penalty"))
-    assert (a.wrong_intervention, b.wrong_intervention) == (-1.0, 0.0)
-    assert a.correct_action == b.correct_action
+    assert (a.weights["wrong_intervention"], b.weights["wrong_intervention"]) == (-1.0, 0.0)
+    assert {k: v for k, v in a.weights.items() if k != "wrong_intervention"} == {
+        k: v for k, v in b.weights.items() if k != "wrong_intervention"
+    }
 
 
 def test_bad_value_names_the_key():

@@ -9,7 +9,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from eval.config import MEMORY_ALIASES, AgentMode, EvalConfig, MemoryKind
-from pulse.cli_support import CONFIG_DIR
+from pulse.cli.support import CONFIG_DIR
 from pulse.config.schema import ConfigError, Dtype, PolicyBackend, PromptStyle, TrainConfig, to_typed
 
 

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from eval.methods import standins
-from eval.methods.common import TextChain, TextSession, event_line, text_method
+from eval.methods.text_method import TextChain, TextSession, event_line, text_method
 from pulse.config.schema import knob
 
 ANALYZE_SYSTEM = (

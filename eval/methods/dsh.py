@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from eval.methods import standins
-from eval.methods.common import Accountant, TextSession, event_line, parse_options
+from eval.methods.text_method import Accountant, TextSession, event_line, parse_options
 from eval.methods.pulse_method import tools_vocab
 from pulse.agent.tokens import count_tokens
 from pulse.config.schema import knob

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from eval.methods import standins
-from eval.methods.common import TextChain, TextSession, event_line, text_method
+from eval.methods.text_method import TextChain, TextSession, event_line, text_method
 from pulse.agent.tokens import count_tokens
 from pulse.config.schema import knob
 

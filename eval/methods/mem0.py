@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from eval.methods import standins
-from eval.methods.common import Accountant, TextIndex, TextSession, event_line, text_method
+from eval.methods.text_method import Accountant, TextIndex, TextSession, event_line, text_method
 from eval.methods.pulse_method import tools_vocab
 from pulse.config.schema import knob
 

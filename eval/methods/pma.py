@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from eval.methods import standins
-from eval.methods.common import Accountant, TextSession, event_line, parse_options
+from eval.methods.text_method import Accountant, TextSession, event_line, parse_options
 from eval.methods.pma_rules import (
     REQ,
     CallRecord,

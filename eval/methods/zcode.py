@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from eval.methods import standins
-from eval.methods.common import TextChain, TextSession, event_line, text_method
+from eval.methods.text_method import TextChain, TextSession, event_line, text_method
 from pulse.config.schema import knob
 
 SAVE_SYSTEM = (

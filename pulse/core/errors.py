@@ -2,7 +2,7 @@
 
 A config value, a file (snapshot, store, dataset, run log), a dataset row, a model path or a
 registry name that is wrong raises a subclass of `PulseUserError` whose message names the key,
-file, row or record. The command-line entry points (pulse/cli_support.py, pulse/memory/cli.py)
+file, row or record. The command-line entry points (pulse/cli/support.py, pulse/cli/memory.py)
 catch this one class and print the message on one line with exit status 2, never a traceback.
 
 Subclasses keep their historical builtin base as a second base (`ConfigError(PulseUserError,

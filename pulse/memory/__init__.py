@@ -5,7 +5,7 @@
     hits = mem.retrieve(RetrievalQuery(user_id="u1", project_id="p1", subgoal="pick icon size"))
     with mem.conversation("u1", "p1", "task-7") as conv:     # commit on exit, abort on exception
         conv.observe(event)
-CLI: `python -m pulse.memory.cli show --root DIR --user U [--project P] [--as-of T]` (also `export`,
+CLI: `python -m pulse.cli.memory show --root DIR --user U [--project P] [--as-of T]` (also `export`,
 `import`). Tests: `.venv/bin/python -m pytest tests/memory -q`.
 Nothing here imports torch until the `minilm` embedder is used.
 """

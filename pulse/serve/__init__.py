@@ -3,6 +3,7 @@
 - `gateway.py`: the MCP server (official SDK, stdio or streamable HTTP) relaying to the upstreams;
 - `upstream.py`: one upstream connection, restarted after a crash;
 - `session.py`: every relayed call as an event for one `PulseAgent`; `pulse_remember`; preferences;
-- `config.py`: the typed config (configs/serve.yaml); `__main__.py`: the hydra entry;
-- `retail_upstream.py`: τ² retail tools as a stdio MCP server (an upstream to try it with).
+- `config.py`: the typed config (configs/serve.yaml); the hydra entry is `pulse/cli/serve.py`.
+
+An upstream to try it with: τ² retail tools as a stdio MCP server (`eval/real/tau2_retail/mcp_server.py`).
 """

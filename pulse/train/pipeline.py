@@ -19,13 +19,21 @@ import dataclasses
 import json
 import logging
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pulse.config.schema import ConfigError, PolicyBackendConfig, TrainConfig, as_dict, to_typed
+from pulse.config.schema import (
+    ConfigError,
+    DataConfig,
+    PolicyBackendConfig,
+    TrainConfig,
+    as_dict,
+    to_typed,
+)
 from pulse.core.examples import PolicyExample
 from pulse.models.loading import check_model_path
-from pulse.train.data import ensure_dataset, load_examples, recorded_fingerprint, tokenizer_corpus
+from pulse.train.data import load_examples, recorded_fingerprint, tokenizer_corpus
 from pulse.train.metrics_log import step_time_split
 from pulse.utils.atomic import atomic_write_json, atomic_write_text
 from pulse.utils.manifest import config_diff, config_hash, format_diff, write_manifest
@@ -181,7 +189,10 @@ def num_processes() -> int:
     return PartialState().num_processes
 
 
-def run_training(cfg: TrainConfig) -> dict[str, Any]:
+def run_training(cfg: TrainConfig, ensure_data: Callable[[DataConfig], Path]) -> dict[str, Any]:
+    """SFT warm start then GRPO as `cfg` says; `ensure_data` returns the dataset path for `cfg.data`
+    (the command line passes `data_gen.ensure.ensure_dataset`: the library never imports the
+    generator). Called after the run directory check, so a refused config generates nothing."""
     import torch
     from transformers import set_seed
 
@@ -197,7 +208,7 @@ def run_training(cfg: TrainConfig) -> dict[str, Any]:
     if cfg.device == "cpu":
         torch.set_num_threads(max(1, torch.get_num_threads()))
     set_seed(cfg.seed)
-    data_path = ensure_dataset(cfg.data)
+    data_path = ensure_data(cfg.data)
     train = load_examples(data_path, "train", cfg.data.max_train_examples)
     held_out = load_examples(data_path, "test", cfg.data.max_eval_examples)
     base = ensure_model(cfg, train)

@@ -35,7 +35,7 @@ def compose(out_dir, *overrides):
 
 
 def test_failed_episode_exits_nonzero(tmp_path, failing_agent, capsys):
-    from pulse.eval import _run
+    from pulse.cli.eval import _run
 
     with pytest.raises(SystemExit) as e:
         _run(compose(tmp_path / "run"))
@@ -47,8 +47,8 @@ def test_failed_episode_exits_nonzero(tmp_path, failing_agent, capsys):
 
 
 def test_allow_failures_exits_zero_and_records_the_failure(tmp_path, failing_agent, capsys):
-    from pulse.eval import _run
-    from pulse.tables import main as tables_main
+    from pulse.cli.eval import _run
+    from pulse.cli.tables import main as tables_main
 
     _run(compose(tmp_path / "runs" / "r", "allow_failures=true"))  # no SystemExit
     cap = capsys.readouterr()
@@ -77,7 +77,7 @@ def test_allow_failures_exits_zero_and_records_the_failure(tmp_path, failing_age
 
 
 def test_clean_run_exits_zero(tmp_path, capsys):
-    from pulse.eval import _run
+    from pulse.cli.eval import _run
 
     _run(compose(tmp_path / "run", "benchmark.max_tasks=1"))
     out = capsys.readouterr()

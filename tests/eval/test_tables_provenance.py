@@ -100,7 +100,7 @@ def test_resume_refuses_a_different_checkpoint(tmp_path, tiny_model_dir, eval_cf
 
 
 def test_refused_resume_is_a_one_line_cli_error(tmp_path, eval_cfg, capsys):
-    from pulse.cli_support import known_errors
+    from pulse.cli.support import known_errors
 
     out = run_eval(eval_cfg(tmp_path / "run", "none", overrides=SMALL))
     rows = (
@@ -114,7 +114,7 @@ def test_refused_resume_is_a_one_line_cli_error(tmp_path, eval_cfg, capsys):
 
 def test_tables_refuse_mixed_checkpoints_in_one_cell(tmp_path, eval_cfg, capsys):
     from eval.tables import TableError, render
-    from pulse.tables import main as tables_main
+    from pulse.cli.tables import main as tables_main
 
     a = run_eval(eval_cfg(tmp_path / "runs" / "a", "pulse_rule", overrides=SMALL))
     b = run_eval(eval_cfg(tmp_path / "runs" / "b", "pulse_rule", overrides=[*SMALL, "seed=1"]))

@@ -236,7 +236,7 @@ def test_untrusted_records_render_as_quoted_data_never_as_instructions(mem):
 
 
 def test_show_marks_untrusted_tool_output(mem, capsys):
-    from pulse.memory.cli import main
+    from pulse.cli.memory import main
 
     mem.create_user("u1")
     mem.create_project("p1")

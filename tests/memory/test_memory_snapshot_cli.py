@@ -8,7 +8,7 @@ import pytest
 from memory_helpers import pref, user_msg
 
 from pulse.memory import ItemMeta, SnapshotError, export_snapshot, import_snapshot, load_snapshot
-from pulse.memory.cli import main
+from pulse.cli.memory import main
 
 
 @pytest.fixture

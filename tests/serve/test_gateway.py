@@ -1,5 +1,5 @@
 """`pulse serve` driven by the official MCP client over stdio, in front of a real upstream: τ²'s retail
-tools served by `pulse.serve.retail_upstream` in a subprocess over a small synthetic database."""
+tools served by `eval.real.tau2_retail.mcp_server` in a subprocess over a small synthetic database."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ CANCEL = {"order_id": "#W0000002", "reason": "no longer needed"}
 def upstream_args(pid_file: Path | None = None) -> list[str]:
     return [
         "-m",
-        "pulse.serve.retail_upstream",
+        "eval.real.tau2_retail.mcp_server",
         "--db",
         str(DB),
         *(["--pid-file", str(pid_file)] if pid_file else []),
@@ -44,7 +44,7 @@ def gateway(mem: Path, pid_file: Path | None = None, *extra: str) -> StdioServer
         cwd=str(REPO),
         args=[
             "-m",
-            "pulse.serve",
+            "pulse.cli.serve",
             "user_id=ada",
             f"memory.root={mem}",
             f"+upstreams.retail.command={PY}",
@@ -205,7 +205,7 @@ def test_upstream_crash_gives_a_clear_error_and_the_gateway_keeps_serving(tmp_pa
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [PY, "-m", "pulse.serve", *args],
+        [PY, "-m", "pulse.cli.serve", *args],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -239,7 +239,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 def test_config_errors_name_the_key(overrides, needle):
     from hydra import compose, initialize_config_dir
 
-    from pulse.cli_support import CONFIG_DIR
+    from pulse.cli.support import CONFIG_DIR
     from pulse.config.schema import ConfigError, to_typed
     from pulse.serve.config import ServeConfig, check
 
@@ -281,7 +281,7 @@ def test_streamable_http_transport(tmp_path):
         [
             PY,
             "-m",
-            "pulse.serve",
+            "pulse.cli.serve",
             "user_id=ada",
             f"memory.root={tmp_path / 'mem'}",
             "transport=http",

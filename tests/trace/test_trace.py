@@ -75,7 +75,7 @@ def test_page_data_timeline_says_what_the_agent_did_next_and_marks_checkpoints(r
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "pulse.trace", *args], cwd=REPO, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "pulse.cli.trace", *args], cwd=REPO, capture_output=True, text=True, timeout=60
     )
 
 

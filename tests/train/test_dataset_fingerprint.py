@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 from pulse.config.schema import DataConfig
-from pulse.train.data import ensure_dataset, load_examples, recorded_fingerprint
+from data_gen.ensure import ensure_dataset
+from pulse.train.data import load_examples, recorded_fingerprint
 
 
 def test_stale_fingerprint_regenerates(tmp_path):

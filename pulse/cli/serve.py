@@ -1,7 +1,7 @@
-"""`pulse serve` (= `python -m pulse.serve`): run the MCP gateway (configs/serve.yaml).
+"""`pulse serve` (= `python -m pulse.cli.serve`): run the MCP gateway (configs/serve.yaml).
 
     pulse serve user_id=ada memory.root=$HOME/.pulse/memory/ada \
-        +upstreams.retail.command=python '+upstreams.retail.args=[-m,pulse.serve.retail_upstream,--db,DB]'
+        +upstreams.retail.command=python '+upstreams.retail.args=[-m,eval.real.tau2_retail.mcp_server,--db,DB]'
     pulse serve transport=http port=8765 ...        # streamable HTTP at http://127.0.0.1:8765/mcp
 
 Logs go to stderr (stdout carries MCP in stdio mode). Exit status 2 with one line for a config error
@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from pulse.cli_support import CONFIG_DIR, known_errors, report_and_exit
+from pulse.cli.support import CONFIG_DIR, known_errors, report_and_exit
 
 
 def _run(cfg) -> None:

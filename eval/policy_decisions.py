@@ -10,7 +10,7 @@ recorded. The wrapper only observes; the run is the harness's run (same componen
 
 Used by `pulse gen-data source=runtime` (training data from the run-time path, data_gen/runtime.py)
 and `pulse eval-policy source=suite` (decision metrics on logged suite decision points,
-pulse/eval_policy.py).
+pulse/cli/eval_policy.py).
 """
 
 from __future__ import annotations
@@ -177,3 +177,38 @@ def suite_decision_metrics(calls: Sequence[LoggedCall], episodes: Sequence[dict[
         ),
     )
     return m
+
+
+def suite_decisions(
+    policy,
+    benchmarks,
+    seed: int,
+    suite_seed: int = 0,
+    work_dir: str | Path | None = None,
+    progress: bool = False,
+) -> tuple[dict, list[dict]]:
+    """{benchmark: metrics} and one row per policy call, for one policy on each offline suite."""
+    import tempfile
+
+    from eval.config import BenchmarkConfig
+    from eval.registry import BENCHMARKS
+
+    results, rows = {}, []
+    for name in benchmarks:
+        bench = BENCHMARKS.get(name)(BenchmarkConfig(name, seed=suite_seed))
+        with tempfile.TemporaryDirectory(prefix="pulse-evalpol-", dir=work_dir) as root:
+            calls, episodes = run_logged(bench, policy, seed=seed, root=root, progress=progress)
+        results[name] = suite_decision_metrics(calls, episodes)
+        rows += [
+            {
+                "benchmark": name,
+                "task_id": c.task_id,
+                "step": c.inp.last_event.step,
+                "event": c.inp.last_event.kind,
+                "gold": c.gold.to_dict(),
+                "decision": c.output.decision.to_dict(),
+                "parse_ok": c.output.parse.ok,
+            }
+            for c in calls
+        ]
+    return results, rows

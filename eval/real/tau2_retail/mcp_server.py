@@ -1,7 +1,7 @@
 """τ²-bench retail tools as a stand-alone MCP server over stdio: an upstream for `pulse serve`.
 
-    python -m pulse.serve.retail_upstream --db tests/serve/fixtures/retail_db.json
-    python -m pulse.serve.retail_upstream --db $PULSE_DATA_DIR/tau2/retail/db.json
+    python -m eval.real.tau2_retail.mcp_server --db tests/serve/fixtures/retail_db.json
+    python -m eval.real.tau2_retail.mcp_server --db $PULSE_DATA_DIR/tau2/retail/db.json
 
 The 16 tools of `eval/real/tau2_retail/tools.py` (τ²'s checks and state changes, MIT: see the NOTICE
 there) over one database per process, listed with τ²'s JSON schemas. The look-up tools carry the MCP
@@ -68,20 +68,20 @@ def build_server(db_path: str):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m pulse.serve.retail_upstream", description=__doc__.split("\n")[0]
+        prog="python -m eval.real.tau2_retail.mcp_server", description=__doc__.split("\n")[0]
     )
     ap.add_argument("--db", required=True, help="a τ² retail db.json")
     ap.add_argument("--pid-file", default="", help="write this process's id here")
     a = ap.parse_args(argv)
     if not Path(a.db).is_file():
-        print(f"retail_upstream: error: --db {a.db}: no such file", file=sys.stderr)
+        print(f"tau2 retail mcp_server: error: --db {a.db}: no such file", file=sys.stderr)
         return 2
     from eval.real.base import BenchmarkDataError
 
     try:
         server = build_server(a.db)
     except BenchmarkDataError as e:
-        print(f"retail_upstream: error: {e}", file=sys.stderr)
+        print(f"tau2 retail mcp_server: error: {e}", file=sys.stderr)
         return 2
     if a.pid_file:
         Path(a.pid_file).write_text(str(os.getpid()))

@@ -1,13 +1,13 @@
 """What `pulse demo` calls after training: run the learned policies on both offline suites with the
 simulated task agent, render Tables 1 and 2, and check the paper's training claims on them.
 
-    from eval.demo_hook import run_suites
+    from eval.demo_suites import run_suites
     run_suites({0: {"sft": "outputs/demo/s0/sft_run/sft/final",
                     "pulse": "outputs/demo/s0/grpo_pulse/grpo/final",
                     "no_penalty": "outputs/demo/s0/grpo_no_penalty/grpo/final"}}, "outputs/demo/suites")
 
 `checkpoints` maps each seed to the demo's checkpoints by role (`sft`, and one per GRPO penalty as
-`pulse.demo.penalty_name` names it). Rows: `none` (no memory), `pulse_no_rl` (the SFT-only policy),
+`pulse.cli.demo.penalty_name` names it). Rows: `none` (no memory), `pulse_no_rl` (the SFT-only policy),
 `pulse_penalty0` (GRPO with penalty 0) and `pulse` (GRPO with penalty -1), each present when its
 checkpoint is. Evaluation seed s uses training seed s's checkpoints, so the spread over seeds
 includes training variance. `max_tasks` > 0 keeps the first N tasks of each persona chain (a faster

@@ -1,4 +1,4 @@
-"""`pulse eval` (= `python -m pulse.eval`): run one benchmark x method x task agent for one seed.
+"""`pulse eval` (= `python -m pulse.cli.eval`): run one benchmark x method x task agent for one seed.
 
     pulse eval benchmark=pibench_sim method=pulse_no_rl base_policy.name_or_path=artifacts/models/tiny_qwen3
     pulse eval experiment=table1/pulse benchmark=mcp_persona_sim policy.name_or_path=outputs/train/RUN/final seed=2
@@ -17,7 +17,7 @@ import sys
 
 from omegaconf import DictConfig, OmegaConf
 
-from pulse.cli_support import hydra_entry, report_and_exit
+from pulse.cli.support import hydra_entry, report_and_exit
 
 
 def _num(v, fmt: str = ".3f") -> str:
@@ -87,7 +87,7 @@ def _run(cfg: DictConfig) -> None:
 
 
 # Config errors, registry typos, missing models, a refused resume: one message, exit 2
-# (pulse/cli_support.py). Failed episodes: exit 1 unless allow_failures=true.
+# (pulse/cli/support.py). Failed episodes: exit 1 unless allow_failures=true.
 main = hydra_entry("eval", _run)
 
 if __name__ == "__main__":

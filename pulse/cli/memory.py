@@ -1,8 +1,8 @@
 """`pulse memory show|export|import`: inspect and move a memory root without writing code.
 
-    python -m pulse.memory.cli show   --root runs/mem --user u1 [--project p1] [--as-of 2025-06-01]
-    python -m pulse.memory.cli export --root runs/mem --user u1 [--project p1] [--as-of T] --out snap.json
-    python -m pulse.memory.cli import --root runs/mem --file snap.json
+    python -m pulse.cli.memory show   --root runs/mem --user u1 [--project p1] [--as-of 2025-06-01]
+    python -m pulse.cli.memory export --root runs/mem --user u1 [--project p1] [--as-of T] --out snap.json
+    python -m pulse.cli.memory import --root runs/mem --file snap.json
 The top-level `pulse` CLI dispatches `pulse memory ...` to `main(argv)`. Reading needs no embedder
 (show/export never embed); import caches vectors lazily on first retrieval. Errors print one line
 naming the user / project / record / file and exit with status 2. `import` validates the whole

@@ -1,4 +1,4 @@
-"""`pulse demo` / `python -m pulse.demo`: the whole spine on the CPU default in minutes.
+"""`pulse demo` / `python -m pulse.cli.demo`: the whole spine on the CPU default in minutes.
 
 generate data -> build tiny Qwen3 -> per seed: SFT warm start, then GRPO with penalty -1 and 0
 (both from that SFT checkpoint) -> evaluate base, SFT-only, GRPO(0), GRPO(-1) on held-out users and
@@ -14,7 +14,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from pulse.cli_support import hydra_entry
+from pulse.cli.support import hydra_entry
 from pulse.utils.stats import mean_stderr
 
 
@@ -94,10 +94,11 @@ def penalty_name(p: float) -> str:
 
 
 def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
+    from data_gen.ensure import ensure_dataset
     from pulse.config.schema import PolicyBackendConfig, as_dict
     from pulse.policy.evaluate import evaluate_policy
     from pulse.policy.factory import build_policy
-    from pulse.train.data import ensure_dataset, load_examples
+    from pulse.train.data import load_examples
     from pulse.train.pipeline import ensure_model, run_training
     from pulse.utils.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 
@@ -130,7 +131,7 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
             out_dir=str(root / f"s{seed}" / "sft_run"),
             grpo=dataclasses.replace(train_cfg.grpo, enabled=False),
         )
-        sft = run_training(sft_cfg)
+        sft = run_training(sft_cfg, ensure_dataset)
         results["SFT only"].append(sft["eval"]["sft"])
         checkpoints[f"s{seed}"] = {"sft": sft["checkpoints"]["sft"]}
         for p in sorted(demo_cfg.penalties, reverse=True):
@@ -143,9 +144,13 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
                 out_dir=str(root / f"s{seed}" / f"grpo_{name}"),
                 init_from=sft["checkpoints"]["sft"],
                 sft=dataclasses.replace(train_cfg.sft, enabled=False),
-                reward=dataclasses.replace(train_cfg.reward, name=name, wrong_intervention=float(p)),
+                reward=dataclasses.replace(
+                    train_cfg.reward,
+                    name=name,
+                    weights={**train_cfg.reward.weights, "wrong_intervention": float(p)},
+                ),
             )
-            g = run_training(g_cfg)
+            g = run_training(g_cfg, ensure_dataset)
             results[f"GRPO (penalty {p:g})"].append(g["eval"]["grpo"])
             curves[f"GRPO (penalty {p:g})"].append(Path(g_cfg.out_dir) / "metrics.jsonl")
             checkpoints[f"s{seed}"][name] = g["checkpoints"]["grpo"]
@@ -192,7 +197,7 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
 def _run_suites(root: Path, checkpoints: dict[str, Any], train_cfg, demo_cfg) -> dict[str, Any]:
     """Offline benchmark suites with the simulated task agent (eval/), if that part is installed."""
     try:
-        from eval.demo_hook import run_suites
+        from eval.demo_suites import run_suites
     except ImportError as e:
         return {"table": "", "skipped": f"offline suites unavailable: {e}"}
     # "w/o RL" here is the SFT-only policy: the random-init base cannot emit a parseable decision,
@@ -237,13 +242,13 @@ SUITE_DECISION_KEYS = (
 def suite_decision_results(
     checkpoints: dict[str, Any], seeds: list[int], train_cfg, benchmarks: list[str]
 ) -> dict[str, Any]:
-    """Every policy call of a run of each offline suite (pulse/policy/suite_log.py), per training seed s
+    """Every policy call of a run of each offline suite (eval/policy_decisions.py), per training seed s
     with s's checkpoints and evaluation seed s; the gold rule (oracle) on the same suites and seeds.
     Per row and benchmark: each key's mean, stderr (None for one seed) and per-seed values; confusion
     matrices per seed."""
+    from eval.policy_decisions import suite_decisions
     from pulse.agent.rule_policy import RulePolicy
     from pulse.config.schema import PolicyBackendConfig
-    from pulse.eval_policy import suite_decisions
     from pulse.policy.factory import build_policy
 
     raw: dict[str, dict[str, list[dict[str, Any]]]] = {}

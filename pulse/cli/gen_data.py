@@ -1,4 +1,4 @@
-"""`pulse gen-data` / `python -m pulse.gen_data`: generate the policy dataset.
+"""`pulse gen-data` / `python -m pulse.cli.gen_data`: generate the policy dataset.
 
 pulse gen-data out_dir=artifacts/data/pulse_v1 seed=0
 pulse gen-data overrides.n_users=120
@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from pulse.cli_support import hydra_entry
+from pulse.cli.support import hydra_entry
 
 
 def _run(cfg) -> None:

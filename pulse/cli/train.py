@@ -1,26 +1,27 @@
-"""`python -m pulse.train` / `pulse train` / `accelerate launch -m pulse.train` (hydra CLI).
+"""`python -m pulse.cli.train` / `pulse train` / `accelerate launch -m pulse.cli.train` (hydra CLI).
 
 Examples:
     pulse train                                   # CPU default: tiny Qwen3, SFT warm start + GRPO
     pulse train -m reward=pulse,no_penalty        # penalty sweep (two runs)
     pulse train grpo.steps=100 seed=1 logger=wandb
     pulse train grpo.learning_rate=1e-4 resume=fork   # out_dir holds a run with another config: keep it
-    accelerate launch --config_file configs/accelerate/zero2.yaml -m pulse.train \
+    accelerate launch --config_file configs/accelerate/zero2.yaml -m pulse.cli.train \
         +experiment=paper/qwen3_8b_grpo            # Qwen3-8B on GPUs, vLLM generation
 """
 
 from __future__ import annotations
 
-from pulse.cli_support import hydra_entry
+from pulse.cli.support import hydra_entry
 
 
 def _run(cfg) -> None:
+    from data_gen.ensure import ensure_dataset
     from pulse.config.schema import TrainConfig, to_typed
     from pulse.train.pipeline import run_training
 
     typed = to_typed(cfg, TrainConfig)  # every value checked here, before anything is loaded
     # run_training applies `resume` to out_dir, then records the resolved config there (config.yaml)
-    summary = run_training(typed)
+    summary = run_training(typed, ensure_dataset)
     for stage, m in summary["eval"].items():
         print(
             f"[pulse train] {stage}: held-out action accuracy {m['action_accuracy']:.3f}, decision accuracy "

@@ -1,4 +1,4 @@
-"""`pulse trace` (= `python -m pulse.trace`): one self-contained HTML page per evaluation run (configs/trace.yaml).
+"""`pulse trace` (= `python -m pulse.cli.trace`): one self-contained HTML page per evaluation run (configs/trace.yaml).
 
     PULSE_TRACE=1 pulse eval benchmark=pibench_sim method=pulse_rule out_dir=outputs/eval/a   # record timelines
     pulse trace outputs/eval/a                          # -> outputs/eval/a/trace.html
@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pulse.cli_support import CONFIG_DIR, known_errors, report_and_exit
+from pulse.cli.support import CONFIG_DIR, known_errors, report_and_exit
 
 
 def _run(cfg) -> Path:

@@ -1,4 +1,4 @@
-"""`pulse eval-policy` / `python -m pulse.eval_policy`: policy metrics for one checkpoint.
+"""`pulse eval-policy` / `python -m pulse.cli.eval_policy`: policy metrics for one checkpoint.
 
     pulse eval-policy policy.name_or_path=outputs/train/tiny_qwen3-pulse-s0/grpo/final
     pulse eval-policy policy.backend=openai policy.base_url=http://localhost:8000/v1 \\
@@ -7,7 +7,7 @@
 
 source=dataset (default): held-out labelled examples; writes metrics.json and predictions.jsonl.
 source=suite: runs each offline suite of `benchmarks` with the real PulseAgent driven by the policy
-and the simulated task agent, as `pulse eval method=pulse` does (pulse/policy/suite_log.py), and
+and the simulated task agent, as `pulse eval method=pulse` does (eval/policy_decisions.py), and
 scores every policy call against the gold rule on the input the run time built: action and decision
 accuracy, intervene recall, interruption success, interventions vs the oracle's on the same points,
 confusion matrix, plus the run's suite score and harness-judged interventions. Writes
@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pulse.cli_support import hydra_entry
+from pulse.cli.support import hydra_entry
 
 
 def build_any_policy(pcfg):
@@ -38,46 +38,11 @@ def build_any_policy(pcfg):
     return build_policy(pcfg)
 
 
-def suite_decisions(
-    policy,
-    benchmarks,
-    seed: int,
-    suite_seed: int = 0,
-    work_dir: str | Path | None = None,
-    progress: bool = False,
-) -> tuple[dict, list[dict]]:
-    """{benchmark: metrics} and one row per policy call, for one policy on each offline suite."""
-    import tempfile
-
-    from eval.config import BenchmarkConfig
-    from eval.registry import BENCHMARKS
-    from pulse.policy.suite_log import run_logged, suite_decision_metrics
-
-    results, rows = {}, []
-    for name in benchmarks:
-        bench = BENCHMARKS.get(name)(BenchmarkConfig(name, seed=suite_seed))
-        with tempfile.TemporaryDirectory(prefix="pulse-evalpol-", dir=work_dir) as root:
-            calls, episodes = run_logged(bench, policy, seed=seed, root=root, progress=progress)
-        results[name] = suite_decision_metrics(calls, episodes)
-        rows += [
-            {
-                "benchmark": name,
-                "task_id": c.task_id,
-                "step": c.inp.last_event.step,
-                "event": c.inp.last_event.kind,
-                "gold": c.gold.to_dict(),
-                "decision": c.output.decision.to_dict(),
-                "parse_ok": c.output.parse.ok,
-            }
-            for c in calls
-        ]
-    return results, rows
-
-
 def _run(cfg) -> None:
+    from data_gen.ensure import ensure_dataset
     from pulse.config.schema import EvalPolicyConfig, to_typed
     from pulse.policy.evaluate import evaluate_policy, format_metrics_table
-    from pulse.train.data import ensure_dataset, load_examples
+    from pulse.train.data import load_examples
     from pulse.utils.atomic import atomic_write_json, atomic_write_text
     from pulse.utils.manifest import write_manifest
 
@@ -92,6 +57,8 @@ def _run(cfg) -> None:
     out = Path(c.out_dir)
     label = c.label or c.policy.name_or_path
     if c.source == "suite":
+        from eval.policy_decisions import suite_decisions
+
         results, rows = suite_decisions(policy, c.benchmarks, c.seed, c.suite_seed, progress=True)
         write_manifest(out, config=c, policy=c.policy.__dict__, benchmarks=list(c.benchmarks), seed=c.seed)
         atomic_write_json(

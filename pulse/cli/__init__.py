@@ -1,0 +1,58 @@
+"""The command-line layer: `pulse <verb> [hydra overrides...]` (= `python -m pulse.cli <verb> ...`).
+
+One module per verb (`pulse/cli/<verb>.py`, each also `python -m pulse.cli.<verb>`); `support.py`
+builds their hydra entry points with clear errors. This package is the only part of `pulse` that
+imports `eval` and `data_gen`: the library below it (memory, agent, policy, train, serve, trace)
+never imports upward (tests/test_import_layers.py). This file only dispatches and is the one place
+that knows the verb list.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import sys
+
+VERBS: dict[str, tuple[str, str]] = {
+    "gen-data": ("pulse.cli.gen_data", "generate the Persona2Web-style policy dataset (data_gen/)"),
+    "train": ("pulse.cli.train", "SFT warm start + GRPO training of the memory policy"),
+    "eval-policy": ("pulse.cli.eval_policy", "held-out policy metrics for any checkpoint"),
+    "demo": ("pulse.cli.demo", "end-to-end CPU demo: data -> SFT -> GRPO(-1, 0) -> comparison table"),
+    "eval": ("pulse.cli.eval", "benchmark x method x task-agent evaluation runs"),
+    "tables": ("pulse.cli.tables", "render paper-style tables from run directories"),
+    "memory": ("pulse.cli.memory", "inspect, export or import a memory store (show | export | import)"),
+    "serve": (
+        "pulse.cli.serve",
+        "MCP gateway: upstream MCP tools with Pulse's memory and pre-commit gate",
+    ),
+    "trace": ("pulse.cli.trace", "one self-contained HTML page of eval runs' episodes and decisions"),
+}
+
+
+def usage() -> str:
+    width = max(map(len, VERBS))
+    rows = "\n".join(f"  {v.ljust(width)}  {doc}" for v, (_, doc) in VERBS.items())
+    return f"usage: pulse <verb> [args...]\n\nverbs:\n{rows}\n\n`pulse <verb> --help` shows a verb's options."
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0
+    verb, rest = argv[0], argv[1:]
+    if verb not in VERBS:
+        close = difflib.get_close_matches(verb, VERBS, n=2)
+        hint = f" Did you mean {' or '.join(close)}?" if close else ""
+        print(f"pulse: unknown verb {verb!r}.{hint}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(VERBS[verb][0])
+    if verb == "memory":  # argparse-based verb
+        return int(module.main(rest) or 0)
+    sys.argv = [f"pulse {verb}", *rest]  # hydra reads sys.argv
+    module.main()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
