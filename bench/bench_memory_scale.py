@@ -437,7 +437,9 @@ def main(argv: list[str] | None = None) -> int:
             "note": "2 cores shared with other jobs (see load averages); wall-clock",
         },
         "embedder": emb.embedder_id,
-        "vectors": f"first {min(a.real_vectors, len(texts))} facts embedded with MiniLM; the rest reuse them + noise",
+        "vectors": (
+            f"first {min(a.real_vectors, len(texts))} facts embedded with MiniLM; the rest reuse them + noise"
+        ),
         "commits": {},
         "goals": {},
     }

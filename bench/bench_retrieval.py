@@ -1,6 +1,6 @@
 """Retrieval latency of Pulse memory (graph vs flat top-k, same embedder) and of Mem0's search.
 
-    .venv/bin/python bench/bench_retrieval.py                      # 1k, 10k, 100k facts -> bench/results/retrieval.json
+    .venv/bin/python bench/bench_retrieval.py            # 1k, 10k, 100k facts -> bench/results/retrieval.json
     .venv/bin/python bench/bench_retrieval.py --sizes 1000 --no-mem0 --queries 50   # quick look
     .venv/bin/python bench/bench_retrieval.py --sizes 1000,10000 --no-mem0 --keep-old  # rerun some sizes
 With --keep-old, sizes (and Mem0 results) not rerun are carried over from the existing JSON and
@@ -338,7 +338,10 @@ def main(argv: list[str] | None = None) -> int:
         "embedder": emb.embedder_id,
         "queries": len(queries),
         "k": 8,
-        "vectors": f"first {min(len(texts), a.real_vectors)} facts embedded with MiniLM; the rest reuse them + N(0, 0.02) noise",
+        "vectors": (
+            f"first {min(len(texts), a.real_vectors)} facts embedded with MiniLM; "
+            "the rest reuse them + N(0, 0.02) noise"
+        ),
         "embedding_forward": {
             "query_p50_ms": pct(qlat, 50),
             "query_p95_ms": pct(qlat, 95),

@@ -24,15 +24,18 @@ def retrieval_table(r: dict) -> list[str]:
         f"Retrieval (`bench/results/retrieval.json`, git {r['run']['git_commit']}, {r['run']['created']}, "
         f"load avg {r['machine']['load_avg_at_start'][0]:.1f}; {r['embedder']}, k = {r['k']}, "
         f"{r['queries']} queries; query embedding excluded, reported apart: p50 "
-        f"{_f(r['embedding_forward']['query_p50_ms'], 1)} ms, p95 {_f(r['embedding_forward']['query_p95_ms'], 1)} ms)",
+        f"{_f(r['embedding_forward']['query_p50_ms'], 1)} ms, "
+        f"p95 {_f(r['embedding_forward']['query_p95_ms'], 1)} ms)",
         "",
-        "| facts | Pulse graph p50 / p95 ms | flat top-k p50 / p95 ms | Mem0 FAISS search ex. embedding p50 / p95 ms "
-        "| Mem0 Qdrant search ex. embedding p50 / p95 ms | Mem0 FAISS incl. embedding p50 ms | Mem0 Qdrant incl. embedding p50 ms |",
+        "| facts | Pulse graph p50 / p95 ms | flat top-k p50 / p95 ms "
+        "| Mem0 FAISS search ex. embedding p50 / p95 ms "
+        "| Mem0 Qdrant search ex. embedding p50 / p95 ms "
+        "| Mem0 FAISS incl. embedding p50 ms | Mem0 Qdrant incl. embedding p50 ms |",
         "|---|---|---|---|---|---|---|",
     ]
     runs = r.get("mem0", {}).get("runs", {})
     for n, row in sorted(r["sizes"].items(), key=lambda kv: int(kv[0])):
-        g, fl = row["graph"], row["flat"]
+        graph, flat = row["graph"], row["flat"]
         cells = []
         for store in ("faiss", "qdrant"):
             m = runs.get(f"{store}/{n}", {})
@@ -44,7 +47,8 @@ def retrieval_table(r: dict) -> list[str]:
         incl = [_f(runs.get(f"{s}/{n}", {}).get("search_p50_ms"), 1) for s in ("faiss", "qdrant")]
         stale = " (stale)" if "stale" in row else ""
         out.append(
-            f"| {int(n):,}{stale} | {_f(g['p50_ms'])} / {_f(g['p95_ms'])} | {_f(fl['p50_ms'])} / {_f(fl['p95_ms'])} "
+            f"| {int(n):,}{stale} | {_f(graph['p50_ms'])} / {_f(graph['p95_ms'])} "
+            f"| {_f(flat['p50_ms'])} / {_f(flat['p95_ms'])} "
             f"| {cells[0]} | {cells[1]} | {incl[0]} | {incl[1]} |"
         )
     if "stale" in r.get("mem0", {}):
@@ -54,16 +58,18 @@ def retrieval_table(r: dict) -> list[str]:
 
 def scale_table(s: dict) -> list[str]:
     out = [
-        f"Commits and scopes (`bench/results/memory_scale.json`, git {s['run']['git_commit']}, {s['run']['created']}, "
+        f"Commits and scopes (`bench/results/memory_scale.json`, git {s['run']['git_commit']}, "
+        f"{s['run']['created']}, "
         f"load avg {s['machine']['load_avg_at_start'][0]:.1f}; {s['embedder']}; {s['vectors']})",
         "",
         "| facts in the user scope | commit p50 / p95 / max ms | compaction work s (due every N facts) "
-        "| across one compaction: commit p95 / max ms (commits it was spread over) | retrieval while it is pending p95 ms "
+        "| across one compaction: commit p95 / max ms (commits it was spread over) "
+        "| retrieval while it is pending p95 ms "
         "| embedding per new fact p95 ms (apart) "
         "| retrieval after the commits p50 / p95 ms | same store, fresh index p50 / p95 ms |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for n, c in sorted(s["commits"].items(), key=lambda kv: int(kv[0])):
+    for _n, c in sorted(s["commits"].items(), key=lambda kv: int(kv[0])):
         x = c.get("compaction_crossing") or {}
         spread = x.get("commits_while_pending")
         crossing = (
@@ -76,7 +82,8 @@ def scale_table(s: dict) -> list[str]:
         )
         out.append(
             f"| {c['facts_in_scope']:,} | {_f(c['commit_p50_ms'], 1)} / {_f(c['commit_p95_ms'], 1)} / "
-            f"{_f(c['commit_max_ms'], 1)} | {_f(c.get('compaction_s'))} ({c.get('compaction_every_facts', 0):,}) "
+            f"{_f(c['commit_max_ms'], 1)} | {_f(c.get('compaction_s'))} "
+            f"({c.get('compaction_every_facts', 0):,}) "
             f"| {crossing} | {_f(x.get('retrieval_while_pending_p95_ms'))} "
             f"| {_f(c['embed_per_fact_p95_ms'], 1)} "
             f"| {_f(c['retrieval_after_commits_p50_ms'])} / {_f(c['retrieval_after_commits_p95_ms'])} "
@@ -104,7 +111,8 @@ def scale_table(s: dict) -> list[str]:
     if e:
         out += [
             "",
-            f"Event → evidence incl. the MiniLM query embedding ({e['facts']:,} facts, {e['events']} events over "
+            f"Event → evidence incl. the MiniLM query embedding ({e['facts']:,} facts, "
+            f"{e['events']} events over "
             f"{e['distinct_queries']} distinct queries): p50 / p95 {_f(e['cache_off']['p50_ms'], 1)} / "
             f"{_f(e['cache_off']['p95_ms'], 1)} ms without the query-encoding cache, "
             f"{_f(e['cache_on']['p50_ms'], 1)} / {_f(e['cache_on']['p95_ms'], 1)} ms with it.",
@@ -120,7 +128,8 @@ def main() -> int:
             lines += fn(json.loads(p.read_text())) + [""]
         else:
             lines += [
-                f"({p.name} missing: run bench/{'bench_retrieval' if 'retr' in name else 'bench_memory_scale'}.py)",
+                f"({p.name} missing: run "
+                f"bench/{'bench_retrieval' if 'retr' in name else 'bench_memory_scale'}.py)",
                 "",
             ]
     print("\n".join(lines).rstrip())

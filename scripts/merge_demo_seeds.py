@@ -40,8 +40,12 @@ if __name__ == "__main__":
                 "recipe": a.recipe,
                 "merged_from": list(a.folders),
                 "seeds": sd["seeds"],
-                "what": "every policy call of a run of each offline suite (real PulseAgent + simulated task agent), "
-                "labelled by the gold rule on the input the run time built; training seed s evaluated at seed s",
+                "what": (
+                    "every policy call of a run of each offline suite "
+                    "(real PulseAgent + simulated task agent), "
+                    "labelled by the gold rule on the input the run time built; "
+                    "training seed s evaluated at seed s"
+                ),
                 "benchmarks": per_bench,
                 "checks": sd["checks"],
                 "table": sd["table"],

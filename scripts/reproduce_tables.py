@@ -11,7 +11,8 @@ checkpoint path pairs training seed s with evaluation seed s (3 training seeds -
 includes training variance); a policy is loaded once per process and shared by every run that uses it.
 The memory baselines (Mem0, LightMem, A-MEM, OpenClaw, dsh, ZCode, the Proactive Memory Agent) need no
 checkpoint: their memory-side calls go to the `llm=` group (offline stand-ins unless overridden, e.g.
-`llm=openai llm.model=M llm.base_url=URL`). Rows that need a checkpoint that was not given are skipped and listed.
+`llm=openai llm.model=M llm.base_url=URL`). Rows that need a checkpoint that was not given are skipped
+and listed.
 Runs resume (rows already complete are not rerun). Results come from the *simulated* task agent
 unless overrides select another (`agent=openai ...`); they are labelled as such everywhere. Then
 `pulse tables` renders Markdown/LaTeX/PNG from the run directories.

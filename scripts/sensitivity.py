@@ -1,7 +1,8 @@
 """How robust is each ranking to the simulated agent's behaviour model? A hydra multirun per knob.
 
     .venv/bin/python scripts/sensitivity.py --runs outputs/sensitivity/runs --out results/sensitivity \
-        [--checkpoint 'outputs/.../final'] [--seeds 0] [--benchmarks pibench_sim mcp_persona_sim independent_sim]
+        [--checkpoint 'outputs/.../final'] [--seeds 0] \
+        [--benchmarks pibench_sim mcp_persona_sim independent_sim]
 
 For every behaviour knob of the simulated agent (eval/agents/behaviour.py `BEHAVIOUR_KNOBS`) the
 script runs one hydra multirun, `pulse eval -m agent.behaviour.<knob>=v1,v2,v3 method=... benchmark=...

@@ -37,7 +37,8 @@ TASK = "researcher_task_001"
 
 
 def small_runs(out: Path, methods=("pulse_rule", "none"), trace: bool = True) -> list[Path]:
-    """`methods` on pibench_sim (researcher, 2 tasks), recorded with PULSE_TRACE=1 (`trace`); their run dirs."""
+    """`methods` on pibench_sim (researcher, 2 tasks), recorded with PULSE_TRACE=1 (`trace`); their run
+    dirs."""
     sys.path.insert(0, str(REPO))
     from hydra import compose, initialize_config_dir
 

@@ -26,13 +26,16 @@ from eval.episode import EpisodeOutcome, InterventionRecord, event_maker
 from pulse.agent.gate import PreCommitGate
 from pulse.agent.runtime import Delivery
 
+# BehaviourParams is frozen: one shared default instance is safe.
+_DEFAULT_PARAMS = BehaviourParams()
+
 
 class MemoryFollowingAgent:
     name = "memory_following"
     simulated = True  # a behaviour model, not an LLM
     model = "memory-following request-only agent (uptake model, eval/agents/memory_following.py)"
 
-    def __init__(self, params: BehaviourParams = BehaviourParams()):
+    def __init__(self, params: BehaviourParams = _DEFAULT_PARAMS):
         self.p = params
         self._readers: dict[tuple[int, str], object] = {}
 

@@ -63,7 +63,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from eval.methods import standins
-from eval.methods.text_method import Accountant, TextSession, event_line, parse_options
 from eval.methods.pma_rules import (
     REQ,
     CallRecord,
@@ -76,41 +75,46 @@ from eval.methods.pma_rules import (
     select_entries,
 )
 from eval.methods.pulse_method import tools_vocab
+from eval.methods.text_method import Accountant, TextSession, event_line, parse_options
 from pulse.config.schema import knob
 
 MANAGE_SYSTEM = (
-    "You are the memory agent of an action agent that works on a task with tools. You keep a memory bank: a private "
-    "status (your notes, never shown to the action agent), knowledge entries (stable facts) and procedural entries "
-    "(attempts, failures, fixes). Given the task, the most recent messages (user turns, the agent's messages, its tool "
-    "calls and their results) and the bank, edit the bank with tool calls:\n"
-    "- memory_save_knowledge(text): each requirement of the request, and each requirement the user states later, as "
-    "one entry starting 'Requirement:'; durable facts about the user, the project or the environment (preferences, "
-    "decisions, paths) as plain sentences;\n"
-    "- memory_save_procedural(text): what a failed or corrected step teaches: a tool error, a call the agent redid or "
-    "replaced, a correction by the user;\n"
-    "- memory_delete(id): an entry that is wrong or superseded (e.g. an older value of the same preference);\n"
-    "- memory_update_status(text): which requirements are done and which are open, the last step, and the call the "
-    "agent is expected to make next.\n"
+    "You are the memory agent of an action agent that works on a task with tools. You keep a memory bank: a "
+    "private status (your notes, never shown to the action agent), knowledge entries (stable facts) and "
+    "procedural entries (attempts, failures, fixes). Given the task, the most recent messages (user turns, "
+    "the agent's messages, its tool calls and their results) and the bank, edit the bank with tool calls:\n"
+    "- memory_save_knowledge(text): each requirement of the request, and each requirement the user states "
+    "later, as one entry starting 'Requirement:'; durable facts about the user, the project or the "
+    "environment (preferences, decisions, paths) as plain sentences;\n"
+    "- memory_save_procedural(text): what a failed or corrected step teaches: a tool error, a call the agent "
+    "redid or replaced, a correction by the user;\n"
+    "- memory_delete(id): an entry that is wrong or superseded (e.g. an older value of the same "
+    "preference);\n"
+    "- memory_update_status(text): which requirements are done and which are open, the last step, and the "
+    "call the agent is expected to make next.\n"
     'Reply with a JSON object {"calls": [{"tool": ..., "args": {...}}]} (an empty list when nothing changes).'
 )
 SELECT_SYSTEM = (
-    "You are the memory agent of an action agent. Given the task, the most recent messages and your memory bank "
-    "(your private status included), decide whether one concise reminder is likely to change the action agent's next "
-    "decision: the next call it is about to make, what the bank says about that call's arguments, a requirement it is "
-    "about to violate, a failed attempt it is about to repeat. It is injected into the next call only. If nothing in "
-    "the bank bears on the next decision, or the agent's recent messages show it already knows, reply null: silence "
-    'is expected. Reply with a JSON object {"reminder": <text or null>}.'
+    "You are the memory agent of an action agent. Given the task, the most recent messages and your memory "
+    "bank (your private status included), decide whether one concise reminder is likely to change the action "
+    "agent's next decision: the next call it is about to make, what the bank says about that call's "
+    "arguments, a requirement it is about to violate, a failed attempt it is about to repeat. It is injected "
+    "into the next call only. If nothing in the bank bears on the next decision, or the agent's recent "
+    "messages show it already knows, reply null: silence is expected. "
+    'Reply with a JSON object {"reminder": <text or null>}.'
 )
 SELECT_ALWAYS_SYSTEM = (
-    "You are the memory agent of an action agent. Given the task, the most recent messages and your memory bank "
-    "(your private status included), write one concise reminder for the action agent's next decision: the entries "
-    "that bear most on its next call. It is injected into the next call only. You must always write a reminder. "
+    "You are the memory agent of an action agent. Given the task, the most recent messages and your memory "
+    "bank (your private status included), write one concise reminder for the action agent's next decision: "
+    "the entries that bear most on its next call. It is injected into the next call only. "
+    "You must always write a reminder. "
     'Reply with a JSON object {"reminder": <text>}.'
 )
 SELECT_WINDOW_SYSTEM = (
-    "You watch an action agent at work. Given the task and the most recent messages only (you keep no memory), "
-    "decide whether one concise reminder of something in these messages is likely to change the agent's next "
-    'decision; otherwise reply null. Reply with a JSON object {"reminder": <text or null>}.'
+    "You watch an action agent at work. Given the task and the most recent messages only (you keep no "
+    "memory), decide whether one concise reminder of something in these messages is likely to change the "
+    "agent's next decision; otherwise reply null. "
+    'Reply with a JSON object {"reminder": <text or null>}.'
 )
 Variant = Literal["selective", "full_bank", "always_inject", "injection_only", "mem0_top10"]
 BANKED = ("selective", "full_bank", "always_inject")

@@ -31,8 +31,8 @@ plan when its call has not come yet, else the first open requirement linked to a
 last one done, else the tool of the last executed call (agents often continue with the same tool).
 Without a bank (injection_only, mem0_top10) the same estimate runs statelessly over the task's
 requirements (the task is an input of both phases in every variant) and the calls still in the
-window: a call that has left the window is invisible, as it would be to a prompted memory agent. An entry goes into the
-reminder when it bears on that call and is likely to change the decision:
+window: a call that has left the window is invisible, as it would be to a prompted memory agent.
+An entry goes into the reminder when it bears on that call and is likely to change the decision:
 - a fact / requirement that states a value for one of the call's arguments, taking per argument the
   binding one only: a requirement of this task over a decision of this task's project over a user
   preference (another project's decisions never bind); silent for that argument when the statement
@@ -234,7 +234,8 @@ def manage_calls(
                     ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in diff.items()) or "the same arguments"
                 )
                 procedure(
-                    f"{ev.tool} was redone after its earlier call {'failed' if prev.result == 'error' else 'was replaced'}; "
+                    f"{ev.tool} was redone after its earlier call "
+                    f"{'failed' if prev.result == 'error' else 'was replaced'}; "
                     f"the redo used {what}.",
                     i,
                     ev.tool,
@@ -369,7 +370,7 @@ def select_entries(
         if strict and (in_window(meta) or used.get(slot) == value):
             continue  # just stated (in the window), or the pending call already holds it: no change expected
         chosen.append(eid)
-    for eid, text in entries.items():
+    for eid in entries:
         meta = metas.get(eid, Meta("fact"))
         if (
             meta.kind == "procedural"

@@ -131,14 +131,17 @@ def write_table(out: Path, rows: list[dict], cmds: list[str]) -> None:
     lines = [
         f"# Real-model subset ({LABEL})",
         "",
-        "| benchmark | method | tasks (failed) | score | components | interventions (correct) | s/task mean (max) |",
+        "| benchmark | method | tasks (failed) | score | components "
+        "| interventions (correct) | s/task mean (max) |",
         "|---|---|---|---|---|---|---|",
     ]
-    for r in rows:
-        comps = ", ".join(f"{k} {v:.3f}" for k, v in r["components"].items())
+    for row in rows:
+        comps = ", ".join(f"{k} {v:.3f}" for k, v in row["components"].items())
         lines.append(
-            f"| {r['benchmark']} | {r['method']} | {r['tasks']} ({r['failed']}) | {r['score']:.3f} | {comps} | "
-            f"{r['interventions']} ({r['interventions_correct']}) | {r['s_per_task_mean']} ({r['s_per_task_max']}) |"
+            f"| {row['benchmark']} | {row['method']} | {row['tasks']} ({row['failed']}) | "
+            f"{row['score']:.3f} | {comps} | "
+            f"{row['interventions']} ({row['interventions_correct']}) | "
+            f"{row['s_per_task_mean']} ({row['s_per_task_max']}) |"
         )
     lines += ["", "Commands (each run also records its resolved config and manifest in its run dir):", ""]
     lines += [f"    {c}" for c in cmds]

@@ -9,9 +9,9 @@ dependencies (project decisions recorded by an earlier task, preferences the use
 earlier task), preferences and decisions that become relevant only mid-task, and deterministic
 checklist checkpoints on the final state. COMP = checkpoints passed / total (per task, averaged).
 
-Differences from π-Bench (Simplified-Reasoning/Pi-Bench, arXiv 2605.14678): no LLM user simulator or judge (hidden
-intents are scripted user messages at fixed steps; checkpoints are exact argument checks); tools
-are a workspace of typed calls, not AppWorld; 8 tasks per persona instead of 20.
+Differences from π-Bench (Simplified-Reasoning/Pi-Bench, arXiv 2605.14678): no LLM user simulator
+or judge (hidden intents are scripted user messages at fixed steps; checkpoints are exact argument
+checks); tools are a workspace of typed calls, not AppWorld; 8 tasks per persona instead of 20.
 """
 
 from __future__ import annotations

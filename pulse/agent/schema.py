@@ -32,8 +32,8 @@ from pulse.core.statements import SlotTerms
 
 _WORD = re.compile(r"[a-z][a-z0-9]*")
 _STOP = frozenset(
-    "a an the of to for in on at by with and or your you this that it its is are be as from my me i we our us "
-    "any which what who e.g eg i.e ie".split()
+    "a an the of to for in on at by with and or your you this that it its is are be as from my me i we "
+    "our us any which what who e.g eg i.e ie".split()
 )
 _URL_WORDS = frozenset({"url", "website", "site", "domain", "link", "homepage", "web"})
 
@@ -119,7 +119,8 @@ def read_args(parameters: Mapping[str, Any], prefix: str = "") -> list[ArgInfo]:
 
 @dataclass(frozen=True)
 class SchemaTool:
-    """A tool as a memory agent reads it from its JSON schema (what a real benchmark's `tools(user)` gives)."""
+    """A tool as a memory agent reads it from its JSON schema (what a real benchmark's `tools(user)`
+    gives)."""
 
     name: str
     description: str

@@ -239,6 +239,19 @@ SUITE_DECISION_KEYS = (
 )
 
 
+def _suite_decision_row(name: str, benchmark: str, cell: dict[str, Any]) -> str:
+    """One row of the suite decision-point table: each metric over the seeds that have a value."""
+
+    def f(k, pct=True):
+        return _fmt([v for v in cell[k]["per_seed"] if v is not None], pct)
+
+    return (
+        f"| {name} | {benchmark} | {f('n', False)} | {f('decision_accuracy')} | {f('intervene_recall')} | "
+        f"{f('interruption_success')} | {f('interventions', False)} | "
+        f"{f('oracle_interventions', False)} | {f('task_mean_score')} |"
+    )
+
+
 def suite_decision_results(
     checkpoints: dict[str, Any], seeds: list[int], train_cfg, benchmarks: list[str]
 ) -> dict[str, Any]:
@@ -290,23 +303,15 @@ def suite_decision_results(
             cell["confusion_per_seed"] = [m.get("confusion") for m in ms]
             summary[name][b] = cell
     lines = [
-        f"Suite decision points (every policy call of a run of each offline suite, gold-rule label; simulated "
-        f"task agent; training seeds = evaluation seeds {seeds}; mean ± stderr)",
+        f"Suite decision points (every policy call of a run of each offline suite, gold-rule label; "
+        f"simulated task agent; training seeds = evaluation seeds {seeds}; mean ± stderr)",
         "| policy | benchmark | calls | decision acc % | intervene recall % | interruption success % | "
         "interventions | oracle interventions (same points) | mean task score % |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, per in summary.items():
         for b, cell in per.items():
-
-            def f(k, pct=True):
-                return _fmt([v for v in cell[k]["per_seed"] if v is not None], pct)
-
-            lines.append(
-                f"| {name} | {b} | {f('n', False)} | {f('decision_accuracy')} | {f('intervene_recall')} | "
-                f"{f('interruption_success')} | {f('interventions', False)} | "
-                f"{f('oracle_interventions', False)} | {f('task_mean_score')} |"
-            )
+            lines.append(_suite_decision_row(name, b, cell))
     return {
         "seeds": seeds,
         "benchmarks": summary,
@@ -438,15 +443,7 @@ def merge_seed_results(folders: list[str | Path], out: str | Path) -> dict[str, 
         lines[0] = lines[0].replace(str(parts[0]["seeds"]), str(seeds))
         for name, per in rows.items():
             for b, cell in per.items():
-
-                def f(k, pct=True):
-                    return _fmt([v for v in cell[k]["per_seed"] if v is not None], pct)
-
-                lines.append(
-                    f"| {name} | {b} | {f('n', False)} | {f('decision_accuracy')} | {f('intervene_recall')} | "
-                    f"{f('interruption_success')} | {f('interventions', False)} | "
-                    f"{f('oracle_interventions', False)} | {f('task_mean_score')} |"
-                )
+                lines.append(_suite_decision_row(name, b, cell))
         merged["suite_decisions"] = {
             "seeds": seeds,
             "benchmarks": rows,

@@ -1,7 +1,8 @@
 """`pulse eval` (= `python -m pulse.cli.eval`): run one benchmark x method x task agent for one seed.
 
     pulse eval benchmark=pibench_sim method=pulse_no_rl base_policy.name_or_path=artifacts/models/tiny_qwen3
-    pulse eval experiment=table1/pulse benchmark=mcp_persona_sim policy.name_or_path=outputs/train/RUN/final seed=2
+    pulse eval experiment=table1/pulse benchmark=mcp_persona_sim \
+        policy.name_or_path=outputs/train/RUN/final seed=2
     pulse eval method=none agent=openai agent.model=M agent.base_url=http://localhost:8000/v1
 
 Composes configs/eval.yaml; converts it once to the frozen `eval.config.EvalConfig`; writes the run

@@ -2,7 +2,8 @@
 
 pulse gen-data out_dir=artifacts/data/pulse_v1 seed=0
 pulse gen-data overrides.n_users=120
-pulse gen-data source=runtime runtime_fraction=0.5 out_dir=artifacts/data/runtime_v1   # run-time decision points
+pulse gen-data source=runtime runtime_fraction=0.5 \
+    out_dir=artifacts/data/runtime_v1   # run-time decision points
 """
 
 from __future__ import annotations

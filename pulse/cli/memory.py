@@ -92,7 +92,8 @@ def show(mem: StoreMemory, user: str, project: str, as_of: str) -> str:
                             f" (after {', '.join(str(d + 1) for d in s.depends_on)})" if s.depends_on else ""
                         )
                         out.append(
-                            f"      {n + 1}. {s.name} [{s.tool}] in={list(s.inputs)} out={list(s.outputs)}{dep}"
+                            f"      {n + 1}. {s.name} [{s.tool}] "
+                            f"in={list(s.inputs)} out={list(s.outputs)}{dep}"
                         )
                 except RecordError as e:
                     out.append(f"      (unreadable steps: {e})")

@@ -1,7 +1,8 @@
 """`pulse serve` (= `python -m pulse.cli.serve`): run the MCP gateway (configs/serve.yaml).
 
     pulse serve user_id=ada memory.root=$HOME/.pulse/memory/ada \
-        +upstreams.retail.command=python '+upstreams.retail.args=[-m,eval.real.tau2_retail.mcp_server,--db,DB]'
+        +upstreams.retail.command=python \
+        '+upstreams.retail.args=[-m,eval.real.tau2_retail.mcp_server,--db,DB]'
     pulse serve transport=http port=8765 ...        # streamable HTTP at http://127.0.0.1:8765/mcp
 
 Logs go to stderr (stdout carries MCP in stdio mode). Exit status 2 with one line for a config error

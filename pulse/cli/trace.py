@@ -1,6 +1,8 @@
-"""`pulse trace` (= `python -m pulse.cli.trace`): one self-contained HTML page per evaluation run (configs/trace.yaml).
+"""`pulse trace` (= `python -m pulse.cli.trace`): one self-contained HTML page per evaluation run
+(configs/trace.yaml).
 
-    PULSE_TRACE=1 pulse eval benchmark=pibench_sim method=pulse_rule out_dir=outputs/eval/a   # record timelines
+    PULSE_TRACE=1 pulse eval benchmark=pibench_sim method=pulse_rule \
+        out_dir=outputs/eval/a                          # record timelines
     pulse trace outputs/eval/a                          # -> outputs/eval/a/trace.html
     pulse trace outputs/eval/a outputs/eval/b out=compare.html    # two methods, side by side
     pulse trace runs=[outputs/eval/a] max_episodes=20
@@ -34,11 +36,12 @@ def _run(cfg) -> Path:
         sorted({f"{r['method']} / {r['benchmark']}" for r in data["runs"]})
     )
     atomic_write_text(out, render(data, title))
-    n_tl = sum(e["traced"] for e in data["episodes"])
+    n_traced = sum(e["traced"] for e in data["episodes"])
     print(
-        f"pulse trace: {out} ({len(data['runs'])} run(s), {len(data['episodes'])} episodes, {n_tl} with a timeline)"
+        f"pulse trace: {out} ({len(data['runs'])} run(s), {len(data['episodes'])} episodes, "
+        f"{n_traced} with a timeline)"
     )
-    if n_tl == 0:
+    if n_traced == 0:
         print(
             "pulse trace: no episode has a timeline; record one with PULSE_TRACE=1 pulse eval ...",
             file=sys.stderr,

@@ -23,10 +23,11 @@ def _run(cfg) -> None:
     # run_training applies `resume` to out_dir, then records the resolved config there (config.yaml)
     summary = run_training(typed, ensure_dataset)
     for stage, m in summary["eval"].items():
+        success = m["interruption_success"]
         print(
             f"[pulse train] {stage}: held-out action accuracy {m['action_accuracy']:.3f}, decision accuracy "
             f"{m['decision_accuracy']:.3f}, interruption success "
-            f"{m['interruption_success'] if m['interruption_success'] is None else round(m['interruption_success'], 3)}, "
+            f"{success if success is None else round(success, 3)}, "
             f"interventions {m['interventions']}, parse failures {m['parse_failure_rate']:.3f}"
         )
 

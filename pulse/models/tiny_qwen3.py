@@ -62,8 +62,12 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int):
     return fast
 
 
+# TinyModelSpec is frozen: one shared default instance is safe.
+_DEFAULT_SPEC = TinyModelSpec()
+
+
 def build_tiny_qwen3(
-    out_dir: str | Path, texts: Iterable[str], spec: TinyModelSpec = TinyModelSpec(), seed: int = 0
+    out_dir: str | Path, texts: Iterable[str], spec: TinyModelSpec = _DEFAULT_SPEC, seed: int = 0
 ) -> Path:
     """Train the tokenizer on `texts`, build a random-init Qwen3, save both atomically to out_dir."""
     import torch

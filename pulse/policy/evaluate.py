@@ -116,7 +116,8 @@ def format_metrics_table(results: dict[str, dict[str, Any]], title: str = "") ->
 
     lines = [title] if title else []
     lines += [
-        "| policy | n | action acc % | decision acc % | interruption success % | interventions | parse fail % |",
+        "| policy | n | action acc % | decision acc % | interruption success % | interventions "
+        "| parse fail % |",
         "|---|---|---|---|---|---|---|",
     ]
     for name, m in results.items():

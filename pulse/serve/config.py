@@ -14,7 +14,8 @@ from pulse.config.schema import ConfigError, Dtype, PolicyBackendConfig, knob
 
 @dataclass(frozen=True)
 class UpstreamConfig:
-    """One upstream MCP server (`upstreams.<name>`): a command started over stdio, or a streamable-HTTP URL."""
+    """One upstream MCP server (`upstreams.<name>`): a command started over stdio, or a streamable-HTTP
+    URL."""
 
     command: str = ""  # executable started as a stdio MCP server ("" when `url` is set)
     args: list[str] = field(default_factory=list)
@@ -29,7 +30,8 @@ class UpstreamConfig:
 class ServeMemoryConfig:
     root: str = ""  # this user's memory root (a folder; created if missing)
     kind: Literal["structured", "flat", "flat_user", "flat_project"] = "structured"
-    # bm25 (lexical, no model) | minilm (packaged weights) | openai (an /v1/embeddings endpoint) | hash (tests)
+    # bm25 (lexical, no model) | minilm (packaged weights) | openai (an /v1/embeddings endpoint)
+    # | hash (tests)
     embedder: Literal["bm25", "minilm", "openai", "hash"] = "bm25"
 
 

@@ -149,9 +149,8 @@ class Gateway:
                 return await self._remember(args)
             up = self.route.get(name)
             if up is None:
-                return _error(
-                    f"unknown tool {name!r}; this gateway serves: {', '.join(sorted([*self.route, REMEMBER]))}"
-                )
+                served = ", ".join(sorted([*self.route, REMEMBER]))
+                return _error(f"unknown tool {name!r}; this gateway serves: {served}")
             session = self.session
             assert session is not None
             try:
@@ -173,8 +172,8 @@ class Gateway:
                 result = await up.call_tool(name, params.arguments)
             except UpstreamDown as e:
                 text = (
-                    f"upstream {up.name!r} is unavailable: {e}. The call did not complete; the gateway tries to "
-                    f"restart {up.name!r} at the next call to one of its tools."
+                    f"upstream {up.name!r} is unavailable: {e}. The call did not complete; "
+                    f"the gateway tries to restart {up.name!r} at the next call to one of its tools."
                 )
                 await anyio.to_thread.run_sync(session.after_call, name, args, text)
                 return _error(text)

@@ -42,7 +42,8 @@ PACKAGES = (
 #   out_dir, run_name, label               where the run is written, what it is called
 #   logger                                 whether metrics also go to wandb (metrics.jsonl is always written)
 #   resume, retry_failed                   how a rerun treats existing outputs
-#   eval_after, progress, allow_failures   evaluate after training; progress bar; exit status on failed episodes
+#   eval_after, progress, allow_failures   evaluate after training; progress bar; exit status on failed
+#                                          episodes
 #   data.generate_if_missing, model.build  what to do when the data / the model path is missing
 #   chains_parallel                        how many persona chains run at once (batched decisions)
 NON_RESULT_KEYS: tuple[str, ...] = (

@@ -136,9 +136,9 @@ def test_suite_decision_log_reproduces_the_harness_run(tmp_path):
     from eval.config import BenchmarkConfig, EvalConfig, MethodConfig
     from eval.harness import run_eval
     from eval.metrics import read_rows
+    from eval.policy_decisions import run_logged, suite_decision_metrics
     from eval.registry import BENCHMARKS
     from pulse.agent.rule_policy import RulePolicy
-    from eval.policy_decisions import run_logged, suite_decision_metrics
 
     bcfg = BenchmarkConfig("pibench_sim", max_tasks=2)
     calls, episodes = run_logged(

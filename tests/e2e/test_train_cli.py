@@ -110,12 +110,16 @@ def test_killed_grpo_resumes_from_checkpoint(small_dataset, tiny_model, tmp_path
     # Make it a run killed right after its step-2 checkpoint: no final/, no checkpoint-4, no rows past 2.
     shutil.rmtree(out / "grpo" / "final")
     shutil.rmtree(out / "grpo" / "checkpoint-4")
-    rows = [l for l in (out / "metrics.jsonl").read_text().splitlines() if json.loads(l)["step"] <= 2]
-    (out / "metrics.jsonl").write_text("".join(l + "\n" for l in rows))
+    rows = [
+        line for line in (out / "metrics.jsonl").read_text().splitlines() if json.loads(line)["step"] <= 2
+    ]
+    (out / "metrics.jsonl").write_text("".join(line + "\n" for line in rows))
     r = _run(args)  # the same command resumes
     assert r.returncode == 0, r.stderr[-3000:]
     steps = [
-        json.loads(l)["step"] for l in (out / "metrics.jsonl").read_text().splitlines() if '"reward"' in l
+        json.loads(line)["step"]
+        for line in (out / "metrics.jsonl").read_text().splitlines()
+        if '"reward"' in line
     ]
     assert steps == [1, 2, 3, 4]  # steps 3-4 continued from checkpoint-2, not from scratch
     assert (out / "grpo" / "final" / "adapter_config.json").exists()

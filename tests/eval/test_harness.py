@@ -36,7 +36,7 @@ def test_run_dir_contents_and_resume_skips_finished(tmp_path, eval_cfg):
     assert (out / "episodes.jsonl").stat().st_mtime_ns == mtime  # nothing rerun
     # a partial chain (crash after its first task, torn last line) is rerun from its start
     lines = (out / "episodes.jsonl").read_text().splitlines()
-    keep = [l for l in lines if json.loads(l)["task_id"] != "marketer_task_002"]
+    keep = [line for line in lines if json.loads(line)["task_id"] != "marketer_task_002"]
     (out / "episodes.jsonl").write_text("\n".join(keep) + '\n{"torn')
     run_eval(cfg)
     rows = read_rows(out / "episodes.jsonl")

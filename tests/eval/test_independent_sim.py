@@ -189,7 +189,7 @@ def test_conditional_tasks_name_their_context(suites):
 
 def test_history_reads_back_with_the_suite_reader(suites):
     reader = pytest.importorskip("eval.suites.reader")
-    for s, p in ((s, p) for s in suites.values() for p in s.personas):
+    for s, p in ((suite, persona) for suite in suites.values() for persona in suite.personas):
         slots = {sl for t in p.tools for sl in t.params}
         r = reader.ValueReader(s.vocabulary, s.conditions, slots)
         facts = {(m.slot, m.value) for m in p.memory if m.is_current}
@@ -220,6 +220,7 @@ def test_history_reads_back_with_the_suite_reader(suites):
 
 def test_load_applies_personas_and_max_tasks():
     from eval.config import BenchmarkConfig
+    from eval.real.base import BenchmarkDataError
 
     cfg = BenchmarkConfig(name=NAME, personas=["physio", "sre_lead"], max_tasks=3)
     s = load(cfg)  # the suite behind the benchmark protocol
@@ -228,7 +229,7 @@ def test_load_applies_personas_and_max_tasks():
         and s.suite.name == NAME
         and Counter(t.user_id for t in s.tasks) == {"physio": 3, "sre_lead": 3}
     )
-    with pytest.raises(Exception):
+    with pytest.raises(BenchmarkDataError):
         load(BenchmarkConfig(name=NAME, personas=["nobody"]))
 
 

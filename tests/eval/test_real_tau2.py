@@ -17,7 +17,8 @@ def tau2_dir():
 
 
 def test_gold_replay_through_the_gate_with_pulse_reaches_db_reward_1_on_all_114(tmp_path, tau2_dir, eval_cfg):
-    # pulse_rule: the real PulseAgent (memory store, listener, retrieval, pre-commit gate) with the rule policy
+    # pulse_rule: the real PulseAgent (memory store, listener, retrieval, pre-commit gate) with the rule
+    # policy
     cfg = eval_cfg(tmp_path, "pulse_rule", "tau2_retail", ["agent=scripted", "agent.script=gold"])
     out = run_eval(cfg)
     rows = read_rows(out / "episodes.jsonl")

@@ -7,6 +7,7 @@ import pytest
 from eval.envs import check_task, make_env, task_score
 from eval.suites import mcp_persona_sim, pibench_sim
 from eval.suites.schema import SuiteError, load_suite, suite_from_json
+from pulse.agent.gate import ToolCallError
 
 
 @pytest.mark.parametrize("gen", [pibench_sim, mcp_persona_sim])
@@ -62,9 +63,9 @@ def test_direct_and_mcp_tools_agree_and_score():
         try:
             for s in task.steps:
                 env(s.tool, {"name": s.artifact, **{a.slot: a.gold for a in s.args}})
-            with pytest.raises(Exception, match="unknown tool"):
+            with pytest.raises(ToolCallError, match="unknown tool"):
                 env("nope", {})
-            with pytest.raises(Exception):
+            with pytest.raises(ToolCallError):
                 env(task.steps[0].tool, {"name": "x", task.steps[0].args[0].slot: "not-a-value"})
             states.append(env.state)
         finally:

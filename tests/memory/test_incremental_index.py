@@ -240,15 +240,25 @@ _WORKER = textwrap.dedent("""
         t = f"2025-{1 + i // 28:02d}-{1 + i % 28:02d}T00:00:0{tag[-1]}Z"
         conv = mem.conversation("shared", "proj", cid, extract=False)
         rng = random.Random(cid)
-        texts = [" ".join(rng.choice("ab cd ef gh ij kl mn op qr st uv wx".split()) for _ in range(6)) + f" ({cid}/{j})"
-                 for j in range(3)]
+        texts = [
+            " ".join(rng.choice("ab cd ef gh ij kl mn op qr st uv wx".split()) for _ in range(6))
+            + f" ({cid}/{j})"
+            for j in range(3)
+        ]
         ev = Event("message", 0, time=t, text=" ".join(texts), role="user", event_id=f"{cid}-e")
         conv.observe(ev)
         for j, text in enumerate(texts):
             slot = f"{tag}-chain" if j == 2 else ""
-            conv.add_candidate(WriteCandidate(MemoryItem(f"{cid}-f{j}", "preference", "user:shared", text, slot=slot,
-                value=cid if slot else "", topic="concurrency",
-                provenance=Provenance("user_statement", ev.event_id, text)), source_event=ev))
+            conv.add_candidate(
+                WriteCandidate(
+                    MemoryItem(
+                        f"{cid}-f{j}", "preference", "user:shared", text, slot=slot,
+                        value=cid if slot else "", topic="concurrency",
+                        provenance=Provenance("user_statement", ev.event_id, text),
+                    ),
+                    source_event=ev,
+                )
+            )
         conv.commit()
         mem.retrieve(RetrievalQuery("shared", subgoal=texts[0], k=3))  # reads while others write
     ix = mem.index("user:shared")
@@ -273,7 +283,7 @@ def test_concurrent_writers_on_one_root_lose_nothing(tmp_path):
         for tag in tags
     ]
     outs = [p.communicate(timeout=300) for p in procs]
-    for p, (out, err) in zip(procs, outs):
+    for p, (_out, err) in zip(procs, outs):
         assert p.returncode == 0, err[-2000:]
     report = KillReport()
     done = {f"{t}-{i}" for t in tags for i in range(n)}

@@ -7,8 +7,8 @@ import json
 import pytest
 from memory_helpers import pref, user_msg
 
-from pulse.memory import ItemMeta, SnapshotError, export_snapshot, import_snapshot, load_snapshot
 from pulse.cli.memory import main
+from pulse.memory import ItemMeta, SnapshotError, export_snapshot, import_snapshot, load_snapshot
 
 
 @pytest.fixture

@@ -4,7 +4,8 @@
 compaction / retrieval-speed changes of issue 19 (part 4), and is compared exactly: a change in
 which items are selected, their order, their scores (as `ScoredItem` rounds them) or their reasons
 (compared by digest) fails. The worlds run in a subprocess with PYTHONHASHSEED=0: which entities a
-reason names follows set iteration order, which string hashing changes from process to process. Each world is queried in four states: a fresh index, base + appended
+reason names follows set iteration order, which string hashing changes from process to process.
+Each world is queried in four states: a fresh index, base + appended
 tail, after a compaction plus a new tail, and reopened from the store. Compaction runs to
 completion at the commit that crosses the threshold here (step budget unlimited), which is the
 layout the synchronous compaction of the old code produced, so results must match bit for bit.

@@ -228,9 +228,12 @@ def test_user_stated_value_wins_and_one_hold_per_call(tmp_path):
         mem.close()
     agent, mem = _agent(tmp_path / "b", FACTS, "Find seats for concert tickets")
     try:
-        call = lambda s: agent.decide_call(
-            Event("candidate_call", s, tool="open_website", args={"site": "google.com"})
-        )
+
+        def call(step):
+            return agent.decide_call(
+                Event("candidate_call", step, tool="open_website", args={"site": "google.com"})
+            )
+
         assert call(2).decision.action == "intervene"
         assert call(3).decision.action == "silent"  # the same held call proposed again passes
         assert agent.stats.interventions == 1

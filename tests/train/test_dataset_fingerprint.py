@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from pulse.config.schema import DataConfig
 from data_gen.ensure import ensure_dataset
+from pulse.config.schema import DataConfig
 from pulse.train.data import load_examples, recorded_fingerprint
 
 

@@ -91,7 +91,10 @@ class PiBench(RealBenchmarkBase):
     @property
     def judge_label(self) -> str:
         how = "whole transcript" if self.proxy else "per turn, ORed over turns"
-        return f"checklist by {self.judge.label} ({how}); rule-script criteria not scored (scripts not distributed)"
+        return (
+            f"checklist by {self.judge.label} ({how}); "
+            "rule-script criteria not scored (scripts not distributed)"
+        )
 
     nonstandard = ""
 

@@ -44,10 +44,11 @@ GREETING = "Hi! How can I help you today?"  # τ²'s agent opens every conversat
 # τ²'s user-simulation guidelines, in our words (the task's own instructions follow them)
 USER_GUIDELINES = (
     "You play a customer contacting a customer service agent. Follow the scenario instructions below. "
-    "Write one message at a time, like a real customer. Never invent information the instructions do not give: "
-    "treat it as unknown. Do not repeat the instructions word for word. Give information only when the agent "
-    f"asks for it. When the goal of the instructions is reached, reply with {STOP} only. If you are transferred "
-    f"to another agent, reply with {TRANSFER}. If the instructions do not say how to go on, reply with {OUT_OF_SCOPE}."
+    "Write one message at a time, like a real customer. Never invent information the instructions do "
+    "not give: treat it as unknown. Do not repeat the instructions word for word. Give information only "
+    f"when the agent asks for it. When the goal of the instructions is reached, reply with {STOP} only. "
+    f"If you are transferred to another agent, reply with {TRANSFER}. If the instructions do not say how "
+    f"to go on, reply with {OUT_OF_SCOPE}."
 )
 
 
@@ -142,7 +143,10 @@ class Tau2Retail(RealBenchmarkBase):
     @property
     def judge_label(self) -> str:
         if self.judge is None:
-            return "tau2 DB + COMMUNICATE checks; NL_ASSERTION not evaluated (no judge endpoint): basis 'DB only'"
+            return (
+                "tau2 DB + COMMUNICATE checks; NL_ASSERTION not evaluated (no judge endpoint): "
+                "basis 'DB only'"
+            )
         return f"tau2 DB + COMMUNICATE checks; NL_ASSERTION by {self.judge.label}"
 
     @property
@@ -192,8 +196,8 @@ class Tau2Retail(RealBenchmarkBase):
                 (
                     SeedTurn(
                         "user",
-                        f"Hi, I'm {name['first_name']} {name['last_name']}. My email is {u['email']} and my zip "
-                        f"code is {a['zip']}.",
+                        f"Hi, I'm {name['first_name']} {name['last_name']}. "
+                        f"My email is {u['email']} and my zip code is {a['zip']}.",
                     ),
                     ack,
                 ),
@@ -357,7 +361,8 @@ class Tau2Retail(RealBenchmarkBase):
 
 
 class Tau2User:
-    """τ²'s LLM user simulator: guidelines + the task's instructions; stop / transfer / out-of-scope tokens."""
+    """τ²'s LLM user simulator: guidelines + the task's instructions; stop / transfer / out-of-scope
+    tokens."""
 
     def __init__(self, endpoint, scenario: dict[str, Any]):
         self.endpoint = endpoint

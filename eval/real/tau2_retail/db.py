@@ -44,7 +44,7 @@ def _normalise(db: dict[str, Any], path: Path) -> dict[str, Any]:
             if "price" not in v:
                 raise BenchmarkDataError(f"{path}: products.{pid}.variants.{vid}: key 'price' missing")
             v["price"] = float(v["price"])
-    for uid, u in db["users"].items():
+    for u in db["users"].values():
         for pm in u.get("payment_methods", {}).values():
             if pm.get("source") == "gift_card":
                 pm["balance"] = float(pm["balance"])

@@ -394,8 +394,8 @@ _TOOLS: dict[str, tuple[str, dict[str, dict]]] = {
         {"user_id": _s("user id"), **_ADDR},
     ),
     "return_delivered_order_items": (
-        "Request a return of items of a delivered order, refunded to the original payment method or a gift card "
-        "(confirm first).",
+        "Request a return of items of a delivered order, refunded to the original payment method "
+        "or a gift card (confirm first).",
         {"order_id": _ORDER, "item_ids": _a("item ids to return"), "payment_method_id": _PM},
     ),
     "transfer_to_human_agents": (

@@ -263,7 +263,9 @@ PERSONAS: dict[str, dict] = {
         ),
     },
     "news_editor": {
-        "role": "digital news editor who publishes stories, commissions graphics and shares them on social sites",
+        "role": (
+            "digital news editor who publishes stories, commissions graphics and shares them on social sites"
+        ),
         "tools": {
             "publish_story": (
                 "cms",
