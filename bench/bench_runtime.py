@@ -43,33 +43,39 @@ sys.path.insert(0, str(ROOT))
 KEY_DEFINITIONS = {
     "waiting_for_memory_pct": "100 * blocking_s / (wall_s - blocking_s): time the task agent waited for the "
     "memory agent, as a share of the rest of its wall time in the same run",
-    "wall_change_vs_none_pct": "100 * (wall_s - none.wall_s) / none.wall_s: raw wall-time change against the run "
-    "without memory (includes extra replanning that interventions cause)",
+    "wall_change_vs_none_pct": "100 * (wall_s - none.wall_s) / none.wall_s: raw wall-time change against "
+    "the run without memory (includes extra replanning that interventions cause)",
 }
 
 
 class ModelledLatencyPolicy:
     """The rule policy's decisions, each call held for a fixed decision time: a stand-in for the
-    latency of a served model that cannot run here (e.g. Qwen3-8B behind vLLM). Labelled "modelled"."""
+    latency of a served model that cannot run here (e.g. Qwen3-8B behind vLLM). Labelled "modelled".
+    A batch of n inputs (plan-time speculation decides a plan and the call it announces together)
+    is held `seconds * (1 + batch_overhead * (n - 1))`: a served model decodes a small batch in about
+    the time of one input, prefill grows with it; `batch_overhead` is that extra share per input."""
 
-    def __init__(self, seconds: float):
+    def __init__(self, seconds: float, batch_overhead: float = 0.25):
         from pulse.agent.rule_policy import RulePolicy
 
-        self.inner, self.seconds = RulePolicy(), seconds
+        self.inner, self.seconds, self.batch_overhead = RulePolicy(), seconds, batch_overhead
 
     def decide_batch(self, inputs):
-        time.sleep(self.seconds)
+        time.sleep(self.seconds * (1 + self.batch_overhead * max(0, len(inputs) - 1)))
         return self.inner.decide_batch(inputs)
 
 
-def build_policy(arg: str, tmp: Path, max_new_tokens: int):
+def build_policy(arg: str, tmp: Path, max_new_tokens: int, batch_overhead: float = 0.25):
     if arg == "rule":
         from pulse.agent.rule_policy import RulePolicy
 
         return RulePolicy(), "rule"
     if arg.startswith("modelled:"):
         seconds = float(arg.split(":", 1)[1])
-        return ModelledLatencyPolicy(seconds), f"modelled decision time {seconds} s/call (rule decisions)"
+        return ModelledLatencyPolicy(seconds, batch_overhead), (
+            f"modelled decision time {seconds} s/call (rule decisions; a batch of n inputs "
+            f"{seconds} * (1 + {batch_overhead} * (n - 1)) s)"
+        )
     from pulse.policy.transformers_policy import TransformersPolicy
 
     model_dir = arg
@@ -87,15 +93,18 @@ def build_policy(arg: str, tmp: Path, max_new_tokens: int):
     ), model_dir
 
 
-def run_mode(mode: str, tasks, suite, policy, params, tmp: Path) -> dict:
+def run_mode(mode: str, tasks, suite, policy, params, tmp: Path, speculate: bool = True) -> dict:
     from eval.agents.simulated import SimulatedAgent
-    from eval.envs import make_env
     from eval.memory_backends import open_chain_memory
     from eval.methods.none import NoMemory
+    from eval.suites.workspace import make_env
     from pulse.agent.runtime import PulseAgent, PulseAgentConfig
+    from pulse.agent.speculation import call_specs_from
 
     agent = SimulatedAgent(params, deterministic=False, realtime=True)
     walls, blocking, mem_work, policy_calls = [], [], [], 0
+    spec = {"speculative_calls": 0, "speculative_hits": 0, "speculative_misses": 0}
+    gates: list[dict] = []  # every gate that held a call >= 50 ms: where the task agent still waits
     by_user: dict[str, list] = {}
     for t in tasks:
         by_user.setdefault(t.user_id, []).append(t)
@@ -122,8 +131,11 @@ def run_mode(mode: str, tasks, suite, policy, params, tmp: Path) -> dict:
                         as_of=t.time,
                         conversation_id=f"{mode}-{t.task_id}",
                         slot_vocab=tools_vocab(persona.tools),
+                        call_specs=call_specs_from(persona.tools),
+                        speculate=speculate,
                     ),
                 )
+                session.decide_call = _timed_gate(session, t.task_id, gates)
             t0 = time.perf_counter()
             agent.run(t, env, session, seed=0)
             walls.append(time.perf_counter() - t0)
@@ -131,22 +143,57 @@ def run_mode(mode: str, tasks, suite, policy, params, tmp: Path) -> dict:
             blocking.append(st.blocking_s)
             mem_work.append(st.memory_wall_s)
             policy_calls += st.policy_calls
+            for k in spec:
+                spec[k] += getattr(st, k, 0)
     return {
         "wall_s": sum(walls),
         "per_task_wall_s": walls,
         "blocking_s": sum(blocking),
         "memory_work_s": sum(mem_work),
         "policy_calls": policy_calls,
+        **(spec if mode != "none" else {}),
+        **({"gates_waiting": gates} if mode != "none" else {}),
     }
+
+
+def _timed_gate(session, task_id: str, log: list[dict]):
+    """`session.decide_call`, logging every gate that held the call >= 50 ms (step, tool, wait, action,
+    whether the decision was made ahead)."""
+    decide = session.decide_call
+
+    def timed(event):
+        n = len(session.stats.decisions)
+        t0 = time.perf_counter()
+        gd = decide(event)
+        wait = time.perf_counter() - t0
+        if wait >= 0.05:
+            rec = session.stats.decisions[-1] if len(session.stats.decisions) > n else None
+            log.append(
+                {
+                    "task": task_id,
+                    "step": event.step,
+                    "tool": event.tool,
+                    "wait_s": round(wait, 3),
+                    "action": gd.decision.action,
+                    "policy_called": bool(rec and rec.policy_called),
+                    "speculative": bool(rec and getattr(rec, "speculative", False)),
+                }
+            )
+        return gd
+
+    return timed
 
 
 def _decision_time(res: dict) -> dict:
-    """Mean memory-agent work per policy call in each mode (retrieval + the policy's decision)."""
-    return {
-        m: (round(r["memory_work_s"] / r["policy_calls"], 4) if r.get("policy_calls") else None)
-        for m, r in res.items()
-        if m != "none"
-    }
+    """Mean memory-agent work per policy decision in each mode (retrieval + the policy's decision;
+    decisions made ahead by speculation count)."""
+    out = {}
+    for m, r in res.items():
+        if m == "none":
+            continue
+        n = r.get("policy_calls", 0) + r.get("speculative_calls", 0)
+        out[m] = round(r["memory_work_s"] / n, 4) if n else None
+    return out
 
 
 def throughput(tmp: Path) -> dict:
@@ -190,6 +237,15 @@ def main(argv=None) -> int:
         "decision time), or '' = build a tiny Qwen3",
     )
     p.add_argument("--label", default="", help="a name for this policy in the result file")
+    p.add_argument(
+        "--batch-overhead",
+        type=float,
+        default=0.25,
+        help="modelled policy: extra share of a decision's time per further input in one batch",
+    )
+    p.add_argument(
+        "--no-speculate", action="store_true", help="streaming without plan-time speculation (ablation)"
+    )
     p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--skip-throughput", action="store_true")
     p.add_argument("--out", default=str(ROOT / "bench" / "results"))
@@ -206,13 +262,16 @@ def main(argv=None) -> int:
         suite = pibench_sim.generate(0)
         chains = suite.chains()
         tasks = [ts[0] for ts in chains.values()][: a.tasks]
-        policy, policy_name = build_policy(a.policy, tmp, a.max_new_tokens)
+        policy, policy_name = build_policy(a.policy, tmp, a.max_new_tokens, a.batch_overhead)
         params = BehaviourParams(
             llm_latency_s=a.llm_latency_s,
             llm_latency_s_per_1k_ctx_tokens=0.0,
             tool_latency_s=a.tool_latency_s,
         )
-        res = {m: run_mode(m, tasks, suite, policy, params, tmp) for m in ("none", "streaming", "serial")}
+        res = {
+            m: run_mode(m, tasks, suite, policy, params, tmp, speculate=not a.no_speculate)
+            for m in ("none", "streaming", "serial")
+        }
         t0 = res["none"]["wall_s"]
         for m in ("streaming", "serial"):
             r = res[m]
@@ -229,11 +288,13 @@ def main(argv=None) -> int:
             "policy_label": a.label,
             "policy_decision_s": _decision_time(res),
             "policy_max_new_tokens": a.max_new_tokens,
+            "speculate": not a.no_speculate,
             "memory": "pulse.memory structured (bm25)",
             "added_wall_time": res,
             "key_definitions": KEY_DEFINITIONS,
             "throughput_simulated_agent": None if a.skip_throughput else throughput(tmp),
-            "note": "simulated task agent in real time (sleeps the latency model); memory agent and policy real",
+            "note": "simulated task agent in real time (sleeps the latency model); memory agent and policy "
+            "real",
         }
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -252,8 +313,16 @@ def main(argv=None) -> int:
         print(
             f"  {m:9s}: +{r[m]['waiting_for_memory_pct']:.1f} % waiting for memory (raw wall change vs none "
             f"{r[m]['wall_change_vs_none_pct']:+.1f} %; wall {r[m]['wall_s']:.2f} s, blocking "
-            f"{r[m]['blocking_s']:.2f} s, memory work {r[m]['memory_work_s']:.2f} s, policy calls {r[m]['policy_calls']})"
+            f"{r[m]['blocking_s']:.2f} s, memory work {r[m]['memory_work_s']:.2f} s, "
+            f"policy calls {r[m]['policy_calls']}, "
+            f"speculative {r[m]['speculative_calls']} = {r[m]['speculative_hits']} hits + "
+            f"{r[m]['speculative_misses']} misses)"
         )
+        for g in r[m]["gates_waiting"]:
+            print(
+                f"    waited {g['wait_s']:.2f} s at {g['task']} step {g['step']} {g['tool']} -> {g['action']}"
+                f"{' (decided ahead)' if g['speculative'] else ''}"
+            )
     if result["throughput_simulated_agent"]:
         for k, v in result["throughput_simulated_agent"].items():
             print(

@@ -24,6 +24,7 @@ from typing import Any
 
 from pulse.agent.runtime import PulseAgent, PulseAgentConfig
 from pulse.agent.schema import SchemaTool
+from pulse.agent.speculation import call_specs_from
 from pulse.core.statements import vocab_from_params
 
 
@@ -130,6 +131,8 @@ class PulseMethod:
             slot_vocab=tools_vocab(tools),
             conversation_id=task.task_id,
             tool_schemas=tuple(t for t in tools if isinstance(t, SchemaTool)),
+            # tool names, parameters and artifact parameter: plan-time speculation (concurrent runs only)
+            call_specs=call_specs_from(tools),
         )
         return PulseAgent(memory, self.policy, cfg)
 

@@ -29,6 +29,26 @@ With `concurrent=False` everything runs
 inline in the caller's thread (deterministic; the simulated-agent harness uses this and accounts
 for overlap with a latency model, see `eval/agents/simulated.py`).
 
+Speculation (`speculate=True`, concurrent streaming only; `pulse.agent.speculation`): a task agent
+announces its next call in a message before it proposes it ("Next I will log experiment 'exp-3'
+with tracker wandb ..."). When the worker processes such a message it predicts the call from the
+message's words and the tools' `call_specs` (tool name, artifact, the slot values the listener
+parsed), builds the policy input the gate *would* build if that call came next (the gate's own code
+path: retrieval with the call, the gate view, the prefix, the pre-check) and, where the pre-check
+wants a decision, has the policy decide it ahead -- in one batch with the message's own decision
+when the message needs one (both are known before either is decided), else alone. If the message's
+decision delivered something, the input is built again (retrieval depends on what was delivered) and
+a decision made for an input that changed is dropped (then decided again alone, unless the gate is
+already waiting). At the gate, after the flush, the real input is built as always; only if it is
+*exactly* equal to the speculative one (`speculation.same_input`: every event, every argument in
+order, every snapshot item) is the decision made ahead used (`speculative_hits`; the decision record
+says `speculative=True`), otherwise the gate decides as without speculation
+(`speculative_misses`). So the gate's decisions are the ones the policy gives for the gate's input;
+only when they are computed changes. `policy_calls` counts the decisions made for events as they
+happen (a hit is not one), `speculative_calls` the decisions made ahead (used or not):
+`policy_calls + speculative_calls` is every input the policy decided, and at task end
+`speculative_calls == speculative_hits + speculative_misses`.
+
 Modes (ablations are configs, not code paths elsewhere):
 - `streaming` (Pulse): the above.
 - `start_only`: step 1 only; events are logged but never trigger retrieval or the policy.
@@ -65,6 +85,7 @@ from pulse.agent.gate import GateDecision
 from pulse.agent.listener import Listener, Trigger, event_entities
 from pulse.agent.precheck import needs_decision
 from pulse.agent.schema import ArgMapper, SchemaTool, word_cosine
+from pulse.agent.speculation import CallSpec, call_specs_from, predict_call, same_input
 from pulse.agent.tokens import count_tokens
 from pulse.agent.writeback import commit_events
 from pulse.core.gold import BINDING_KINDS, user_stated
@@ -122,6 +143,12 @@ class PulseAgentConfig:
     scope_threshold: float = 0.2
     # interventions on one and the same call (tool + arguments); 0 = no limit
     max_holds_per_call: int = 1
+    # what the tools publish about their calls (name, parameters, artifact parameter) for plan-time
+    # speculation (pulse.agent.speculation); empty = from tool_schemas
+    call_specs: Sequence[CallSpec] = ()
+    # concurrent streaming only: decide ahead the gate input of the call an agent message announces,
+    # used at the gate only when the real input is exactly equal (module docstring, "Speculation")
+    speculate: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in AGENT_MODES:
@@ -160,6 +187,16 @@ class DecisionRecord:
     policy_called: bool
     wall_s: float
     converted: str = ""  # "intervene->supplement" (supplement-only) or "illegal_intervene->silent"
+    speculative: bool = False  # a gate decision decided ahead for exactly this input (speculation)
+
+
+@dataclass(frozen=True)
+class _Speculation:
+    """A gate decision made ahead: the announced call, the gate input it would meet, the policy's output."""
+
+    call: Event
+    inp: PolicyInput
+    out: object
 
 
 @dataclass
@@ -176,6 +213,11 @@ class AgentStats:
     blocking_s: float = 0.0  # time the task agent waited for it (gates, serial mode)
     committed_items: int = 0
     precheck_skips: int = 0  # decision points the pre-check settled as silent without a policy call
+    # speculation (concurrent streaming): gate inputs decided ahead (not in policy_calls), of which
+    # used at the gate (the input was exactly equal) and discarded; calls = hits + misses at end
+    speculative_calls: int = 0
+    speculative_hits: int = 0
+    speculative_misses: int = 0
     decisions: list[DecisionRecord] = field(default_factory=list)
     deliveries: list[Delivery] = field(default_factory=list)
 
@@ -193,6 +235,9 @@ class AgentStats:
             "blocking_s": round(self.blocking_s, 6),
             "committed_items": self.committed_items,
             "precheck_skips": self.precheck_skips,
+            "speculative_calls": self.speculative_calls,
+            "speculative_hits": self.speculative_hits,
+            "speculative_misses": self.speculative_misses,
         }
 
 
@@ -255,6 +300,12 @@ class PulseAgent:
         # own (now stale) policy decisions are skipped -- the gate decision sees the same prefix
         self._gate_waiting = False
         self.stats_skipped_stale = 0
+        # plan-time speculation (concurrent streaming only): the worker's one cached decision ahead
+        self._call_specs = tuple(config.call_specs) or call_specs_from(config.tool_schemas)
+        self._speculating = bool(
+            config.speculate and config.concurrent and config.mode == "streaming" and self._call_specs
+        )
+        self._speculation: _Speculation | None = None
         if config.concurrent and config.mode != "serial":
             self._queue = queue.Queue()
             self._worker = threading.Thread(target=self._run_worker, name="pulse-memory-agent", daemon=True)
@@ -309,23 +360,16 @@ class PulseAgent:
             self.flush()
         finally:
             self._gate_waiting = False
-        decision, items, parse_ok = self._process(event)
+        with self._lock:  # written by the worker, which is idle after the flush
+            cached, self._speculation = self._speculation, None
+        decision, items, parse_ok = self._process(event, cached=cached)
         if decision.action == "intervene" and self.config.max_holds_per_call:
             key = f"{event.tool}|{sorted((k, str(v)) for k, v in event.args.items())}"
             self._holds[key] = self._holds.get(key, 0) + 1
             if self._holds[key] > self.config.max_holds_per_call:
                 self.stats.interventions -= 1
-                rec = self.stats.decisions[-1]
-                self.stats.decisions[-1] = DecisionRecord(
-                    rec.step,
-                    rec.event_kind,
-                    rec.trigger,
-                    "silent",
-                    (),
-                    rec.parse_ok,
-                    rec.policy_called,
-                    rec.wall_s,
-                    "repeat_hold->silent",
+                self.stats.decisions[-1] = replace(
+                    self.stats.decisions[-1], action="silent", evidence=(), converted="repeat_hold->silent"
                 )
                 decision, items = Decision("silent"), []
         self.stats.blocking_s += time.perf_counter() - t0
@@ -361,6 +405,10 @@ class PulseAgent:
             self._queue.put(None)
             self._worker.join(timeout=10)  # type: ignore[union-attr]
             self._queue = None
+        with self._lock:
+            if self._speculation is not None:  # announced, never proposed
+                self._speculation = None
+                self.stats.speculative_misses += 1
         last = self._events[-1].step if self._events else 0
         end_ev = Event("task_end", step if step is not None else last + 1)
         self._events.append(end_ev)
@@ -392,13 +440,14 @@ class PulseAgent:
             try:
                 if ev is None:
                     return
-                self._process(ev)
+                self._process(ev, speculate=self._speculating)
             except BaseException as e:  # surfaced at the next gate / flush, never silently lost
                 self._worker_error = e
             finally:
                 self._queue.task_done()
 
-    def _retrieve(self, event: Event, trig: Trigger, k: int) -> list[MemoryItem]:
+    def _retrieve(self, event: Event, trig: Trigger, k: int, count: bool = True) -> list[MemoryItem]:
+        """`count=False` (a speculative retrieval): the same retrieval, not counted in the stats."""
         subgoal = (
             trig.subgoal or self.listener.current_subgoal or (event.text if event.kind == "request" else "")
         )
@@ -412,14 +461,15 @@ class PulseAgent:
             delivered=tuple(self.delivered),
             k=k,
         )
-        self.stats.retrievals += 1
+        if count:
+            self.stats.retrievals += 1
         items = [s.item for s in self.memory.retrieve(q)]
         if not self.config.scope_facts:
             return items
-        kept = self.scope_filter(items)
+        kept = self.scope_filter(items, count=count)
         if len(kept) < len(items):  # something was out of scope: look further, then keep the best k
             more = [s.item for s in self.memory.retrieve(replace(q, k=3 * k))]
-            kept = self.scope_filter(more)[:k]
+            kept = self.scope_filter(more, count=count)[:k]
         return kept
 
     def _request_text(self) -> str:
@@ -438,7 +488,7 @@ class PulseAgent:
                     self._contexts.setdefault(m.slot, set()).add(m.conditions)
         return self._contexts
 
-    def scope_filter(self, items: Sequence[MemoryItem]) -> list[MemoryItem]:
+    def scope_filter(self, items: Sequence[MemoryItem], count: bool = True) -> list[MemoryItem]:
         """`items` without the facts out of this request's scope: where the user's current binding
         facts for a slot carry several contexts, only those whose context matches the request best
         (and at least `scope_threshold`) stay; unconditioned facts and other items always stay."""
@@ -454,7 +504,8 @@ class PulseAgent:
             sc = word_cosine(m.conditions, req)
             if sc < best[m.slot] - 1e-9 or sc < self.config.scope_threshold:
                 drop.add(m.item_id)
-        self.stats_scoped_out += len(drop)
+        if count:
+            self.stats_scoped_out += len(drop)
         return [m for m in items if m.item_id not in drop]
 
     def _deliver(self, items: Sequence[MemoryItem], step: int, source) -> Delivery:
@@ -469,8 +520,10 @@ class PulseAgent:
                 self._pending.append(d)
         return d
 
-    def _policy_input(self, snapshot: Sequence[MemoryItem]) -> PolicyInput:
-        prefix = self.listener.prefix
+    def _policy_input(
+        self, snapshot: Sequence[MemoryItem], prefix: Sequence[Event] | None = None
+    ) -> PolicyInput:
+        prefix = list(self.listener.prefix if prefix is None else prefix)
         keep = self.config.max_prefix_events
         if len(prefix) > keep + 1:
             prefix = [prefix[0]] + prefix[-keep:]
@@ -494,17 +547,20 @@ class PulseAgent:
                     ]
         return self._scope_cache
 
-    def _gate_view(self, event: Event, snapshot: Sequence[MemoryItem]) -> tuple[Event, list[MemoryItem]]:
+    def _gate_view(
+        self, event: Event, snapshot: Sequence[MemoryItem], before: Sequence[Event] | None = None
+    ) -> tuple[Event, list[MemoryItem]]:
         """The candidate call and the snapshot as the policy sees them on real tools: memory slots
         mapped onto the call's arguments (by name or meaning), values compared by the argument's
         type, typed arguments in canonical form, and no item contradicting a value the user stated.
         A free-text argument that commits the task's result (kind `text`, e.g. an answer) speaks for
-        the request's scoped preferences that no argument of any tool names: each must occur in it."""
+        the request's scoped preferences that no argument of any tool names: each must occur in it.
+        `before`: the prefix before the call (default: the listener's, the call being its last event)."""
         tool = self.tools.get(event.tool)
         kinds = {a.name: a.kind for a in tool.args} if tool else {}
         typed = ("domain", "email", "number", "date", "set")
         args = {k: (canonical(kinds[k], v) if kinds.get(k) in typed else v) for k, v in event.args.items()}
-        stated = user_stated(self.listener.prefix[:-1])
+        stated = user_stated(list(self.listener.prefix[:-1] if before is None else before))
         named = {a.name for t in self.tools.values() for a in t.args}
         text_args = [k for k in args if kinds.get(k) == "text"]
         out: list[MemoryItem] = []
@@ -536,12 +592,78 @@ class PulseAgent:
             out.append(replace(m, slot=a.name, value=value))
         return replace(event, args=args), out
 
-    def _process(self, event: Event) -> tuple[Decision, list[MemoryItem], bool]:
+    def _decision_input(
+        self, event: Event, trig: Trigger, prefix: Sequence[Event], count: bool = True
+    ) -> tuple[list[MemoryItem], PolicyInput | None]:
+        """Retrieval at `event` (the last event of `prefix`) and the policy input it makes (None: no
+        evidence and `skip_policy_without_evidence`). The one code path of every decision point: an
+        event's, the gate's, and a speculative gate input (`count=False`: not counted in the stats)."""
+        snapshot = self._retrieve(event, trig, k=self.config.retrieve_k, count=count)
+        view = None
+        if event.kind == "candidate_call" and self.tools:
+            tool = self.tools.get(event.tool)
+            if tool and any(a.kind == "text" and a.name in event.args for a in tool.args):
+                have = {m.item_id for m in snapshot}  # a result-committing text: the scope's facts too
+                snapshot = snapshot + [m for m in self._scope_items() if m.item_id not in have]
+            view = self._gate_view(event, snapshot, prefix[:-1])
+        if not snapshot and self.config.skip_policy_without_evidence:
+            return snapshot, None
+        inp = self._policy_input(snapshot, prefix)
+        if view is not None:
+            inp = PolicyInput(inp.prefix[:-1] + (view[0],), tuple(view[1]))
+        return snapshot, inp
+
+    def _needs_policy(self, inp: PolicyInput) -> bool:
+        return not self.config.precheck or needs_decision(inp)
+
+    # ---- speculation (concurrent streaming; see the module docstring) ---------------------------
+    def _speculative_input(self, call: Event) -> PolicyInput | None:
+        """The policy input the gate would build if `call` were the next event (nothing is appended to
+        the prefix); None where the gate would make no policy call."""
+        ents = event_entities(call)
+        trig = Trigger(True, "candidate_call", tuple(e for e in ents if e not in self.listener.seen_entities))
+        _, inp = self._decision_input(call, trig, [*self.listener.prefix, call], count=False)
+        return inp if inp is not None and self._needs_policy(inp) else None
+
+    def _keep_speculation(self, call: Event, inp: PolicyInput, out) -> None:
+        with self._lock:
+            if self._speculation is not None:  # superseded before any gate used it
+                self.stats.speculative_misses += 1
+            self._speculation = _Speculation(call, inp, out)
+            self.stats.speculative_calls += 1
+
+    def _speculate_rest(self, call: Event, inp: PolicyInput | None, decided: bool, delivered: bool) -> None:
+        """After an announcing message was processed: if it delivered something (retrieval may differ
+        now) re-check the speculative input, dropping a decision made for an input that changed; then
+        decide the input ahead if not done yet, unless the gate is already waiting (it decides itself)."""
+        t0 = time.perf_counter()
+        if delivered:
+            now = self._speculative_input(call)
+            if decided and (now is None or not same_input(now, inp)):  # type: ignore[arg-type]
+                with self._lock:
+                    if self._speculation is not None and self._speculation.inp is inp:
+                        self._speculation = None
+                        self.stats.speculative_misses += 1
+                decided = False
+            inp = now
+        if inp is not None and not decided and not self._gate_waiting:
+            self._keep_speculation(call, inp, self.policy.decide_batch([inp])[0])
+        with self._lock:
+            self.stats.memory_wall_s += time.perf_counter() - t0
+
+    def _process(
+        self, event: Event, speculate: bool = False, cached: _Speculation | None = None
+    ) -> tuple[Decision, list[MemoryItem], bool]:
+        """Observe `event`, decide, deliver. `speculate` (the worker, concurrent streaming): an agent
+        message announcing a call also has the gate input of that call decided ahead, in the same
+        policy batch as the message's own decision when it has one. `cached` (the gate): the decision
+        made ahead, used only if this gate's input is exactly equal to the one it was made for."""
         t0 = time.perf_counter()
         trig = self.listener.observe(event)
         event = self.listener.prefix[-1]  # as Pulse read it (slot values parsed from the text)
         self._events.append(event)  # writeback reads these: user statements with parsed slots
         decision, evidence, parse_ok, called, converted = Decision("silent"), [], True, False, ""
+        from_speculation = False
         active = self.config.mode == "serial" or (self.config.mode == "streaming" and trig.fire)
         if (
             active
@@ -551,45 +673,57 @@ class PulseAgent:
         ):
             active = False
             self.stats_skipped_stale += 1
+        ahead: tuple[Event, PolicyInput | None] | None = None  # (announced call, its gate input)
+        if speculate and not self._gate_waiting:
+            call = predict_call(event, self._call_specs)
+            if call is not None and self.call_kinds.gated(call.tool):
+                ahead = (call, self._speculative_input(call))
+        decided_ahead = False
+        n_delivered = len(self.delivered)
         if active:
-            snapshot = self._retrieve(event, trig, k=self.config.retrieve_k)
-            view = None
-            if event.kind == "candidate_call" and self.tools:
-                tool = self.tools.get(event.tool)
-                if tool and any(a.kind == "text" and a.name in event.args for a in tool.args):
-                    have = {m.item_id for m in snapshot}  # a result-committing text: the scope's facts too
-                    snapshot = snapshot + [m for m in self._scope_items() if m.item_id not in have]
-                view = self._gate_view(event, snapshot)
-            if snapshot or not self.config.skip_policy_without_evidence:
-                inp = self._policy_input(snapshot)
-                if view is not None:
-                    inp = PolicyInput(inp.prefix[:-1] + (view[0],), tuple(view[1]))
-                if self.config.precheck and not needs_decision(inp):
-                    self.stats.precheck_skips += 1  # memory cannot change what happens next: no call
-                else:
-                    out = self.policy.decide_batch([inp])[0]
-                    called = True
-                    self.stats.policy_calls += 1
-                    parse_ok = out.parse.ok
-                    if not parse_ok:
-                        self.stats.parse_failures += 1
-                    decision = out.decision
-                    by_id = {m.item_id: m for m in snapshot}
-                    evidence = [by_id[i] for i in decision.evidence if i in by_id]
-                    if decision.action == "intervene" and event.kind != "candidate_call":
-                        self.stats.illegal_interventions += 1
-                        decision, evidence, converted = Decision("silent"), [], "illegal_intervene->silent"
-                    elif decision.action == "intervene" and not self.call_kinds.gated(event.tool):
-                        # a read-only call already ran (speculation): what memory has is for the next decision
-                        decision, converted = (
-                            Decision("supplement", decision.evidence, decision.message),
-                            "read_only intervene->supplement",
-                        )
-                    elif decision.action == "intervene" and not self.config.allow_intervene:
-                        decision, converted = (
-                            Decision("supplement", decision.evidence, decision.message),
-                            "intervene->supplement",
-                        )
+            snapshot, inp = self._decision_input(event, trig, self.listener.prefix)
+            out = None
+            if inp is None:
+                pass
+            elif not self._needs_policy(inp):
+                self.stats.precheck_skips += 1  # memory cannot change what happens next: no call
+            elif cached is not None and same_input(cached.inp, inp):
+                out, cached, from_speculation = cached.out, None, True  # decided ahead for this very input
+                with self._lock:
+                    self.stats.speculative_hits += 1
+            else:
+                batch = [inp] + ([ahead[1]] if ahead is not None and ahead[1] is not None else [])
+                outs = self.policy.decide_batch(batch)
+                out = outs[0]
+                self.stats.policy_calls += 1
+                if len(batch) > 1:
+                    self._keep_speculation(ahead[0], batch[1], outs[1])  # type: ignore[index]
+                    decided_ahead = True
+            if out is not None:
+                called = True
+                parse_ok = out.parse.ok
+                if not parse_ok:
+                    self.stats.parse_failures += 1
+                decision = out.decision
+                by_id = {m.item_id: m for m in snapshot}
+                evidence = [by_id[i] for i in decision.evidence if i in by_id]
+                if decision.action == "intervene" and event.kind != "candidate_call":
+                    self.stats.illegal_interventions += 1
+                    decision, evidence, converted = Decision("silent"), [], "illegal_intervene->silent"
+                elif decision.action == "intervene" and not self.call_kinds.gated(event.tool):
+                    # a read-only call already ran (speculation): what memory has is for the next decision
+                    decision, converted = (
+                        Decision("supplement", decision.evidence, decision.message),
+                        "read_only intervene->supplement",
+                    )
+                elif decision.action == "intervene" and not self.config.allow_intervene:
+                    decision, converted = (
+                        Decision("supplement", decision.evidence, decision.message),
+                        "intervene->supplement",
+                    )
+        if cached is not None:  # decided ahead for another input: never acts
+            with self._lock:
+                self.stats.speculative_misses += 1
         if decision.action == "supplement" and evidence:
             self.stats.supplements += 1
             self._deliver(evidence, event.step, "supplement")
@@ -613,6 +747,9 @@ class PulseAgent:
                     called,
                     dt,
                     converted,
+                    from_speculation,
                 )
             )
+        if ahead is not None:
+            self._speculate_rest(ahead[0], ahead[1], decided_ahead, len(self.delivered) != n_delivered)
         return decision, evidence, parse_ok
