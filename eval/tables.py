@@ -28,12 +28,21 @@ from pathlib import Path
 from typing import Any
 
 from eval.metrics import STAGES, dumps_strict, mean_stderr, read_rows, summarize
+from eval.table_format import (
+    FAILED_MARK,
+    cell,
+    methods_in,
+    row_label,
+    summaries_for,
+)
 from pulse.core.errors import PulseUserError
 
 BENCH_ORDER = ("pibench_sim", "mcp_persona_sim", "independent_sim")
 BENCH_METRIC = {"pibench_sim": "COMP", "mcp_persona_sim": "Acc", "independent_sim": "COMP"}
-FAILED_MARK = "†"
 NOT_RECORDED = "<not recorded>"
+# the old private name of `eval.table_format.summaries_for`, still imported by eval/demo_suites.py:
+# delete once that import reads `from eval.table_format import summaries_for`
+_get = summaries_for
 
 
 class TableError(PulseUserError, ValueError):
@@ -122,60 +131,6 @@ def _one_checkpoint(ss: Sequence[dict[str, Any]], table: str, method: str, bench
         )
 
 
-def _cell(vals: Sequence[float | None], pct: bool = False, digits: int = 1) -> str:
-    m, se = mean_stderr(vals)
-    if m is None:
-        return "–"
-    k = 100 if pct else 1
-    return f"{m * k:.{digits}f} ± {se * k:.{digits}f}" if se is not None else f"{m * k:.{digits}f}"
-
-
-def _methods(data, table: str) -> list[str]:
-    seen = []
-    for t, m, _b in data:
-        # tables 2 and 3 are computed from whichever runs exist, so their rows need no separate runs
-        if (t == table or t == "*" or table in ("table2", "table3")) and m not in seen:
-            seen.append(m)
-    order = [
-        "none",
-        "mem0",
-        "lightmem",
-        "a_mem",
-        "openclaw",
-        "dsh",
-        "zcode",
-        "pma_injection_only",
-        "pma_mem0_top10",
-        "pma_always_inject",
-        "pma_full_bank",
-        "pma",
-        "pulse_start_only",
-        "pulse_supplement_only",
-        "pulse_flat",
-        "pulse_flat_user",
-        "pulse_flat_project",
-        "pulse_flat_no_rl",
-        "pulse_no_rl",
-        "pulse_penalty0",
-        "pulse",
-        "pulse_supplement_all",
-        "pulse_intervene_all",
-        "pulse_supplement_only-oracle",
-        "pulse_rule",
-    ]
-    base = lambda m: m.removesuffix("-rule")  # noqa: E731  ("pulse_flat-rule" sorts with pulse_flat)
-    return sorted(seen, key=lambda m: (order.index(base(m)) if base(m) in order else len(order), m))
-
-
-def _get(data, table, method, bench):
-    hit = data.get((table, method, bench)) or data.get(("*", method, bench))
-    if hit:
-        return hit
-    if table in ("table2", "table3"):  # same method and benchmark from any table's runs
-        return next((v for (t, m, b), v in sorted(data.items()) if m == method and b == bench), [])
-    return []
-
-
 class _Failures:
     """Collects the failed episodes behind the rows of one table, for the † footnote."""
 
@@ -206,28 +161,6 @@ class _Failures:
         return "".join("\n" + line for line in self.lines)
 
 
-# Reference rows: never a method, never marked best / second best. The gold rule is an oracle (the
-# labeller itself); "-rule" rows ran the gold rule where a trained checkpoint was missing.
-REFERENCE_ROWS = {
-    "pulse_rule": "oracle (gold rule)",
-    "pulse_supplement_only-oracle": "oracle (gold rule), supplements only",
-    "pulse_supplement_all": "blind: supplement every line",
-    "pulse_intervene_all": "blind: intervene on every call",
-}
-
-
-def _label(method: str, summaries_by_bench: list[list[dict]], failed: bool = False) -> str:
-    flat = [s for ss in summaries_by_bench for s in ss]
-    if method in REFERENCE_ROWS:
-        method = f"{REFERENCE_ROWS[method]} [{method}]"
-    elif method.endswith("-rule"):
-        method = f"{method} (oracle: gold rule in place of the checkpoint)"
-    sim = any(s["simulated"] for s in flat)
-    n = sorted({len(ss) for ss in summaries_by_bench if ss})
-    proxy = " (proxy judge, not comparable to π-Bench)" if any(s.get("proxy_judge") for s in flat) else ""
-    return f"{method}{' (sim)' if sim else ''}{proxy}{FAILED_MARK if failed else ''} [n={'/'.join(map(str, n)) or 0}]"
-
-
 def _backing(summaries_by_bench: list[list[dict]]) -> str:
     """What backed the row's memory-side calls: the LLM or stand-in label its rows carry."""
     labels = sorted({s.get("memory_llm") or "" for ss in summaries_by_bench for s in ss} - {""})
@@ -236,9 +169,9 @@ def _backing(summaries_by_bench: list[list[dict]]) -> str:
     return "; ".join("stand-in (rules)" if lab.startswith("stand-in") else lab for lab in labels)
 
 
-def _mean(cell: str) -> float | None:
+def _mean(text: str) -> float | None:
     try:
-        return float(cell.replace("**", "").replace("_", "").split(" ")[0])
+        return float(text.replace("**", "").replace("_", "").split(" ")[0])
     except ValueError:
         return None
 
@@ -288,17 +221,17 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
         for b in benches:
             head += [f"{b} Store tok", f"{b} Retrieve tok", f"{b} s/task"]
         rows = []
-        for m in _methods(data, table):
-            per = [_get(data, table, m, b) for b in benches]
+        for m in methods_in(data, table):
+            per = [summaries_for(data, table, m, b) for b in benches]
             failed = any([fails.mark(m, b, ss) for b, ss in zip(benches, per)])
-            row = [_label(m, per, failed), _backing(per)] + [
-                _cell([s["score"] for s in ss], pct=True) for ss in per
+            row = [row_label(m, per, failed), _backing(per)] + [
+                cell([s["score"] for s in ss], pct=True) for ss in per
             ]
             for ss in per:
                 row += [
-                    _cell([s["store_tokens"] for s in ss]),
-                    _cell([s["retrieve_tokens"] for s in ss]),
-                    _cell([s["seconds_per_task"] for s in ss], digits=2),
+                    cell([s["store_tokens"] for s in ss]),
+                    cell([s["retrieve_tokens"] for s in ss]),
+                    cell([s["seconds_per_task"] for s in ss], digits=2),
                 ]
             rows.append(row)
         nb = len(benches)
@@ -338,21 +271,21 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
         "reader recall (%)",
     ]
     rows = []
-    for m in _methods(data, "table2"):
+    for m in methods_in(data, "table2"):
         for b in benches:
-            ss = _get(data, "table2", m, b)
+            ss = summaries_for(data, "table2", m, b)
             if not ss:
                 continue
             failed = fails.mark(m, b, ss)
             rows.append(
                 [
-                    _label(m, [ss], failed),
+                    row_label(m, [ss], failed),
                     _backing([ss]),
                     f"{b} ({BENCH_METRIC.get(b, 'score')})",
-                    _cell([s["score"] for s in ss], pct=True),
+                    cell([s["score"] for s in ss], pct=True),
                 ]
                 + [
-                    _cell([s.get(k, 0) for s in ss])
+                    cell([s.get(k, 0) for s in ss])
                     for k in (
                         "interventions",
                         "interventions_correct",
@@ -360,11 +293,11 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
                         "interventions_misled",
                     )
                 ]
-                + [_cell([s.get("interruption_success") for s in ss], pct=True)]
-                + [_cell([s.get(k, 0) for s in ss]) for k in ("failed", "tool_errors", "abandoned_steps")]
+                + [cell([s.get("interruption_success") for s in ss], pct=True)]
+                + [cell([s.get(k, 0) for s in ss]) for k in ("failed", "tool_errors", "abandoned_steps")]
                 + [
-                    _cell([s.get("policy_calls_per_task") for s in ss]),
-                    _cell([s.get("reader_recall") for s in ss], pct=True),
+                    cell([s.get("policy_calls_per_task") for s in ss]),
+                    cell([s.get("reader_recall") for s in ss], pct=True),
                 ]
             )
     for b in benches:  # best / second best per benchmark (score, interruption success)
@@ -391,14 +324,14 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
         + [f"MCP {c} (%)" for c in cats]
     )
     rows = []
-    for m in _methods(data, "table3"):
-        per = {b: _get(data, "table3", m, b) for b in benches}
+    for m in methods_in(data, "table3"):
+        per = {b: summaries_for(data, "table3", m, b) for b in benches}
         failed = any([fails.mark(m, b, ss) for b, ss in per.items()])
-        row = [_label(m, list(per.values()), failed), _backing(list(per.values()))]
+        row = [row_label(m, list(per.values()), failed), _backing(list(per.values()))]
         for b in benches:
-            row += [_cell([s["stage_accuracy"].get(st) for s in per[b]], pct=True) for st in STAGES]
+            row += [cell([s["stage_accuracy"].get(st) for s in per[b]], pct=True) for st in STAGES]
         mcp = per.get("mcp_persona_sim", [])
-        row += [_cell([s["per_category"].get(c) for s in mcp], pct=True) for c in cats]
+        row += [cell([s["per_category"].get(c) for s in mcp], pct=True) for c in cats]
         rows.append(row)
     tables["table3"] = (
         head,
@@ -465,13 +398,13 @@ def plot_stage_accuracy(data, out_dir: Path) -> list[Path]:
 
     paths = []
     for b in sorted({k[2] for k in data}):
-        methods = [m for m in _methods(data, "table3") if _get(data, "table3", m, b)]
+        methods = [m for m in methods_in(data, "table3") if summaries_for(data, "table3", m, b)]
         if not methods:
             continue
         fig, ax = plt.subplots(figsize=(6, 3.2))
         width = 0.8 / len(methods)
         for i, m in enumerate(methods):
-            ss = _get(data, "table3", m, b)
+            ss = summaries_for(data, "table3", m, b)
             ms = [mean_stderr([s["stage_accuracy"].get(st) for s in ss]) for st in STAGES]
             ax.bar(
                 [x + i * width for x in range(3)],

@@ -221,14 +221,15 @@ def test_pulse_builds_its_memory_from_the_rendered_sessions_through_its_write_pa
 
 # -- reference rows --------------------------------------------------------------------------------
 def test_oracle_and_blind_rows_are_labelled_and_never_marked_best():
-    from eval.tables import _label, mark_best
+    from eval.table_format import row_label
+    from eval.tables import mark_best
 
     s = [{"simulated": True, "seed": 0}]
     rows = [
-        [_label("pulse_rule", [s]), "–", "99.0"],
-        [_label("pulse_supplement_all", [s]), "–", "98.0"],
-        [_label("mem0", [s]), "–", "70.0"],
-        [_label("pma", [s]), "–", "80.0"],
+        [row_label("pulse_rule", [s]), "–", "99.0"],
+        [row_label("pulse_supplement_all", [s]), "–", "98.0"],
+        [row_label("mem0", [s]), "–", "70.0"],
+        [row_label("pma", [s]), "–", "80.0"],
     ]
     mark_best(rows, {2: True})
     assert rows[0][0].startswith("oracle (gold rule)") and rows[1][0].startswith("blind:")

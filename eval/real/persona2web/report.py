@@ -12,11 +12,9 @@ import argparse
 import json
 from pathlib import Path
 
+from eval.table_format import percent
+
 LEVELS = ("L1", "L2", "L3")
-
-
-def _pct(x) -> str:
-    return "–" if x is None else f"{100 * x:.1f}"
 
 
 def rows(run_dirs) -> list[list[str]]:
@@ -31,8 +29,8 @@ def rows(run_dirs) -> list[list[str]]:
         n_int, n_ok = s.get("interventions") or 0, s.get("interventions_correct") or 0
         row = [s.get("method", d.name), str(s.get("agent", ""))]
         for c in ("web_em", "pref_r"):
-            row += [_pct((by.get(lv) or {}).get(c)) for lv in LEVELS] + [_pct(comps.get(c))]
-        row += [f"{n_ok}/{n_int}", _pct(n_ok / n_int) if n_int else "–", str(s.get("benchmark", ""))]
+            row += [percent((by.get(lv) or {}).get(c)) for lv in LEVELS] + [percent(comps.get(c))]
+        row += [f"{n_ok}/{n_int}", percent(n_ok / n_int) if n_int else "–", str(s.get("benchmark", ""))]
         out.append(row)
     return out
 
