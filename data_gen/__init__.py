@@ -7,7 +7,7 @@ Pipeline (a module per step):
   world/tasks.py        three-level tasks (L1 "my usual", L2 values, L3 all explicit)
   world/tool_calls.py   trajectory events (request, messages, candidate calls, tool results)
   cases.py              case types: how a prefix exercises one labelling rule
-  snapshot.py           a valid memory snapshot (task memory + distractors, ids m1..mN)
+  decision_memory.py    the memory snapshot of one decision point (task memory + distractors, ids m1..mN)
   build.py              generate_examples / build_dataset (atomic DatasetDict + card)
 Labels come from the one gold rule, `pulse.core.gold.gold_decision`, applied to what the policy sees.
 

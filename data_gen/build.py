@@ -25,6 +25,7 @@ import json
 import os
 import random
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from typing import Any
 from data_gen.card import card_markdown, make_card
 from data_gen.cases import CASES, CaseType, Ev, GroupMemory, fillers, initial_plan
 from data_gen.config import GenDataConfig
-from data_gen.snapshot import assemble_snapshot, snapshot_pool
+from data_gen.decision_memory import assemble_snapshot, snapshot_pool
 from data_gen.splits import SPLITS, assign_splits
 from data_gen.world.domains import DomainSpec
 from data_gen.world.history import generate_history
@@ -75,10 +76,18 @@ def _check_weights(cfg: GenDataConfig) -> None:
         )
 
 
-def generate_examples(
-    cfg: GenDataConfig, *, domains: Mapping[str, DomainSpec] | None = None
-) -> dict[str, list[PolicyExample]]:
-    """Labeled prefixes per split ("train", "validation", "test"), in a deterministic order.
+@dataclass(frozen=True)
+class Generated:
+    """What one generation made: labeled prefixes per split ("train", "validation", "test", in a
+    deterministic order) and the anchored task groups left out (`source=persona2web` only: a real
+    group whose gold values text cannot tell apart; the card counts them)."""
+
+    splits: dict[str, list[PolicyExample]]
+    skipped_groups: tuple[str, ...] = ()
+
+
+def generate(cfg: GenDataConfig, *, domains: Mapping[str, DomainSpec] | None = None) -> Generated:
+    """Labeled prefixes per split and the skipped anchored groups.
 
     `domains` replaces the built-in web vocabulary (e.g. professional or personal-app domains).
     """
@@ -86,22 +95,33 @@ def generate_examples(
     doms = select_domains(cfg, domains)
     out: dict[str, list[PolicyExample]] = {s: [] for s in SPLITS}
     n_synthetic = cfg.n_users
-    SKIPPED.clear()
+    skipped: list[str] = []
     if cfg.source == "persona2web":  # the real users first, split among themselves by the same fractions
-        from data_gen.persona2web import anchored_users, load_groups
+        from eval.real.persona2web.loader import read_groups
+        from eval.real.persona2web.synthetic_world import anchored_users
 
-        anchored = anchored_users(load_groups(cfg.data_dir), cfg.seed, cfg.persona_params())
+        anchored = anchored_users(read_groups(cfg.data_dir), cfg.seed, cfg.persona_params())
         split_real = assign_splits(
             [p.user_id for p, _, _ in anchored], cfg.val_user_fraction, cfg.test_user_fraction, cfg.seed
         )
         for persona, pdoms, groups in anchored:
-            out[split_real[persona.user_id]].extend(anchored_examples(cfg, persona, pdoms, groups))
+            examples, left_out = anchored_examples(cfg, persona, pdoms, groups)
+            out[split_real[persona.user_id]].extend(examples)
+            skipped.extend(left_out)
         n_synthetic = max(0, cfg.n_users - len(anchored))
     user_ids = [f"u{i:04d}" for i in range(n_synthetic)]
     split_of = assign_splits(user_ids, cfg.val_user_fraction, cfg.test_user_fraction, cfg.seed)
     for i, uid in enumerate(user_ids):
         out[split_of[uid]].extend(user_examples(cfg, i, doms))
-    return out
+    return Generated(out, tuple(skipped))
+
+
+def generate_examples(
+    cfg: GenDataConfig, *, domains: Mapping[str, DomainSpec] | None = None
+) -> dict[str, list[PolicyExample]]:
+    """Labeled prefixes per split ("train", "validation", "test"), in a deterministic order
+    (`generate(...).splits`)."""
+    return generate(cfg, domains=domains).splits
 
 
 def user_examples(cfg: GenDataConfig, index: int, domains: Mapping[str, DomainSpec]) -> list[PolicyExample]:
@@ -116,23 +136,21 @@ def user_examples(cfg: GenDataConfig, index: int, domains: Mapping[str, DomainSp
 
 def anchored_examples(
     cfg: GenDataConfig, persona, domains: Mapping[str, DomainSpec], groups
-) -> list[PolicyExample]:
-    """A Persona2Web-anchored user's examples: its history is synthesized from its gold preferences."""
+) -> tuple[list[PolicyExample], list[str]]:
+    """A Persona2Web-anchored user's examples (its history is synthesized from its gold preferences)
+    and the ids of its task groups left out."""
     rng = random.Random(f"pulse-data:{cfg.seed}:{persona.user_id}")
     history = generate_history(persona, domains, rng, cfg.history_params())
     facts = derive_facts(history) + attribute_facts(persona)
-    examples = []
+    examples, skipped = [], []
     for group in groups:
         try:
             examples.extend(group_examples(cfg, persona, facts, [group], domains, rng))
         except GenerationError:
             # a real group whose gold values overlap so that text cannot tell its slots apart
             # (e.g. a value that contains its own location); counted in the card, never mislabelled
-            SKIPPED.append(group.group_id)
-    return examples
-
-
-SKIPPED: list[str] = []  # anchored task groups left out of the last generate_examples call
+            skipped.append(group.group_id)
+    return examples, skipped
 
 
 def group_examples(
@@ -247,7 +265,7 @@ def _check(
 
 
 # -- writing ------------------------------------------------------------------------------------
-def _features():
+def row_features():
     from datasets import Features, Sequence, Value
 
     types = {
@@ -266,9 +284,10 @@ def build_dataset(cfg: GenDataConfig, out_dir: str | os.PathLike | None = None) 
     from datasets import Dataset, DatasetDict
 
     target = Path(out_dir if out_dir is not None else cfg.out_dir).resolve()
-    splits = generate_examples(cfg)
-    card = make_card(cfg, splits)
-    features = _features()
+    generated = generate(cfg)
+    splits = generated.splits
+    card = make_card(cfg, splits, generated.skipped_groups)
+    features = row_features()
     dd = DatasetDict(
         {
             name: Dataset.from_list([e.to_row() for e in exs], features=features)

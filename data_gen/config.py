@@ -65,7 +65,8 @@ class GenDataConfig:
     # relative weights of the case types (see DEFAULT_CASE_WEIGHTS); 0 disables a case
     case_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_CASE_WEIGHTS))
     # synthetic: the self-contained generated world; persona2web: the first users are anchored on
-    # Persona2Web's 50 real users and 150 task groups (data_gen/persona2web.py), the rest generated
+    # Persona2Web's 50 real users and 150 task groups (eval/real/persona2web/synthetic_world.py),
+    # the rest generated
     source: str = "synthetic"
     # persona2web only: folder holding persona2web/ ("" = $PULSE_DATA_DIR)
     data_dir: str = ""

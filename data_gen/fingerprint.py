@@ -26,6 +26,9 @@ SYNTHETIC_CODE = (
     "pulse/core/statements.py",
     "pulse/core/records.py",
     "pulse/core/examples.py",
+    # source=persona2web: the real task groups' loader and the synthetic world anchored on them
+    "eval/real/persona2web/loader.py",
+    "eval/real/persona2web/synthetic_world.py",
 )
 RUNTIME_CODE = SYNTHETIC_CODE + (
     "eval/policy_decisions.py",

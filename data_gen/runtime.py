@@ -65,7 +65,8 @@ class RuntimeParams:
             or not 1 <= self.min_steps <= self.max_steps
         ):
             raise ValueError(
-                "runtime params: need n_personas >= 1, 1 <= min_tasks <= max_tasks, 1 <= min_steps <= max_steps"
+                "runtime params: need n_personas >= 1, 1 <= min_tasks <= max_tasks, "
+                "1 <= min_steps <= max_steps"
             )
         if not 1 <= self.min_services <= self.max_services:
             raise ValueError("runtime params: need 1 <= min_services <= max_services")
@@ -209,8 +210,8 @@ def runtime_examples(
 ) -> dict[str, list[PolicyExample]]:
     """Labelled run-time decision points per split (users split as in data_gen/splits.py)."""
     from data_gen.splits import SPLITS, assign_splits
-    from eval.suites.benchmark import SuiteBenchmark
     from eval.policy_decisions import run_logged
+    from eval.suites.benchmark import SuiteBenchmark
 
     bench = SuiteBenchmark(train_suite(seed, params))
     driver = ExplorePolicy(params.explore, seed)
@@ -255,22 +256,22 @@ def build_runtime_dataset(
 
     from datasets import Dataset, DatasetDict
 
-    from data_gen.build import _features, generate_examples
+    from data_gen.build import Generated, generate, row_features
     from data_gen.card import card_markdown, make_card
     from pulse.utils.atomic import atomic_dir
 
     rt = runtime_examples(
         gen_cfg.seed, params, val_fraction=gen_cfg.val_user_fraction, test_fraction=gen_cfg.test_user_fraction
     )
-    syn = generate_examples(gen_cfg) if fraction < 1 else {s: [] for s in rt}
-    splits, counts = mix_splits(rt, syn, fraction, gen_cfg.seed)
-    card = make_card(gen_cfg, splits)
+    syn = generate(gen_cfg) if fraction < 1 else Generated({s: [] for s in rt})
+    splits, counts = mix_splits(rt, syn.splits, fraction, gen_cfg.seed)
+    card = make_card(gen_cfg, splits, syn.skipped_groups)
     card["name"] = "pulse-runtime-decision-points"
     card["source"] = {
         "name": "runtime",
-        "what": "decision points recorded at every policy call of the real PulseAgent run with the simulated task "
-        "agent over generated training personas (data_gen/runtime.py), labelled by the gold rule, mixed "
-        "with the generator's prefixes",
+        "what": "decision points recorded at every policy call of the real PulseAgent run with the "
+        "simulated task agent over generated training personas (data_gen/runtime.py), labelled by the "
+        "gold rule, mixed with the generator's prefixes",
         "runtime_fraction": fraction,
         "runtime_params": asdict(params),
         "mix_per_split": counts,
@@ -284,7 +285,7 @@ def build_runtime_dataset(
     card["fingerprint"] = fingerprint
     dd = DatasetDict(
         {
-            name: Dataset.from_list([e.to_row() for e in exs], features=_features())
+            name: Dataset.from_list([e.to_row() for e in exs], features=row_features())
             for name, exs in splits.items()
         }
     )

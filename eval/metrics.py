@@ -1,6 +1,6 @@
 """Metrics from per-episode rows (the JSONL files are the only source of truth).
 
-Each metric is defined in one function here (the per-task score in `eval.envs.task_score`):
+Each metric is defined in one function here (the per-task score in `eval.suites.scoring.task_score`):
 - `suite_comp`: pi-Bench's COMP aggregation (per task -> per persona by dependency-group size ->
   unweighted mean over personas); `suite_acc`: MCP-Persona's Acc (mean over tasks);
   `suite_score` picks the suite's metric; per-category score is a plain mean over tasks;
@@ -88,7 +88,7 @@ def group_size(row: dict[str, Any]) -> int:
 
 def persona_comp(rows: Sequence[dict[str, Any]]) -> float:
     """pi-Bench's persona COMP (checklist_evaluator.py): sum_t |group_t| * COMP_t / sum_t |group_t|
-    over the persona's scored tasks, COMP_t = `eval.envs.task_score(..., "comp")` (0 for a failed
+    over the persona's scored tasks, COMP_t = `eval.suites.scoring.task_score(..., "comp")` (0 for a failed
     episode) and |group_t| = `group_size`.
 
     Offline-suite departure: in pibench_sim every task has checkpoints, prerequisites included, so
@@ -140,7 +140,7 @@ def pibench_proc(rows: Sequence[dict[str, Any]]) -> tuple[float | None, dict[str
 
 
 def suite_acc(rows: Sequence[dict[str, Any]]) -> tuple[float, dict[str, float]]:
-    """MCP-Persona's Acc: per task 1 / 0.5 partial / 0 (`eval.envs.task_score(..., "acc")`, 0 for a
+    """MCP-Persona's Acc: per task 1 / 0.5 partial / 0 (`eval.suites.scoring.task_score(..., "acc")`, 0 for a
     failed episode), averaged over tasks. Returns (Acc, {persona: mean over its tasks})."""
     per = {u: sum(map(row_score, rs)) / len(rs) for u, rs in _by_persona(rows).items()}
     return sum(map(row_score, rows)) / len(rows), per

@@ -13,8 +13,8 @@ from pulse.registry import Registry
 BENCHMARKS: Registry[Any] = Registry(
     "benchmark",
     {
-        "pibench_sim": "eval.benchmarks:load_pibench_sim",
-        "mcp_persona_sim": "eval.benchmarks:load_mcp_persona_sim",
+        "pibench_sim": "eval.suites.pibench_sim:load",
+        "mcp_persona_sim": "eval.suites.mcp_persona_sim:load",
         "independent_sim": "eval.suites.independent_sim:load",
         "tau2_retail": "eval.real.tau2_retail.benchmark:load",
         "pibench": "eval.real.pibench.benchmark:load",

@@ -6,7 +6,7 @@ memory agent may read), `seed_history(user)` (the rendered past every method bui
 from: the suite's own `Persona.history`, else rendered from `Persona.memory` by
 eval/methods/seed.py) and `reader(user)` (the suite's own reader of delivered text,
 eval/suites/reader.py). Scoring: the deterministic checklist on the final workspace
-(`eval.envs.check_task` + `task_score`), with per-stage and per-source checkpoint counts.
+(`eval.suites.scoring.check_task` + `task_score`), with per-stage and per-source checkpoint counts.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from eval.envs import check_task, make_env, task_score
 from eval.methods.seed import SeedHistory, seed_history
 from eval.real.base import Score, own_options, select
 from eval.suites.reader import ValueReader, tool_vocabulary
 from eval.suites.schema import STAGES, SimTask, Suite, SuiteError, ToolSpec
+from eval.suites.scoring import check_task, task_score
+from eval.suites.workspace import make_env
 from pulse.core.errors import PulseUserError
 
 

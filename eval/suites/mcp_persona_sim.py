@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 
 from eval.suites.generator import PersonaSpec, build_persona, build_tasks
-from eval.suites.schema import Suite, ToolSpec
+from eval.suites.schema import Suite, ToolSpec, load_suite
 from eval.suites.vocab_mcp import CATEGORIES, HABIT_PRONE, PERSONA_ROLES, SERVICE_OBJECTS, SERVICES
 
 NAME = "mcp_persona_sim"
@@ -66,3 +66,13 @@ def generate(seed: int = 0, n_personas: int = 6) -> Suite:
         personas.append(persona)
         tasks.extend(build_tasks(rng, spec, truth, values, plans, p_user_message=0.25))
     return Suite(NAME, VERSION, seed, tuple(personas), tuple(tasks), "acc", tuple(CATEGORIES))
+
+
+def load(cfg):
+    """The benchmark loader (eval/registry.py): the suite generated from cfg.seed or read from
+    cfg.path, with cfg.personas / cfg.max_tasks applied, behind the benchmark protocol
+    (eval/suites/benchmark.py `finish`). The protocol module is imported here only: it brings the
+    harness's runtime, which generating the suite never needs."""
+    from eval.suites.benchmark import finish
+
+    return finish(load_suite(cfg.path) if cfg.path else generate(int(cfg.seed)), cfg, NAME)

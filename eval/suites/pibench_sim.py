@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 
 from eval.suites.generator import PersonaSpec, build_persona, build_tasks
-from eval.suites.schema import Suite, ToolSpec
+from eval.suites.schema import Suite, ToolSpec, load_suite
 from eval.suites.vocab_pibench import PERSONAS
 
 NAME = "pibench_sim"
@@ -58,3 +58,13 @@ def generate(seed: int = 0, tasks_per_persona: int = 8, personas: tuple[str, ...
         out_personas.append(persona)
         out_tasks.extend(build_tasks(rng, spec, truth, values, plans))
     return Suite(NAME, VERSION, seed, tuple(out_personas), tuple(out_tasks), "comp", ("professional",))
+
+
+def load(cfg):
+    """The benchmark loader (eval/registry.py): the suite generated from cfg.seed or read from
+    cfg.path, with cfg.personas / cfg.max_tasks applied, behind the benchmark protocol
+    (eval/suites/benchmark.py `finish`). The protocol module is imported here only: it brings the
+    harness's runtime, which generating the suite never needs."""
+    from eval.suites.benchmark import finish
+
+    return finish(load_suite(cfg.path) if cfg.path else generate(int(cfg.seed)), cfg, NAME)

@@ -129,7 +129,7 @@ class Checkpoint:
     stage: str
     source: str
     # the criterion's weight in the task score (pi-Bench: a checklist criterion's YAML weight,
-    # default 1): COMP_t = sum(w * passed) / sum(w) (eval.envs.task_score)
+    # default 1): COMP_t = sum(w * passed) / sum(w) (eval.suites.scoring.task_score)
     weight: float = 1.0
 
 

@@ -150,8 +150,8 @@ def test_supplement_reaches_the_next_decision():
 
 def test_simulated_agent_uses_a_supplement_in_its_next_decision():
     from eval.agents.simulated import BehaviourParams, SimulatedAgent
-    from eval.envs import Workspace
     from eval.suites.schema import ArgSpec, Checkpoint, SimTask, StepSpec, ToolSpec
+    from eval.suites.workspace import Workspace
 
     tool = ToolSpec("create_note", "notes", "", {"notes_app": ["notion", "obsidian"]})
     steps = tuple(

@@ -19,11 +19,12 @@ def p2w_dir():
 def test_anchored_users_hold_the_real_gold_and_histories_recover_it(p2w_dir):
     import random
 
-    from data_gen.persona2web import anchored_users, load_groups
     from data_gen.world.history import generate_history
     from data_gen.world.preferences import derive_facts
+    from eval.real.persona2web.loader import read_groups
+    from eval.real.persona2web.synthetic_world import anchored_users
 
-    groups = load_groups(p2w_dir)
+    groups = read_groups(p2w_dir)
     assert len(groups) == 150
     users = anchored_users(groups, seed=0)
     assert len(users) == 50 and sum(len(gs) for _, _, gs in users) == 150

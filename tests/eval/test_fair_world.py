@@ -10,9 +10,9 @@ import pytest
 
 from eval.agents.behaviour import BehaviourParams, Reading, Uptake
 from eval.agents.simulated import SimulatedAgent
-from eval.envs import Workspace
 from eval.suites.reader import ReadValue, ValueReader
 from eval.suites.schema import ArgSpec, Checkpoint, SimTask, StepSpec, ToolSpec
+from eval.suites.workspace import Workspace
 from pulse.agent.gate import GateDecision
 from pulse.agent.runtime import AgentStats, Delivery
 from pulse.core.records import Decision, MemoryItem, Provenance

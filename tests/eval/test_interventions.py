@@ -12,10 +12,10 @@ from dataclasses import replace
 from functools import lru_cache
 
 from eval.agents.simulated import SimulatedAgent
-from eval.envs import make_env
 from eval.memory_backends import open_chain_memory
 from eval.methods.pulse_method import PulseMethod
 from eval.suites import pibench_sim
+from eval.suites.workspace import make_env
 from pulse.agent.rule_policy import RulePolicy
 from pulse.core.correctness import conflicts
 from pulse.core.gold import BINDING_KINDS

@@ -8,10 +8,10 @@ import math
 
 import pytest
 
-from eval.envs import CheckResult, task_score
 from eval.metrics import dumps_strict, group_size, mean_stderr, persona_comp, suite_acc, suite_comp, summarize
 from eval.suites import pibench_sim
 from eval.suites.schema import Checkpoint, SuiteError, suite_from_json
+from eval.suites.scoring import CheckResult, task_score
 
 
 def _no_constants(name):

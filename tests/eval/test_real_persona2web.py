@@ -95,9 +95,9 @@ def test_bad_task_file_names_file_and_key(tmp_path):
 
 def test_synthetic_seed_history_is_the_gold_and_labelled(tmp_path, eval_cfg):
     real_data("persona2web")
-    from data_gen.persona2web import synthetic_seed_memory
     from eval.config import BenchmarkConfig
     from eval.real.persona2web.benchmark import load
+    from eval.real.persona2web.synthetic_world import synthetic_seed_memory
 
     b = load(BenchmarkConfig(name="persona2web", seed_history="synthetic", personas=["Alex_Garcia"]))
     items = b.seed_memory("Alex_Garcia")

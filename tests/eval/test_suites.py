@@ -4,9 +4,10 @@ import json
 
 import pytest
 
-from eval.envs import check_task, make_env, task_score
 from eval.suites import mcp_persona_sim, pibench_sim
 from eval.suites.schema import SuiteError, load_suite, suite_from_json
+from eval.suites.scoring import check_task, task_score
+from eval.suites.workspace import make_env
 from pulse.agent.gate import ToolCallError
 
 

@@ -12,7 +12,7 @@ Chains: one per user, ordered level 1 (groups A, B, C), then level 2, then level
 memory method writes from a more explicit task can never reach a less explicit one. The chains
 start with no memory (the users' year-long histories are not published), or, with
 `benchmark.seed_history=synthetic`, with memory derived from a history *generated from the gold
-values* (data_gen/persona2web.py; labelled non-standard: it states the answers the levels hide, as a
+values* (synthetic_world.py; labelled non-standard: it states the answers the levels hide, as a
 real history would, but it is synthetic). Users that `pulse gen-data source=persona2web` trained on
 are listed in its card (`real_users_per_split.train`); evaluate on the others for a clean number.
 Offline scripts: `gold` (the oracle: gold site and every value) and `request_only` (opens a site the
@@ -21,7 +21,6 @@ request names, else the start page, and answers with the request text).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,19 +37,18 @@ from eval.real.base import (
 )
 from eval.real.data_dir import dataset_dir
 from eval.real.persona2web.gold import (
-    gold_sites,
     location_key,
     normalise_text,
     site_matches,
     sites_in,
     value_satisfied,
 )
+from eval.real.persona2web.loader import P2WGold, load_groups, load_tasks
 from pulse.agent.gate import ToolCallError
 
 NAME = "persona2web"
 VERSION = "persona2web-5dee4d5"
 STUB = "offline stub: no live web in this environment"
-TASK_KEYS = ("task_id", "intent", "start_url")
 
 
 def _tool(name: str, desc: str, param: str, pdesc: str) -> dict[str, Any]:
@@ -82,16 +80,6 @@ SCHEMAS = [
         "submit_answer", "Submit the final result: the options you chose and why.", "answer", "final answer"
     ),
 ]
-
-
-@dataclass(frozen=True)
-class P2WGold:
-    group: str
-    level: int
-    sites: tuple[str, ...]
-    values: tuple[str, ...]
-    location: str
-    start_url: str
 
 
 class WebStub:
@@ -148,14 +136,14 @@ class Persona2Web(RealBenchmarkBase):
     def seed_memory(self, user_id: str) -> tuple:
         if self.history_kind != "synthetic":
             return ()
-        from data_gen.persona2web import synthetic_seed_memory
+        from eval.real.persona2web.synthetic_world import synthetic_seed_memory
 
         return synthetic_seed_memory(self.groups, user_id)
 
     def open_env(self, user_id: str, transport: str = "direct"):
-        from eval.real.mcp_env import wrap
+        from eval.mcp_bridge import serve_env
 
-        return wrap(WebStub(), transport, "persona2web-web-stub")
+        return serve_env(WebStub(), transport, "persona2web-web-stub")
 
     def tool_schemas(self, user_id: str) -> list[dict[str, Any]]:
         return SCHEMAS
@@ -204,10 +192,10 @@ class Persona2Web(RealBenchmarkBase):
 
     # -- what the memory-following offline agent reads (eval/agents/memory_following.py) ---------------
     def _world(self) -> dict[str, Any]:
-        """The synthetic world's domains per user (data_gen.persona2web: the same one the synthetic
+        """The synthetic world's domains per user (synthetic_world.py: the same one the synthetic
         histories are rendered from): the vocabulary of values a delivered text can name."""
         if not getattr(self, "_domains", None):
-            from data_gen.persona2web import anchored_users
+            from eval.real.persona2web.synthetic_world import anchored_users
 
             groups = self.groups or list(load_groups(self.root).values())
             self._domains = {persona.name: domains for persona, domains, _ in anchored_users(groups, 0)}
@@ -277,82 +265,6 @@ class Persona2Web(RealBenchmarkBase):
                 "values_met": [value_satisfied(v, text) for v in g.values],
             },
         )
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise BenchmarkDataError(f"{path}: cannot read ({e})") from None
-
-
-def load_groups(root: Path) -> dict[str, dict[str, Any]]:
-    path = root / "task_groups.jsonl"
-    groups = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise BenchmarkDataError(f"{path}: cannot read ({e})") from None
-    for i, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            g = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise BenchmarkDataError(f"{path}: line {i} is not JSON ({e})") from None
-        for key in ("task_group", "user", "slot", "task_ids", "L2_values", "L3_website"):
-            if key not in g:
-                raise BenchmarkDataError(f"{path}: line {i}: key {key!r} missing")
-        if not g["L2_values"]:
-            raise BenchmarkDataError(f"{path}: line {i} ({g['task_group']}): L2_values is empty")
-        groups[g["task_group"]] = g
-    return groups
-
-
-def load_tasks(root: Path) -> list[RealTask]:
-    groups = load_groups(root)
-    by_id = {tid: (g, int(level[1])) for g in groups.values() for level, tid in g["task_ids"].items()}
-    tasks = []
-    for level in (1, 2, 3):
-        folder = root / "tasks" / f"personalization_{level}"
-        if not folder.is_dir():
-            raise BenchmarkDataError(f"{folder}: missing")
-        for path in sorted(folder.glob("*.json")):
-            d = _read_json(path)
-            for key in TASK_KEYS:
-                if not isinstance(d.get(key), str):
-                    raise BenchmarkDataError(f"{path}: key {key!r} missing or not text")
-            if d["task_id"] not in by_id:
-                raise BenchmarkDataError(
-                    f"{path}: task_id {d['task_id']!r} is in no task group of task_groups.jsonl"
-                )
-            g, glevel = by_id[d["task_id"]]
-            if glevel != level:
-                raise BenchmarkDataError(
-                    f"{path}: task_id {d['task_id']!r} is level {glevel} in task_groups.jsonl"
-                )
-            gold = P2WGold(
-                g["task_group"],
-                level,
-                gold_sites(g["L3_website"]),
-                tuple(g["L2_values"]),
-                str(g.get("L3_location") or ""),
-                d["start_url"],
-            )
-            tasks.append(
-                RealTask(
-                    task_id=d["task_id"],
-                    user_id=g["user"],
-                    project_id=g["task_group"],
-                    request_text=d["intent"].removeprefix("Query:").strip(),
-                    time="",
-                    category=f"L{level}",
-                    level=level,
-                    data=gold,
-                )
-            )
-    # one chain per user, levels in order (sorted is stable: level order kept within a user)
-    return sorted(tasks, key=lambda t: t.user_id)
 
 
 @dataclass(frozen=True)

@@ -108,9 +108,11 @@ class PiBench(RealBenchmarkBase):
         return ()
 
     def open_env(self, user_id: str, transport: str = "direct"):
-        from eval.real.mcp_env import wrap
+        from eval.mcp_bridge import serve_env
 
-        return wrap(Workspace(user_id, appworld_tools(self.root / user_id)), transport, "pibench-workspace")
+        return serve_env(
+            Workspace(user_id, appworld_tools(self.root / user_id)), transport, "pibench-workspace"
+        )
 
     def scripted_calls(self, task: RealTask, script: str) -> list[tuple[str, dict[str, Any]]]:
         if script == "noop":

@@ -271,9 +271,9 @@ class Tau2Retail(RealBenchmarkBase):
         return False
 
     def open_env(self, user_id: str, transport: str = "direct"):
-        from eval.real.mcp_env import wrap
+        from eval.mcp_bridge import serve_env
 
-        return wrap(RetailEnv(self.root / "db.json"), transport, "tau2-retail")
+        return serve_env(RetailEnv(self.root / "db.json"), transport, "tau2-retail")
 
     def tool_schemas(self, user_id: str) -> list[dict[str, Any]]:
         return [{"type": "function", "function": s} for s in SCHEMAS.values()]

@@ -1,9 +1,13 @@
-"""`source=persona2web`: generated users anchored on Persona2Web's 50 real users and 150 task groups.
+"""Persona2Web's synthetic world: its 50 real users and 150 task groups as the generator's personas,
+domains and task groups, and the synthetic memory a history generated from them yields.
 
-Read at run time from <data_dir>/persona2web/task_groups.jsonl (no licence: nothing of it is
-committed). Each real task group becomes a `DomainSpec` whose slots are the group's level-2
-preference values (each with distractor values drawn from *other* groups' values), its level-3
-website and, where it has one, its level-3 location; each real user becomes a `Persona` who holds
+Used by `pulse gen-data source=persona2web` (data_gen/build.py: generated users anchored on the real
+ones) and by the benchmark's `seed_history=synthetic` and its memory-following agent's vocabulary
+(benchmark.py); both read the groups with loader.py (no licence: nothing of it is committed).
+
+Each real task group becomes a `DomainSpec` whose slots are the group's level-2 preference values
+(each with distractor values drawn from *other* groups' values), its level-3 website and, where it
+has one, its level-3 location; each real user becomes a `Persona` who holds
 exactly the group's gold values as preferences. From there the existing generator runs unchanged:
 year-long histories are *synthesized* from that gold (Persona2Web publishes no histories), facts are
 derived back from them, and labeled prefixes are built by the same case types and gold rule. The
@@ -19,7 +23,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from data_gen.world.domains import DomainSpec, SlotSpec
+from data_gen.world.history import generate_history
+from data_gen.world.memory_items import to_memory_items
 from data_gen.world.personas import Persona, PersonaParams, SlotTruth
+from data_gen.world.preferences import attribute_facts, derive_facts
 from data_gen.world.tasks import TaskGroup
 from data_gen.world.vocab_web import CITIES, HOUSEHOLDS, OCCUPATIONS
 
@@ -29,14 +36,6 @@ PREF_SLOTS = ("choice", "option", "requirement", "spec", "detail", "extra")
 _CUT = re.compile(
     r"\s+(?:in my|that|with my|for my|on my|at my|from my|near my|within my|under my|by my)\b", re.I
 )
-
-
-def load_groups(data_dir: str = "") -> list[dict[str, Any]]:
-    """The 150 real task groups, validated (errors name the file and line)."""
-    from eval.real.data_dir import dataset_dir
-    from eval.real.persona2web.benchmark import load_groups as _load
-
-    return [g for _, g in sorted(_load(dataset_dir("persona2web", data_dir, key="data_dir")).items())]
 
 
 def _site(group: Mapping[str, Any]) -> str:
@@ -110,9 +109,11 @@ def pools_of(groups: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
 
 
 def anchored_users(
-    groups: Sequence[Mapping[str, Any]], seed: int, params: PersonaParams = PersonaParams()
+    groups: Sequence[Mapping[str, Any]], seed: int, params: PersonaParams | None = None
 ) -> list[tuple[Persona, dict[str, DomainSpec], list[TaskGroup]]]:
-    """(persona, its domains, its task groups) per real user, deterministic in `seed`."""
+    """(persona, its domains, its task groups) per real user, deterministic in `seed` (`params`:
+    the generator's persona knobs, default `PersonaParams()`)."""
+    params = params if params is not None else PersonaParams()
     pools = pools_of(groups)
     by_user: dict[str, list[Mapping[str, Any]]] = {}
     for g in groups:
@@ -162,10 +163,6 @@ def anchored_users(
 def synthetic_seed_memory(groups: Sequence[Mapping[str, Any]], user: str, seed: int = 0) -> tuple:
     """A real user's *synthetic* memory: facts derived from a history generated from its gold values
     (what `source=persona2web` trains on), as `MemoryItem`s in scope `user:<user>`; () for an unknown user."""
-    from data_gen.world.history import generate_history
-    from data_gen.world.memory_items import to_memory_items
-    from data_gen.world.preferences import attribute_facts, derive_facts
-
     for persona, domains, _ in anchored_users(groups, seed):  # all groups: the same distractor pools
         if persona.name != user:
             continue
