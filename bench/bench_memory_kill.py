@@ -2,9 +2,9 @@
 
     .venv/bin/python bench/bench_memory_kill.py            # 200 kills -> bench/results/memory_kill.json
     .venv/bin/python bench/bench_memory_kill.py --kills 50 --out /tmp/kill.json
-The harness (what the child commits, what is checked) is `pulse.memory.durability`; the test suite
-runs the same harness with 20 kills. Exit status 1 if any committed conversation was lost or any
-conversation was half-applied.
+The harness (what the child commits, what is checked) is bench/memory_kill_harness.py; the test
+suite (tests/memory/test_memory_kill.py) runs the same harness with 20 kills. Exit status 1 if any
+committed conversation was lost or any conversation was half-applied.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from pulse.memory.durability import FACTS_PER_CONVERSATION, run_kills  # noqa: E402
+from bench.memory_kill_harness import FACTS_PER_CONVERSATION, run_kills  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,10 +38,10 @@ def main(argv: list[str] | None = None) -> int:
         "ok": report.ok,
         "records_per_conversation": FACTS_PER_CONVERSATION,
         "store": "SQLite WAL, synchronous=FULL, one BEGIN IMMEDIATE transaction per conversation",
-        "what": "child commits conversations (2 new facts + 1 revision) in a loop; SIGKILL after a random delay; "
-        "then: every conversation reported done is present (lost = []), every present conversation has "
-        "all its records and no record lacks its conversation (half_applied = []), revision chains "
-        "consistent, PRAGMA integrity_check ok",
+        "what": "child commits conversations (2 new facts + 1 revision) in a loop; SIGKILL after a random "
+        "delay; then: every conversation reported done is present (lost = []), every present "
+        "conversation has all its records and no record lacks its conversation (half_applied = []), "
+        "revision chains consistent, PRAGMA integrity_check ok",
     }
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(d, indent=1) + "\n")

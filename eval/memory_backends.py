@@ -5,7 +5,7 @@ Method configs name the organisation with pulse.memory's kinds (and the paper's 
   flat          Flat Memory (flat user + flat project)
   flat_user     Flat + User: flat memory plus the structured *user* part (graph user, flat project)
   flat_project  Flat + Project: flat memory plus the structured *project* part (flat user, graph project)
-Every kind reads the same records; only the retriever of each layer differs (pulse/memory/memory.py).
+Every kind reads the same records; only the retriever of each layer differs (pulse/memory/store_memory.py).
 The embedder is the run's `embedder` config (default BM25: lexical, no model), built once per run
 and identical for every method and chain.
 """
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pulse.core.records import MemoryItem
-from pulse.memory import KINDS, Embedder, MemoryError_, StoreMemory, make_embedder
+from pulse.memory import KINDS, Embedder, MemoryStoreError, StoreMemory, make_embedder
 from pulse.memory import open_memory as _open_memory
 
 # Embedder of a store opened without a run config (tests, benches): a name for pulse.memory.make_embedder.
@@ -29,7 +29,7 @@ def build_embedder(cfg) -> Embedder:
         k: v for k, v in (("model", cfg.model), ("base_url", cfg.base_url), ("api_key", cfg.api_key)) if v
     }
     if cfg.name != "openai" and kwargs:
-        raise MemoryError_(
+        raise MemoryStoreError(
             f"embedder.model/base_url/api_key apply to embedder.name=openai only, not {cfg.name!r}"
         )
     return make_embedder(cfg.name, **kwargs)
@@ -47,7 +47,7 @@ def describe(kind: str, embedder: str = EMBEDDER) -> str:
 
 def open_memory(kind: str, root: str | Path, embedder: Embedder | str = EMBEDDER) -> StoreMemory:
     if kind not in KINDS:
-        raise MemoryError_(f"method.memory: {kind!r} is not a memory kind (known: {', '.join(KINDS)})")
+        raise MemoryStoreError(f"method.memory: {kind!r} is not a memory kind (known: {', '.join(KINDS)})")
     Path(root).mkdir(parents=True, exist_ok=True)
     return _open_memory(kind, root, embedder)
 

@@ -20,11 +20,11 @@ from pulse.core.errors import PulseUserError, one_line
 from pulse.core.records import MemoryItem, RecordError, quote_untrusted
 from pulse.memory.embedders.hashing import HashEmbedder
 from pulse.memory.interface import ItemMeta
-from pulse.memory.memory import StoreMemory
 from pulse.memory.project import Workflow, state_kind_of
 from pulse.memory.retrieval_flat import FlatRetriever
 from pulse.memory.retrieval_graph import GraphRetriever
 from pulse.memory.snapshot import export_snapshot, import_snapshot, load_snapshot
+from pulse.memory.store_memory import StoreMemory
 
 
 def _open(root: str, create: bool = False) -> StoreMemory:

@@ -18,7 +18,7 @@ from pulse.memory.interface import (
     DeliveryLog,
     ItemMeta,
     Memory,
-    MemoryError_,
+    MemoryStoreError,
     MissingRecordError,
     RetrievalQuery,
     ScoredItem,
@@ -27,11 +27,11 @@ from pulse.memory.interface import (
     UnknownScopeError,
     WriteCandidate,
 )
-from pulse.memory.memory import StoreMemory
 from pulse.memory.project import STATE_KINDS, Workflow, WorkflowStep, state_slot
 from pulse.memory.retrieval_flat import FlatRetrievalConfig
 from pulse.memory.retrieval_graph import GraphRetrievalConfig
 from pulse.memory.snapshot import Snapshot, export_snapshot, import_snapshot, load_snapshot
+from pulse.memory.store_memory import StoreMemory
 
 __all__ = [
     "EMBEDDERS",
@@ -45,7 +45,7 @@ __all__ = [
     "GraphRetrievalConfig",
     "ItemMeta",
     "Memory",
-    "MemoryError_",
+    "MemoryStoreError",
     "MissingRecordError",
     "RetrievalQuery",
     "ScoredItem",

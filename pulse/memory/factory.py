@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from pulse.memory.embedders import Embedder, make_embedder
-from pulse.memory.interface import MemoryError_
-from pulse.memory.memory import StoreMemory
+from pulse.memory.interface import MemoryStoreError
 from pulse.memory.retrieval_flat import FlatRetrievalConfig, FlatRetriever
 from pulse.memory.retrieval_graph import GraphRetrievalConfig, GraphRetriever
+from pulse.memory.store_memory import StoreMemory
 from pulse.memory.timeutil import utc_now
 
 # kind -> (user layer, project layer)
@@ -55,7 +55,7 @@ def open_memory(
     if name not in KINDS:
         close = difflib.get_close_matches(kind, [*KINDS, *ALIASES], n=2, cutoff=0.5)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        raise MemoryError_(f"unknown memory kind {kind!r}{hint} (known: {', '.join(KINDS)})")
+        raise MemoryStoreError(f"unknown memory kind {kind!r}{hint} (known: {', '.join(KINDS)})")
     emb = make_embedder(embedder, **embedder_kwargs) if isinstance(embedder, str) else embedder
 
     def retriever(layer: str) -> GraphRetriever | FlatRetriever:

@@ -14,28 +14,28 @@ from pulse.core.errors import PulseUserError
 from pulse.core.records import Event, MemoryItem
 
 
-class MemoryError_(PulseUserError, RuntimeError):
+class MemoryStoreError(PulseUserError, RuntimeError):
     """A memory operation failed on bad input (unknown user/project, missing record, corrupt store)."""
 
 
 # The subclasses let callers tell bad input apart; every message names the user/project/record/file.
-class UnknownScopeError(MemoryError_):
+class UnknownScopeError(MemoryStoreError):
     """A user or project id that this memory root has never seen."""
 
 
-class MissingRecordError(MemoryError_):
+class MissingRecordError(MemoryStoreError):
     """A revision (or supersession link) names a record that does not exist."""
 
 
-class SnapshotError(MemoryError_):
+class SnapshotError(MemoryStoreError):
     """A snapshot file is malformed; the message names the file and the record."""
 
 
-class StoreError(MemoryError_):
+class StoreError(MemoryStoreError):
     """The store file is corrupted, foreign, or from a newer schema; the message names the file."""
 
 
-class ConversationClosedError(MemoryError_):
+class ConversationClosedError(MemoryStoreError):
     """A conversation writer was used after commit or abort."""
 
 

@@ -23,6 +23,7 @@ from pulse.core.records import MemoryItem, Provenance, RecordError
 STATE_KINDS: tuple[str, ...] = ("decision", "artifact", "progress", "pending", "stage")
 # Receipts, not statements, confirm these: only an executed tool call proves progress or a version.
 RECEIPT_ONLY_STATE_KINDS: frozenset[str] = frozenset({"artifact", "progress"})
+_SYSTEM = Provenance("system")  # the default provenance of a workflow record the system writes
 
 
 def state_slot(state_kind: str, name: str) -> str:
@@ -100,7 +101,7 @@ class Workflow:
         self,
         item_id: str,
         project_id: str,
-        provenance: Provenance = Provenance("system"),
+        provenance: Provenance = _SYSTEM,
         valid_from: str = "",
         topic: str = "workflows",
         entities: tuple[str, ...] = (),
@@ -125,7 +126,7 @@ class Workflow:
         name = item.slot.split(":", 1)[1] if item.slot.startswith("workflow:") else item.item_id
         try:
             d: Any = json.loads(item.value) if item.value else {}
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # not workflow JSON (or nested past the parser)
             d = {}
         if not isinstance(d, dict):
             d = {}

@@ -9,7 +9,8 @@ Used as the "valid memory snapshot" of generated training data and for inspectio
 
 Format (version 1):
     {"format": "pulse-memory-snapshot", "version": 1, "user_id": "u1", "project_id": "p1",
-     "as_of": "", "items": [<MemoryItem.to_dict()>...], "meta": {"<item_id>": {"links": [...], "task_id": ""}}}
+     "as_of": "", "items": [<MemoryItem.to_dict()>...],
+     "meta": {"<item_id>": {"links": [...], "task_id": ""}}}
 `items` holds every version known at `as_of`, oldest first, as it looked then. Every validation
 error is a `SnapshotError` naming the file and the record (index and item_id). The whole file is
 validated before anything is loaded: every field's type (no coercion), times (ISO-8601, valid_to
@@ -25,11 +26,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pulse.core.records import MemoryItem, RecordError
-from pulse.memory.interface import ItemMeta, MemoryError_, SnapshotError
+from pulse.memory.interface import ItemMeta, MemoryStoreError, SnapshotError
 from pulse.memory.timeutil import check_time, parse_time
 
 if TYPE_CHECKING:
-    from pulse.memory.memory import StoreMemory
+    from pulse.memory.store_memory import StoreMemory
 
 FORMAT = "pulse-memory-snapshot"
 VERSION = 1
@@ -217,7 +218,7 @@ def import_snapshot(memory: StoreMemory, path: str | Path, snap: Snapshot | None
     snap = snap if snap is not None else load_snapshot(path)
     try:
         memory.add_items(snap.items, snap.meta)
-    except (RecordError, MemoryError_) as e:
+    except (RecordError, MemoryStoreError) as e:
         raise SnapshotError(f"{path}: {e}") from None
     if snap.project_id and snap.project_id not in memory.projects():
         memory.create_project(snap.project_id)

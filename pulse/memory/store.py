@@ -41,29 +41,42 @@ SCHEMA_VERSION = 1
 STORE_FILE = "memory.sqlite"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
-_SCHEMA = """
-CREATE TABLE schema_version (app TEXT NOT NULL, version INTEGER NOT NULL);
-CREATE TABLE scopes (scope TEXT PRIMARY KEY, created_at TEXT NOT NULL, generation INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE items (
-    item_id TEXT PRIMARY KEY, scope TEXT NOT NULL REFERENCES scopes(scope), kind TEXT NOT NULL,
-    text TEXT NOT NULL, slot TEXT NOT NULL, value TEXT NOT NULL, topic TEXT NOT NULL,
-    entities TEXT NOT NULL, conditions TEXT NOT NULL, source_kind TEXT NOT NULL, event_id TEXT NOT NULL,
-    quote TEXT NOT NULL, valid_from TEXT NOT NULL, valid_to TEXT NOT NULL, supersedes TEXT NOT NULL,
-    task_id TEXT NOT NULL, links TEXT NOT NULL, conversation_id TEXT NOT NULL,
-    eq_key TEXT NOT NULL, rev_key TEXT NOT NULL);
-CREATE INDEX items_by_scope ON items(scope);
-CREATE INDEX items_by_eq ON items(eq_key);
-CREATE INDEX items_by_rev ON items(rev_key, valid_to);
-CREATE INDEX items_by_conversation ON items(conversation_id);
-CREATE TABLE topics (scope TEXT NOT NULL, path TEXT NOT NULL, parent TEXT NOT NULL, PRIMARY KEY (scope, path));
-CREATE TABLE item_topics (item_id TEXT NOT NULL, topic TEXT NOT NULL, role TEXT NOT NULL, PRIMARY KEY (item_id, topic));
-CREATE TABLE entities (scope TEXT NOT NULL, key TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY (scope, key));
-CREATE TABLE item_entities (item_id TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (item_id, key));
-CREATE TABLE vectors (embedder_id TEXT NOT NULL, text_hash TEXT NOT NULL, dim INTEGER NOT NULL, vec BLOB NOT NULL,
-    PRIMARY KEY (embedder_id, text_hash)) WITHOUT ROWID;
-CREATE TABLE conversations (conversation_id TEXT PRIMARY KEY, user_scope TEXT NOT NULL, project_scope TEXT NOT NULL,
-    committed_at TEXT NOT NULL, n_items INTEGER NOT NULL, n_merged INTEGER NOT NULL, n_rejected INTEGER NOT NULL);
-"""
+# The exact text SQLite keeps in sqlite_master for every store (split only to fit the line length).
+_SCHEMA = (
+    "\n"
+    "CREATE TABLE schema_version (app TEXT NOT NULL, version INTEGER NOT NULL);\n"
+    "CREATE TABLE scopes (scope TEXT PRIMARY KEY, created_at TEXT NOT NULL, "
+    "generation INTEGER NOT NULL DEFAULT 0);\n"
+    "CREATE TABLE items (\n"
+    "    item_id TEXT PRIMARY KEY, scope TEXT NOT NULL REFERENCES scopes(scope), "
+    "kind TEXT NOT NULL,\n"
+    "    text TEXT NOT NULL, slot TEXT NOT NULL, value TEXT NOT NULL, topic TEXT NOT NULL,\n"
+    "    entities TEXT NOT NULL, conditions TEXT NOT NULL, source_kind TEXT NOT NULL, "
+    "event_id TEXT NOT NULL,\n"
+    "    quote TEXT NOT NULL, valid_from TEXT NOT NULL, valid_to TEXT NOT NULL, "
+    "supersedes TEXT NOT NULL,\n"
+    "    task_id TEXT NOT NULL, links TEXT NOT NULL, conversation_id TEXT NOT NULL,\n"
+    "    eq_key TEXT NOT NULL, rev_key TEXT NOT NULL);\n"
+    "CREATE INDEX items_by_scope ON items(scope);\n"
+    "CREATE INDEX items_by_eq ON items(eq_key);\n"
+    "CREATE INDEX items_by_rev ON items(rev_key, valid_to);\n"
+    "CREATE INDEX items_by_conversation ON items(conversation_id);\n"
+    "CREATE TABLE topics (scope TEXT NOT NULL, path TEXT NOT NULL, parent TEXT NOT NULL, "
+    "PRIMARY KEY (scope, path));\n"
+    "CREATE TABLE item_topics (item_id TEXT NOT NULL, topic TEXT NOT NULL, role TEXT NOT NULL, "
+    "PRIMARY KEY (item_id, topic));\n"
+    "CREATE TABLE entities (scope TEXT NOT NULL, key TEXT NOT NULL, name TEXT NOT NULL, "
+    "PRIMARY KEY (scope, key));\n"
+    "CREATE TABLE item_entities (item_id TEXT NOT NULL, key TEXT NOT NULL, "
+    "PRIMARY KEY (item_id, key));\n"
+    "CREATE TABLE vectors (embedder_id TEXT NOT NULL, text_hash TEXT NOT NULL, "
+    "dim INTEGER NOT NULL, vec BLOB NOT NULL,\n"
+    "    PRIMARY KEY (embedder_id, text_hash)) WITHOUT ROWID;\n"
+    "CREATE TABLE conversations (conversation_id TEXT PRIMARY KEY, user_scope TEXT NOT NULL, "
+    "project_scope TEXT NOT NULL,\n"
+    "    committed_at TEXT NOT NULL, n_items INTEGER NOT NULL, n_merged INTEGER NOT NULL, "
+    "n_rejected INTEGER NOT NULL);\n"
+)
 
 _ITEM_COLS = (
     "item_id, scope, kind, text, slot, value, topic, entities, conditions, source_kind, event_id, quote, "
@@ -522,6 +535,14 @@ class MemoryStore:
         )
         row = db.execute(sql, (key_hash(key),)).fetchone()
         return _row_to_item(row, self.path) if row else None
+
+    def current_by_key(
+        self, column: str, key: tuple[str, ...], newest: bool = False
+    ) -> tuple[MemoryItem, ItemMeta, str] | None:
+        """`find_by_key` outside a transaction: a read on this store's own connection, under its lock
+        (what a writer looks up before it takes the write lock)."""
+        with self._lock:
+            return self.find_by_key(self._db, column, key, newest=newest)
 
     def end_validity(self, db: sqlite3.Connection, item_id: str, valid_to: str) -> None:
         """The only update an item row ever gets: its validity ends when a revision supersedes it."""

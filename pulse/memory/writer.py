@@ -13,6 +13,10 @@ written as a new record that `supersedes` the old one, whose `valid_to` is set t
 validity ends, the vectors and the conversation's own row in one SQLite transaction: after a crash
 a conversation is either fully present or absent. `abort` (or an exception inside the `with`)
 discards everything.
+
+The write path runs one way: `StoreMemory.conversation()` (pulse/memory/store_memory.py) hands a
+`Conversation` itself as a `WriteTarget` (store, embedder, clock, index lookups); `commit` plans and
+writes here, through the store's public methods, and nothing in this module imports store_memory.
 """
 
 from __future__ import annotations
@@ -20,35 +24,64 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
 from pulse.core.records import Event, MemoryItem
 from pulse.memory import graph
+from pulse.memory.embedders.base import Embedder
 from pulse.memory.extraction import extract
 from pulse.memory.interface import (
     ConversationClosedError,
     ItemMeta,
-    MemoryError_,
+    MemoryStoreError,
     MissingRecordError,
     UnknownScopeError,
     WriteCandidate,
 )
-from pulse.memory.store import text_hash
+from pulse.memory.store import MemoryStore, text_hash
 from pulse.memory.timeutil import parse_time
 from pulse.memory.validation import USER_FACT_KINDS, check, find_source
 
-if TYPE_CHECKING:
-    from pulse.memory.memory import StoreMemory
+
+class WriteTarget(Protocol):
+    """What a conversation writes into: the store, the embedder, the clock, and the lookups that need
+    the scopes' retrieval indexes. `StoreMemory` (pulse/memory/store_memory.py) is one; this module
+    never imports it, so the write path runs one way: memory -> writer -> store."""
+
+    store: MemoryStore
+    embedder: Embedder
+
+    def now(self) -> str: ...
+
+    def embed_cached(self, texts: list[str]) -> dict[str, Any]:
+        """text hash -> vector, from the store's cache or embedded now."""
+        ...
+
+    def infer_topic(self, item: MemoryItem, vec: Any = None) -> str:
+        """The Topic of the most similar current fact in the item's scope, else "general"."""
+        ...
+
+    def link_entities(self, item: MemoryItem) -> tuple[str, ...]:
+        """Known entities of the item's scope that its text names."""
+        ...
+
+    def near_duplicate(self, item: MemoryItem, meta: ItemMeta, vec: Any, threshold: float = 0.95) -> str:
+        """Id of a current fact whose sentence is nearly identical, else ""."""
+        ...
+
+    def invalidate(self, scopes: set[str]) -> None:
+        """After a commit to `scopes`: bring the retrieval indexes up to date."""
+        ...
 
 
 class Conversation:
-    """Implements `ConversationWriter` for a `StoreMemory` (every memory kind writes the same way)."""
+    """Implements `ConversationWriter` on a `WriteTarget` (every memory kind writes the same way)."""
 
     def __init__(
         self,
-        memory: StoreMemory,
+        memory: WriteTarget,
         user_id: str,
         project_id: str = "",
         conversation_id: str = "",
@@ -66,7 +99,7 @@ class Conversation:
         self.rejected: list[tuple[WriteCandidate, str]] = []  # (candidate, reason)
         self.state = "open"
         if memory.store.conversation_committed(self.conversation_id):
-            raise MemoryError_(
+            raise MemoryStoreError(
                 f"conversation {self.conversation_id!r} was already committed to {memory.store.path}"
             )
 
@@ -123,7 +156,7 @@ class Conversation:
             else:
                 self.rejected.append((c, reason))
         prepared = [self._prepare(c, ev, now) for c, ev in accepted]
-        self.committed = self.memory._write_conversation(self, prepared, now)
+        self.committed = plan_and_write(self.memory, self, prepared, now)
         self.state = "committed"
         return self.committed
 
@@ -158,7 +191,7 @@ class Conversation:
 
 
 def plan_and_write(
-    memory: StoreMemory,
+    memory: WriteTarget,
     conv: Conversation,
     prepared: Sequence[tuple[WriteCandidate, MemoryItem, ItemMeta]],
     now: str,
@@ -217,7 +250,7 @@ def plan_and_write(
                         f"record {item.supersedes!r}, which does not exist in {store.path}"
                     )
                 if target.valid_to or target.item_id in ended:
-                    raise MemoryError_(
+                    raise MemoryStoreError(
                         f"conversation {conv.conversation_id}: record {target.item_id} was already "
                         f"superseded; revise its current version instead"
                     )
@@ -280,12 +313,24 @@ def plan_and_write(
     return written
 
 
+def current_version(store: MemoryStore, item: MemoryItem, meta: ItemMeta) -> MemoryItem | None:
+    """The current record this candidate would revise (explicit `supersedes`, else same slot)."""
+    if item.supersedes:
+        got = store.get(item.supersedes)
+        return got[0] if got else None
+    rk = graph.revision_key(item, meta.task_id)
+    if rk is None:
+        return None
+    found = store.current_by_key("rev_key", rk, newest=True)
+    return found[0] if found else None
+
+
 def _enrich(
-    memory: StoreMemory, item: MemoryItem, meta: ItemMeta, vec: object = None
+    memory: WriteTarget, item: MemoryItem, meta: ItemMeta, vec: object = None
 ) -> tuple[MemoryItem, ItemMeta]:
     """Attach an extracted fact to the graph: nearest Topic when it has none, known entities it names."""
     changes: dict[str, object] = {}
-    prev = memory.current_version(item, meta)
+    prev = current_version(memory.store, item, meta)
     if prev is not None:  # a revision stays where the fact it revises lives in the graph
         if not item.topic:
             changes["topic"] = prev.topic

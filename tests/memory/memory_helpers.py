@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
 from pulse.core.records import Event, MemoryItem, Provenance
 
 
@@ -44,3 +49,17 @@ def tool_result(
 
 def call(tool: str, step: int = 2, **args: str) -> Event:
     return Event("candidate_call", step, tool=tool, args=dict(args), event_id=f"c{step}")
+
+
+def kill_harness() -> ModuleType:
+    """bench/memory_kill_harness.py, the SIGKILL durability harness (a bench script, so it is loaded
+    by path: `bench` is not an installed package)."""
+    name = "memory_kill_harness"
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parents[2] / "bench" / "memory_kill_harness.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None, path
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # before exec: its dataclasses look their module up
+        spec.loader.exec_module(module)
+    return sys.modules[name]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from memory_helpers import pref
+from memory_helpers import kill_harness, pref
 
 from pulse.core.records import Event, MemoryItem
 from pulse.memory import ItemMeta, RetrievalQuery, make_embedder, open_memory, scope_index
@@ -127,7 +127,7 @@ def test_commits_update_the_index_like_a_full_rebuild(tmp_path, monkeypatch, emb
     ix0 = mem._indexes["user:u1"]
     builds = []
     monkeypatch.setattr(
-        "pulse.memory.memory.build_scope_index",
+        "pulse.memory.store_memory.build_scope_index",
         lambda *a, **k: builds.append(a) or scope_index.build_scope_index(*a, **k),
     )
     for batch, metas in _batches(rng, 6, 25, 1000):
@@ -267,7 +267,7 @@ _WORKER = textwrap.dedent("""
 
 
 def test_concurrent_writers_on_one_root_lose_nothing(tmp_path):
-    from pulse.memory.durability import FACTS_PER_CONVERSATION, KillReport, verify
+    harness = kill_harness()
 
     root = tmp_path / "mem"
     open_memory("structured", root, "hash", auto_create_scopes=True).close()
@@ -285,15 +285,15 @@ def test_concurrent_writers_on_one_root_lose_nothing(tmp_path):
     outs = [p.communicate(timeout=300) for p in procs]
     for p, (_out, err) in zip(procs, outs):
         assert p.returncode == 0, err[-2000:]
-    report = KillReport()
+    report = harness.KillReport()
     done = {f"{t}-{i}" for t in tags for i in range(n)}
-    verify(root, done, report)
+    harness.verify(root, done, report)
     assert (
         report.integrity == "ok" and not report.lost and not report.half_applied and not report.chain_errors
     )
     assert report.conversations_in_store == len(done)
     # the last writer to finish saw every record through catch-up alone
-    total = len(done) * FACTS_PER_CONVERSATION
+    total = len(done) * harness.FACTS_PER_CONVERSATION
     assert max(int(out.split()[0]) for out, _ in outs) == total
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from memory_helpers import call, pref
 
-from pulse.memory import KINDS, Memory, MemoryError_, RetrievalQuery, make_embedder, open_memory
+from pulse.memory import KINDS, Memory, MemoryStoreError, RetrievalQuery, make_embedder, open_memory
 from pulse.memory.embedders.hashing import HashEmbedder
 
 WORLD = [
@@ -39,7 +39,7 @@ def test_every_kind_implements_the_protocol(mem_factory, tmp_path, kind):
 
 
 def test_unknown_kind_suggests(tmp_path):
-    with pytest.raises(MemoryError_, match="did you mean 'structured'"):
+    with pytest.raises(MemoryStoreError, match="did you mean 'structured'"):
         open_memory("structured_", tmp_path, "hash")
 
 

@@ -6,7 +6,7 @@ import pytest
 from memory_helpers import call, pref, user_msg
 
 from pulse.core.records import Provenance
-from pulse.memory import MemoryError_, MissingRecordError, RetrievalQuery, WriteCandidate
+from pulse.memory import MemoryStoreError, MissingRecordError, RetrievalQuery, WriteCandidate
 
 ICON = call("make_icon", size="16x16")
 
@@ -71,7 +71,7 @@ def test_revise_api_and_missing_record(mem):
     assert mem.get("a").valid_to == "2025-05-01T00:00:00Z" and mem.get("b").supersedes == "a"
     with pytest.raises(MissingRecordError, match="'nope'"):
         mem.revise("nope", pref("c", "x"))
-    with pytest.raises(MemoryError_, match="already superseded"):
+    with pytest.raises(MemoryStoreError, match="already superseded"):
         mem.revise("a", pref("d", "I like oolong", slot="drink", value="oolong"))
 
 

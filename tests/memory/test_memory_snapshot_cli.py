@@ -168,9 +168,9 @@ def test_every_field_type_time_order_id_and_cycle_is_checked_before_loading(tmp_
 
 def test_add_items_refuses_a_supersession_cycle_and_a_backwards_validity(mem):
     from pulse.core.records import RecordError
-    from pulse.memory import MemoryError_
+    from pulse.memory import MemoryStoreError
 
-    with pytest.raises(MemoryError_, match="supersession cycle"):
+    with pytest.raises(MemoryStoreError, match="supersession cycle"):
         mem.add_items([pref("a", "x", supersedes="b"), pref("b", "y", supersedes="a")])
     with pytest.raises(RecordError, match="before valid_from"):
         mem.add_items([pref("a", "x", valid_from="2025-05-01", valid_to="2025-01-01")])

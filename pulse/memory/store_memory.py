@@ -31,7 +31,7 @@ from pulse.memory.candidates import Candidate, select
 from pulse.memory.embedders.base import Embedder
 from pulse.memory.interface import (
     ItemMeta,
-    MemoryError_,
+    MemoryStoreError,
     MissingRecordError,
     RetrievalQuery,
     ScoredItem,
@@ -43,7 +43,7 @@ from pulse.memory.retrieval_graph import GraphRetriever
 from pulse.memory.scope_index import ScopeIndex, build_scope_index, catch_up, embed_with_cache
 from pulse.memory.store import MemoryStore, text_hash
 from pulse.memory.timeutil import check_time, parse_time, utc_now
-from pulse.memory.writer import Conversation, plan_and_write
+from pulse.memory.writer import Conversation
 
 Retriever = GraphRetriever | FlatRetriever
 
@@ -110,7 +110,7 @@ class StoreMemory:
 
     def _create_scope(self, scope: str) -> None:
         if not scope.split(":", 1)[1]:
-            raise MemoryError_(f"empty id in scope {scope!r}")
+            raise MemoryStoreError(f"empty id in scope {scope!r}")
         with self.store.transaction() as db:
             self.store.ensure_scope(db, scope, self.now())
 
@@ -312,11 +312,10 @@ class StoreMemory:
     def conversation(
         self, user_id: str, project_id: str = "", conversation_id: str = "", extract: bool = True
     ) -> Conversation:
+        """A writer for one conversation; its commit (pulse/memory/writer.py) plans and writes through
+        this memory's store and lookups (`writer.WriteTarget`) and never calls back into anything else."""
         self.require_scopes(user_id, project_id, create=self.auto_create_scopes)
         return Conversation(self, user_id, project_id, conversation_id, extract_candidates=extract)
-
-    def _write_conversation(self, conv: Conversation, prepared: list, now: str) -> list[MemoryItem]:
-        return plan_and_write(self, conv, prepared, now)
 
     def add_items(self, items: Sequence[MemoryItem], meta: dict[str, ItemMeta] | None = None) -> None:
         """Bulk-load validated records (a generated world, an import) in one transaction.
@@ -330,7 +329,7 @@ class StoreMemory:
         ids = [i.item_id for i in items]
         if len(set(ids)) != len(ids):
             dup = next(i for i in ids if ids.count(i) > 1)
-            raise MemoryError_(f"add_items: item_id {dup!r} appears twice in the batch")
+            raise MemoryStoreError(f"add_items: item_id {dup!r} appears twice in the batch")
         for item in items:
             for field_name in ("valid_from", "valid_to"):
                 try:
@@ -349,7 +348,7 @@ class StoreMemory:
             cur: MemoryItem | None = item
             while cur is not None and cur.item_id not in acyclic:
                 if cur.item_id in path:
-                    raise MemoryError_(
+                    raise MemoryStoreError(
                         f"add_items: record {cur.item_id} is in a supersession cycle "
                         f"({' -> '.join(path[path.index(cur.item_id) :] + [cur.item_id])})"
                     )
@@ -367,7 +366,7 @@ class StoreMemory:
                     old.valid_to,
                 )
                 if not same or old_meta != meta.get(item.item_id, ItemMeta()):
-                    raise MemoryError_(
+                    raise MemoryStoreError(
                         f"record {item.item_id} already exists in {self.store.path} with different "
                         f"content; a revision needs a new item_id with supersedes={item.item_id!r}"
                     )
@@ -388,7 +387,7 @@ class StoreMemory:
                         f"exist in the batch or in {self.store.path}"
                     )
                 if target.scope != item.scope:
-                    raise MemoryError_(
+                    raise MemoryStoreError(
                         f"record {item.item_id} ({item.scope}) cannot supersede {target.item_id} "
                         f"({target.scope}): revisions stay in their scope"
                     )
@@ -421,19 +420,19 @@ class StoreMemory:
             )
         old = got[0]
         if old.valid_to:
-            raise MemoryError_(
+            raise MemoryStoreError(
                 f"cannot revise record {item_id!r}: it was already superseded at {old.valid_to}"
             )
         new_item = replace(new_item, supersedes=item_id, valid_from=new_item.valid_from or self.now())
         if parse_time(new_item.valid_from) < parse_time(old.valid_from or new_item.valid_from):
-            raise MemoryError_(
+            raise MemoryStoreError(
                 f"revision {new_item.item_id} at {new_item.valid_from} predates record {item_id} "
                 f"(valid from {old.valid_from})"
             )
         self.add_items([new_item], {new_item.item_id: meta} if meta else None)
         return new_item
 
-    # ------------------------------------------------------------------ graph helpers used by writes
+    # ------------------------------------------------------------------ lookups for writer.WriteTarget
     def infer_topic(self, item: MemoryItem, vec: Any = None) -> str:
         """The Topic of the most similar current fact in the item's scope, else "general".
         `vec`: the item's vector when the caller has it (dense embedders), saving a forward pass."""
@@ -466,18 +465,6 @@ class StoreMemory:
             for k in ix.match_entities(graph.words(item.text), set())
             if not k.startswith("tool:")
         )
-
-    def current_version(self, item: MemoryItem, meta: ItemMeta) -> MemoryItem | None:
-        """The current record this candidate would revise (explicit `supersedes`, else same slot)."""
-        if item.supersedes:
-            got = self.store.get(item.supersedes)
-            return got[0] if got else None
-        rk = graph.revision_key(item, meta.task_id)
-        if rk is None:
-            return None
-        with self.store._lock:
-            found = self.store.find_by_key(self.store._db, "rev_key", rk, newest=True)
-        return found[0] if found else None
 
     def near_duplicate(self, item: MemoryItem, meta: ItemMeta, vec: Any, threshold: float = 0.95) -> str:
         """Id of a current same-kind, slotless fact whose sentence is nearly identical, else ""."""

@@ -1,6 +1,8 @@
 """SIGKILL durability harness: kill a writer mid-commit, then prove no conversation was lost or torn.
 
-    python -m pulse.memory.durability --root /tmp/kill --kills 200 --out bench/results/memory_kill.json
+    .venv/bin/python bench/memory_kill_harness.py --root /tmp/kill --kills 200 --out /tmp/memory_kill.json
+    .venv/bin/python -m bench.memory_kill_harness --root /tmp/kill --kills 200   # same, from the repo root
+(`bench/bench_memory_kill.py` runs it into a temporary root and writes bench/results/memory_kill.json.)
 
 A child process commits conversations in a loop as fast as it can (each one: two new facts and a
 revision of the previous conversation's fact, i.e. inserts plus a validity end, plus vectors and the
@@ -11,7 +13,9 @@ it with SIGKILL after a random delay, then reopens the store and checks:
   an absent conversation (none half-applied);
 - each revision chain is consistent: exactly one current record per chain, every superseded record
   ends exactly when its successor starts; and SQLite's integrity_check passes.
-`run_kills` is shared by the test suite (tens of kills) and this script (hundreds).
+`run_kills` is shared by the test suite (tens of kills, tests/memory/test_memory_kill.py) and the
+bench (hundreds). A test harness, so it lives beside the benches, not in the library; the child is
+this file run as a script.
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # run as a script (the child is): the repository's packages import
+    sys.path.insert(0, str(REPO))
 
 FACTS_PER_CONVERSATION = 3
 _WORDS = (
@@ -100,7 +108,7 @@ class KillReport:
 def _one_round(root: Path, tag: str, max_delay_s: float, rng: random.Random) -> tuple[set[str], bool]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pulse.memory.durability", "--child", "--root", str(root), "--tag", tag],
+        [sys.executable, str(Path(__file__).resolve()), "--child", "--root", str(root), "--tag", tag],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
