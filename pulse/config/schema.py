@@ -104,13 +104,52 @@ class ModelConfig:
     lora: LoraSpec = field(default_factory=LoraSpec)
 
 
+def _paper_reward_weights() -> dict[str, float]:
+    """The default weights: configs/reward/pulse.yaml's (the one place a weight is written)."""
+    from pathlib import Path
+
+    from omegaconf import OmegaConf
+
+    path = Path(__file__).resolve().parents[2] / "configs" / "reward" / "pulse.yaml"
+    if not path.is_file():
+        raise ConfigError(f"reward.weights: no default weights ({path} is missing); give reward.weights")
+    return {str(k): float(v) for k, v in OmegaConf.to_container(OmegaConf.load(path).weights).items()}
+
+
 @dataclass(frozen=True)
 class RewardConfig:
+    """GRPO reward: one weight per term registered in pulse/train/rewards.py (`@reward_term`), checked
+    against that registry here: an unknown term or a term without a weight is a ConfigError."""
+
     name: str = "pulse"
-    correct_action: float = 1.0
-    correct_decision: float = 0.5
-    wrong_intervention: float = -1.0
-    well_formed: float = 0.0
+    weights: dict[str, float] = field(default_factory=_paper_reward_weights)
+
+    def __post_init__(self) -> None:
+        check_reward_weights(self.weights)
+
+
+def check_reward_weights(weights: dict[str, Any], key: str = "reward.weights") -> None:
+    """Every weight names a term registered in pulse/train/rewards.py and every registered term has a
+    weight (0 switches one off); a ConfigError naming the config key and the known terms otherwise."""
+    from pulse.train.rewards import REWARD_TERMS
+
+    known = ", ".join(REWARD_TERMS)
+    for name in weights:
+        if name not in REWARD_TERMS:
+            close = difflib.get_close_matches(str(name), REWARD_TERMS, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise _fail(
+                f"{key}.{name}",
+                f"unknown reward term{hint} (known terms: {known}; a term is registered with "
+                "@reward_term in pulse/train/rewards.py)",
+            )
+    missing = [n for n in REWARD_TERMS if n not in weights]
+    if missing:
+        raise _fail(
+            key,
+            f"no weight for reward term(s) {', '.join(missing)} (every registered term needs one, 0 "
+            f"switches it off; known terms: {known})",
+        )
 
 
 @dataclass(frozen=True)

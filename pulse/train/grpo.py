@@ -14,7 +14,7 @@ from pulse.config.schema import ConfigError, TrainConfig
 from pulse.core.examples import PolicyExample
 from pulse.train.data import grpo_rows
 from pulse.train.metrics_log import JsonlMetricsCallback
-from pulse.train.rewards import TERM_NAMES, make_reward_terms
+from pulse.train.rewards import make_reward_terms, term_weights
 from pulse.train.trainer_common import common_args, last_checkpoint, lora_config, report_to, write_provenance
 from pulse.utils.atomic import atomic_dir
 
@@ -50,7 +50,6 @@ def build_grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1
 
     g = cfg.grpo
     sizes = derived_batch_sizes(cfg, num_processes)
-    weights = [getattr(cfg.reward, name) for name in TERM_NAMES]  # same order as make_reward_terms
     vllm = {}
     if g.vllm.enabled:
         vllm = dict(
@@ -79,7 +78,7 @@ def build_grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1
         temperature=g.temperature,
         beta=g.beta,
         loss_type=g.loss_type,
-        reward_weights=weights,
+        reward_weights=term_weights(cfg.reward.weights),  # the order of make_reward_terms
         save_steps=g.save_every_steps,
         remove_unused_columns=False,
         disable_dropout=True,

@@ -1,5 +1,9 @@
-"""Reward terms for GRPO (paper Eq. 12), each a named function so trl logs it separately
-(`rewards/<name>/mean`) and its weight comes from `configs/reward/*.yaml`.
+"""Reward terms for GRPO (paper Eq. 12). A term is one function registered once with
+`@reward_term("name")`; its weight is `reward.weights.<name>` in `configs/reward/*.yaml`, checked
+against this registry when the config is read (`RewardConfig` in pulse/config/schema.py: an unknown
+name or a term without a weight is a ConfigError naming the key and the known terms). trl gets one
+reward function per term, named after it, so it logs each separately (`rewards/<name>/mean`), and
+the weights in registry order.
 
     R = w_action * correct_action + w_decision * correct_decision
         + w_wrong * wrong_intervention + w_format * well_formed
@@ -17,19 +21,65 @@ from a weak SFT policy (evidence right on few interventions) collapsed to always
 on the CPU default (measured: all 400 held-out decisions silent under both penalties).
 A completion cut by the length cap (no EOS), or one that does not parse, earns no positive term.
 Completions and labels are compared in the prompt's own ids (`label_evidence` of `grpo_rows`).
+
+Adding a term: a function `(parsed: ParseResult, gold: Decision) -> float` decorated with
+`@reward_term("name")` here, and its weight under `weights:` in configs/reward/pulse.yaml (the other
+reward configs start from that one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pulse.core.correctness import is_correct_parse, is_wrong_intervention
 from pulse.core.policy_io import ParseResult, completion_text, parse_completion
 from pulse.core.records import Decision
 
+# one completion's value of a term: (its parse, the gold decision) -> float
+RewardTerm = Callable[[ParseResult, Decision], float]
+# what trl calls: f(prompts, completions, completion_ids, **dataset_columns) -> one float per completion
 RewardFn = Callable[..., list[float]]
-TERM_NAMES: tuple[str, ...] = ("correct_action", "correct_decision", "wrong_intervention", "well_formed")
+
+REWARD_TERMS: dict[str, RewardTerm] = {}  # registration order = trl's reward_funcs / reward_weights order
+
+
+def reward_term(name: str) -> Callable[[RewardTerm], RewardTerm]:
+    """Register `fn` as the reward term `name` (its weight: `reward.weights.<name>`)."""
+
+    def register(fn: RewardTerm) -> RewardTerm:
+        if name in REWARD_TERMS:
+            raise ValueError(f"reward term {name!r} is registered twice")
+        REWARD_TERMS[name] = fn
+        return fn
+
+    return register
+
+
+@reward_term("correct_action")
+def correct_action(parsed: ParseResult, gold: Decision) -> float:
+    return float(parsed.ok and parsed.decision.action == gold.action)  # type: ignore[union-attr]
+
+
+@reward_term("correct_decision")
+def correct_decision(parsed: ParseResult, gold: Decision) -> float:
+    return float(is_correct_parse(parsed, gold))
+
+
+@reward_term("wrong_intervention")
+def wrong_intervention(parsed: ParseResult, gold: Decision) -> float:
+    return float(is_wrong_intervention(parsed, gold))
+
+
+@reward_term("well_formed")
+def well_formed(parsed: ParseResult, gold: Decision) -> float:
+    return float(parsed.ok)
+
+
+def term_weights(weights: Mapping[str, float]) -> list[float]:
+    """The weights in registry order (the order of `make_reward_terms`); `RewardConfig` has checked
+    that there is one per term."""
+    return [float(weights[name]) for name in REWARD_TERMS]
 
 
 def _parse_all(
@@ -46,43 +96,26 @@ def _parse_all(
     return out
 
 
-def _golds(label_action: Sequence[str], label_evidence: Sequence[Sequence[str]]) -> list[Decision]:
-    return [Decision(a, tuple(e)) for a, e in zip(label_action, label_evidence)]
+def _golds(label_action: Sequence[str], label_evidence: Sequence[Sequence[str]] | None) -> list[Decision]:
+    evidence = label_evidence if label_evidence is not None else [()] * len(label_action)
+    return [Decision(a, tuple(e)) for a, e in zip(label_action, evidence)]
+
+
+def _batch_fn(name: str, term: RewardTerm, eos_token_id: int | None) -> RewardFn:
+    def fn(completions, label_action, label_evidence=None, completion_ids=None, **_):
+        parsed = _parse_all(completions, completion_ids, eos_token_id)
+        return [term(p, g) for p, g in zip(parsed, _golds(label_action, label_evidence))]
+
+    fn.__name__ = fn.__qualname__ = name  # trl logs rewards/<__name__>/mean
+    return fn
 
 
 def make_reward_terms(eos_token_id: int | None) -> dict[str, RewardFn]:
-    """The reward functions trl calls as f(prompts, completions, completion_ids, **dataset_columns)."""
-
-    def correct_action(completions, label_action, completion_ids=None, **_):
-        parsed = _parse_all(completions, completion_ids, eos_token_id)
-        return [float(p.ok and p.decision.action == a) for p, a in zip(parsed, label_action)]  # type: ignore[union-attr]
-
-    def correct_decision(completions, label_action, label_evidence, completion_ids=None, **_):
-        parsed = _parse_all(completions, completion_ids, eos_token_id)
-        return [float(is_correct_parse(p, g)) for p, g in zip(parsed, _golds(label_action, label_evidence))]
-
-    def wrong_intervention(completions, label_action, label_evidence, completion_ids=None, **_):
-        parsed = _parse_all(completions, completion_ids, eos_token_id)
-        return [
-            float(is_wrong_intervention(p, g)) for p, g in zip(parsed, _golds(label_action, label_evidence))
-        ]
-
-    def well_formed(completions, completion_ids=None, **_):
-        return [float(p.ok) for p in _parse_all(completions, completion_ids, eos_token_id)]
-
-    terms = {
-        "correct_action": correct_action,
-        "correct_decision": correct_decision,
-        "wrong_intervention": wrong_intervention,
-        "well_formed": well_formed,
-    }
-    assert tuple(terms) == TERM_NAMES
-    return terms
+    """One trl reward function per registered term, in registry order."""
+    return {name: _batch_fn(name, term, eos_token_id) for name, term in REWARD_TERMS.items()}
 
 
-def total_reward(completion: Any, gold: Decision, weights: dict[str, float]) -> float:
-    """The weighted sum for one completion (tests, analysis)."""
-    text = completion_text(completion)
-    terms = make_reward_terms(None)
-    kw = dict(completions=[text], label_action=[gold.action], label_evidence=[list(gold.evidence)])
-    return sum(weights.get(name, 0.0) * fn(**kw)[0] for name, fn in terms.items())
+def total_reward(completion: Any, gold: Decision, weights: Mapping[str, float]) -> float:
+    """The weighted sum for one completion (tests, analysis); `weights` holds one weight per term."""
+    parsed = parse_completion(completion_text(completion))
+    return sum(weights[name] * term(parsed, gold) for name, term in REWARD_TERMS.items())
