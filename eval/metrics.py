@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pulse.core.errors import PulseUserError
+from pulse.utils.json_input import parse_json_line
 from pulse.utils.stats import mean_stderr  # noqa: F401  (re-exported: tables and tests use it here)
 
 STAGES = ("early", "middle", "late")
@@ -52,14 +53,14 @@ def read_rows_checked(path: str | Path) -> tuple[list[dict[str, Any]], bool]:
             clean = False
             continue
         try:
-            row = json.loads(raw.decode("utf-8"))
+            row = parse_json_line(raw, path, i + 1, RowsError)
             if not isinstance(row, dict):
-                raise ValueError(f"a JSON {type(row).__name__}, not an object")
-        except (UnicodeDecodeError, ValueError) as e:
+                raise RowsError(f"{path}: line {i + 1}: a JSON {type(row).__name__}, not a row object")
+        except RowsError:
             if last:
                 clean = False
                 continue
-            raise RowsError(f"{path}: line {i + 1} is not a valid JSON row ({e})") from None
+            raise
         rows.append(row)  # a last row that parses is whole (only its newline may be missing)
     return rows, clean
 

@@ -4,9 +4,11 @@ that names the file, record, row or key -- never a traceback -- and changes noth
 Categories: memory stores that are not Pulse stores (another application's SQLite file, an empty
 file, a directory, a text file, a memory root that is a file), a stored row whose field does not
 parse, snapshots that fail validation (field type, time order, duplicate id, supersession cycle,
-bad JSON), dataset rows that fail validation (bad JSON column, wrong column type, evidence not in
-the snapshot), a missing or empty model folder, a missing dataset, and an eval run log with a bad
-line before its last. Tiny inputs, no training.
+bad JSON, JSON nested 100000 levels deep, bytes that are not UTF-8), dataset rows that fail
+validation (bad JSON column, a column nested 100000 levels deep, wrong column type, evidence not in
+the snapshot), a missing or empty model folder, a missing dataset, an eval run log with a bad line
+before its last, a 100000-deep line in a run log `pulse trace` reads, and a 100000-deep suite file.
+Tiny inputs, no training.
 """
 
 from __future__ import annotations
@@ -81,8 +83,14 @@ GOOD_SNAPSHOT = {
 
 
 def write_json(path: Path, obj) -> Path:
-    path.write_text(obj if isinstance(obj, str) else json.dumps(obj))
+    if isinstance(obj, bytes):
+        path.write_bytes(obj)
+    else:
+        path.write_text(obj if isinstance(obj, str) else json.dumps(obj))
     return path
+
+
+DEEP = "[" * 100000 + "]" * 100000  # nested past Python's JSON parser: a RecursionError unless handled
 
 
 # ------------------------------------------------------------------------------------ memory stores
@@ -198,6 +206,13 @@ BAD_SNAPSHOTS = {
         ["items[0]", "provenance", "'quote'"],
     ),
     "not_json": ('{"format": ', ["not valid JSON", "line 1"]),
+    "too_deep": (DEEP, ["JSON nested 100000 levels deep"]),
+    "not_utf8": (
+        json.dumps({**GOOD_SNAPSHOT, "items": [_item("a", text="cafe")]})
+        .encode()
+        .replace(b"cafe", b"caf\xe9"),
+        ["not UTF-8", "byte 0xe9 at byte offset"],
+    ),
     "meta_links": ({**GOOD_SNAPSHOT, "meta": {"a": {"links": [1]}}}, ["meta['a']"]),
 }
 
@@ -260,6 +275,10 @@ BAD_ROWS = {
         ["row 0", "'task_level'"],
     ),
     "evidence": (lambda: [_row(0), _row(1, label_evidence=["m9"])], ["row 1", "'label_evidence'", "m9"]),
+    "too_deep": (
+        lambda: [_row(0), _row(1, snapshot_json=DEEP)],
+        ["row 1", "'snapshot_json'", "JSON nested 100000 levels deep"],
+    ),
 }
 
 
@@ -342,3 +361,45 @@ def test_an_eval_run_log_with_a_bad_middle_line_is_named(tmp_path):
     )
     assert_user_error(r, str(log), "line 2")
     assert fingerprint(log)[:2] == before[:2]  # (hydra writes its own log beside it)
+
+
+def test_a_100k_deep_line_in_a_run_log_is_named_by_eval_and_by_trace(tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    log = out / "episodes.jsonl"
+    log.write_text('{"task_id": "a"}\n' + DEEP + '\n{"task_id": "c"}\n')
+    before = fingerprint(log)
+    r = run_cli(
+        "eval",
+        "method=none",
+        "benchmark=pibench_sim",
+        "benchmark.max_tasks=1",
+        "benchmark.personas=[researcher]",
+        f"out_dir={out}",
+        "progress=false",
+    )
+    assert_user_error(r, str(log), "line 2", "JSON nested 100000 levels deep")
+    assert fingerprint(log)[:2] == before[:2]
+    r = run_cli("trace", str(out), f"out={tmp_path / 't.html'}")
+    assert_user_error(r, str(log), "line 2", "JSON nested 100000 levels deep")
+    assert not (tmp_path / "t.html").exists()
+
+
+@pytest.mark.parametrize("case", ["too_deep", "not_utf8"])
+def test_a_bad_suite_file_is_named(tmp_path, case):
+    suite = tmp_path / "suite.json"
+    if case == "too_deep":
+        suite.write_text(DEEP)
+        names = ["JSON nested 100000 levels deep"]
+    else:
+        suite.write_bytes(b'{"name": "caf\xe9"}')
+        names = ["not UTF-8", "byte 0xe9 at byte offset 13"]
+    r = run_cli(
+        "eval",
+        "method=none",
+        "benchmark=pibench_sim",
+        f"benchmark.path={suite}",
+        f"out_dir={tmp_path / 'run'}",
+        "progress=false",
+    )
+    assert_user_error(r, str(suite), *names)

@@ -38,6 +38,7 @@ from typing import Any
 
 from pulse.core.errors import PulseUserError
 from pulse.core.records import MemoryItem, RecordError
+from pulse.utils.json_input import read_json_file
 
 ARG_SOURCES = (
     "explicit",
@@ -398,8 +399,4 @@ def load_suite(path: str | Path) -> Suite:
     path = Path(path)
     if not path.exists():
         raise SuiteError(f"suite file {path} does not exist")
-    try:
-        d = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise SuiteError(f"{path}: not valid JSON ({e})") from None
-    return suite_from_json(d, str(path))
+    return suite_from_json(read_json_file(path, SuiteError, "suite file"), str(path))

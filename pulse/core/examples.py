@@ -14,6 +14,7 @@ from typing import Any
 
 from pulse.core.policy_io import PolicyInput
 from pulse.core.records import ACTIONS, Decision, Event, MemoryItem, RecordError
+from pulse.utils.json_input import parse_json
 
 ROW_COLUMNS: tuple[str, ...] = (
     "example_id",
@@ -70,12 +71,7 @@ def _json_list(row: Mapping[str, Any], col: str, where: str) -> list[Any]:
     raw = row[col]
     if not isinstance(raw, str):
         raise RecordError(f"{where} column {col!r}: expected a JSON string, got {type(raw).__name__}")
-    try:
-        val = json.loads(raw)
-    except json.JSONDecodeError as e:
-        raise RecordError(
-            f"{where} column {col!r}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})"
-        ) from None
+    val = parse_json(raw, f"{where} column {col!r}", RecordError)
     if not isinstance(val, list):
         raise RecordError(
             f"{where} column {col!r}: expected a JSON list of objects, got {type(val).__name__}"

@@ -64,7 +64,7 @@ def _set(value: str) -> str:
     try:
         parsed = json.loads(v)
         items = [str(x) for x in parsed] if isinstance(parsed, list) else [v]
-    except (json.JSONDecodeError, ValueError):
+    except (ValueError, RecursionError):  # not a JSON list (or nested past the parser): split the text
         items = re.split(r"\s*[,;]\s*|\s+and\s+", v)
     return ", ".join(sorted({fold(x) for x in items if fold(x)}))
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from pulse.core.records import MemoryItem, RecordError
 from pulse.memory.interface import ItemMeta, MemoryStoreError, SnapshotError
 from pulse.memory.timeutil import check_time, parse_time
+from pulse.utils.json_input import read_json_file
 
 if TYPE_CHECKING:
     from pulse.memory.store_memory import StoreMemory
@@ -197,16 +198,10 @@ def _check_chains(items: list[MemoryItem], seen: dict[str, int], where: str) -> 
 
 
 def load_snapshot(path: str | Path) -> Snapshot:
+    """Read and validate a snapshot file; a file that cannot be read, is not UTF-8, is not JSON or
+    nests too deeply is a SnapshotError naming it (pulse/utils/json_input.py)."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as e:
-        raise SnapshotError(f"{path}: cannot read snapshot ({e.strerror or e})") from None
-    try:
-        d = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise SnapshotError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
-    return snapshot_from_dict(d, str(path))
+    return snapshot_from_dict(read_json_file(path, SnapshotError, "snapshot"), str(path))
 
 
 def import_snapshot(memory: StoreMemory, path: str | Path, snap: Snapshot | None = None) -> Snapshot:

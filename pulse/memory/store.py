@@ -101,7 +101,7 @@ def _bad_row(path: Path | str, table: str, key: str, field_name: str, why: str) 
 def _str_list(raw: object, path: Path | str, item_id: object, field_name: str) -> tuple[str, ...]:
     try:
         val = json.loads(raw) if isinstance(raw, (str, bytes)) else None
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, RecursionError) as e:
         raise _bad_row(path, "items", f"item_id {item_id!r}", field_name, f"not JSON: {e}") from None
     if not isinstance(val, list) or not all(isinstance(x, str) for x in val):
         raise _bad_row(

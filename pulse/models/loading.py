@@ -8,11 +8,11 @@ weights load -- not a hub lookup that fails deep inside transformers.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pulse.core.errors import PulseUserError
+from pulse.utils.json_input import read_json_file
 
 
 class ModelLoadError(PulseUserError, RuntimeError):
@@ -51,10 +51,8 @@ def check_model_path(name_or_path: str, key: str = "model.name_or_path") -> None
 
 def _adapter_base(adapter: Path) -> str:
     """The base model an adapter folder names (`base_model_name_or_path` in adapter_config.json)."""
-    try:
-        base = json.loads(adapter.read_text()).get("base_model_name_or_path")
-    except (OSError, ValueError, AttributeError) as e:
-        raise ModelLoadError(f"{adapter}: not a readable adapter config ({e})") from None
+    cfg = read_json_file(adapter, ModelLoadError, "adapter config")
+    base = cfg.get("base_model_name_or_path") if isinstance(cfg, dict) else None
     if not isinstance(base, str) or not base:
         raise ModelLoadError(f"{adapter}: base_model_name_or_path is missing or not a string")
     return base

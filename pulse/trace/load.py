@@ -15,11 +15,11 @@ what the task agent did next (the next candidate call, and whether it took the e
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pulse.core.errors import PulseUserError
+from pulse.utils.json_input import read_json_file, read_jsonl_file
 
 ROWS = "episodes.jsonl"
 COUNTERS = (
@@ -62,10 +62,7 @@ def find_runs(paths: list[str]) -> list[Path]:
 def _json(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise TraceError(f"{path}: not valid JSON ({e})") from None
+    data = read_json_file(path, TraceError)
     if not isinstance(data, dict):
         raise TraceError(f"{path}: expected a JSON object")
     return data
@@ -73,13 +70,7 @@ def _json(path: Path) -> dict[str, Any]:
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
     rows = []
-    for i, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise TraceError(f"{path}: line {i}: not valid JSON ({e.msg})") from None
+    for i, row in read_jsonl_file(path, TraceError, "run log"):
         if not isinstance(row, dict) or "task_id" not in row:
             raise TraceError(f"{path}: line {i}: an episode row needs a 'task_id'")
         rows.append(row)

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from transformers import TrainerCallback
 
+from pulse.utils.json_input import JsonInputError, parse_json_line
+
 
 class JsonlMetricsCallback(TrainerCallback):
     def __init__(self, path: str | Path, stage: str):
@@ -38,10 +40,10 @@ def read_metrics(path: str | Path) -> list[dict]:
     p = Path(path)
     if not p.exists():
         return rows
-    for line in p.read_text().splitlines():
+    for i, line in enumerate(p.read_text().splitlines(), 1):
         try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
+            rows.append(parse_json_line(line, p, i))
+        except JsonInputError:
             continue  # a run killed mid-write leaves at most one torn line
     return rows
 

@@ -36,6 +36,7 @@ from eval.real.base import (
 from eval.real.data_dir import dataset_dir
 from eval.real.tau2_retail.db import canonical, load_db
 from eval.real.tau2_retail.tools import SCHEMAS, RetailTools
+from pulse.utils.json_input import read_json_file
 
 NAME = "tau2_retail"
 VERSION = "tau2-a2c0247"
@@ -397,10 +398,7 @@ class Tau2User:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise BenchmarkDataError(f"{path}: cannot read ({e})") from None
+    return read_json_file(path, BenchmarkDataError, "benchmark data")
 
 
 def load_tasks(root: Path) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.real.base import BenchmarkDataError
+from pulse.utils.json_input import read_json_file
 
 ORDER_OPTIONAL = (
     "cancel_reason",
@@ -70,10 +71,7 @@ def load_db(path: str | Path) -> dict[str, Any]:
     base of every task's `RetailTools` (each task's changes live in its own copy-on-write layer)."""
     key = str(Path(path).resolve())
     if key not in _CACHE:
-        try:
-            raw = json.loads(Path(path).read_text())
-        except (OSError, json.JSONDecodeError) as e:
-            raise BenchmarkDataError(f"{path}: cannot read the retail database ({e})") from None
+        raw = read_json_file(path, BenchmarkDataError, "the retail database")
         _CACHE[key] = _normalise(raw, Path(path))
     return _CACHE[key]
 
