@@ -24,7 +24,8 @@ from typing import Any
 
 from eval.config import BenchmarkConfig, EvalConfig, MethodConfig
 from eval.harness import run_eval
-from eval.tables import _get, build_tables, collect, find_runs, to_markdown
+from eval.table_format import summaries_for
+from eval.tables import build_tables, collect, find_runs, to_markdown
 from pulse.config.schema import PolicyBackendConfig
 from pulse.utils.stats import mean_stderr
 
@@ -83,7 +84,7 @@ def suite_checks(data, benchmarks: Sequence[str]) -> dict[str, dict[str, Any]]:
     for b in benchmarks:
         mean = {}
         for m in ("pulse_no_rl", "pulse_penalty0", "pulse"):
-            ss = _get(data, "table2", m, b)  # the row's runs from any table, as Table 2 finds them
+            ss = summaries_for(data, "table2", m, b)  # the row's runs from any table, as Table 2 finds them
             mean[m] = (
                 {
                     k: mean_stderr([s.get(k) for s in ss])[0]

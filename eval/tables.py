@@ -40,9 +40,6 @@ from pulse.core.errors import PulseUserError
 BENCH_ORDER = ("pibench_sim", "mcp_persona_sim", "independent_sim")
 BENCH_METRIC = {"pibench_sim": "COMP", "mcp_persona_sim": "Acc", "independent_sim": "COMP"}
 NOT_RECORDED = "<not recorded>"
-# the old private name of `eval.table_format.summaries_for`, still imported by eval/demo_suites.py:
-# delete once that import reads `from eval.table_format import summaries_for`
-_get = summaries_for
 
 
 class TableError(PulseUserError, ValueError):
