@@ -400,11 +400,14 @@ def merge_seed_results(folders: list[str | Path], out: str | Path) -> dict[str, 
     chunk per seed on 2 cores) into one result with mean ± stderr over the seeds: the held-out table,
     its checks, and the suite decision points (suite_decisions.json). Writes demo_results.json,
     demo_table.md and suite_decisions.json to `out`."""
-    import json
 
+    from pulse.config.schema import ConfigError
     from pulse.utils.atomic import atomic_write_json, atomic_write_text
+    from pulse.utils.json_input import read_json_file
 
-    parts = [json.loads((Path(f) / "demo_results.json").read_text()) for f in folders]
+    parts = [
+        read_json_file(Path(f) / "demo_results.json", error=ConfigError, what="demo results") for f in folders
+    ]
     seeds = [s for p in parts for s in p["seeds"]]
     results: dict[str, list[dict[str, Any]]] = {}
     for p in parts:

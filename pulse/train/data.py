@@ -15,6 +15,7 @@ from pulse.core.errors import PulseUserError
 from pulse.core.examples import PolicyExample, example_from_row
 from pulse.core.policy_io import PromptStyle, gold_completion, render_prompt, to_prompt_ids
 from pulse.core.records import RecordError
+from pulse.utils.json_input import read_json_file
 
 
 class DataError(PulseUserError, RuntimeError):
@@ -30,13 +31,13 @@ def dataset_request(cfg: DataConfig) -> dict[str, Any]:
 
 
 def recorded_fingerprint(path: Path) -> str | None:
-    import json
-
+    """The fingerprint a dataset's card records; None for a dataset without a card or fingerprint
+    (written by hand); a card that cannot be read is a DataError naming it."""
     card = path / "dataset_card.json"
-    try:
-        return json.loads(card.read_text()).get("fingerprint") or None
-    except (OSError, ValueError):
+    if not card.exists():
         return None
+    data = read_json_file(card, error=DataError, what="dataset card")
+    return (data.get("fingerprint") if isinstance(data, dict) else None) or None
 
 
 def load_examples(path: str | Path, split: str, limit: int = 0) -> list[PolicyExample]:

@@ -36,3 +36,18 @@ def test_runtime_source_mixes_by_fraction(tmp_path):
     assert card["source"]["name"] == "runtime" and mix["runtime"] == mix["synthetic"] > 0
     train = load_examples(path, "train")
     assert sum(e.case_type.startswith("rt_") for e in train) == mix["runtime"]
+
+
+def test_unreadable_dataset_card_is_named_not_a_traceback(tmp_path):
+    import pytest
+
+    from pulse.train.data import DataError
+
+    (tmp_path / "dataset_card.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(DataError, match="dataset_card.json"):
+        recorded_fingerprint(tmp_path)
+    (tmp_path / "dataset_card.json").write_bytes(b'{"fingerprint": "\xff"}')
+    with pytest.raises(DataError, match="UTF-8"):
+        recorded_fingerprint(tmp_path)
+    (tmp_path / "dataset_card.json").unlink()
+    assert recorded_fingerprint(tmp_path) is None

@@ -11,7 +11,6 @@ synthetic_world.py) both load it here.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 from eval.real.base import BenchmarkDataError, RealTask
 from eval.real.data_dir import dataset_dir
 from eval.real.persona2web.gold import gold_sites
+from pulse.utils.json_input import read_json_file, read_jsonl_file
 
 TASK_KEYS = ("task_id", "intent", "start_url")
 GROUP_KEYS = ("task_group", "user", "slot", "task_ids", "L2_values", "L3_website")
@@ -35,26 +35,15 @@ class P2WGold:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise BenchmarkDataError(f"{path}: cannot read ({e})") from None
+    return read_json_file(path, error=BenchmarkDataError, what="Persona2Web task file")
 
 
 def load_groups(root: Path) -> dict[str, dict[str, Any]]:
     path = root / "task_groups.jsonl"
     groups = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise BenchmarkDataError(f"{path}: cannot read ({e})") from None
-    for i, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            g = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise BenchmarkDataError(f"{path}: line {i} is not JSON ({e})") from None
+    for i, g in read_jsonl_file(path, error=BenchmarkDataError, what="Persona2Web task groups"):
+        if not isinstance(g, dict):
+            raise BenchmarkDataError(f"{path}: line {i} is not a JSON object")
         for key in GROUP_KEYS:
             if key not in g:
                 raise BenchmarkDataError(f"{path}: line {i}: key {key!r} missing")
