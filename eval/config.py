@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from eval.agents.behaviour import BehaviourParams
 from pulse.config.schema import PolicyBackendConfig, knob
+from pulse.llm.endpoint import ChatConfig, EndpointConfig
 
 # pulse.memory kinds (pulse/memory/factory.py KINDS) and the spellings it also accepts (its ALIASES),
 # normalised here so the rest of eval/ only ever sees a kind name.
@@ -19,20 +20,6 @@ MEMORY_ALIASES = {
 }
 # pulse.agent.runtime.AGENT_MODES
 AgentMode = Literal["streaming", "start_only", "serial"]
-
-
-@dataclass(frozen=True)
-class EndpointConfig:
-    """An OpenAI-compatible chat endpoint of a real benchmark's user simulator or judge ("" = none)."""
-
-    model: str = ""
-    base_url: str = ""
-    api_key: str = "EMPTY"
-    temperature: float = knob(0.0, ge=0.0)
-    max_tokens: int = knob(512, ge=1)
-    retries: int = knob(2, ge=0)
-    backoff_s: float = knob(0.5, ge=0.0)
-    timeout_s: float = knob(60.0, gt=0.0)
 
 
 @dataclass(frozen=True)
@@ -49,8 +36,11 @@ class BenchmarkConfig:
     data_dir: str = ""
     split: str = "base"  # tau2: base | train | test (split_tasks.json)
     chain_users: bool = False  # tau2 only, non-standard: one customer's tasks share memory as sessions
-    user: EndpointConfig = field(default_factory=EndpointConfig)  # LLM user simulator
-    judge: EndpointConfig = field(default_factory=EndpointConfig)  # LLM judge ("" = offline fallback)
+    # LLM user simulator and judge (pulse.llm.endpoint.ChatConfig; "" model/base_url = none: no user
+    # simulator, the offline fallback judge). configs/benchmark/{pibench,tau2_retail}.yaml point them at
+    # the run's `endpoint`.
+    user: ChatConfig = field(default_factory=ChatConfig)
+    judge: ChatConfig = field(default_factory=ChatConfig)
     # persona2web: none (chains start empty) | synthetic (each user's memory derived from a history
     # generated from its gold values, as `pulse gen-data source=persona2web` does; labelled synthetic);
     # tau2_retail: none | retail_db (customers' past rendered from the retail database; non-standard)
@@ -90,18 +80,12 @@ class MethodConfig:
 
 
 @dataclass(frozen=True)
-class LLMConfig:
-    """The memory-side LLM of the baselines and the Proactive Memory Agent (eval/llm/client.py)."""
+class LLMConfig(ChatConfig):
+    """The memory-side LLM of the baselines and the Proactive Memory Agent (eval/methods/memory_llm.py):
+    the endpoint keys of `ChatConfig` (llm=openai points them at the run's `endpoint`) and these."""
 
     # offline: deterministic stand-ins (no model) | openai: any OpenAI-compatible chat endpoint
     name: Literal["offline", "openai"] = "offline"
-    model: str = ""
-    base_url: str = ""  # e.g. http://127.0.0.1:8011/v1 (eval/serving/local_server.py), vLLM, a hosted API
-    api_key: str = "EMPTY"
-    temperature: float = knob(0.0, ge=0.0)
-    max_tokens: int = knob(512, ge=1)
-    timeout_s: float = knob(60.0, gt=0.0)
-    retries: int = knob(2, ge=0)
     # offline only: modelled seconds per stand-in call (the simulated task agent's latency formula)
     latency_s: float = knob(1.5, ge=0.0)
     latency_s_per_1k_tokens: float = knob(0.3, ge=0.0)
@@ -110,19 +94,15 @@ class LLMConfig:
 
 
 @dataclass(frozen=True)
-class AgentConfig:
+class AgentConfig(ChatConfig):
+    """The task agent; agent=openai uses the endpoint keys of `ChatConfig` (pointed at the run's
+    `endpoint`)."""
+
     name: str = "simulated"
     # the simulated agent's behaviour knobs (eval/agents/behaviour.py documents each and its default)
     behaviour: BehaviourParams = field(default_factory=BehaviourParams)
-    model: str = ""
-    base_url: str = ""
-    api_key: str = "EMPTY"
+    max_tokens: int = knob(256, ge=1)  # completion cap per turn (tokens)
     max_turns: int = knob(12, ge=1)
-    temperature: float = knob(0.0, ge=0.0)
-    max_tokens: int = knob(256, ge=1)
-    retries: int = knob(3, ge=0)
-    backoff_s: float = knob(0.5, ge=0.0)
-    timeout_s: float = knob(60.0, gt=0.0)
     concurrent: bool = False
     # agent=scripted (offline checks on real benchmarks): gold (replay the gold actions / oracle),
     # noop (do nothing), request_only (persona2web: only what the request states)
@@ -134,6 +114,9 @@ class EvalConfig:
     out_dir: str = "outputs/eval/run"
     seed: int = 0
     experiment: str = ""  # e.g. table1/pulse; a label carried into rows and tables
+    # the run's OpenAI-compatible endpoint (configs/endpoint/): the task agent (agent=openai), the real
+    # benchmarks' user simulator and judge and the memory-side LLM (llm=openai) read it by interpolation
+    endpoint: EndpointConfig = field(default_factory=EndpointConfig)
     benchmark: BenchmarkConfig = field(default_factory=BenchmarkConfig)
     method: MethodConfig = field(default_factory=MethodConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)

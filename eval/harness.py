@@ -99,12 +99,13 @@ def make_policy_getter(cfg: EvalConfig) -> Callable[[str], Any]:
 
 
 def make_llm_getter(cfg: EvalConfig) -> Callable[[], Any]:
-    """get() -> the run's memory-side LLM client (eval/llm/client.py; one per run, built on first use)."""
+    """get() -> the run's memory-side LLM client (eval/methods/memory_llm.py; one per run, built on first
+    use)."""
     made: list[Any] = []
 
     def get():
         if not made:
-            from eval.llm import build_llm
+            from eval.methods.memory_llm import build_llm
 
             made.append(build_llm(cfg.llm))
         return made[0]

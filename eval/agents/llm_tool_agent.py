@@ -6,9 +6,10 @@ pre-commit gate (executed on silent/supplement; on intervene not executed, and t
 tool message the model sees so it can replan) -> tool results are `tool_result` events -> before
 each next completion, pending supplements are added as a "Memory note" message. Stops when the
 model answers without tool calls or after `max_turns`. Malformed tool-call JSON, unknown tools and
-bad arguments become error tool messages, never crashes. Endpoint failures are retried with
-exponential backoff, then raised as `EndpointError` naming the URL (the harness records the
-episode as failed). Time per task is measured wall time.
+bad arguments become error tool messages, never crashes. The endpoint is `agent.*` (a
+`pulse.llm.endpoint.ChatConfig`; configs/agent/openai.yaml points it at the run's `endpoint`);
+failures are retried with exponential backoff, then raised as `EndpointError` naming the URL (the
+harness records the episode as failed). Time per task is measured wall time.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from eval.agents.conversation import assistant_turn, run_conversation, tool_call
 from eval.episode import EpisodeOutcome, event_maker
 from eval.suites.schema import SimTask
 from pulse.agent.gate import PreCommitGate
+from pulse.config.schema import ConfigError
+from pulse.llm.endpoint import ChatConfig, EndpointClient
 
 SYSTEM = (
     "You are a helpful assistant that completes the user's task by calling tools. Call the tools "
@@ -29,55 +32,22 @@ SYSTEM = (
 )
 
 
-class EndpointError(RuntimeError):
-    pass
-
-
 class LLMToolAgent:
     name = "openai"
     simulated = False
 
-    def __init__(
-        self,
-        model: str,
-        base_url: str,
-        api_key: str = "EMPTY",
-        max_turns: int = 12,
-        temperature: float = 0.0,
-        max_tokens: int = 256,
-        retries: int = 3,
-        backoff_s: float = 0.5,
-        timeout_s: float = 60.0,
-    ):
-        from openai import OpenAI
-
-        if not model or not base_url:
-            raise ValueError("agent.model and agent.base_url are required for agent=openai")
-        self.model = f"{model}@{base_url}"
-        self._model, self.base_url = model, base_url
-        self.max_turns, self.temperature, self.max_tokens = max_turns, temperature, max_tokens
-        self.retries, self.backoff_s = retries, backoff_s
-        self.client = OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=timeout_s)
+    def __init__(self, endpoint: ChatConfig, max_turns: int = 12):
+        if not endpoint.configured:
+            raise ConfigError(
+                "agent.model and agent.base_url are required for agent=openai (or endpoint=local|vllm|openai "
+                "with endpoint.model)"
+            )
+        self.client = EndpointClient(endpoint, role="task-agent")
+        self.model = f"{endpoint.model}@{endpoint.base_url}"
+        self.max_turns = max_turns
 
     def _complete(self, messages, tools):
-        last: Exception | None = None
-        for attempt in range(self.retries + 1):
-            try:
-                return self.client.chat.completions.create(
-                    model=self._model,
-                    messages=messages,
-                    tools=tools,
-                    temperature=self.temperature,
-                    max_tokens=self.max_tokens,
-                )
-            except Exception as e:  # connection errors, 5xx, timeouts
-                last = e
-                if attempt < self.retries:
-                    time.sleep(self.backoff_s * 2**attempt)
-        raise EndpointError(
-            f"task-agent endpoint {self.base_url} (model {self._model}) failed after "
-            f"{self.retries + 1} attempts: {type(last).__name__}: {last}"
-        )
+        return self.client.complete(messages, tools=tools)
 
     def check(self, bench) -> None:
         """An LLM agent runs every benchmark: a generated suite's plan, a real one's conversation."""
@@ -133,14 +103,5 @@ class LLMToolAgent:
 
 
 def build(cfg) -> LLMToolAgent:
-    return LLMToolAgent(
-        cfg.model,
-        cfg.base_url,
-        cfg.api_key,
-        cfg.max_turns,
-        cfg.temperature,
-        cfg.max_tokens,
-        cfg.retries,
-        cfg.backoff_s,
-        cfg.timeout_s,
-    )
+    """From `agent.*` (an AgentConfig: its ChatConfig keys are the endpoint)."""
+    return LLMToolAgent(cfg, cfg.max_turns)

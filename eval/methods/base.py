@@ -71,5 +71,5 @@ class MethodContext:
     """What the harness hands a method factory besides its own config: lazily built policies."""
 
     get_policy: Any  # callable(source: str) -> Policy; source in {trained, base, rule}
-    # callable() -> the run's memory-side LLM client (eval/llm/client.py), built on first use
+    # callable() -> the run's memory-side LLM client (eval/methods/memory_llm.py), built on first use
     llm: Any = None

@@ -21,6 +21,7 @@ from pathlib import Path
 class Mem0aiMirror:
     def __init__(self, llm_cfg, embedder, root: Path, user_id: str):
         from pulse.config.schema import ConfigError
+        from pulse.llm.endpoint import api_key
 
         os.environ.setdefault("MEM0_TELEMETRY", "False")
         os.environ["MEM0_DIR"] = str(root / "mem0ai")
@@ -51,7 +52,7 @@ class Mem0aiMirror:
                 "config": {
                     "model": llm_cfg.model,
                     "openai_base_url": llm_cfg.base_url or None,
-                    "api_key": llm_cfg.api_key,
+                    "api_key": api_key(llm_cfg, "memory LLM"),
                     "temperature": llm_cfg.temperature,
                     "max_tokens": llm_cfg.max_tokens,
                 },

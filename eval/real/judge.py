@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eval.real.llm import ChatEndpoint, json_reply
+from pulse.llm.endpoint import EndpointClient
 
 SYSTEM = (
     "You grade a conversation between an assistant and a user against a list of criteria. Grade each "
-    "criterion on its own: met only if the conversation (and the assistant's outputs shown) clearly satisfies "
-    'it. Answer with one JSON object: {"results": [{"criterion": "<as given>", "met": true or false, '
-    '"reasoning": "<short>"}]}, one entry per criterion, in the order given.'
+    "criterion on its own: met only if the conversation (and the assistant's outputs shown) clearly "
+    'satisfies it. Answer with one JSON object: {"results": [{"criterion": "<as given>", "met": true or '
+    'false, "reasoning": "<short>"}]}, one entry per criterion, in the order given.'
 )
 
 
@@ -36,7 +36,7 @@ def transcript_text(transcript: Sequence[dict[str, Any]]) -> str:
 class LLMJudge:
     label_suffix = ""
 
-    def __init__(self, endpoint: ChatEndpoint):
+    def __init__(self, endpoint: EndpointClient):
         self.endpoint = endpoint
         self.label = f"LLM judge {endpoint.label}"
 
@@ -50,8 +50,8 @@ class LLMJudge:
             + f"conversation:\n{transcript_text(transcript)}\n\n"
             f"criteria:\n{json.dumps(list(criteria), ensure_ascii=False)}"
         )
-        reply = json_reply(
-            self.endpoint.chat([{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}])
+        reply = self.endpoint.chat_json(
+            [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
         )
         results = reply.get("results") if isinstance(reply, dict) else None
         met: list[bool] = []

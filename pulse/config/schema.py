@@ -240,8 +240,11 @@ class TrainConfig:
 class PolicyBackendConfig:
     backend: PolicyBackend = "transformers"
     name_or_path: str = ""  # checkpoint dir, LoRA adapter dir, or hub id
-    base_url: str = ""  # openai backend
+    # openai backend: the endpoint (pulse.llm.endpoint.EndpointConfig keys; the model is name_or_path;
+    # timeout 60 s, 4 retries from 0.5 s backoff)
+    base_url: str = ""
     api_key: str = "EMPTY"
+    api_key_env: str = ""  # name of an environment variable holding the key (replaces api_key)
     # auto: the style the checkpoint was trained with (its provenance.json), "rich" for an endpoint
     prompt_style: Literal["auto", "compact", "compact_marked", "rich"] = "auto"
     max_new_tokens: int = knob(32, ge=1)

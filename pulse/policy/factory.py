@@ -54,13 +54,16 @@ def build_policy(cfg: PolicyBackendConfig):
     if cfg.backend == "openai":
         if not cfg.base_url:
             raise ConfigError("policy.base_url: required for policy.backend=openai")
-        return cls(
+        from pulse.llm.endpoint import EndpointConfig
+
+        endpoint = EndpointConfig(
             model=cfg.name_or_path,
             base_url=cfg.base_url,
             api_key=cfg.api_key,
-            prompt_style=style,
-            max_new_tokens=cfg.max_new_tokens,
+            api_key_env=cfg.api_key_env,
+            retries=4,
         )
+        return cls(endpoint, prompt_style=style, max_new_tokens=cfg.max_new_tokens)
     if cfg.backend == "vllm":
         return cls(cfg.name_or_path, prompt_style=style, dtype=cfg.dtype, max_new_tokens=cfg.max_new_tokens)
     return cls(

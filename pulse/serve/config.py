@@ -43,6 +43,7 @@ class ServePolicyConfig:
     name_or_path: str = ""
     base_url: str = ""
     api_key: str = "EMPTY"
+    api_key_env: str = ""  # name of an environment variable holding the key (replaces api_key)
     prompt_style: Literal["auto", "compact", "compact_marked", "rich"] = "auto"
     max_new_tokens: int = knob(32, ge=1)
     dtype: Dtype = "float32"
@@ -53,6 +54,7 @@ class ServePolicyConfig:
             name_or_path=self.name_or_path,  # type: ignore[arg-type]
             base_url=self.base_url,
             api_key=self.api_key,
+            api_key_env=self.api_key_env,
             prompt_style=self.prompt_style,
             max_new_tokens=self.max_new_tokens,
             batch_size=1,

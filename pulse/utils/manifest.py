@@ -46,6 +46,8 @@ PACKAGES = (
 #                                          episodes
 #   data.generate_if_missing, model.build  what to do when the data / the model path is missing
 #   chains_parallel                        how many persona chains run at once (batched decisions)
+#   endpoint                               `pulse eval`'s shared endpoint: only a source of interpolations;
+#                                          its values are hashed where they land (agent, llm, benchmark.*)
 NON_RESULT_KEYS: tuple[str, ...] = (
     "out_dir",
     "run_name",
@@ -59,9 +61,10 @@ NON_RESULT_KEYS: tuple[str, ...] = (
     "data.generate_if_missing",
     "model.build",
     "chains_parallel",
+    "endpoint",
 )
-# Leaf names left out at any depth (credentials never enter a hash or a diff).
-NON_RESULT_LEAVES: tuple[str, ...] = ("api_key",)
+# Leaf names left out at any depth (credentials, and where they are read from, never enter a hash or a diff).
+NON_RESULT_LEAVES: tuple[str, ...] = ("api_key", "api_key_env")
 
 
 def git_commit(repo: Path | None = None) -> str:

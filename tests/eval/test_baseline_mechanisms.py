@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from eval.llm.client import OfflineLLM
 from eval.methods import standins
+from eval.methods.memory_llm import OfflineLLM
 from eval.methods.seed import ChainSeed, SeedHistory, SeedSession, SeedTurn
 from eval.methods.text_slots import text_items
 from eval.suites import pibench_sim

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from eval.config import LLMConfig
-from eval.llm.client import build_llm
+from eval.methods.memory_llm import build_llm
 
 
 class _Stub(BaseHTTPRequestHandler):

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from eval.llm.client import MemoryLLM, OfflineLLM
+from eval.methods.memory_llm import MemoryLLM, OfflineLLM
 from eval.methods.pma import Options, PMAMethod
 from eval.methods.seed import ChainSeed, SeedHistory, SeedSession, SeedTurn
 from eval.suites import pibench_sim

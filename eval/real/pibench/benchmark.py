@@ -198,15 +198,15 @@ class Options:
 def load(cfg) -> PiBench:
     own_options(cfg, Options, NAME)  # a knob of another benchmark is refused, named
     from eval.real.judge import LLMJudge
-    from eval.real.llm import endpoint_from
+    from pulse.llm.endpoint import optional_client
 
     root = Path(cfg.path) if cfg.path else dataset_dir("pibench", cfg.data_dir)
     by_persona = load_all(root)
     tasks = [t for ts in by_persona.values() for t in ts]
-    judge_ep = endpoint_from(cfg.judge, "judge")
+    judge_ep = optional_client(cfg.judge, "judge")
     return PiBench(
         root=root,
         tasks=select(tasks, cfg),
         judge=LLMJudge(judge_ep) if judge_ep else ProxyJudge(),
-        user_endpoint=endpoint_from(cfg.user, "user simulator"),
+        user_endpoint=optional_client(cfg.user, "user simulator"),
     )

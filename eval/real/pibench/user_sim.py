@@ -15,8 +15,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from eval.real.llm import json_reply
-
 STOP = "###STOP###"
 SATISFIED = (
     "You check whether the assistant's latest reply precisely and explicitly satisfies each listed user "
@@ -24,9 +22,9 @@ SATISFIED = (
     '{"results": [{"intent": <index>, "satisfied": true|false}]}.'
 )
 FOLLOWUP = (
-    "You check whether the assistant's latest reply asks a clear question, confirmation or next-step proposal "
-    "specifically about each listed user intent (a generic 'anything else?' does not count). Answer one JSON "
-    'object: {"results": [{"intent": <index>, "asked": true|false}]}.'
+    "You check whether the assistant's latest reply asks a clear question, confirmation or next-step "
+    "proposal specifically about each listed user intent (a generic 'anything else?' does not count). "
+    'Answer one JSON object: {"results": [{"intent": <index>, "asked": true|false}]}.'
 )
 
 
@@ -44,13 +42,11 @@ class PiBenchUser:
 
     def _ask(self, system: str, reply: str, idx: list[int], key: str) -> set[int]:
         listed = "\n".join(f"{i}: {self.intents[i]}" for i in idx)
-        got = json_reply(
-            self.endpoint.chat(
-                [
-                    {"role": "system", "content": system},
-                    {"role": "user", "content": f"assistant reply:\n{reply}\n\nintents:\n{listed}"},
-                ]
-            )
+        got = self.endpoint.chat_json(
+            [
+                {"role": "system", "content": system},
+                {"role": "user", "content": f"assistant reply:\n{reply}\n\nintents:\n{listed}"},
+            ]
         )
         res = got.get("results") if isinstance(got, dict) else None
         if not isinstance(res, list):

@@ -440,7 +440,7 @@ class Options:
 def load(cfg) -> Tau2Retail:
     own_options(cfg, Options, NAME)  # a knob of another benchmark is refused, named
     from eval.real.judge import LLMJudge
-    from eval.real.llm import endpoint_from
+    from pulse.llm.endpoint import optional_client
 
     root = dataset_dir("tau2/retail", cfg.data_dir)
     raw = load_tasks(root)
@@ -474,7 +474,7 @@ def load(cfg) -> Tau2Retail:
                 data=t,
             )
         )
-    judge_ep = endpoint_from(cfg.judge, "judge")
+    judge_ep = optional_client(cfg.judge, "judge")
     # the non-standard chained variant carries its own benchmark name, so rows and tables never mix it
     # with standard τ² numbers
     if cfg.seed_history not in ("none", "retail_db"):
@@ -494,7 +494,7 @@ def load(cfg) -> Tau2Retail:
         tasks=select(tasks, cfg),
         policy=policy,
         chain_users=cfg.chain_users,
-        user_endpoint=endpoint_from(cfg.user, "user simulator"),
+        user_endpoint=optional_client(cfg.user, "user simulator"),
         judge=LLMJudge(judge_ep) if judge_ep else None,
         gold=_GOLD.setdefault(str(root.resolve()), {}),
     )

@@ -1,8 +1,10 @@
 """Any OpenAI-compatible `/v1/embeddings` endpoint (text-embedding-3-small in the paper).
 
-Uses the `openai` client with base_url / api key / model from arguments (api key falls back to
-OPENAI_API_KEY, then "EMPTY" for local servers such as `vllm serve` or text-embeddings-inference).
-Vectors are L2-normalised here so cosine = dot product like every other dense embedder.
+Requests go through the one endpoint client (`pulse.llm.endpoint`: retries with backoff, then
+`EndpointError` naming the URL) with base_url / api key / model from arguments (base_url falls back
+to OPENAI_BASE_URL, then api.openai.com; the api key to OPENAI_API_KEY, then "EMPTY" for local
+servers such as `vllm serve` or text-embeddings-inference). Vectors are L2-normalised here so
+cosine = dot product like every other dense embedder.
 """
 
 from __future__ import annotations
@@ -43,9 +45,12 @@ class OpenAIEmbedder(Embedder):
 
     def _get_client(self) -> Any:
         if self._client is None:
-            from openai import OpenAI
+            from pulse.llm.endpoint import EndpointClient, EndpointConfig
 
-            self._client = OpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.timeout_s)
+            cfg = EndpointConfig(
+                model=self.model, base_url=self.base_url, api_key=self.api_key, timeout_s=self.timeout_s
+            )
+            self._client = EndpointClient(cfg, role="embeddings")
         return self._client
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -53,14 +58,7 @@ class OpenAIEmbedder(Embedder):
             return np.zeros((0, self.dim), np.float32)
         rows: list[list[float]] = []
         for start in range(0, len(texts), self.batch_size):
-            kwargs: dict[str, Any] = {
-                "model": self.model,
-                "input": list(texts[start : start + self.batch_size]),
-            }
-            if self.dimensions:
-                kwargs["dimensions"] = self.dimensions
-            resp = self._get_client().embeddings.create(**kwargs)
-            rows.extend(d.embedding for d in sorted(resp.data, key=lambda d: d.index))
+            rows.extend(self._get_client().embed(texts[start : start + self.batch_size], self.dimensions))
         out = l2_normalise(np.asarray(rows, dtype=np.float32))
         self.dim = out.shape[1]
         return out

@@ -1,14 +1,15 @@
-"""One client for the memory-side LLM calls of every method (extraction, update decisions,
-summaries, note analysis, reminders), configured by the `llm=` config group.
+"""The memory-side LLM of every method (extraction, update decisions, summaries, note analysis,
+reminders), configured by the `llm=` config group.
 
     llm = build_llm(cfg.llm)
     out = llm.json_call("mem0.extract", system, user, standin=lambda: {"facts": [...]})
 
 Two backends behind one call:
 - `openai`: any OpenAI-compatible chat endpoint (a served Qwen3, vLLM, a hosted API, or
-  `python -m eval.serving.local_server`), through the `openai` package, asking for a JSON object.
-  A reply that is not a JSON object is a counted parse failure and yields `{}` (the method then
-  does what its algorithm does with an empty answer); it never raises into the episode.
+  `python -m eval.serving.local_server`), through the one endpoint client (`pulse.llm.endpoint`:
+  retries with backoff, then `EndpointError` naming the URL), asking for a JSON object. The first
+  JSON object of the reply is the answer (`json_reply`); a reply without one is a counted parse
+  failure and yields `{}` (the method then does what its algorithm does with an empty answer).
 - `offline`: no model. Each call runs the call site's deterministic *stand-in* (`standin`), which
   returns the JSON object the prompt asks for. Every method's stand-ins are built from the same
   rules (eval/methods/standins.py: Pulse's rule-based extractor, slot/value comparison for update
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pulse.agent.tokens import count_tokens
+from pulse.llm.endpoint import ChatConfig, EndpointClient, json_reply
 
 
 @dataclass(frozen=True)
@@ -86,55 +88,26 @@ class OfflineLLM(MemoryLLM):
         return out, text, self.latency_s + self.per_1k * tokens / 1000, True
 
 
-class OpenAIChatLLM(MemoryLLM):
+class EndpointLLM(MemoryLLM):
     """Any OpenAI-compatible /v1/chat/completions endpoint, JSON-object replies."""
 
     offline = False
 
-    def __init__(
-        self,
-        model: str,
-        base_url: str,
-        api_key: str,
-        temperature: float,
-        max_tokens: int,
-        timeout_s: float,
-        retries: int,
-    ):
+    def __init__(self, cfg: ChatConfig):
         super().__init__()
-        from openai import OpenAI
-
-        self.client = OpenAI(
-            base_url=base_url or None, api_key=api_key or "EMPTY", timeout=timeout_s, max_retries=retries
-        )
-        self.model, self.temperature, self.max_tokens = model, temperature, max_tokens
-        self.label = f"llm: {model}" + (f" @ {base_url}" if base_url else "")
+        self.endpoint = EndpointClient(cfg, role="memory LLM")
+        self.label = f"llm: {cfg.model}" + (f" @ {cfg.base_url}" if cfg.base_url else "")
 
     def _complete(self, purpose, system, user, standin):
         t0 = time.perf_counter()
-        r = self.client.chat.completions.create(
-            model=self.model,
-            temperature=self.temperature,
-            max_tokens=self.max_tokens,
+        text = self.endpoint.chat(
+            [{"role": "system", "content": system}, {"role": "user", "content": user}],
             response_format={"type": "json_object"},
-            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
         )
-        text = r.choices[0].message.content or ""
-        try:
-            out = json.loads(_json_part(text))
-            ok = isinstance(out, dict)
-        except json.JSONDecodeError:
-            out, ok = {}, False
-        if not ok:
+        out = json_reply(text)
+        if out is None:
             self.parse_failures += 1
-            out = {}
-        return out, text, time.perf_counter() - t0, ok
-
-
-def _json_part(text: str) -> str:
-    """The outermost {...} of a reply (small models wrap JSON in prose or code fences)."""
-    a, b = text.find("{"), text.rfind("}")
-    return text[a : b + 1] if 0 <= a < b else text
+        return out or {}, text, time.perf_counter() - t0, out is not None
 
 
 def build_llm(cfg) -> MemoryLLM:
@@ -156,8 +129,6 @@ def build_llm(cfg) -> MemoryLLM:
             raise ConfigError(
                 "llm.model: llm=openai needs a model name (and llm.base_url for a local endpoint)"
             )
-        client = OpenAIChatLLM(
-            cfg.model, cfg.base_url, cfg.api_key, cfg.temperature, cfg.max_tokens, cfg.timeout_s, cfg.retries
-        )
+        client = EndpointLLM(cfg)
     client.config = cfg
     return client
