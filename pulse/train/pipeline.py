@@ -58,11 +58,24 @@ def recorded_config(out: Path) -> dict[str, Any] | None:
         return None
     import yaml
 
-    raw = yaml.safe_load(path.read_text()) or {}
+    raw = _upgrade_record(yaml.safe_load(path.read_text()) or {})
     try:
         return as_dict(to_typed(raw, TrainConfig))
     except ConfigError:  # recorded by an older schema: compare what was written
         return raw
+
+
+def _upgrade_record(raw: dict[str, Any]) -> dict[str, Any]:
+    """A record written before the reward weights became a mapping (`reward.<term>: w`, before
+    9a19da2) reads as `reward.weights.<term>: w`: the same run, so it resumes."""
+    reward = raw.get("reward")
+    if isinstance(reward, dict) and "weights" not in reward:
+        weights = {k: v for k, v in reward.items() if k != "name"}
+        raw = {
+            **raw,
+            "reward": {**({"name": reward["name"]} if "name" in reward else {}), "weights": weights},
+        }
+    return raw
 
 
 def prepare_run_dir(cfg: TrainConfig) -> TrainConfig:

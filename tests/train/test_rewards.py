@@ -187,3 +187,24 @@ def test_train_cli_exits_2_on_an_unknown_reward_term(tmp_path):
         timeout=120,
     )
     assert r.returncode == 2 and "reward.weights.bonus" in r.stderr and "known terms" in r.stderr
+
+
+def test_a_run_recorded_with_flat_reward_weights_still_resumes(tmp_path):
+    """config.yaml written before reward.weights became a mapping names the same run."""
+    import dataclasses
+
+    import yaml
+
+    from pulse.config.schema import TrainConfig, as_dict
+    from pulse.train.pipeline import CONFIG_RECORD, _conflict
+
+    cfg = TrainConfig(out_dir=str(tmp_path))
+    old = as_dict(cfg)
+    old["reward"] = {"name": "pulse", **PULSE}  # the pre-registry layout
+    (tmp_path / CONFIG_RECORD).write_text(yaml.safe_dump(old, sort_keys=False))
+    (tmp_path / "sft").mkdir()
+    assert _conflict(cfg, tmp_path) is None
+    other = dataclasses.replace(
+        cfg, reward=dataclasses.replace(cfg.reward, weights={**PULSE, "well_formed": 0.2})
+    )
+    assert "reward.weights.well_formed" in _conflict(other, tmp_path)
