@@ -63,11 +63,12 @@ def test_tau2_episode_with_llm_agent_user_and_judge(server, tmp_path, eval_cfg):
     assert row["simulated"] is False and row["llm_calls"] == 1 and row["tool_calls"] + row["tool_errors"] >= 1
     assert row["termination"] in ("user_stop", "max_steps")
     # τ² judges only episodes that ended by a stop; ask the judge endpoint directly for one that did
-    from eval.config import BenchmarkConfig, EndpointConfig
+    from eval.config import BenchmarkConfig
     from eval.episode import EpisodeOutcome
     from eval.real.tau2_retail.benchmark import load
+    from pulse.llm.endpoint import ChatConfig
 
-    ep = EndpointConfig(model="local", base_url=server, max_tokens=8)
+    ep = ChatConfig(model="local", base_url=server, max_tokens=8)
     b = load(BenchmarkConfig(name="tau2_retail", personas=["task_2"], judge=ep, user=ep))
     env = b.open_env("task_2")
     env.begin(b.tasks[0])
