@@ -21,8 +21,9 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/pulse demo $(ARGS)
 
-# Fast tiers + one end-to-end CPU run of the real CLI (GPU tests are deselected by default).
+# The linter, then fast tiers + one end-to-end CPU run of the real CLI (GPU tests are deselected by default).
 test: $(STAMP)
+	$(PY) -m ruff check .
 	$(PY) -m pytest -q -x --timeout=900 $(ARGS)
 
 bench: $(STAMP)

@@ -131,7 +131,7 @@ def main() -> int:
                         m.search(q, user_id=quser, limit=k)
                         total.append(time.perf_counter() - t0)
                     cache = {q: v.tolist() for q, v in zip(qtexts, qvecs)}
-                    m.embedding_model.embed = lambda text, memory_action=None: cache[text]
+                    m.embedding_model.embed = lambda text, memory_action=None, cache=cache: cache[text]
                     ex = []
                     for q in qtexts:
                         t0 = time.perf_counter()

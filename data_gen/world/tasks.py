@@ -5,7 +5,8 @@
 - L3 everything explicit, website and location included.
 
 A request's `args` map each slot to its value, to `IMPLICIT` ("?"), or leave it out (the request
-does not mention the slot); `pulse.core.statements.parse_statement` recovers exactly this from the rendered text.
+does not mention the slot); `pulse.core.statements.parse_statement` recovers exactly this from the
+rendered text.
 """
 
 from __future__ import annotations

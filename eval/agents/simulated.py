@@ -10,7 +10,8 @@ text only. Everything a method delivers (start-of-task memory, supplements, remi
 banks, an intervention's evidence) is text, read by the suite's own reader (eval/suites/reader.py)
 and taken up by the same model. A delivery enters the agent's next decision: one that arrives after
 a step's plan message and before its call is read before acting (the arguments it speaks to are
-decided again, one more LLM decision); one that arrives after the call cannot change it (a gate can). On an intervention the call is not executed; the agent re-plans (one
+decided again, one more LLM decision); one that arrives after the call cannot change it (a gate
+can). On an intervention the call is not executed; the agent re-plans (one
 more LLM decision) that edits the held call: the arguments the evidence speaks to are decided again
 by the same model, the evidence being the freshest delivery; the others keep their values. More than
 `max_interventions_per_step` interventions on one step: the agent abandons that step.
@@ -53,13 +54,16 @@ def plan_text(subgoal: str, args: dict[str, str]) -> str:
     return f"Next I will {subgoal}" + (f" with {values}." if values else ".")
 
 
+DEFAULT_BEHAVIOUR = BehaviourParams()  # frozen: one shared default is safe
+
+
 class SimulatedAgent:
     name = "simulated"
     simulated = True
     model = "simulated-agent (behaviour model, eval/agents/simulated.py)"
 
     def __init__(
-        self, params: BehaviourParams = BehaviourParams(), deterministic: bool = True, realtime: bool = False
+        self, params: BehaviourParams = DEFAULT_BEHAVIOUR, deterministic: bool = True, realtime: bool = False
     ):
         self.p = params
         # deterministic: drain the memory agent before each decision (supplement timing fixed)

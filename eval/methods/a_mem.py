@@ -122,7 +122,9 @@ class AMemChain(TextChain):
         nbrs = [self.notes[ids[j]] for j, _ in hits]
         if nbrs:
             prompt = (
-                f"New note: {json.dumps({'content': content, 'keywords': note.keywords, 'context': note.context})}\n"
+                "New note: "
+                + json.dumps({"content": content, "keywords": note.keywords, "context": note.context})
+                + "\n"
                 "Neighbours:\n"
                 + "\n".join(
                     f"[{i}] {n.content} (context: {n.context}; tags: {n.tags})" for i, n in enumerate(nbrs)

@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from eval.methods import standins
-from eval.methods.text_method import Accountant, TextSession, event_line, parse_options
 from eval.methods.pulse_method import tools_vocab
+from eval.methods.text_method import Accountant, TextSession, event_line, parse_options
 from pulse.agent.tokens import count_tokens
 from pulse.config.schema import knob
 

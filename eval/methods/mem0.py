@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from eval.methods import standins
-from eval.methods.text_method import Accountant, TextIndex, TextSession, event_line, text_method
 from eval.methods.pulse_method import tools_vocab
+from eval.methods.text_method import Accountant, TextIndex, TextSession, event_line, text_method
 from pulse.config.schema import knob
 
 EXTRACT_SYSTEM = (

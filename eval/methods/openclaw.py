@@ -33,8 +33,8 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from eval.methods import standins
-from eval.methods.text_method import Accountant, TextIndex, TextSession, event_line, text_method
 from eval.methods.pulse_method import tools_vocab
+from eval.methods.text_method import Accountant, TextIndex, TextSession, event_line, text_method
 from pulse.agent.tokens import count_tokens
 from pulse.config.schema import knob
 from pulse.memory import make_embedder

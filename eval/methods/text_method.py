@@ -11,7 +11,7 @@ memory-side LLM calls, and accounts time:
 - Retrieve tokens: tokens of the text it hands the task agent, plus the tokens of its read-path
   LLM calls (e.g. reminder generation).
 - Time: a blocking memory-side call adds its seconds to `blocking_s` (measured for an endpoint,
-  modelled for the offline stand-ins, eval/llm/client.py), which the task agent's time per task
+  modelled for the offline stand-ins, eval/methods/memory_llm.py), which the task agent's time per task
   includes; a call the system runs off the critical path (LightMem's sleep-time update) does not.
 - The seed build (the past) is counted apart: `seed_store_tokens`, `seed_llm_calls` on the first
   task row of each chain.

@@ -91,7 +91,8 @@ class GraphRetriever:
             tscore[ts] = np.maximum(tscore[ts], np.float32(0.0)) + np.float32(cfg.topic_entity_bonus)
         order = ix.topic_order(tscore)[: cfg.topics_to_locate]
         located = [int(t) for t in order if np.isfinite(tscore[t]) and tscore[t] >= cfg.min_topic_score]
-        # why each located Topic scored (only these are ever shown): its name, then the entities in query order
+        # why each located Topic scored (only these are ever shown): its name, then the entities in query
+        # order
         how: dict[int, list[str]] = {}
         for t in located:
             parts = ["its name is in the query"] if t in named else []

@@ -143,7 +143,8 @@ class ScopeIndex:
         self.vectors = self.vector_rows.view() if self.vector_rows is not None else None
 
     def valid_mask(self, as_of: float | None, task_id: str, current_only: bool = True) -> np.ndarray:
-        """Validity at the information cutoff. `current_only=False` keeps superseded versions (flat memory)."""
+        """Validity at the information cutoff. `current_only=False` keeps superseded versions (flat
+        memory)."""
         if as_of is None:
             mask = self.vt == np.inf if current_only else np.ones(len(self.items), bool)
         else:
