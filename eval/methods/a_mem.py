@@ -78,15 +78,7 @@ class AMemChain(TextChain):
         for s in seed.history.sessions:
             for t in s.turns:
                 if t.text != "Noted.":
-                    ev = standins.parsed_event(
-                        "tool_result" if t.role == "tool" else "message",
-                        t.role,
-                        t.text,
-                        self.vocab,
-                        s.time,
-                        tool=t.tool,
-                        args=t.args,
-                    )
+                    ev = standins.turn_event(t, s.time, self.vocab)
                     self.add_note(event_line(ev), s.time, ev, s.project_id)
 
     def _facts(self, ev, project_id: str):

@@ -158,15 +158,7 @@ class DshMethod:
         chain = DshChain(Accountant(self.llm), self.opts, seed.user_id, vocab)
         for s in seed.history.sessions:
             for t in s.turns:
-                ev = standins.parsed_event(
-                    "tool_result" if t.role == "tool" else "message",
-                    t.role,
-                    t.text,
-                    vocab,
-                    s.time,
-                    tool=t.tool,
-                    args=t.args,
-                )
+                ev = standins.turn_event(t, s.time, vocab)
                 chain.append(s.time, ev)
             chain.maybe_compact(s.project_id)
         return chain

@@ -83,15 +83,7 @@ class LightMemChain(TextChain):
         for s in seed.history.sessions:
             for t in s.turns:
                 self.add(
-                    standins.parsed_event(
-                        "tool_result" if t.role == "tool" else "message",
-                        t.role,
-                        t.text,
-                        self.vocab,
-                        s.time,
-                        tool=t.tool,
-                        args=t.args,
-                    ),
+                    standins.turn_event(t, s.time, self.vocab),
                     s.project_id,
                 )
         self.end_session(seed.history.sessions[-1].project_id if seed.history.sessions else "")

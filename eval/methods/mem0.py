@@ -191,18 +191,7 @@ class Mem0Chain:
             self.store.mirror = Mem0aiMirror(cfg, seed.embedder, Path(seed.root), seed.user_id)
         self.opts = opts
         for s in seed.history.sessions:  # the past, added session by session in batches
-            evs = [
-                standins.parsed_event(
-                    "tool_result" if t.role == "tool" else "message",
-                    t.role,
-                    t.text,
-                    self.vocab,
-                    s.time,
-                    tool=t.tool,
-                    args=t.args,
-                )
-                for t in s.turns
-            ]
+            evs = [standins.turn_event(t, s.time, self.vocab) for t in s.turns]
             lines = [event_line(e) for e in evs]
             for i in range(0, len(evs), opts.batch_size):
                 self.store.add(

@@ -110,18 +110,7 @@ class OpenClawChain:
         self.index = TextIndex(seed.embedder)
         self.text_index = TextIndex(make_embedder("bm25")) if seed.embedder.dense else self.index
         for s in seed.history.sessions:
-            evs = [
-                standins.parsed_event(
-                    "tool_result" if t.role == "tool" else "message",
-                    t.role,
-                    t.text,
-                    self.vocab,
-                    s.time,
-                    tool=t.tool,
-                    args=t.args,
-                )
-                for t in s.turns
-            ]
+            evs = [standins.turn_event(t, s.time, self.vocab) for t in s.turns]
             self.agent_writes(evs, s.time, s.project_id)
 
     # -- the agent's own writes -----------------------------------------------------------------

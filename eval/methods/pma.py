@@ -202,17 +202,7 @@ class PMAChain:
         # windows of k messages, never across two projects' conversations (a receipt is its project's)
         for n, s in enumerate(sessions):
             for t in s.turns:
-                window.append(
-                    standins.parsed_event(
-                        "tool_result" if t.role == "tool" else "message",
-                        t.role,
-                        t.text,
-                        self.vocab,
-                        s.time,
-                        tool=t.tool,
-                        args=t.args,
-                    )
-                )
+                window.append(standins.turn_event(t, s.time, self.vocab))
             nxt = sessions[n + 1] if n + 1 < len(sessions) else None
             if nxt is None or len(window) >= opts.window or nxt.project_id != s.project_id:
                 manage(self, bank, metas, list(enumerate(window)), window, [], "", s.project_id)

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from eval.methods.text_slots import text_items, withdrawn
+from eval.suites.schema import SeedTurn
 from pulse.agent.writeback import extract_candidates
 from pulse.core.records import Event
 from pulse.core.statements import IMPLICIT, SlotTerms, parse_statement
@@ -65,6 +66,20 @@ def parsed_event(
     if kind == "message":
         args = {k: v for k, v in parse_statement(text, vocab).items() if v != IMPLICIT}
     return Event(kind, step, time=time, text=text, tool=tool, args=dict(args or {}), role=role)
+
+
+def turn_event(turn: SeedTurn, time: str, vocab: Mapping[str, SlotTerms]) -> Event:
+    """One turn of a seed session (`eval.suites.schema.SeedTurn`) as Pulse's listener reads it: a tool
+    turn is a tool result with its tool and arguments, any other turn a message."""
+    return parsed_event(
+        "tool_result" if turn.role == "tool" else "message",
+        turn.role,
+        turn.text,
+        vocab,
+        time,
+        tool=turn.tool,
+        args=turn.args,
+    )
 
 
 def extract_facts(events: Sequence[Event], user_id: str, project_id: str) -> list[Fact]:

@@ -57,18 +57,7 @@ class ZCodeChain(TextChain):
         (Path(seed.root) / "AGENTS.md").write_text(INSTRUCTIONS + "\n")
         self.entries: dict[str, str] = {}  # file -> index line (MEMORY.md, in order)
         for s in seed.history.sessions:
-            evs = [
-                standins.parsed_event(
-                    "tool_result" if t.role == "tool" else "message",
-                    t.role,
-                    t.text,
-                    self.vocab,
-                    s.time,
-                    tool=t.tool,
-                    args=t.args,
-                )
-                for t in s.turns
-            ]
+            evs = [standins.turn_event(t, s.time, self.vocab) for t in s.turns]
             self.save(evs, s.time, s.project_id)
 
     def _write_index(self) -> None:
