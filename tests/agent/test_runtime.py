@@ -5,11 +5,12 @@ from __future__ import annotations
 import time
 
 import pytest
+from agent_helpers import notes_preference
 
 from pulse.agent import PreCommitGate, PulseAgent, PulseAgentConfig
 from pulse.agent.gate import GateDecision, ToolCallError
 from pulse.agent.rule_policy import RulePolicy
-from pulse.core.records import Decision, Event, MemoryItem, Provenance
+from pulse.core.records import Decision, Event, MemoryItem
 from pulse.memory import StoreMemory, open_memory
 from pulse.policy.base import outputs_from_texts
 
@@ -47,23 +48,7 @@ class ScriptedPolicy:
 
 def memory_with_pref() -> StoreMemory:
     mem = structured_memory()
-    mem.add_items(
-        [
-            MemoryItem(
-                "m1",
-                "preference",
-                "user:u1",
-                "u1 prefers notes app obsidian.",
-                "notes_app",
-                "obsidian",
-                "notes",
-                ("notes_app",),
-                "",
-                Provenance("user_statement"),
-                "2025-01-01",
-            )
-        ]
-    )
+    mem.add_items([notes_preference()])
     return mem
 
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from agent_helpers import notes_preference
 
 from pulse.agent import PulseAgent, PulseAgentConfig
 from pulse.agent.listener import SUBGOAL_KEY, read_statement
 from pulse.agent.schema import SchemaTool
 from pulse.agent.speculation import CallSpec, announced_tool, call_specs_from, predict_call, same_input
 from pulse.core.policy_io import PolicyInput
-from pulse.core.records import Event, MemoryItem, Provenance
+from pulse.core.records import Event
 from pulse.core.statements import vocab_from_params
 from pulse.memory import open_memory
 from pulse.policy.base import outputs_from_texts
@@ -151,23 +152,7 @@ def memory(tmp_path):
     mem = open_memory("structured", tmp_path / "mem", "bm25")
     mem.create_user("u1")
     mem.create_project("p1")
-    mem.add_items(
-        [
-            MemoryItem(
-                "m1",
-                "preference",
-                "user:u1",
-                "u1 prefers notes app obsidian.",
-                "notes_app",
-                "obsidian",
-                "notes",
-                ("notes_app",),
-                "",
-                Provenance("user_statement"),
-                "2025-01-01",
-            )
-        ]
-    )
+    mem.add_items([notes_preference()])
     return mem
 
 

@@ -63,3 +63,21 @@ def kill_harness() -> ModuleType:
         sys.modules[name] = module  # before exec: its dataclasses look their module up
         spec.loader.exec_module(module)
     return sys.modules[name]
+
+
+def run_golden_world(script: str, kind: str, embedder: str) -> dict:
+    """Run a golden test file as a script (`--print KIND EMBEDDER`) in a fresh interpreter with a fixed
+    hash seed and return the JSON it prints: the golden checks compare whole worlds built that way."""
+    import json
+    import os
+    import subprocess
+
+    p = subprocess.run(
+        [sys.executable, script, "--print", kind, embedder],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+        timeout=600,
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout)

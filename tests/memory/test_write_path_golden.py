@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+from memory_helpers import run_golden_world
 
 from pulse.core.records import Event, MemoryItem, Provenance
 from pulse.memory import (
@@ -285,15 +284,7 @@ def run_world(kind: str, embedder: str, root: Path) -> dict:
 
 
 def _run_in_subprocess(kind: str, embedder: str) -> dict:
-    p = subprocess.run(
-        [sys.executable, __file__, "--print", kind, embedder],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-        timeout=600,
-    )
-    assert p.returncode == 0, p.stderr[-3000:]
-    return json.loads(p.stdout)
+    return run_golden_world(__file__, kind, embedder)
 
 
 @pytest.mark.parametrize("kind,embedder", WORLDS)
