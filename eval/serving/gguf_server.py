@@ -16,7 +16,8 @@ and to answer with one JSON object `{"name": ..., "arguments": {...}}` to call a
 (it writes bare JSON or a ```json block rather than `<tool_call>` tags) is accepted: the first JSON
 object in the reply that names a given tool becomes a `tool_calls` entry; anything else is text.
 Tool results come back to it as user turns "Tool result (name): ...". Greedy decoding (temperature
-0 unless the request says otherwise); one request at a time.
+0 unless the request says otherwise); one request at a time, with a prompt cache (`--slots`, see
+`GGUFChat`): a caller's growing conversation only decodes its new turns.
 """
 
 from __future__ import annotations
@@ -159,36 +160,128 @@ def render_messages(
     return merged
 
 
+def common_prefix(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class _Slot:
+    """One llama.cpp context and the tokens its KV cache holds (position i = tokens[i])."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.tokens: list[int] = []
+        self.used = 0.0
+
+
 class GGUFChat:
-    def __init__(self, path: str, threads: int = 2, n_ctx: int = 8192):
+    """Greedy chat completion with a prompt cache: `slots` contexts each keep the KV cache of their last
+    conversation; a request goes to the slot sharing its longest token prefix (the least recently used
+    one when none shares any), drops the cache after the shared prefix and decodes only the rest. The
+    task agent, the user simulator and a memory-side LLM each resend a growing conversation, so with
+    one slot per caller only the new turns are processed (on a 5k-token τ² system prompt this is most
+    of the time of a request). The KV of a prefix is the same numbers whether it was decoded in this
+    request or an earlier one; batch boundaries differ, which can change the last bits of a logit, so
+    a greedy reply may rarely differ from an uncached server's."""
+
+    def __init__(self, path: str, threads: int = 2, n_ctx: int = 8192, slots: int = 3, n_batch: int = 512):
         from cyllama import LLM, GenerationConfig
+        from cyllama.llama.llama_cpp import LlamaContext, LlamaContextParams
 
         self.GenerationConfig = GenerationConfig
         self.llm = LLM(path, GenerationConfig(n_ctx=n_ctx, n_gpu_layers=0))
-        ensure = self.llm._ensure_context
-
-        def with_threads(*a, **kw):  # cyllama has no thread knob: set it on each context it makes
-            ctx = ensure(*a, **kw)
-            ctx.set_n_threads(threads, threads)
-            return ctx
-
-        self.llm._ensure_context = with_threads
-        self.n_ctx = n_ctx
+        self.n_ctx, self.n_batch = n_ctx, n_batch
+        self.slots = []
+        for _ in range(max(1, slots)):
+            params = LlamaContextParams()
+            params.n_ctx = n_ctx
+            params.n_batch = n_batch
+            ctx = LlamaContext(self.llm.model, params)
+            ctx.set_n_threads(threads, threads)  # cyllama has no thread knob of its own
+            self.slots.append(_Slot(ctx))
         self.lock = threading.Lock()
+        self.stats = {"requests": 0, "prompt_tokens": 0, "cached_tokens": 0, "generated_tokens": 0}
+
+    def _slot_for(self, tokens: list[int]) -> tuple[_Slot, int]:
+        """The slot whose cache this request extends (its whole cache is a prefix of the prompt), else
+        the one sharing the longest prefix if that keeps at least half of its cache, else the least
+        recently used one (so one caller's new conversation does not evict another's)."""
+        scored = [(common_prefix(s.tokens, tokens), s) for s in self.slots]
+        extends = [(n, s) for n, s in scored if n and n == len(s.tokens)]
+        if extends:
+            return max(extends, key=lambda x: x[0])[::-1]
+        partial = [(n, s) for n, s in scored if n and 2 * n >= len(s.tokens)]
+        if partial:
+            return max(partial, key=lambda x: x[0])[::-1]
+        lru = min(self.slots, key=lambda s: s.used)
+        return lru, common_prefix(lru.tokens, tokens)
+
+    def generate(
+        self, messages: list[dict[str, str]], max_tokens: int, temperature: float
+    ) -> tuple[str, dict]:
+        from cyllama.llama.llama_cpp import llama_batch_get_one
+
+        llm = self.llm
+        cfg = self.GenerationConfig(
+            max_tokens=max_tokens,
+            temperature=temperature,
+            top_k=1 if not temperature else 40,
+            n_ctx=self.n_ctx,
+            n_gpu_layers=0,
+        )
+        prompt = llm._apply_template(messages)
+        tokens = list(llm.vocab.tokenize(prompt, add_special=cfg.add_bos, parse_special=cfg.parse_special))
+        if len(tokens) + max_tokens > self.n_ctx:
+            raise ValueError(
+                f"prompt of {len(tokens)} tokens + max_tokens {max_tokens} exceeds n_ctx {self.n_ctx}"
+            )
+        slot, shared = self._slot_for(tokens)
+        shared = min(shared, len(tokens) - 1)  # the last prompt token is decoded again for its logits
+        ctx = slot.ctx
+        if shared == 0 or ctx.memory_seq_rm(-1, shared, -1) is False:
+            shared = 0
+            ctx.kv_cache_clear()
+        slot.tokens = tokens[:shared]
+        for i in range(shared, len(tokens), self.n_batch):
+            ctx.decode(llama_batch_get_one(tokens[i : i + self.n_batch], i))
+        slot.tokens = list(tokens)
+        sampler = llm._ensure_sampler(cfg)
+        pieces: list[str] = []
+        n_gen = 0
+        for _ in range(max_tokens):
+            tok = sampler.sample(ctx, -1)
+            if llm.vocab.is_eog(tok):
+                break
+            try:
+                pieces.append(llm.vocab.token_to_piece(tok, special=True))
+            except UnicodeDecodeError:
+                pieces.append("")
+            ctx.decode(llama_batch_get_one([tok], len(slot.tokens)))
+            slot.tokens.append(tok)
+            n_gen += 1
+        slot.used = time.monotonic()
+        usage = {"prompt_tokens": len(tokens), "cached_tokens": shared, "completion_tokens": n_gen}
+        for k, v in (
+            ("requests", 1),
+            ("prompt_tokens", len(tokens)),
+            ("cached_tokens", shared),
+            ("generated_tokens", n_gen),
+        ):
+            self.stats[k] += v
+        return "".join(pieces), usage
 
     def complete(self, body: dict[str, Any]) -> dict[str, Any]:
         tools = body.get("tools") or []
         msgs = render_messages(body.get("messages") or [], tools)
-        cfg = self.GenerationConfig(
-            max_tokens=int(body.get("max_tokens") or 256),
-            temperature=float(body.get("temperature") or 0.0),
-            top_k=1 if not body.get("temperature") else 40,
-            n_ctx=self.n_ctx,
-            n_gpu_layers=0,
-        )
         t0 = time.perf_counter()
         with self.lock:
-            text = str(self.llm.chat(msgs, cfg))
+            text, usage = self.generate(
+                msgs, int(body.get("max_tokens") or 256), float(body.get("temperature") or 0.0)
+            )
         calls = parse_tool_calls(text, {t["function"]["name"] for t in tools})
         message: dict[str, Any] = {"role": "assistant", "content": None if calls else text.strip()}
         if calls:
@@ -199,7 +292,12 @@ class GGUFChat:
             "created": int(time.time()),
             "model": body.get("model", "gguf"),
             "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            "usage": {
+                "prompt_tokens": usage["prompt_tokens"],
+                "completion_tokens": usage["completion_tokens"],
+                "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"],
+                "prompt_tokens_details": {"cached_tokens": usage["cached_tokens"]},
+            },
             "pulse_seconds": round(time.perf_counter() - t0, 3),
         }
 
@@ -233,6 +331,9 @@ def main(argv=None) -> None:
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--n-ctx", type=int, default=8192)
+    ap.add_argument(
+        "--slots", type=int, default=3, help="prompt-cache slots (one per caller: agent, user, memory)"
+    )
     ap.add_argument("--name", default="qwen2.5-coder-0.5b-instruct")
     ap.add_argument(
         "--sha256", default="", help="refuse a model file with another sha256 ('pinned' = PINNED[name])"
@@ -245,7 +346,7 @@ def main(argv=None) -> None:
             raise SystemExit(
                 f"{a.model}: sha256 {got} is not the pinned {want or '(none pinned for ' + a.name + ')'}"
             )
-    srv = serve(GGUFChat(a.model, a.threads, a.n_ctx), a.host, a.port, a.name)
+    srv = serve(GGUFChat(a.model, a.threads, a.n_ctx, a.slots), a.host, a.port, a.name)
     print(f"serving {a.model} as {a.name} on http://{a.host}:{a.port}/v1", flush=True)
     srv.serve_forever()
 
