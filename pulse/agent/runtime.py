@@ -63,8 +63,11 @@ On real tools (`tool_schemas`: the tools' JSON schemas as `pulse.agent.schema.Sc
   meaning (`schema.ArgMapper`, `arg_map_threshold`) with values compared by the argument's type
   (`pulse.core.values`), and no item that contradicts a value the user stated in this task for that
   argument (a value the user stated always wins);
-- at most `max_holds_per_call` interventions on the same call (tool + arguments): proposed again
-  after a hold, it passes (converted `repeat_hold->silent`).
+- at most `max_holds_per_call` interventions on one held call: the call and its revisions (the same
+  tool proposed again before any call has returned or the user has spoken; a deployed memory agent
+  sees exactly this). A revision that would be held again passes (converted `repeat_hold->silent`):
+  the task agent has had the evidence once, and a second hold on one step leaves it unable to tell
+  what the memory agent wants.
 Scoped facts (`scope_facts`, every benchmark): a user fact carries the context it was stated in
 (`writeback.commit_events`); where one slot has facts from several contexts, only those whose
 context best matches the request (word cosine >= `scope_threshold`) are weighed (`scope_filter`).
@@ -141,7 +144,7 @@ class PulseAgentConfig:
     scope_facts: bool = True
     # least word cosine (0-1) between a fact's context and the request for the fact to apply
     scope_threshold: float = 0.2
-    # interventions on one and the same call (tool + arguments); 0 = no limit
+    # interventions on one held call and its revisions (module docstring); 0 = no limit
     max_holds_per_call: int = 1
     # what the tools publish about their calls (name, parameters, artifact parameter) for plan-time
     # speculation (pulse.agent.speculation); empty = from tool_schemas
@@ -282,7 +285,7 @@ class PulseAgent:
             read_only=[t.name for t in config.tool_schemas if t.call_kind == "read_only"]
         )
         self.mapper = ArgMapper(self.tools, config.arg_map_threshold)
-        self._holds: dict[str, int] = {}
+        self._holds: dict[str, int] = {}  # tool -> holds since a call last returned or the user spoke
         self._contexts: dict[str, set[str]] | None = None
         self._scope_cache: list[MemoryItem] | None = None
         self.stats_read_only_passed = 0
@@ -364,9 +367,8 @@ class PulseAgent:
             cached, self._speculation = self._speculation, None
         decision, items, parse_ok = self._process(event, cached=cached)
         if decision.action == "intervene" and self.config.max_holds_per_call:
-            key = f"{event.tool}|{sorted((k, str(v)) for k, v in event.args.items())}"
-            self._holds[key] = self._holds.get(key, 0) + 1
-            if self._holds[key] > self.config.max_holds_per_call:
+            self._holds[event.tool] = self._holds.get(event.tool, 0) + 1
+            if self._holds[event.tool] > self.config.max_holds_per_call:
                 self.stats.interventions -= 1
                 self.stats.decisions[-1] = replace(
                     self.stats.decisions[-1], action="silent", evidence=(), converted="repeat_hold->silent"
@@ -662,6 +664,8 @@ class PulseAgent:
         trig = self.listener.observe(event)
         event = self.listener.prefix[-1]  # as Pulse read it (slot values parsed from the text)
         self._events.append(event)  # writeback reads these: user statements with parsed slots
+        if event.kind == "tool_result" or (event.kind == "message" and event.role == "user"):
+            self._holds.clear()  # a call returned or the user spoke: no call is held any more
         decision, evidence, parse_ok, called, converted = Decision("silent"), [], True, False, ""
         from_speculation = False
         active = self.config.mode == "serial" or (self.config.mode == "streaming" and trig.fire)

@@ -242,6 +242,35 @@ def test_user_stated_value_wins_and_one_hold_per_call(tmp_path):
         mem.close()
 
 
+def test_a_revised_held_call_is_not_held_twice_until_a_call_returns(tmp_path):
+    agent, mem = _agent(tmp_path, FACTS, "Find seats for concert tickets")
+    try:
+
+        def call(step, site):
+            return agent.decide_call(Event("candidate_call", step, tool="open_website", args={"site": site}))
+
+        assert call(2, "google.com").decision.action == "intervene"
+        # the revision still differs from memory: one hold per held call, so it passes
+        revised = call(3, "bing.com")
+        assert revised.decision.action == "silent"
+        assert agent.stats.decisions[-1].converted == "repeat_hold->silent"
+        # a call returned: the next open_website is a new call and may be held again
+        agent.observe(Event("tool_result", 4, tool="open_website", text="ok"))
+        assert call(5, "google.com").decision.action == "intervene"
+        assert agent.stats.interventions == 2
+    finally:
+        agent.end(True)
+        mem.close()
+    agent, mem = _agent(tmp_path / "u", FACTS, "Find seats for concert tickets", max_holds_per_call=0)
+    try:  # 0 = no limit: every revision that differs is held
+        for step in (2, 3):
+            gd = agent.decide_call(Event("candidate_call", step, tool="open_website", args={"site": "a.com"}))
+            assert gd.decision.action == "intervene"
+    finally:
+        agent.end(True)
+        mem.close()
+
+
 def test_runtime_config_rejects_bad_knobs():
     with pytest.raises(ValueError, match="scope_threshold"):
         PulseAgentConfig(user_id="u", scope_threshold=1.5)
