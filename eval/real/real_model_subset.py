@@ -5,8 +5,10 @@ to the paper" wherever it prints (the agent's model name carries the label into 
 Subset (fixed, documented):
 - Persona2Web with the synthetic seed history: the first 10 users in name order, task group A, levels 1,
   2 and 3 (30 tasks: `P2W_TASKS`);
-- τ²-bench retail, standard setting (no memory history): the first 5 tasks of the `test` split
-  (`TAU2_TASKS`), with the same model as the user simulator, `agent.max_turns=TAU2_TURNS`.
+- τ²-bench retail, the first 5 tasks of the `test` split (`TAU2_TASKS`), with the same model as the
+  user simulator, `agent.max_turns=TAU2_TURNS`, twice: the standard setting (`tau2_retail`: no memory
+  history, so no memory method has anything to give) and the named non-standard variant with each
+  customer's seed history from the retail database (`tau2_retail_db`: `benchmark.seed_history=retail_db`).
 Methods: `none`, `mem0` (memory-side calls on the same model: `llm=openai`) and `pulse_rule` (Pulse with
 the gold rule as its policy: no trained checkpoint is on this machine; the learned policy row needs
 `method=pulse policy.name_or_path=CKPT`).
@@ -15,10 +17,13 @@ the gold rule as its policy: no trained checkpoint is on this machine; the learn
     flock /tmp/pulse-cpu.lock python -m eval.real.real_model_subset --base-url http://127.0.0.1:8012/v1 \
         --out results/real_model                                                 # runs + rows.md
 
-Each run is one `pulse eval` (printed before it starts); `rows.md` / `rows.json` are made from the run
-directories' summaries and rows: score and components, interventions, and measured wall time per task
-(the agent's real seconds, `seconds` of each row). A run that is interrupted keeps its finished rows
-(`pulse eval` resumes by chain) and the table says how many tasks each row has.
+Each run is one `pulse eval` (printed before it starts), recorded with `PULSE_TRACE=1` so every row
+carries its trace (`pulse trace results/real_model/runs/<bench>/<method>` renders what the model said
+and called, and what memory did); `rows.md` / `rows.json` are made from the run directories' summaries
+and rows: score and components, interventions, and measured wall time per task (the agent's real
+seconds, `seconds` of each row) and per run (`run_wall_s.json`: the whole `pulse eval`, seed builds
+included). A run that is interrupted keeps its finished rows (`pulse eval` resumes by chain) and the
+table says how many tasks each row has.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from pulse.utils.atomic import atomic_write_text
 
 LABEL = "small local model, not comparable to the paper"
 P2W_USERS = (
@@ -48,11 +55,15 @@ P2W_TASKS = tuple(f"{u}_A{lvl}" for u in P2W_USERS for lvl in (1, 2, 3))
 TAU2_TASKS = tuple(f"tau2_retail_{i}" for i in ("5", "9", "12", "17", "18"))  # first 5 of split 'test'
 TAU2_TURNS = 8
 METHODS = ("none", "mem0", "pulse_rule")
+# run name -> (benchmark config, extra overrides)
+BENCHES = {
+    "persona2web": ("persona2web", ["benchmark.seed_history=synthetic"]),
+    "tau2_retail": ("tau2_retail", []),
+    "tau2_retail_db": ("tau2_retail", ["benchmark.seed_history=retail_db"]),
+}
 
 
-def commands(
-    base_url: str, model: str, out: Path, benchmarks=("persona2web", "tau2_retail")
-) -> list[tuple[str, list[str]]]:
+def commands(base_url: str, model: str, out: Path, benchmarks=tuple(BENCHES)) -> list[tuple[str, list[str]]]:
     agent = [
         "agent=openai",
         f"agent.model='{model} ({LABEL})'",
@@ -73,10 +84,10 @@ def commands(
     runs = []
     for bench in benchmarks:
         for m in METHODS:
-            args = [f"benchmark={bench}", f"method={m}", *agent, *(llm if m == "mem0" else [])]
-            if bench == "persona2web":
+            config, extra = BENCHES[bench]
+            args = [f"benchmark={config}", f"method={m}", *agent, *(llm if m == "mem0" else []), *extra]
+            if config == "persona2web":
                 args += [
-                    "benchmark.seed_history=synthetic",
                     "agent.max_turns=4",
                     "benchmark.task_ids=[" + ",".join(P2W_TASKS) + "]",
                 ]
@@ -96,7 +107,8 @@ def commands(
 
 def summarise(out: Path) -> list[dict]:
     rows = []
-    for bench in ("persona2web", "tau2_retail"):
+    walls = json.loads((out / "run_wall_s.json").read_text()) if (out / "run_wall_s.json").exists() else {}
+    for bench in BENCHES:
         for m in METHODS:
             d = out / "runs" / bench / m
             if not (d / "episodes.jsonl").exists():
@@ -119,8 +131,10 @@ def summarise(out: Path) -> list[dict]:
                     "components": {k: round(sum(v) / len(v), 3) for k, v in sorted(comps.items())},
                     "interventions": sum(e.get("interventions", 0) for e in ok),
                     "interventions_correct": sum(e.get("interventions_correct", 0) for e in ok),
+                    "supplements": sum(e.get("supplements", 0) for e in ok),
                     "s_per_task_mean": round(sum(secs) / max(1, len(secs)), 1),
                     "s_per_task_max": round(max(secs or [0.0]), 1),
+                    "run_wall_s": walls.get(f"{bench}/{m}"),
                     "agent_model": (eps[0].get("agent_model") if eps else ""),
                 }
             )
@@ -132,21 +146,21 @@ def write_table(out: Path, rows: list[dict], cmds: list[str]) -> None:
         f"# Real-model subset ({LABEL})",
         "",
         "| benchmark | method | tasks (failed) | score | components "
-        "| interventions (correct) | s/task mean (max) |",
-        "|---|---|---|---|---|---|---|",
+        "| interventions (correct) | supplements | s/task mean (max) | run wall s |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         comps = ", ".join(f"{k} {v:.3f}" for k, v in row["components"].items())
         lines.append(
             f"| {row['benchmark']} | {row['method']} | {row['tasks']} ({row['failed']}) | "
             f"{row['score']:.3f} | {comps} | "
-            f"{row['interventions']} ({row['interventions_correct']}) | "
-            f"{row['s_per_task_mean']} ({row['s_per_task_max']}) |"
+            f"{row['interventions']} ({row['interventions_correct']}) | {row['supplements']} | "
+            f"{row['s_per_task_mean']} ({row['s_per_task_max']}) | {row['run_wall_s'] or '–'} |"
         )
     lines += ["", "Commands (each run also records its resolved config and manifest in its run dir):", ""]
     lines += [f"    {c}" for c in cmds]
-    (out / "rows.md").write_text("\n".join(lines) + "\n")
-    (out / "rows.json").write_text(json.dumps(rows, indent=2) + "\n")
+    atomic_write_text(out / "rows.md", "\n".join(lines) + "\n")
+    atomic_write_text(out / "rows.json", json.dumps(rows, indent=2) + "\n")
 
 
 def main(argv=None) -> int:
@@ -168,8 +182,13 @@ def main(argv=None) -> int:
             continue
         print(f"[{time.strftime('%H:%M:%S')}] {name}: {printed[-1]}", flush=True)
         t0 = time.time()
-        rc = subprocess.call(cmd, env={**os.environ})
-        print(f"[{time.strftime('%H:%M:%S')}] {name}: rc={rc} wall_s={time.time() - t0:.0f}", flush=True)
+        rc = subprocess.call(cmd, env={**os.environ, "PULSE_TRACE": "1"})
+        wall = round(time.time() - t0)
+        print(f"[{time.strftime('%H:%M:%S')}] {name}: rc={rc} wall_s={wall}", flush=True)
+        walls_path = out / "run_wall_s.json"
+        walls = json.loads(walls_path.read_text()) if walls_path.exists() else {}
+        walls[name] = wall
+        atomic_write_text(walls_path, json.dumps(walls, indent=2, sort_keys=True) + "\n")
         write_table(out, summarise(out), printed)
     write_table(out, summarise(out), printed)
     print((out / "rows.md").read_text())
