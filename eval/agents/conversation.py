@@ -53,7 +53,12 @@ def run_conversation(agent, task, env, session, bench) -> EpisodeOutcome:
     )
     gate = PreCommitGate(executor=env, decide=session.decide_call)
     termination = "max_steps"
-    for _ in range(agent.max_turns):
+    # a simulated user may end the conversation with its very first message (τ²'s orchestrator checks
+    # every user message, the first included): then the agent never gets a turn
+    turns = 0 if user is not None and user.is_stop(first) else agent.max_turns
+    if turns == 0:
+        termination = "user_stop"
+    for _ in range(turns):
         msg, calls = assistant_turn(agent, session, messages, tools, out, event)
         if msg.content:
             transcript.append({"role": "assistant", "content": msg.content})

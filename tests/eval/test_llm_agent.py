@@ -77,3 +77,40 @@ def test_unreachable_endpoint_fails_the_episode_clearly(tmp_path, eval_cfg):
     )
     row = read_rows(run_eval(cfg) / "episodes.jsonl")[0]
     assert row["status"] == "failed" and "EndpointError" in row["error"] and "127.0.0.1:9" in row["error"]
+
+
+def test_a_user_who_stops_in_the_first_message_ends_the_conversation():
+    """τ²'s orchestrator checks every user message for the stop token, the first one included: the
+    agent then gets no turn (a weak user-simulator model can stop at once)."""
+    from types import SimpleNamespace
+
+    from eval.agents.conversation import run_conversation
+
+    class StopAtOnce:
+        def first_message(self):
+            return "###STOP###"
+
+        def is_stop(self, text):
+            return "###STOP###" in text
+
+    class NoTurns:
+        max_turns = 8
+
+        def _complete(self, messages, tools):
+            raise AssertionError("the agent must not be asked after the user stopped")
+
+    class Session:
+        def start(self, ev):
+            return None
+
+        def decide_call(self, ev):
+            raise AssertionError("no call can be proposed")
+
+        def end(self, completed):
+            return SimpleNamespace(blocking_s=0.0)
+
+    task = SimpleNamespace(task_id="t", time="", request_text="", system_prompt="")
+    bench = SimpleNamespace(user_simulator=lambda task: StopAtOnce())
+    env = SimpleNamespace(tool_schemas=lambda: [])
+    out = run_conversation(NoTurns(), task, env, Session(), bench)
+    assert out.extra["termination"] == "user_stop" and out.llm_calls == 0
