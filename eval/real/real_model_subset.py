@@ -63,41 +63,62 @@ BENCHES = {
 }
 
 
-def commands(base_url: str, model: str, out: Path, benchmarks=tuple(BENCHES)) -> list[tuple[str, list[str]]]:
-    agent = [
-        "agent=openai",
-        f"agent.model='{model} ({LABEL})'",
-        f"agent.base_url={base_url}",
-        "agent.timeout_s=900",
-        "agent.retries=1",
-        "agent.max_tokens=200",
-        "allow_failures=true",
-        "progress=false",
-    ]
-    llm = [
-        "llm=openai",
-        f"llm.model={model}",
-        f"llm.base_url={base_url}",
-        "llm.timeout_s=900",
-        "llm.max_tokens=200",
-    ]
+def commands(
+    base_url: str,
+    model: str,
+    out: Path,
+    benchmarks=tuple(BENCHES),
+    tau2_base_url: str = "",
+    tau2_model: str = "",
+) -> list[tuple[str, list[str]]]:
+    """One `pulse eval` per (benchmark, method). The τ² runs may use another served model
+    (`tau2_model` at `tau2_base_url`, e.g. the 1.5B: the 0.5B fails as a τ² user simulator) for the
+    task agent, the user simulator and mem0's memory-side calls alike."""
+
+    def agent(url: str, mdl: str) -> list[str]:
+        return [
+            "agent=openai",
+            f"agent.model='{mdl} ({LABEL})'",
+            f"agent.base_url={url}",
+            "agent.timeout_s=900",
+            "agent.retries=1",
+            "agent.max_tokens=200",
+            "allow_failures=true",
+            "progress=false",
+        ]
+
+    def llm(url: str, mdl: str) -> list[str]:
+        return [
+            "llm=openai",
+            f"llm.model={mdl}",
+            f"llm.base_url={url}",
+            "llm.timeout_s=900",
+            "llm.max_tokens=200",
+        ]
+
     runs = []
     for bench in benchmarks:
+        config, extra = BENCHES[bench]
+        url, mdl = (
+            (tau2_base_url or base_url, tau2_model or model) if config == "tau2_retail" else (base_url, model)
+        )
         for m in METHODS:
-            config, extra = BENCHES[bench]
-            args = [f"benchmark={config}", f"method={m}", *agent, *(llm if m == "mem0" else []), *extra]
+            args = [
+                f"benchmark={config}",
+                f"method={m}",
+                *agent(url, mdl),
+                *(llm(url, mdl) if m == "mem0" else []),
+            ]
+            args += extra
             if config == "persona2web":
-                args += [
-                    "agent.max_turns=4",
-                    "benchmark.task_ids=[" + ",".join(P2W_TASKS) + "]",
-                ]
+                args += ["agent.max_turns=4", "benchmark.task_ids=[" + ",".join(P2W_TASKS) + "]"]
             else:
                 args += [
                     f"agent.max_turns={TAU2_TURNS}",
                     "benchmark.split=test",
                     "benchmark.task_ids=[" + ",".join(TAU2_TASKS) + "]",
-                    f"benchmark.user.model={model}",
-                    f"benchmark.user.base_url={base_url}",
+                    f"benchmark.user.model={mdl}",
+                    f"benchmark.user.base_url={url}",
                     "benchmark.user.timeout_s=900",
                     "benchmark.user.max_tokens=120",
                 ]
@@ -145,14 +166,15 @@ def write_table(out: Path, rows: list[dict], cmds: list[str]) -> None:
     lines = [
         f"# Real-model subset ({LABEL})",
         "",
-        "| benchmark | method | tasks (failed) | score | components "
+        "| benchmark | model | method | tasks (failed) | score | components "
         "| interventions (correct) | supplements | s/task mean (max) | run wall s |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         comps = ", ".join(f"{k} {v:.3f}" for k, v in row["components"].items())
         lines.append(
-            f"| {row['benchmark']} | {row['method']} | {row['tasks']} ({row['failed']}) | "
+            f"| {row['benchmark']} | {(row['agent_model'] or '').split(' (')[0]} | {row['method']} | "
+            f"{row['tasks']} ({row['failed']}) | "
             f"{row['score']:.3f} | {comps} | "
             f"{row['interventions']} ({row['interventions_correct']}) | {row['supplements']} | "
             f"{row['s_per_task_mean']} ({row['s_per_task_max']}) | {row['run_wall_s'] or '–'} |"
@@ -167,13 +189,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--base-url", default="http://127.0.0.1:8012/v1")
     ap.add_argument("--model", default="qwen2.5-coder-0.5b-instruct")
+    ap.add_argument("--tau2-base-url", default="", help="endpoint of the τ² runs (default: --base-url)")
+    ap.add_argument("--tau2-model", default="", help="model of the τ² runs (default: --model)")
     ap.add_argument("--out", default="results/real_model")
     ap.add_argument("--only", nargs="*", default=[], help="run names to run (e.g. persona2web/none)")
     ap.add_argument("--summarise-only", action="store_true")
     a = ap.parse_args(argv)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    runs = commands(a.base_url, a.model, out)
+    runs = commands(a.base_url, a.model, out, tau2_base_url=a.tau2_base_url, tau2_model=a.tau2_model)
     printed = []
     for name, args in runs:
         cmd = [sys.executable, "-m", "pulse.cli", "eval", *args]

@@ -35,6 +35,7 @@ from eval.serving.json_handler import JSONHandler
 
 PINNED = {  # sha256 of the joined files this project has run
     "qwen2.5-coder-0.5b-instruct": "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    "qwen2.5-coder-1.5b-instruct": "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
 }
 TOOL_PROMPT = (
     "You can call these tools. To call one, reply with only a JSON object "
