@@ -45,6 +45,11 @@ class BenchmarkConfig:
     # generated from its gold values, as `pulse gen-data source=persona2web` does; labelled synthetic);
     # tau2_retail: none | retail_db (customers' past rendered from the retail database; non-standard)
     seed_history: Literal["none", "synthetic", "retail_db"] = "none"
+    # tau2_retail: llm (τ²'s standard: the user simulator writes its first message too) | scenario
+    # (non-standard, own benchmark name: the customer opens with the scenario's known info and reason for
+    # the call as written, the simulator writes every later message; for small local models, which
+    # echo the agent's greeting or stop at once when asked to open the conversation)
+    user_opening: Literal["llm", "scenario"] = "llm"
 
 
 @dataclass(frozen=True)

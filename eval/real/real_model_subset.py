@@ -6,9 +6,12 @@ Subset (fixed, documented):
 - Persona2Web with the synthetic seed history: the first 10 users in name order, task group A, levels 1,
   2 and 3 (30 tasks: `P2W_TASKS`);
 - τ²-bench retail, the first 5 tasks of the `test` split (`TAU2_TASKS`), with the same model as the
-  user simulator, `agent.max_turns=TAU2_TURNS`, twice: the standard setting (`tau2_retail`: no memory
-  history, so no memory method has anything to give) and the named non-standard variant with each
-  customer's seed history from the retail database (`tau2_retail_db`: `benchmark.seed_history=retail_db`).
+  user simulator, `agent.max_turns=TAU2_TURNS`, in the named non-standard variant `tau2_retail_db`:
+  each customer's seed history from the retail database (`benchmark.seed_history=retail_db`; without it
+  no memory method has anything to give, so `none` here is the memoryless reference) and the customer's
+  opening message scripted from the scenario (`benchmark.user_opening=scenario`: asked to open the
+  conversation, the 0.5B answers "###STOP###" and the 1.5B echoes the agent's greeting; the simulator
+  writes every later message).
 Methods: `none`, `mem0` (memory-side calls on the same model: `llm=openai`) and `pulse_rule` (Pulse with
 the gold rule as its policy: no trained checkpoint is on this machine; the learned policy row needs
 `method=pulse policy.name_or_path=CKPT`).
@@ -58,8 +61,10 @@ METHODS = ("none", "mem0", "pulse_rule")
 # run name -> (benchmark config, extra overrides)
 BENCHES = {
     "persona2web": ("persona2web", ["benchmark.seed_history=synthetic"]),
-    "tau2_retail": ("tau2_retail", []),
-    "tau2_retail_db": ("tau2_retail", ["benchmark.seed_history=retail_db"]),
+    "tau2_retail_db": (
+        "tau2_retail",
+        ["benchmark.seed_history=retail_db", "benchmark.user_opening=scenario"],
+    ),
 }
 
 

@@ -153,6 +153,37 @@ def test_chained_variant_is_labelled_non_standard(tau2_dir):
     assert len(chains) < 114 and chains["yusuf_rossi_9620"][0].task_id == "tau2_retail_0"
 
 
+def test_scripted_opening_variant_is_labelled_and_only_the_first_message_is_scripted(tau2_dir):
+    from eval.config import BenchmarkConfig
+    from eval.real.tau2_retail.benchmark import load
+
+    class Endpoint:
+        def __init__(self):
+            self.seen = []
+
+        def chat(self, messages):
+            self.seen.append(messages)
+            return "My email? I do not remember it."
+
+    b = load(BenchmarkConfig(name="tau2_retail", data_dir=str(tau2_dir.parents[1]), user_opening="scenario"))
+    assert b.name == "tau2_retail-scripted-opening-nonstandard" and "opening message" in b.nonstandard
+    ep = Endpoint()
+    b.user_endpoint = ep
+    task = b.tasks[0]
+    user = b.user_simulator(task)
+    assert user.first_message() == task.request_text and not ep.seen  # the scenario, no model call
+    transcript = [
+        {"role": "assistant", "content": "Hi! How can I help you today?"},
+        {"role": "user", "content": task.request_text},
+        {"role": "assistant", "content": "What is your email?"},
+    ]
+    assert user.reply(transcript).startswith("My email") and len(ep.seen) == 1
+    # the simulator reads the opening as its own turn and the agent's question as the other side's
+    assert [m["role"] for m in ep.seen[0][1:]] == ["user", "assistant", "user"]
+    standard = load(BenchmarkConfig(name="tau2_retail", data_dir=str(tau2_dir.parents[1])))
+    assert standard.name == "tau2_retail" and standard.nonstandard == ""
+
+
 def test_pass_k_cli_over_seed_runs(tmp_path):
     from eval.real.tau2_retail.pass_k import pass_k_table
 

@@ -23,6 +23,7 @@ def test_every_subset_run_composes_as_a_typed_eval_config(tmp_path):
             ids = P2W_TASKS if name.startswith("persona2web") else TAU2_TASKS
             assert tuple(cfg.benchmark.task_ids) == ids
             assert (cfg.benchmark.seed_history == "retail_db") == name.startswith("tau2_retail_db/")
+            assert (cfg.benchmark.user_opening == "scenario") == name.startswith("tau2_retail_db/")
             assert (cfg.llm.name == "openai") == name.endswith("/mem0")  # memory-side calls on the model
             tau2 = name.startswith("tau2")
             assert cfg.agent.model.startswith("big (" if tau2 else "m (")
@@ -35,7 +36,7 @@ def test_every_subset_run_composes_as_a_typed_eval_config(tmp_path):
 
 
 def test_summary_counts_failed_tasks_and_reads_run_wall_times(tmp_path):
-    d = tmp_path / "runs" / "tau2_retail" / "none"
+    d = tmp_path / "runs" / "tau2_retail_db" / "none"
     d.mkdir(parents=True)
     rows = [
         {
@@ -49,7 +50,7 @@ def test_summary_counts_failed_tasks_and_reads_run_wall_times(tmp_path):
         {"status": "failed", "score": 0.0, "seconds": 9.0},
     ]
     (d / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (tmp_path / "run_wall_s.json").write_text(json.dumps({"tau2_retail/none": 21}))
+    (tmp_path / "run_wall_s.json").write_text(json.dumps({"tau2_retail_db/none": 21}))
     [row] = summarise(tmp_path)
     assert (row["tasks"], row["failed"], row["score"]) == (2, 1, 0.5)
     assert (row["s_per_task_mean"], row["supplements"], row["run_wall_s"]) == (4.0, 1, 21)

@@ -120,6 +120,7 @@ class Tau2Retail(RealBenchmarkBase):
     policy: str
     chain_users: bool
     user_endpoint: Any = None
+    user_opening: str = "llm"  # benchmark.user_opening: llm (standard) | scenario (non-standard)
     judge: Any = None
     name: str = NAME
     version: str = VERSION
@@ -157,6 +158,10 @@ class Tau2Retail(RealBenchmarkBase):
             if self.history_kind == "retail_db"
             else []
         )
+        if self.user_opening == "scenario":
+            parts.append(
+                "non-standard: the customer's opening message is the scenario's known info and reason"
+            )
         return "; ".join(parts)
 
     def chains(self) -> dict[str, list[RealTask]]:
@@ -294,7 +299,8 @@ class Tau2Retail(RealBenchmarkBase):
     def user_simulator(self, task: RealTask):
         if self.user_endpoint is None:
             return None
-        return Tau2User(self.user_endpoint, task.data["user_scenario"])
+        opening = task.request_text if self.user_opening == "scenario" else None
+        return Tau2User(self.user_endpoint, task.data["user_scenario"], opening)
 
     # -- scoring ----------------------------------------------------------------------------------------
     def gold_db(self, task: RealTask) -> RetailTools:
@@ -365,8 +371,9 @@ class Tau2User:
     """τ²'s LLM user simulator: guidelines + the task's instructions; stop / transfer / out-of-scope
     tokens."""
 
-    def __init__(self, endpoint, scenario: dict[str, Any]):
+    def __init__(self, endpoint, scenario: dict[str, Any], opening: str | None = None):
         self.endpoint = endpoint
+        self.opening = opening  # None: the simulator writes the first message (τ²'s standard)
         instr = scenario.get("instructions") or {}
         text = "\n".join(
             f"{k.replace('_', ' ').capitalize()}: {instr[k]}"
@@ -388,6 +395,8 @@ class Tau2User:
         return self.endpoint.chat([{"role": "system", "content": self.system}, *flipped]).strip()
 
     def first_message(self) -> str:
+        if self.opening is not None:
+            return self.opening
         return self._ask([{"role": "assistant", "content": GREETING}])
 
     def reply(self, transcript: Sequence[dict[str, Any]]) -> str:
@@ -434,6 +443,7 @@ class Options:
     user: Any
     judge: Any
     seed_history: str
+    user_opening: str
     task_ids: list
 
 
@@ -486,8 +496,10 @@ def load(cfg) -> Tau2Retail:
     return Tau2Retail(
         name=NAME
         + ("-chained-nonstandard" if cfg.chain_users else "")
-        + ("-retail-db-history-nonstandard" if seeded else ""),
+        + ("-retail-db-history-nonstandard" if seeded else "")
+        + ("-scripted-opening-nonstandard" if cfg.user_opening == "scenario" else ""),
         history_kind=cfg.seed_history,
+        user_opening=cfg.user_opening,
         customers=customers,
         root=root,
         raw={t["id"]: t for t in raw},
