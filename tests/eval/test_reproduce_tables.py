@@ -5,6 +5,7 @@ surfaces with its name and exit status 1."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -106,16 +107,21 @@ def test_reuse_key_joins_identical_rows_and_only_them(rt, tmp_path):
 
 
 def _table_data(out: Path) -> dict:
-    """table_data.json without the run directory's path, wall-clock figures rounded (two runs of one
-    config differ in the microseconds that real memory calls add to the modelled latency)."""
+    """table_data.json without the run directory's path and without wall-clock figures (two runs of one
+    config differ in the real time memory calls add to the modelled latency, more so on a loaded
+    machine)."""
     data = json.loads((out / "table_data.json").read_text())
     for summaries in data.values():
         for s in summaries:
             s.pop("run")
-            for k, v in s.items():
-                if isinstance(v, float) and (k.endswith("_s") or "seconds" in k):
-                    s[k] = round(v, 2)
+            for k in [k for k in s if k.endswith("_s") or "seconds" in k]:
+                s.pop(k)
     return data
+
+
+def _tables_md(out: Path) -> str:
+    """tables.md with the s/task cells (the only figures printed with two decimals) masked."""
+    return re.sub(r"\b\d+\.\d\d\b", "<s>", (out / "tables.md").read_text())
 
 
 def test_reused_run_dir_tabulates_and_resumes_like_a_real_run(rt, tmp_path, capsys):
@@ -151,7 +157,7 @@ def test_reused_run_dir_tabulates_and_resumes_like_a_real_run(rt, tmp_path, caps
     )
     assert "(2 run, 0 reused" in capsys.readouterr().out
 
-    assert (reused / "t" / "tables.md").read_text() == (real / "t" / "tables.md").read_text()
+    assert _tables_md(reused / "t") == _tables_md(real / "t")
     assert "Table B4" in (reused / "t" / "tables.md").read_text()
     assert _table_data(reused / "t") == _table_data(real / "t")
 
