@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import shutil
 import sys
@@ -200,9 +199,22 @@ def estimated_seconds(run: Run, measured: dict[str, float]) -> float:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
+    """A run's summary or manifest: a broken one is a one-line error naming the file, never `{}`."""
+    from pulse.config.schema import ConfigError
+    from pulse.utils.json_input import read_json_file
+
+    return read_json_file(path, ConfigError, "run file")
+
+
+def _measured_seconds(path: Path) -> dict[str, float]:
+    """Per-run seconds of an earlier reproduction: only an ordering hint, so a missing or broken file
+    means 'estimate instead' (said once, not silently)."""
+    if not path.exists():
+        return {}
     try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
+        return dict(_read_json(path))
+    except Exception as e:
+        print(f"ignoring {path} (run order falls back to estimates): {e}", flush=True)
         return {}
 
 
@@ -440,7 +452,7 @@ def _reproduce(a: argparse.Namespace, t0: float, runs_dir: Path, workers: Worker
 
     all_runs, skipped = plan(a)
     todo = [r for r in all_runs if r.source is None]
-    measured = _read_json(runs_dir / SECONDS_FILE)
+    measured = _measured_seconds(runs_dir / SECONDS_FILE)
     todo.sort(key=lambda r: -estimated_seconds(r, measured))  # longest first (stable: else row order)
     n_reused = len(all_runs) - len(todo)
     print(
