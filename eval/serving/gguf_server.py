@@ -205,7 +205,6 @@ class GGUFChat:
             ctx.set_n_threads(threads, threads)  # cyllama has no thread knob of its own
             self.slots.append(_Slot(ctx))
         self.lock = threading.Lock()
-        self.stats = {"requests": 0, "prompt_tokens": 0, "cached_tokens": 0, "generated_tokens": 0}
 
     def _slot_for(self, tokens: list[int]) -> tuple[_Slot, int]:
         """The slot whose cache this request extends (its whole cache is a prefix of the prompt), else
@@ -213,11 +212,11 @@ class GGUFChat:
         recently used one (so one caller's new conversation does not evict another's)."""
         scored = [(common_prefix(s.tokens, tokens), s) for s in self.slots]
         extends = [(n, s) for n, s in scored if n and n == len(s.tokens)]
-        if extends:
-            return max(extends, key=lambda x: x[0])[::-1]
         partial = [(n, s) for n, s in scored if n and 2 * n >= len(s.tokens)]
-        if partial:
-            return max(partial, key=lambda x: x[0])[::-1]
+        for candidates in (extends, partial):
+            if candidates:
+                shared, slot = max(candidates, key=lambda x: x[0])
+                return slot, shared
         lru = min(self.slots, key=lambda s: s.used)
         return lru, common_prefix(lru.tokens, tokens)
 
@@ -266,13 +265,6 @@ class GGUFChat:
             n_gen += 1
         slot.used = time.monotonic()
         usage = {"prompt_tokens": len(tokens), "cached_tokens": shared, "completion_tokens": n_gen}
-        for k, v in (
-            ("requests", 1),
-            ("prompt_tokens", len(tokens)),
-            ("cached_tokens", shared),
-            ("generated_tokens", n_gen),
-        ):
-            self.stats[k] += v
         return "".join(pieces), usage
 
     def complete(self, body: dict[str, Any]) -> dict[str, Any]:
