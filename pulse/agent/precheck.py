@@ -3,11 +3,16 @@
 The memory agent asks its policy only where memory could change what the task agent does next. At
 a decision point (the prefix Pulse has read and the items retrieval returned) memory can matter only
 through a *binding* item (a current preference or project decision, `pulse.core.gold.binding_items`)
-for a slot the task has touched (`task_slots`) that
-- the newest event states with another value (a candidate call or a plan it could still change), or
-- the context leaves implicit ("my usual ...": `?`) and the newest event does not state it;
-and only at what the task agent does (a candidate call, a tool result, its own message): a user's
-message or request is read, and memory answers what the agent does with it.
+for a slot the task has touched (`task_slots`) where
+- the newest event is something the task agent is about to do (a candidate call, or its own message
+  announcing one) and states another value than memory, a value the user did not state in this
+  task (the user's word in this task wins over memory: the gate's view on real tools drops such items
+  too), or the slot is one the user referred to as "my usual ..." (`?`); or
+- the context leaves the slot implicit ("my usual ...") and the newest event does not state it.
+Events that are not the task agent's next step are not decision points: a user's message or request
+is read, and memory answers what the agent does with it; a tool result reports a call that has
+already happened, so a value it states cannot be changed any more (an implicit slot it leaves open
+still can be, for what the agent does next).
 Where none holds the gold rule is silent, and so the policy is not called: `needs_decision` is a
 superset of every condition under which `pulse.core.gold.gold_decision` supplements or intervenes
 (tests check it on every decision point of the offline suites), so skipping never hides an action
@@ -17,7 +22,7 @@ the rule would take. A learned policy may act where the rule is silent; the pre-
 
 from __future__ import annotations
 
-from pulse.core.gold import ABSENT, binding_items, context_values, task_slots
+from pulse.core.gold import ABSENT, binding_items, context_values, task_slots, user_stated
 from pulse.core.policy_io import PolicyInput
 from pulse.core.statements import IMPLICIT
 
@@ -28,14 +33,20 @@ def needs_decision(inp: PolicyInput) -> bool:
         last.kind == "message" and (last.role or "agent") == "agent"
     ):
         return False  # the user's own words: memory waits for what the agent does with them
-    ctx = context_values(prefix[:-1])
+    earlier = prefix[:-1]
+    ctx, stated = context_values(earlier), user_stated(earlier)
     for slot in task_slots(prefix):
         items = binding_items(inp.snapshot, slot)
         if not items:
             continue
         now = str(last.args.get(slot, ABSENT))
-        if now != ABSENT and any(m.value != now for m in items):
-            return True  # a value memory contradicts
-        if ctx.get(slot, ABSENT) == IMPLICIT and now == ABSENT:
-            return True  # "my usual ...": memory holds what the user refers to, and nothing states it
+        implicit = ctx.get(slot, ABSENT) == IMPLICIT
+        if now == ABSENT:
+            if implicit:
+                return True  # "my usual ...": memory holds what the user refers to, and nothing states it
+            continue
+        if last.kind == "tool_result":
+            continue  # done already: a value a result reports cannot be changed by memory
+        if any(m.value != now for m in items) and (implicit or stated.get(slot, ABSENT) != now):
+            return True  # a value memory contradicts, which the user did not state in this task
     return False

@@ -103,3 +103,45 @@ def test_a_read_only_call_runs_at_once_and_memory_reads_it_in_the_background(tmp
     notes = agent.take_supplements()
     assert notes and notes[0].items[0].item_id == "m1"  # the background decision became a supplement
     mem.close()
+
+
+def _inp(*events, value="wandb"):
+    from pulse.core.policy_io import PolicyInput
+    from pulse.core.records import MemoryItem
+
+    pref = MemoryItem("m1", "preference", "user:u1", f"u1 prefers tracker {value}.", "tracker", value)
+    return PolicyInput(tuple(events), (pref,))
+
+
+def test_a_value_the_user_stated_in_this_task_is_no_conflict():
+    from pulse.core.gold import gold_decision
+    from pulse.core.records import Event
+
+    req = Event("request", 1, role="user", text="log it with mlflow", args={"tracker": "mlflow"})
+    call = Event("candidate_call", 2, tool="log_experiment", args={"tracker": "mlflow"})
+    inp = _inp(req, call)
+    assert not needs_decision(inp) and gold_decision(inp.prefix, inp.snapshot).action == "silent"
+    other = Event("candidate_call", 2, tool="log_experiment", args={"tracker": "tensorboard"})
+    assert needs_decision(_inp(req, other))  # a value nobody stated that memory contradicts
+    plan = Event("message", 2, role="agent", text="next: log with mlflow", args={"tracker": "mlflow"})
+    assert not needs_decision(_inp(req, plan))
+
+
+def test_usual_slot_is_a_decision_point_whatever_is_stated_and_a_result_only_when_it_leaves_it_open():
+    from pulse.core.records import Event
+
+    req = Event("request", 1, role="user", text="log it with my usual tracker", args={"tracker": "?"})
+    plan = Event("message", 2, role="agent", text="next: log with mlflow", args={"tracker": "mlflow"})
+    assert needs_decision(_inp(req, plan))  # "my usual" refers to memory: a plan naming another value
+    done = Event("tool_result", 3, tool="log_experiment", args={"tracker": "mlflow"})
+    assert not needs_decision(_inp(req, plan, done))  # the call has run: its value cannot change now
+    open_ = Event("tool_result", 3, tool="search", args={"hits": "3"})
+    assert needs_decision(_inp(req, open_))  # the usual tracker is still open for what comes next
+
+
+def test_the_users_own_words_are_never_a_decision_point():
+    from pulse.core.records import Event
+
+    req = Event("request", 1, role="user", text="log it", args={"tracker": "mlflow"})
+    msg = Event("message", 2, role="user", text="actually tensorboard", args={"tracker": "tensorboard"})
+    assert not needs_decision(_inp(req, msg))
