@@ -9,6 +9,10 @@ for a slot the task has touched (`task_slots`) where
   task (the user's word in this task wins over memory: the gate's view on real tools drops such items
   too), or the slot is one the user referred to as "my usual ..." (`?`); or
 - the context leaves the slot implicit ("my usual ...") and the newest event does not state it.
+At a candidate call that can no longer be held (`can_hold=False`: the gate's one hold on this call
+and its revisions is spent, `PulseAgentConfig.max_holds_per_call`) a contradicted value is no
+decision point either: the only action it calls for is an intervention, which would pass as silent;
+only what memory can still supplement (an implicit slot the call leaves open) counts.
 Events that are not the task agent's next step are not decision points: a user's message or request
 is read, and memory answers what the agent does with it; a tool result reports a call that has
 already happened, so a value it states cannot be changed any more (an implicit slot it leaves open
@@ -27,7 +31,7 @@ from pulse.core.policy_io import PolicyInput
 from pulse.core.statements import IMPLICIT
 
 
-def needs_decision(inp: PolicyInput) -> bool:
+def needs_decision(inp: PolicyInput, can_hold: bool = True) -> bool:
     prefix, last = inp.prefix, inp.prefix[-1]
     if last.kind not in ("candidate_call", "tool_result") and not (
         last.kind == "message" and (last.role or "agent") == "agent"
@@ -45,8 +49,8 @@ def needs_decision(inp: PolicyInput) -> bool:
             if implicit:
                 return True  # "my usual ...": memory holds what the user refers to, and nothing states it
             continue
-        if last.kind == "tool_result":
-            continue  # done already: a value a result reports cannot be changed by memory
+        if last.kind == "tool_result" or (last.kind == "candidate_call" and not can_hold):
+            continue  # done already, or passing whatever memory says: the value cannot be changed now
         if any(m.value != now for m in items) and (implicit or stated.get(slot, ABSENT) != now):
             return True  # a value memory contradicts, which the user did not state in this task
     return False

@@ -616,7 +616,12 @@ class PulseAgent:
         return snapshot, inp
 
     def _needs_policy(self, inp: PolicyInput) -> bool:
-        return not self.config.precheck or needs_decision(inp)
+        return not self.config.precheck or needs_decision(inp, can_hold=self._can_hold(inp.prefix[-1]))
+
+    def _can_hold(self, event: Event) -> bool:
+        """Whether an intervention on `event` would hold it: not once the call's holds are spent."""
+        cap = self.config.max_holds_per_call
+        return not (event.kind == "candidate_call" and cap and self._holds.get(event.tool, 0) >= cap)
 
     # ---- speculation (concurrent streaming; see the module docstring) ---------------------------
     def _speculative_input(self, call: Event) -> PolicyInput | None:

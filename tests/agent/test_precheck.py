@@ -145,3 +145,14 @@ def test_the_users_own_words_are_never_a_decision_point():
     req = Event("request", 1, role="user", text="log it", args={"tracker": "mlflow"})
     msg = Event("message", 2, role="user", text="actually tensorboard", args={"tracker": "tensorboard"})
     assert not needs_decision(_inp(req, msg))
+
+
+def test_a_call_that_can_no_longer_be_held_asks_only_about_what_memory_can_still_supplement():
+    from pulse.core.records import Event
+
+    req = Event("request", 1, role="user", text="log it", args={})
+    call = Event("candidate_call", 2, tool="log_experiment", args={"tracker": "mlflow"})
+    assert needs_decision(_inp(req, call)) and not needs_decision(_inp(req, call), can_hold=False)
+    usual = Event("request", 1, role="user", text="log it with my usual tracker", args={"tracker": "?"})
+    bare = Event("candidate_call", 2, tool="log_experiment", args={"seed": "1"})
+    assert needs_decision(_inp(usual, bare), can_hold=False)  # the implicit slot can still be supplemented

@@ -250,14 +250,24 @@ def test_a_revised_held_call_is_not_held_twice_until_a_call_returns(tmp_path):
             return agent.decide_call(Event("candidate_call", step, tool="open_website", args={"site": site}))
 
         assert call(2, "google.com").decision.action == "intervene"
-        # the revision still differs from memory: one hold per held call, so it passes
+        # the revision still differs from memory: one hold per held call, so it passes -- without a
+        # policy call (an intervention is the only thing a contradicted value calls for)
+        calls = agent.stats.policy_calls
         revised = call(3, "bing.com")
         assert revised.decision.action == "silent"
-        assert agent.stats.decisions[-1].converted == "repeat_hold->silent"
+        assert agent.stats.policy_calls == calls and not agent.stats.decisions[-1].policy_called
         # a call returned: the next open_website is a new call and may be held again
         agent.observe(Event("tool_result", 4, tool="open_website", text="ok"))
         assert call(5, "google.com").decision.action == "intervene"
         assert agent.stats.interventions == 2
+    finally:
+        agent.end(True)
+        mem.close()
+    agent, mem = _agent(tmp_path / "p", FACTS, "Find seats for concert tickets", precheck=False)
+    try:  # asked anyway (no pre-check), the policy's second hold is converted
+        assert call(2, "google.com").decision.action == "intervene"
+        assert call(3, "bing.com").decision.action == "silent"
+        assert agent.stats.decisions[-1].converted == "repeat_hold->silent"
     finally:
         agent.end(True)
         mem.close()
