@@ -67,7 +67,8 @@ On real tools (`tool_schemas`: the tools' JSON schemas as `pulse.agent.schema.Sc
   tool proposed again before any call has returned or the user has spoken; a deployed memory agent
   sees exactly this). A revision that would be held again passes (converted `repeat_hold->silent`):
   the task agent has had the evidence once, and a second hold on one step leaves it unable to tell
-  what the memory agent wants.
+  what the memory agent wants. With the pre-check on, such a revision is no decision point at all
+  unless memory can still supplement it (`precheck.needs_decision(..., can_hold=False)`).
 Scoped facts (`scope_facts`, every benchmark): a user fact carries the context it was stated in
 (`writeback.commit_events`); where one slot has facts from several contexts, only those whose
 context best matches the request (word cosine >= `scope_threshold`) are weighed (`scope_filter`).
