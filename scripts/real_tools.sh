@@ -14,8 +14,10 @@ mkdir -p "$OUT/summaries"
 run() {  # name, then pulse eval overrides
   local name=$1; shift
   local s; s=$(date +%s)
-  "$PULSE" eval "$@" out_dir="$RUNS/$name" progress=false > "$RUNS/logs/$(echo "$name" | tr / _).log" 2>&1 \
-    || { echo "$name failed: see $RUNS.$(echo "$name" | tr / _).log" >&2; exit 1; }
+  local log; log="$RUNS/logs/$(echo "$name" | tr / _).log"
+  # resume=false: every run is regenerated from scratch (a run dir of an older config is replaced)
+  "$PULSE" eval "$@" out_dir="$RUNS/$name" progress=false resume=false > "$log" 2>&1 \
+    || { echo "$name failed: see $log" >&2; exit 1; }
   echo "$name wall_s=$(( $(date +%s) - s ))"
   cp "$RUNS/$name/summary.json" "$OUT/summaries/$(echo "$name" | sed 's|/|__|g').json"
 }

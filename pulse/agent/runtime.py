@@ -369,12 +369,6 @@ class PulseAgent:
         decision, items, parse_ok = self._process(event, cached=cached)
         if decision.action == "intervene" and self.config.max_holds_per_call:
             self._holds[event.tool] = self._holds.get(event.tool, 0) + 1
-            if self._holds[event.tool] > self.config.max_holds_per_call:
-                self.stats.interventions -= 1
-                self.stats.decisions[-1] = replace(
-                    self.stats.decisions[-1], action="silent", evidence=(), converted="repeat_hold->silent"
-                )
-                decision, items = Decision("silent"), []
         self.stats.blocking_s += time.perf_counter() - t0
         message = render_items(items) if items else ""
         return GateDecision(decision, tuple(items), message, parse_ok)
@@ -726,6 +720,9 @@ class PulseAgent:
                         Decision("supplement", decision.evidence, decision.message),
                         "read_only intervene->supplement",
                     )
+                elif decision.action == "intervene" and not self._can_hold(event):
+                    # the call's one hold is spent: it passes, and its evidence is not delivered again
+                    decision, evidence, converted = Decision("silent"), [], "repeat_hold->silent"
                 elif decision.action == "intervene" and not self.config.allow_intervene:
                     decision, converted = (
                         Decision("supplement", decision.evidence, decision.message),

@@ -264,10 +264,12 @@ def test_a_revised_held_call_is_not_held_twice_until_a_call_returns(tmp_path):
         agent.end(True)
         mem.close()
     agent, mem = _agent(tmp_path / "p", FACTS, "Find seats for concert tickets", precheck=False)
-    try:  # asked anyway (no pre-check), the policy's second hold is converted
+    try:  # asked anyway (no pre-check), the policy's second hold is converted and delivers nothing
         assert call(2, "google.com").decision.action == "intervene"
+        delivered = len(agent.stats.deliveries)
         assert call(3, "bing.com").decision.action == "silent"
         assert agent.stats.decisions[-1].converted == "repeat_hold->silent"
+        assert len(agent.stats.deliveries) == delivered and agent.stats.interventions == 1
     finally:
         agent.end(True)
         mem.close()
