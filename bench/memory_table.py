@@ -23,7 +23,8 @@ def retrieval_table(r: dict) -> list[str]:
     out = [
         f"Retrieval (`bench/results/retrieval.json`, git {r['run']['git_commit']}, {r['run']['created']}, "
         f"load avg {r['machine']['load_avg_at_start'][0]:.1f}; {r['embedder']}, k = {r['k']}, "
-        f"{r['queries']} queries; query embedding excluded, reported apart: p50 "
+        f"{r['queries']} queries × {r.get('passes', 1)} passes; query embedding excluded, reported apart: "
+        f"p50 "
         f"{_f(r['embedding_forward']['query_p50_ms'], 1)} ms, "
         f"p95 {_f(r['embedding_forward']['query_p95_ms'], 1)} ms)",
         "",
@@ -46,8 +47,10 @@ def retrieval_table(r: dict) -> list[str]:
             )
         incl = [_f(runs.get(f"{s}/{n}", {}).get("search_p50_ms"), 1) for s in ("faiss", "qdrant")]
         stale = " (stale)" if "stale" in row else ""
+        passes = graph.get("p95_ms_per_pass") or []  # each pass's p95: the spread on a shared machine
+        spread = f" (p95 per pass {_f(min(passes))}–{_f(max(passes))})" if len(passes) > 1 else ""
         out.append(
-            f"| {int(n):,}{stale} | {_f(graph['p50_ms'])} / {_f(graph['p95_ms'])} "
+            f"| {int(n):,}{stale} | {_f(graph['p50_ms'])} / {_f(graph['p95_ms'])}{spread} "
             f"| {_f(flat['p50_ms'])} / {_f(flat['p95_ms'])} "
             f"| {cells[0]} | {cells[1]} | {incl[0]} | {incl[1]} |"
         )
