@@ -128,7 +128,7 @@ class GraphRetriever:
                 gathered.append(ix.link_members[t])
             if ix.n_tail:  # facts appended since the last compaction: the same relations, by member list
                 own_tail = ix.tail_of(t)
-                below = np.setdiff1d(ix.tail_of(t, subtree=True), own_tail)
+                below = ix.tail_of(t, below=True)
                 parent_tail = ix.tail_of(p) if p >= 0 else below[:0]
                 tails += [
                     (own_tail, cfg.located_bonus),

@@ -12,7 +12,7 @@ Commits update the index incrementally (`catch_up`): the rows written since the 
 growing arrays, Topic sums and member lists are updated for the touched nodes only — and records a
 revision ended get their new `valid_to`. A commit therefore costs its own items, not the scope
 size. Tail items reach graph retrieval through per-Topic member lists (`tail_own`,
-`tail_subtree`). The same path serves another process's commits (the scope's generation counter
+`tail_below`). The same path serves another process's commits (the scope's generation counter
 changed) as well as this process's own.
 
 Compaction is off the commit path. Once the tail outgrows `max(COMPACT_MIN_TAIL, n_base *
@@ -96,7 +96,7 @@ class ScopeIndex:
     subtree_range: np.ndarray  # (T, 2): slice of base items whose primary Topic is in the node's subtree
     link_members: list[np.ndarray]  # items linked into the node (cross-topic links)
     tail_own: dict[int, list[int]]  # tail items whose primary Topic is the node
-    tail_subtree: dict[int, list[int]]  # tail items whose primary Topic is the node or below it
+    tail_below: dict[int, list[int]]  # tail items whose primary Topic is strictly below the node
     has_members: np.ndarray  # bool per node: any fact in its subtree or linked in
     item_topic_ids: list[tuple[int, ...]]  # per item: primary first, then links
     # entity layer and slots
@@ -119,6 +119,7 @@ class ScopeIndex:
     _name_rank: np.ndarray | None = None  # rank of each Topic name (see topic_order)
     compaction: Compaction | None = None  # a re-sort being built from a snapshot of this index
     _entity_topic_arrays: dict[str, np.ndarray] = field(default_factory=dict)  # see entity_topic_array
+    _tail_arrays: dict[tuple[bool, int], np.ndarray] = field(default_factory=dict)  # see tail_of
     # views of `columns`, refreshed after every append (see _COLUMNS)
     vf: np.ndarray = field(default_factory=lambda: _EMPTY)  # valid_from, epoch s (-inf = always)
     vt: np.ndarray = field(default_factory=lambda: _EMPTY)  # valid_to, epoch s (+inf = still valid)
@@ -205,10 +206,16 @@ class ScopeIndex:
             parts += [np.arange(*self.own_range[t]), self.tail_of(t), self.link_members[t]]
         return np.unique(np.concatenate(parts))
 
-    def tail_of(self, t: int, subtree: bool = False) -> np.ndarray:
-        """Tail items whose primary Topic is `t` (or, with subtree=True, anywhere below it too)."""
-        m = (self.tail_subtree if subtree else self.tail_own).get(t)
-        return np.asarray(m, np.int64) if m else _EMPTY
+    def tail_of(self, t: int, below: bool = False) -> np.ndarray:
+        """Tail items whose primary Topic is `t` (with below=True: strictly below it), ascending.
+        The array is cached until its list grows (tail lists only grow within one index)."""
+        m = (self.tail_below if below else self.tail_own).get(t)
+        if not m:
+            return _EMPTY
+        got = self._tail_arrays.get((below, t))
+        if got is None or len(got) != len(m):
+            got = self._tail_arrays[(below, t)] = np.asarray(m, np.int64)
+        return got
 
     def entity_topic_array(self, key: str) -> np.ndarray:
         """`entity_topics[key]` as an array (cached until the set changes size: sets only grow)."""
@@ -260,7 +267,8 @@ class ScopeIndex:
             self.tail_own.setdefault(tids[0], []).append(idx)
             for node in graph.topic_chain(ts[0]):
                 a = self.topic_ids[node]
-                self.tail_subtree.setdefault(a, []).append(idx)
+                if a != tids[0]:
+                    self.tail_below.setdefault(a, []).append(idx)
                 self.has_members[a] = True
             for t in tids[1:]:
                 self.link_members[t] = np.append(self.link_members[t], idx)
@@ -683,7 +691,7 @@ def _build_steps(
         subtree_range=subtree_range,
         link_members=link_members,
         tail_own={},
-        tail_subtree={},
+        tail_below={},
         has_members=has_members,
         item_topic_ids=item_topic_ids,
         entity_members={},

@@ -44,7 +44,7 @@ def _arrays(ix) -> dict:
         "n_base": ix.n_base,
         "topics": list(ix.topic_names),
         "tail_own": {k: list(v) for k, v in ix.tail_own.items()},
-        "tail_subtree": {k: list(v) for k, v in ix.tail_subtree.items()},
+        "tail_below": {k: list(v) for k, v in ix.tail_below.items()},
         "last_rowid": ix.last_rowid,
     }
     for name in (
