@@ -14,7 +14,8 @@ This module records what the run time itself builds:
    seed history; store, retrieval, listener and gate as in `pulse eval`) with the simulated task
    agent (`eval/agents/simulated.py`, default behaviour), exactly as the harness runs a suite
    (`eval.policy_decisions.run_logged`);
-3. at every policy call the exact `PolicyInput` the run time built is recorded and labelled by the
+3. at every decision point (the run time's pre-check off, so points where the gold rule is silent
+   are recorded too) the exact `PolicyInput` the run time built is recorded and labelled by the
    gold rule (`pulse.core.gold.gold_decision`); the driving policy is the gold rule with
    exploration (`ExplorePolicy`: with probability `explore` a random legal decision), so the data
    also holds the states a learned policy reaches after a missed or a wrong decision;
@@ -216,7 +217,10 @@ def runtime_examples(
     bench = SuiteBenchmark(train_suite(seed, params))
     driver = ExplorePolicy(params.explore, seed)
     with tempfile.TemporaryDirectory(prefix="pulse-rt-") as root:
-        calls, _ = run_logged(bench, driver, seed=seed, root=root, progress=progress)
+        # every triggering decision point, not only those the run-time pre-check passes on: the
+        # pre-check leaves the policy only points where the gold rule acts, and a policy trained on
+        # those alone would never see a point where silence is right
+        calls, _ = run_logged(bench, driver, seed=seed, root=root, progress=progress, precheck=False)
     users = [p.user_id for p in bench.suite.personas]
     split_of = assign_splits(users, val_fraction, test_fraction, seed)
     out: dict[str, list[PolicyExample]] = {s: [] for s in SPLITS}
@@ -269,8 +273,9 @@ def build_runtime_dataset(
     card["name"] = "pulse-runtime-decision-points"
     card["source"] = {
         "name": "runtime",
-        "what": "decision points recorded at every policy call of the real PulseAgent run with the "
-        "simulated task agent over generated training personas (data_gen/runtime.py), labelled by the "
+        "what": "decision points recorded at every triggering event (pre-check off) of the real PulseAgent "
+        "run with the simulated task agent over generated training personas (data_gen/runtime.py), labelled "
+        "by the "
         "gold rule, mixed with the generator's prefixes",
         "runtime_fraction": fraction,
         "runtime_params": asdict(params),

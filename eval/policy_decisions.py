@@ -83,8 +83,11 @@ def run_logged(
     memory_kind: str = "structured",
     embedder: str = "bm25",
     progress: bool = False,
+    precheck: bool = True,
 ) -> tuple[list[LoggedCall], list[dict[str, Any]]]:
-    """Run every chain of `bench` with Pulse driven by `policy`; returns (logged calls, episode rows)."""
+    """Run every chain of `bench` with Pulse driven by `policy`; returns (logged calls, episode rows).
+    `precheck=False` logs every triggering decision point, not only those the run-time pre-check
+    (pulse/agent/precheck.py) passes to the policy."""
     from eval.agents.simulated import SimulatedAgent
     from eval.config import EmbedderConfig
     from eval.memory_backends import build_embedder
@@ -92,7 +95,7 @@ def run_logged(
     from eval.methods.seed import ChainSeed
 
     rec = RecordingPolicy(policy)
-    method = PulseMethod(name="pulse", memory_kind=memory_kind, policy=rec)
+    method = PulseMethod(name="pulse", memory_kind=memory_kind, policy=rec, precheck=precheck)
     agent = SimulatedAgent()
     emb = build_embedder(EmbedderConfig(name=embedder))
     episodes: list[dict[str, Any]] = []
