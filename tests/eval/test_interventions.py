@@ -79,8 +79,10 @@ def corrupt(items):
     return tuple(out)
 
 
-def run_chains(policy, tmp_path, corrupted=False):
-    """Run each persona's chain with the simulated agent; returns every InterventionRecord."""
+def run_chains(policy, tmp_path, corrupted=False, precheck=True):
+    """Run each persona's chain with the simulated agent; returns every InterventionRecord.
+    `precheck=False`: the policy is asked at every decision point (pulse/agent/precheck.py skips e.g. a
+    value the user stated, where only a policy that ignores the user would intervene)."""
     records = []
     for persona in PERSONAS:
         s = suite()
@@ -91,7 +93,7 @@ def run_chains(policy, tmp_path, corrupted=False):
             "structured", tmp_path / f"{persona}-{corrupted}", persona, [t.project_id for t in tasks], items
         )
         env = make_env(p.tools)
-        method = PulseMethod("t", "structured", policy)
+        method = PulseMethod("t", "structured", policy, precheck=precheck)
         try:
             for t in tasks:
                 out = SimulatedAgent().run(t, env, method.open_session(t, mem, False, tools=p.tools), 0)
@@ -121,7 +123,7 @@ def test_rule_policy_on_corrupted_memory_scores_below_true_memory(tmp_path):
 
 
 def test_wrong_intervention_on_an_explicit_argument_is_misled(tmp_path):
-    recs = run_chains(ScriptedPolicy(intervene_ignoring_the_user), tmp_path)
+    recs = run_chains(ScriptedPolicy(intervene_ignoring_the_user), tmp_path, precheck=False)
     misled = [r for r in recs if r.misled]
     assert misled, "an intervention against an explicitly stated argument should mislead the agent"
     assert not any(r.correct for r in misled)
