@@ -274,9 +274,8 @@ def build_runtime_dataset(
     card["source"] = {
         "name": "runtime",
         "what": "decision points recorded at every triggering event (pre-check off) of the real PulseAgent "
-        "run with the simulated task agent over generated training personas (data_gen/runtime.py), labelled "
-        "by the "
-        "gold rule, mixed with the generator's prefixes",
+        "run with the simulated task agent over generated training personas (data_gen/runtime.py), "
+        "labelled by the gold rule, mixed with the generator's prefixes",
         "runtime_fraction": fraction,
         "runtime_params": asdict(params),
         "mix_per_split": counts,
