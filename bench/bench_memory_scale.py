@@ -12,6 +12,11 @@ What is timed (wall clock, one BLAS thread, 2 shared cores; load averages record
   served from the vector cache during the commit. Index compactions inside the timed commits are
   counted and their cost is in `max_ms`; a compaction's whole re-sort work (`compaction_s`, due once
   every `compaction_every_facts` new facts) is timed apart after the commits.
+- full garbage collections: the generation-2 collections seen during the timed commits
+  (`gc_full_collections`, longest pause `gc_full_max_ms`) and one forced after them
+  (`gc_full_collection_ms`, with the process's `gc_tracked_objects`): the pause a full collection adds
+  to whichever commit triggers it. The index keeps its records packed (`packed_records`) and so does
+  this bench's own copy of the world (a deployed memory process holds no second copy of its facts).
 - commits across a compaction (`compaction_crossing`, --crossing): the tail is filled (bulk
   add_items, untimed; copies of the world's user facts with noisy vectors) to just below the
   compaction threshold, then conversations are committed one by one, each timed, until the
@@ -38,6 +43,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse
+import gc
 import json
 import random
 import shutil
@@ -58,10 +64,44 @@ from pulse.core.records import Event, MemoryItem, Provenance  # noqa: E402
 from pulse.memory import RetrievalQuery, make_embedder, open_memory, scope_index  # noqa: E402
 from pulse.memory.graph import embed_text  # noqa: E402
 from pulse.memory.interface import WriteCandidate  # noqa: E402
+from pulse.memory.packed_records import pack_meta, packed_items, unpack_meta  # noqa: E402
 from pulse.memory.query_features import query_text  # noqa: E402
 from pulse.utils.atomic import atomic_write_text  # noqa: E402
 
 USER, PROJ = "bench-user", "bench-proj"
+
+
+class FullCollections:
+    """Generation-2 garbage collections (and their pauses) while the `with` block runs: a full
+    collection walks every object the collector tracks and lands in whatever commit triggers it."""
+
+    def __enter__(self) -> FullCollections:
+        self.pauses: list[float] = []
+        self._t0 = 0.0
+        gc.callbacks.append(self._seen)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        gc.callbacks.remove(self._seen)
+
+    def _seen(self, phase: str, info: dict) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._t0 = time.perf_counter()
+        else:
+            self.pauses.append(time.perf_counter() - self._t0)
+
+    def summary(self) -> dict:
+        return {
+            "gc_full_collections": len(self.pauses),
+            "gc_full_max_ms": pct(self.pauses, 100) if self.pauses else 0.0,
+        }
+
+
+def world_meta(meta: dict, n: int) -> dict:
+    """The first n facts' metadata (the bench keeps it packed, see main)."""
+    return {k: unpack_meta(v) for k, v in meta.items() if int(k[1:]) < n}
 
 
 def conversation_facts(i: int, vocab: dict, rng: random.Random, user: str = USER) -> list[MemoryItem]:
@@ -139,39 +179,44 @@ def bench_crossing(mem, items, vecs, vocab, emb, queries, qvecs, start: int, max
     mem.store.seed_vectors(emb.embedder_id, [embed_text(f) for f in filler], fv)
     mem.add_items(filler)
     fill_s = time.perf_counter() - t0
+    del filler  # the store holds them now; a live list would be 2 tracked objects per filler fact
     ix = mem._indexes[scope]
     if getattr(ix, "compaction", None) is not None or ix.n_tail >= threshold:
         raise RuntimeError(f"the filler started a compaction (tail {ix.n_tail}, threshold {threshold})")
     tail_before = ix.n_tail
     crng = random.Random(12)
     lat, reads, started, swapped, comp = [], [], None, None, None
-    for j in range(max_commits):
-        facts = conversation_facts(start + j, vocab, crng)
-        v = rng.normal(0, 1, (len(facts), vecs.shape[1]))
-        mem.store.seed_vectors(
-            emb.embedder_id,
-            [embed_text(f) for f in facts],
-            (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32),
-        )
-        before = mem._indexes[scope]
-        lat.append(
-            commit_one(
-                mem, start + j, facts, f"2026-03-{1 + j // 1440:02d}T{(j // 60) % 24:02d}:{j % 60:02d}:00Z"
+    with FullCollections() as full:
+        for j in range(max_commits):
+            facts = conversation_facts(start + j, vocab, crng)
+            v = rng.normal(0, 1, (len(facts), vecs.shape[1]))
+            mem.store.seed_vectors(
+                emb.embedder_id,
+                [embed_text(f) for f in facts],
+                (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32),
             )
-        )
-        after = mem._indexes[scope]
-        comp = getattr(after, "compaction", None) or comp
-        if started is None and (getattr(after, "compaction", None) is not None or after is not before):
-            started = j
-        if after is not before:
-            swapped = j
-        if started is not None and swapped is None:  # a reader while the compaction is pending
-            q, qv = queries[j % len(queries)], qvecs[j % len(qvecs)]
-            t0 = time.perf_counter()
-            mem.retrieve_encoded(q, qv)
-            reads.append(time.perf_counter() - t0)
-        if swapped is not None and j >= swapped + 20:
-            break
+            before = mem._indexes[scope]
+            lat.append(
+                commit_one(
+                    mem,
+                    start + j,
+                    facts,
+                    f"2026-03-{1 + j // 1440:02d}T{(j // 60) % 24:02d}:{j % 60:02d}:00Z",
+                )
+            )
+            after = mem._indexes[scope]
+            comp = getattr(after, "compaction", None) or comp
+            if started is None and (getattr(after, "compaction", None) is not None or after is not before):
+                started = j
+            if after is not before:
+                swapped = j
+            if started is not None and swapped is None:  # a reader while the compaction is pending
+                q, qv = queries[j % len(queries)], qvecs[j % len(qvecs)]
+                t0 = time.perf_counter()
+                mem.retrieve_encoded(q, qv)
+                reads.append(time.perf_counter() - t0)
+            if swapped is not None and j >= swapped + 20:
+                break
     out = {
         "threshold_tail": threshold,
         "tail_before": tail_before,
@@ -186,6 +231,7 @@ def bench_crossing(mem, items, vecs, vocab, emb, queries, qvecs, start: int, max
         "commit_max_at": int(np.argmax(lat)),
         "retrieval_while_pending_p50_ms": pct(reads, 50) if reads else None,
         "retrieval_while_pending_p95_ms": pct(reads, 95) if reads else None,
+        **full.summary(),
     }
     if comp is not None:
         out.update(
@@ -226,7 +272,7 @@ def bench_commits(
     root = tmp / f"commit{n}"
     mem = open_memory("structured", root, emb)
     mem.store.seed_vectors(emb.embedder_id, texts[:n], vecs[:n])
-    mem.add_items(items[:n], {k: v for k, v in meta.items() if int(k[1:]) < n})
+    mem.add_items(items[:n], world_meta(meta, n))
     t0 = time.perf_counter()
     mem.index(f"user:{USER}")
     build_s = time.perf_counter() - t0
@@ -240,18 +286,22 @@ def bench_commits(
         embed_lat.append(time.perf_counter() - t0)
         mem.store.seed_vectors(emb.embedder_id, [t], v)
     lat, compactions = [], 0
-    for i, facts in enumerate(convs):
-        ix = mem._indexes[f"user:{USER}"]
-        lat.append(commit_one(mem, i, facts, f"2026-01-{1 + i // 24:02d}T{i % 24:02d}:00:00Z"))
-        compactions += mem._indexes[f"user:{USER}"] is not ix
+    with FullCollections() as full:
+        for i, facts in enumerate(convs):
+            ix = mem._indexes[f"user:{USER}"]
+            lat.append(commit_one(mem, i, facts, f"2026-01-{1 + i // 24:02d}T{i % 24:02d}:00:00Z"))
+            compactions += mem._indexes[f"user:{USER}"] is not ix
     ix = mem._indexes[f"user:{USER}"]
     grown = retrieval_lat(mem, queries, qvecs)
+    t0 = time.perf_counter()
+    gc.collect()  # what one full collection would add to whichever commit triggered it
+    full_collect_s = time.perf_counter() - t0
     tail = ix.n_tail
     t0 = time.perf_counter()
     ix.compact(emb)  # the whole re-sort work of one compaction, all at once
     compact_s = time.perf_counter() - t0
     crossing = (
-        bench_crossing(mem, items[:n], vecs, vocab, emb, queries, qvecs, conversations, crossing_max)
+        bench_crossing(mem, items.head(n), vecs, vocab, emb, queries, qvecs, conversations, crossing_max)
         if crossing_max
         else None
     )
@@ -267,6 +317,9 @@ def bench_commits(
         "commit_p50_ms": pct(lat, 50),
         "commit_p95_ms": pct(lat, 95),
         "commit_max_ms": pct(lat, 100),
+        **full.summary(),
+        "gc_full_collection_ms": round(full_collect_s * 1000, 1),
+        "gc_tracked_objects": len(gc.get_objects()),
         "compactions": compactions,
         "tail_after": tail,
         "compaction_s": round(compact_s, 3),
@@ -369,7 +422,7 @@ def bench_event_to_evidence(items, meta, texts, vecs, emb, tmp: Path, n: int, ev
     root = tmp / "e2e"
     mem = open_memory("structured", root, emb)
     mem.store.seed_vectors(emb.embedder_id, texts[:n], vecs[:n])
-    mem.add_items(items[:n], {k: v for k, v in meta.items() if int(k[1:]) < n})
+    mem.add_items(items[:n], world_meta(meta, n))
     base = make_queries(
         max(events // 5, 1),
         {
@@ -419,8 +472,15 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     sizes = [int(s) for s in a.sizes.split(",")]
     emb = make_embedder("minilm")
-    items, meta, vocab = make_world(max(sizes))
-    texts = [embed_text(i) for i in items]
+    world, meta, vocab = make_world(max(sizes))
+    texts = [embed_text(i) for i in world]
+    # The bench's own copy of the world is kept packed, as the index keeps its records: a deployed
+    # memory process holds no second copy of its facts, and 100k MemoryItem objects here would make
+    # every full garbage collection in the timed commits walk them (~0.3 s each).
+    items, meta = packed_items(), {k: pack_meta(v) for k, v in meta.items()}
+    for it in world:
+        items.append(it)
+    del world
     print(f"embedding {min(a.real_vectors, len(texts))} fact texts with MiniLM ...", flush=True)
     vecs, _ = embed_vectors(texts, emb, a.real_vectors)
     queries = make_queries(a.queries, vocab)

@@ -59,6 +59,16 @@ def retrieval_table(r: dict) -> list[str]:
     return out
 
 
+def _gc_cell(c: dict, x: dict) -> str:
+    if "gc_full_collection_ms" not in c:
+        return "not measured"
+    n = c["gc_full_collections"] + x.get("gc_full_collections", 0)
+    longest = max(c["gc_full_max_ms"], x.get("gc_full_max_ms", 0.0))
+    return (
+        f"{n} ({_f(longest, 1)}); {_f(c['gc_full_collection_ms'], 1)} ({c['gc_tracked_objects']:,} objects)"
+    )
+
+
 def scale_table(s: dict) -> list[str]:
     out = [
         f"Commits and scopes (`bench/results/memory_scale.json`, git {s['run']['git_commit']}, "
@@ -69,8 +79,9 @@ def scale_table(s: dict) -> list[str]:
         "| across one compaction: commit p95 / max ms (commits it was spread over) "
         "| retrieval while it is pending p95 ms "
         "| embedding per new fact p95 ms (apart) "
-        "| retrieval after the commits p50 / p95 ms | same store, fresh index p50 / p95 ms |",
-        "|---|---|---|---|---|---|---|---|",
+        "| retrieval after the commits p50 / p95 ms | same store, fresh index p50 / p95 ms "
+        "| full garbage collections in the timed commits (longest ms); one forced ms |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for _n, c in sorted(s["commits"].items(), key=lambda kv: int(kv[0])):
         x = c.get("compaction_crossing") or {}
@@ -90,7 +101,8 @@ def scale_table(s: dict) -> list[str]:
             f"| {crossing} | {_f(x.get('retrieval_while_pending_p95_ms'))} "
             f"| {_f(c['embed_per_fact_p95_ms'], 1)} "
             f"| {_f(c['retrieval_after_commits_p50_ms'])} / {_f(c['retrieval_after_commits_p95_ms'])} "
-            f"| {_f(c['retrieval_fresh_index_p50_ms'])} / {_f(c['retrieval_fresh_index_p95_ms'])} |"
+            f"| {_f(c['retrieval_fresh_index_p50_ms'])} / {_f(c['retrieval_fresh_index_p95_ms'])} "
+            f"| {_gc_cell(c, x)} |"
         )
     sc = s.get("scopes")
     if sc:

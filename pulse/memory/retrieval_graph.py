@@ -218,7 +218,7 @@ class GraphRetriever:
         sel = sel[np.argsort(-final[sel], kind="stable")]
 
         known_values = {
-            (ix.item_slot[i], ix.items[i].value.strip().lower()) for i in d_pos if ix.item_slot[i]
+            (ix.item_slot[i], ix.item_value[i]) for i in d_pos if ix.item_slot[i]
         }
         # similarities among the few facts in selection order, for the near-duplicate check
         gram = ix.vectors[pidx[sel]] @ ix.vectors[pidx[sel]].T if dense and len(sel) > 1 else None
@@ -230,7 +230,7 @@ class GraphRetriever:
             if len(out) >= k + len(d_pos):
                 break
             is_delivered = i in d_pos
-            sv = (ix.item_slot[i], ix.items[i].value.strip().lower())
+            sv = (ix.item_slot[i], ix.item_value[i])
             if not is_delivered:
                 if sv[0] and sv in known_values:
                     continue  # restates a delivered/selected value: no information gain
@@ -267,7 +267,7 @@ class GraphRetriever:
         sk = ix.item_slot[i]
         if not sk:
             return False
-        value = ix.items[i].value.strip().lower()
+        value = ix.item_value[i]
         return any(
             c in f.arg_slots and f.arg_slots[c].strip().lower() != value for c in (sk, sk.split(":", 1)[-1])
         )

@@ -39,6 +39,7 @@ from pulse.core.records import MemoryItem
 from pulse.memory import graph
 from pulse.memory.embedders.base import DenseIndex, Embedder, GrowingArray, ScoreIndex
 from pulse.memory.interface import ItemMeta
+from pulse.memory.packed_records import PackedRecords, packed_items, packed_metas
 from pulse.memory.store import MemoryStore, text_hash
 from pulse.memory.timeutil import bound_from, bound_to
 
@@ -78,10 +79,10 @@ class ScopeIndex:
     scope: str
     generation: int
     last_rowid: int  # the newest store row (items.rowid) of this scope the index holds
-    items: list[
-        MemoryItem
-    ]  # base: sorted by primary Topic (depth-first), then insertion; tail: insertion order
-    metas: list[ItemMeta]
+    # base: sorted by primary Topic (depth-first), then insertion; tail: insertion order. Packed
+    # (see packed_records): a full garbage collection never walks 100k records
+    items: PackedRecords[MemoryItem]
+    metas: PackedRecords[ItemMeta]
     texts: list[str]  # the embedded text of each item
     pos: dict[str, int]
     n_base: int  # items [0, n_base) are the sorted base, [n_base, n) the appended tail
@@ -107,6 +108,7 @@ class ScopeIndex:
     entity_max_words: int
     slot_members: dict[str, np.ndarray]
     item_slot: list[str]
+    item_value: list[str]  # the item's value, stripped and lower-cased (compared with call arguments)
     item_entity_keys: list[tuple[str, ...]]  # tuples of str: never tracked by the garbage collector
     task_members: dict[str, np.ndarray]
     # dense embedders: item vectors and Topic centroids from running sums (None for lexical)
@@ -351,6 +353,7 @@ class ScopeIndex:
             self.entity_topics.setdefault(key, set()).add(self.item_topic_ids[idx][0])
         sk = graph.slot_key(item.slot) if item.slot else ""
         self.item_slot.append(sk)
+        self.item_value.append(item.value.strip().lower())
         if sk:
             add(self.slot_members, sk, idx)
             if ":" in sk:  # "artifact:report.pdf" also answers to an argument named "report.pdf"
@@ -373,8 +376,8 @@ class ScopeIndex:
         return {
             "scope": self.scope,
             "generation": self.generation,
-            "items": self.items[:n],
-            "metas": self.metas[:n],
+            "items": self.items.head(n),
+            "metas": self.metas.head(n),
             "texts": self.texts[:n],
             "rowids": self.rowids[:n].copy(),
             "vectors": self.vectors[:n] if self.vectors is not None else None,
@@ -480,7 +483,13 @@ class _Rows(Sequence):
     """(rowid, item, meta) of a snapshot's records in `order`, made on access: a compaction keeps no
     tuple per record alive while it is pending (fewer long-lived objects for the garbage collector)."""
 
-    def __init__(self, order: list[int], rowids: list[int], items: list[MemoryItem], metas: list[ItemMeta]):
+    def __init__(
+        self,
+        order: list[int],
+        rowids: list[int],
+        items: PackedRecords[MemoryItem],
+        metas: PackedRecords[ItemMeta],
+    ):
         self.order, self.rowids, self.items, self.metas = order, rowids, items, metas
 
     def __len__(self) -> int:
@@ -676,8 +685,8 @@ def _build_steps(
         scope=scope,
         generation=generation,
         last_rowid=last_rowid,
-        items=[],
-        metas=[],
+        items=packed_items(),
+        metas=packed_metas(),
         texts=texts,
         pos={},
         n_base=n,
@@ -701,6 +710,7 @@ def _build_steps(
         entity_max_words=1,
         slot_members={},
         item_slot=[],
+        item_value=[],
         item_entity_keys=[],
         task_members={},
         vector_rows=vector_rows,

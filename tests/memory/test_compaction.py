@@ -41,6 +41,10 @@ def _arrays(ix) -> dict:
     out = {
         "ids": [it.item_id for it in ix.items],
         "valid_to": [it.valid_to for it in ix.items],
+        "items": list(ix.items),
+        "metas": list(ix.metas),
+        "item_slot": list(ix.item_slot),
+        "item_value": list(ix.item_value),
         "n_base": ix.n_base,
         "topics": list(ix.topic_names),
         "tail_own": {k: list(v) for k, v in ix.tail_own.items()},

@@ -1,0 +1,60 @@
+"""An index's records are stored packed: exact, and invisible to the cyclic garbage collector."""
+
+import gc
+
+from pulse.core.records import MemoryItem, Provenance
+from pulse.memory import make_embedder, open_memory
+from pulse.memory.interface import ItemMeta
+from pulse.memory.packed_records import pack_item, packed_items, packed_metas, unpack_item
+
+
+def _item(i: int, **kw) -> MemoryItem:
+    return MemoryItem(
+        f"m{i}",
+        "preference",
+        "user:u",
+        f"I prefer value {i} for the size",
+        slot="size",
+        value=f" V{i} ",
+        topic="shopping/sizes",
+        entities=("acme", f"shop {i}"),
+        provenance=Provenance("user_statement", f"e{i}", f"value {i}"),
+        valid_from="2025-01-01T00:00:00Z",
+        **kw,
+    )
+
+
+def test_round_trip_is_exact():
+    items = [_item(1), _item(2, valid_to="2025-02-01T00:00:00Z", supersedes="m0", conditions="on weekdays")]
+    col = packed_items()
+    for it in items:
+        col.append(it)
+    assert list(col) == items and col[1] == items[1] and hash(col[0]) == hash(items[0])
+    assert col[0].provenance.untrusted is False and col[1].is_current is False
+    col[0] = _item(1, valid_to="2026-01-01T00:00:00Z")
+    assert col[0].valid_to == "2026-01-01T00:00:00Z" and len(col) == 2
+    head = col.head(1)
+    col.append(_item(3))
+    assert len(head) == 1 and len(col) == 3  # a head is a copy: later appends do not reach it
+    metas = packed_metas()
+    metas.append(ItemMeta(("travel/hotels",), "task-1"))
+    assert metas[0] == ItemMeta(("travel/hotels",), "task-1")
+
+
+def test_rows_are_untracked_after_collections():
+    row = pack_item(_item(7))
+    gc.collect()
+    gc.collect()
+    assert not gc.is_tracked(row) and unpack_item(row) == _item(7)
+
+
+def test_an_index_keeps_no_tracked_object_per_fact(tmp_path):
+    mem = open_memory("structured", tmp_path / "m", make_embedder("hash"))
+    mem.add_items([_item(i) for i in range(300)])
+    ix = mem.index("user:u")
+    gc.collect()
+    gc.collect()
+    assert len(ix.items) == 300
+    tracked = [r for r in ix.items.rows + ix.metas.rows if gc.is_tracked(r)]
+    assert not tracked
+    assert not any(isinstance(o, MemoryItem) for o in gc.get_referents(ix.items.rows))
