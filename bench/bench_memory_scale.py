@@ -15,8 +15,10 @@ What is timed (wall clock, one BLAS thread, 2 shared cores; load averages record
 - full garbage collections: the generation-2 collections seen during the timed commits
   (`gc_full_collections`, longest pause `gc_full_max_ms`) and one forced after them
   (`gc_full_collection_ms`, with the process's `gc_tracked_objects`): the pause a full collection adds
-  to whichever commit triggers it. The index keeps its records packed (`packed_records`) and so does
-  this bench's own copy of the world (a deployed memory process holds no second copy of its facts).
+  to whichever commit triggers it, next to the objects frozen after the embedder's load
+  (`gc_frozen_objects`, pulse.utils.gc_settle). The index keeps its records packed
+  (`packed_records`) and so does this bench's own copy of the world (a deployed memory process
+  holds no second copy of its facts).
 - commits across a compaction (`compaction_crossing`, --crossing): the tail is filled (bulk
   add_items, untimed; copies of the world's user facts with noisy vectors) to just below the
   compaction threshold, then conversations are committed one by one, each timed, until the
@@ -186,6 +188,18 @@ def bench_crossing(mem, items, vecs, vocab, emb, queries, qvecs, start: int, max
     tail_before = ix.n_tail
     crng = random.Random(12)
     lat, reads, started, swapped, comp = [], [], None, None, None
+    # the compaction step inside each commit, timed apart (where a slow commit's time went)
+    step_s, advance = [0.0], mem.advance_compactions
+
+    def timed_advance(*args, **kw):
+        t0 = time.perf_counter()
+        try:
+            return advance(*args, **kw)
+        finally:
+            step_s[0] += time.perf_counter() - t0
+
+    mem.advance_compactions = timed_advance
+    steps = []
     with FullCollections() as full:
         for j in range(max_commits):
             facts = conversation_facts(start + j, vocab, crng)
@@ -196,6 +210,7 @@ def bench_crossing(mem, items, vecs, vocab, emb, queries, qvecs, start: int, max
                 (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32),
             )
             before = mem._indexes[scope]
+            step_s[0] = 0.0
             lat.append(
                 commit_one(
                     mem,
@@ -204,6 +219,7 @@ def bench_crossing(mem, items, vecs, vocab, emb, queries, qvecs, start: int, max
                     f"2026-03-{1 + j // 1440:02d}T{(j // 60) % 24:02d}:{j % 60:02d}:00Z",
                 )
             )
+            steps.append(step_s[0])
             after = mem._indexes[scope]
             comp = getattr(after, "compaction", None) or comp
             if started is None and (getattr(after, "compaction", None) is not None or after is not before):
@@ -217,6 +233,8 @@ def bench_crossing(mem, items, vecs, vocab, emb, queries, qvecs, start: int, max
                 reads.append(time.perf_counter() - t0)
             if swapped is not None and j >= swapped + 20:
                 break
+    del mem.advance_compactions
+    slow = int(np.argmax(lat))
     out = {
         "threshold_tail": threshold,
         "tail_before": tail_before,
@@ -228,7 +246,9 @@ def bench_crossing(mem, items, vecs, vocab, emb, queries, qvecs, start: int, max
         "commit_p50_ms": pct(lat, 50),
         "commit_p95_ms": pct(lat, 95),
         "commit_max_ms": pct(lat, 100),
-        "commit_max_at": int(np.argmax(lat)),
+        "commit_max_at": slow,
+        "commit_max_compaction_step_ms": round(steps[slow] * 1000, 2),
+        "compaction_step_max_ms": pct(steps, 100),
         "retrieval_while_pending_p50_ms": pct(reads, 50) if reads else None,
         "retrieval_while_pending_p95_ms": pct(reads, 95) if reads else None,
         **full.summary(),
@@ -320,6 +340,7 @@ def bench_commits(
         **full.summary(),
         "gc_full_collection_ms": round(full_collect_s * 1000, 1),
         "gc_tracked_objects": len(gc.get_objects()),
+        "gc_frozen_objects": gc.get_freeze_count(),  # frozen after the model load (pulse.utils.gc_settle)
         "compactions": compactions,
         "tail_after": tail,
         "compaction_s": round(compact_s, 3),

@@ -64,8 +64,10 @@ def _gc_cell(c: dict, x: dict) -> str:
         return "not measured"
     n = c["gc_full_collections"] + x.get("gc_full_collections", 0)
     longest = max(c["gc_full_max_ms"], x.get("gc_full_max_ms", 0.0))
+    frozen = c.get("gc_frozen_objects", 0)
     return (
-        f"{n} ({_f(longest, 1)}); {_f(c['gc_full_collection_ms'], 1)} ({c['gc_tracked_objects']:,} objects)"
+        f"{n} ({_f(longest, 1)}); {_f(c['gc_full_collection_ms'], 1)} ({c['gc_tracked_objects']:,} objects"
+        f"{f', {frozen:,} frozen after the model load' if frozen else ''})"
     )
 
 

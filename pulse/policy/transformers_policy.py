@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from pulse.core.policy_io import PolicyInput, PromptStyle, render_prompt
 from pulse.policy.base import PolicyOutput, outputs_from_texts
+from pulse.utils.gc_settle import settle_after_load
 
 
 class TransformersPolicy:
@@ -32,6 +33,7 @@ class TransformersPolicy:
         self.model = load_model(name_or_path, dtype).to(device).eval()
         self.device = device
         self._torch = torch
+        settle_after_load()  # the imports' and the model's long-lived objects: out of every full collection
 
     def _prompt_texts(self, inputs: Sequence[PolicyInput]) -> list[str]:
         return [

