@@ -12,6 +12,8 @@ What is timed (wall clock, one BLAS thread, 2 shared cores; load averages record
   served from the vector cache during the commit. Index compactions inside the timed commits are
   counted and their cost is in `max_ms`; a compaction's whole re-sort work (`compaction_s`, due once
   every `compaction_every_facts` new facts) is timed apart after the commits.
+- the slowest commit's parts (`commit_max_parts_ms`): the SQLite transaction (its COMMIT fsyncs
+  the WAL: synchronous=FULL), the index catch-up, the compaction step, and the rest.
 - full garbage collections: the generation-2 collections seen during the timed commits
   (`gc_full_collections`, longest pause `gc_full_max_ms`) and one forced after them
   (`gc_full_collection_ms`, with the process's `gc_tracked_objects`): the pause a full collection adds
@@ -45,6 +47,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse
+import contextlib
 import gc
 import json
 import random
@@ -99,6 +102,64 @@ class FullCollections:
             "gc_full_collections": len(self.pauses),
             "gc_full_max_ms": pct(self.pauses, 100) if self.pauses else 0.0,
         }
+
+
+class CommitParts:
+    """Where each commit's time went: the SQLite transaction (statements + COMMIT, whose fsync is the
+    disk's), the index catch-up, the compaction step; the rest is validation, the vector-cache lookup,
+    near-duplicate search and placement. Wraps the memory's own methods on this instance only."""
+
+    NAMES = ("transaction", "index_catch_up", "compaction_step")
+
+    def __init__(self, mem):
+        self.mem, self.acc = mem, dict.fromkeys(self.NAMES, 0.0)
+        self.per_commit: dict[str, list[float]] = {k: [] for k in (*self.NAMES, "total")}
+        self._t0 = 0.0
+        store, timed = mem.store, self._timed
+        transaction = store.transaction
+
+        @contextlib.contextmanager
+        def timed_transaction():
+            t0 = time.perf_counter()
+            try:
+                with transaction() as db:
+                    yield db
+            finally:
+                self.acc["transaction"] += time.perf_counter() - t0
+
+        store.transaction = timed_transaction
+        mem._catch_up = timed("index_catch_up", mem._catch_up)
+        mem.advance_compactions = timed("compaction_step", mem.advance_compactions)
+
+    def _timed(self, name: str, fn):
+        def wrapped(*args, **kw):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kw)
+            finally:
+                self.acc[name] += time.perf_counter() - t0
+
+        return wrapped
+
+    def start(self) -> None:
+        self.acc = dict.fromkeys(self.NAMES, 0.0)
+        self._t0 = time.perf_counter()
+
+    def stop(self) -> None:
+        self.per_commit["total"].append(time.perf_counter() - self._t0)
+        for k in self.NAMES:
+            self.per_commit[k].append(self.acc[k])
+
+    def of(self, j: int) -> dict[str, float]:
+        """Commit j's parts in ms (`rest`: everything else in it)."""
+        out = {k: round(self.per_commit[k][j] * 1000, 2) for k in self.NAMES}
+        out["rest"] = round(self.per_commit["total"][j] * 1000 - sum(out.values()), 2)
+        return out
+
+    def close(self) -> None:
+        for name in ("_catch_up", "advance_compactions"):
+            delattr(self.mem, name)
+        del self.mem.store.transaction
 
 
 def world_meta(meta: dict, n: int) -> dict:
@@ -188,18 +249,7 @@ def bench_crossing(mem, items, vecs, vocab, emb, queries, qvecs, start: int, max
     tail_before = ix.n_tail
     crng = random.Random(12)
     lat, reads, started, swapped, comp = [], [], None, None, None
-    # the compaction step inside each commit, timed apart (where a slow commit's time went)
-    step_s, advance = [0.0], mem.advance_compactions
-
-    def timed_advance(*args, **kw):
-        t0 = time.perf_counter()
-        try:
-            return advance(*args, **kw)
-        finally:
-            step_s[0] += time.perf_counter() - t0
-
-    mem.advance_compactions = timed_advance
-    steps = []
+    parts = CommitParts(mem)
     with FullCollections() as full:
         for j in range(max_commits):
             facts = conversation_facts(start + j, vocab, crng)
@@ -210,7 +260,7 @@ def bench_crossing(mem, items, vecs, vocab, emb, queries, qvecs, start: int, max
                 (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32),
             )
             before = mem._indexes[scope]
-            step_s[0] = 0.0
+            parts.start()
             lat.append(
                 commit_one(
                     mem,
@@ -219,7 +269,7 @@ def bench_crossing(mem, items, vecs, vocab, emb, queries, qvecs, start: int, max
                     f"2026-03-{1 + j // 1440:02d}T{(j // 60) % 24:02d}:{j % 60:02d}:00Z",
                 )
             )
-            steps.append(step_s[0])
+            parts.stop()
             after = mem._indexes[scope]
             comp = getattr(after, "compaction", None) or comp
             if started is None and (getattr(after, "compaction", None) is not None or after is not before):
@@ -233,7 +283,7 @@ def bench_crossing(mem, items, vecs, vocab, emb, queries, qvecs, start: int, max
                 reads.append(time.perf_counter() - t0)
             if swapped is not None and j >= swapped + 20:
                 break
-    del mem.advance_compactions
+    parts.close()
     slow = int(np.argmax(lat))
     out = {
         "threshold_tail": threshold,
@@ -247,8 +297,8 @@ def bench_crossing(mem, items, vecs, vocab, emb, queries, qvecs, start: int, max
         "commit_p95_ms": pct(lat, 95),
         "commit_max_ms": pct(lat, 100),
         "commit_max_at": slow,
-        "commit_max_compaction_step_ms": round(steps[slow] * 1000, 2),
-        "compaction_step_max_ms": pct(steps, 100),
+        "commit_max_parts_ms": parts.of(slow),
+        "compaction_step_max_ms": pct(parts.per_commit["compaction_step"], 100),
         "retrieval_while_pending_p50_ms": pct(reads, 50) if reads else None,
         "retrieval_while_pending_p95_ms": pct(reads, 95) if reads else None,
         **full.summary(),
@@ -306,11 +356,15 @@ def bench_commits(
         embed_lat.append(time.perf_counter() - t0)
         mem.store.seed_vectors(emb.embedder_id, [t], v)
     lat, compactions = [], 0
+    parts = CommitParts(mem)
     with FullCollections() as full:
         for i, facts in enumerate(convs):
             ix = mem._indexes[f"user:{USER}"]
+            parts.start()
             lat.append(commit_one(mem, i, facts, f"2026-01-{1 + i // 24:02d}T{i % 24:02d}:00:00Z"))
+            parts.stop()
             compactions += mem._indexes[f"user:{USER}"] is not ix
+    parts.close()
     ix = mem._indexes[f"user:{USER}"]
     grown = retrieval_lat(mem, queries, qvecs)
     t0 = time.perf_counter()
@@ -337,6 +391,8 @@ def bench_commits(
         "commit_p50_ms": pct(lat, 50),
         "commit_p95_ms": pct(lat, 95),
         "commit_max_ms": pct(lat, 100),
+        "commit_max_at": int(np.argmax(lat)),
+        "commit_max_parts_ms": parts.of(int(np.argmax(lat))),
         **full.summary(),
         "gc_full_collection_ms": round(full_collect_s * 1000, 1),
         "gc_tracked_objects": len(gc.get_objects()),

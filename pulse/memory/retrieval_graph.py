@@ -217,9 +217,7 @@ class GraphRetriever:
         sel = np.argpartition(-final, top_n - 1)[:top_n] if top_n < len(pidx) else np.arange(len(pidx))
         sel = sel[np.argsort(-final[sel], kind="stable")]
 
-        known_values = {
-            (ix.item_slot[i], ix.item_value[i]) for i in d_pos if ix.item_slot[i]
-        }
+        known_values = {(ix.item_slot[i], ix.item_value[i]) for i in d_pos if ix.item_slot[i]}
         # similarities among the few facts in selection order, for the near-duplicate check
         gram = ix.vectors[pidx[sel]] @ ix.vectors[pidx[sel]].T if dense and len(sel) > 1 else None
         chosen: list[int] = []  # positions in `sel` of the facts taken
