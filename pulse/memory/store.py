@@ -35,6 +35,7 @@ from pulse.core.records import MemoryItem, Provenance, RecordError
 from pulse.memory import graph
 from pulse.memory.interface import ItemMeta, StoreError
 from pulse.memory.timeutil import check_time
+from pulse.memory.wal_checkpoint import Checkpointer
 
 APP = "pulse-memory"
 SCHEMA_VERSION = 1
@@ -368,11 +369,13 @@ class MemoryStore:
         # every check reads only; nothing is written to a file that is not an intact Pulse store
         check_store_file(self.path, quick_check=check)
         self._lock = threading.RLock()
+        self.checkpointer = Checkpointer(self.path)
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
             self._db.execute("PRAGMA busy_timeout=30000")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints run off the commit path
             self._init_schema()
         except sqlite3.DatabaseError as e:
             raise StoreError(
@@ -399,6 +402,7 @@ class MemoryStore:
             )
 
     def close(self) -> None:
+        self.checkpointer.close()
         with self._lock:
             self._db.close()
 
@@ -414,6 +418,7 @@ class MemoryStore:
                 raise
             else:
                 self._db.execute("COMMIT")
+        self.checkpointer.poke()
 
     def _q(self, sql: str, params: Sequence = ()) -> list[tuple]:
         with self._lock:

@@ -1,0 +1,69 @@
+"""WAL checkpoints off the commit path.
+
+SQLite's automatic checkpoint runs inside the COMMIT that grows the write-ahead log past 1000
+pages: that commit copies the log's pages into the database file and fsyncs it. On a busy disk
+that one commit took 50-360 ms (bench/bench_memory_scale.py: the slowest commits' time was all in
+the transaction, the rest of each under 20 ms). So a store's own connection never checkpoints
+(`wal_autocheckpoint=0`); after a commit it wakes a `Checkpointer`, a daemon thread with its own
+connection that runs a PASSIVE checkpoint (it never waits for readers or writers and never blocks
+them), at most every `min_interval_s`. Durability is unchanged: every COMMIT still fsyncs the log
+(synchronous=FULL), and a log not yet checkpointed is replayed by the next connection to open the
+file, as after any crash. Closing the store stops the thread; the last connection to close
+checkpoints the rest (SQLite's own behaviour).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+
+class Checkpointer:
+    def __init__(self, path: Path, min_interval_s: float = 0.5):
+        self.path, self.min_interval_s = path, min_interval_s
+        self.checkpoints = 0  # passive checkpoints run (a test and the bench read it)
+        self.error: BaseException | None = None  # the last failure (the next commit's checkpoint retries)
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def poke(self) -> None:
+        """A commit happened: checkpoint soon (starts the thread on the first commit)."""
+        with self._lock:
+            if self._stop.is_set():
+                return
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name=f"wal-checkpoint:{self.path.name}", daemon=True
+                )
+                self._thread.start()
+        self._wake.set()
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop.set()
+            self._wake.set()
+            thread = self._thread
+        if thread is not None:
+            thread.join()
+
+    def _run(self) -> None:
+        db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+        try:
+            db.execute("PRAGMA busy_timeout=30000")
+            while True:
+                self._wake.wait()
+                if self._stop.is_set():
+                    return
+                self._wake.clear()
+                try:
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    self.checkpoints += 1
+                except sqlite3.Error as e:  # e.g. the disk is full: commits go on, the log grows
+                    self.error = e
+                if self._stop.wait(self.min_interval_s):
+                    return
+        finally:
+            db.close()

@@ -1,0 +1,41 @@
+"""WAL checkpoints run on their own thread and connection, never inside a commit."""
+
+import time
+
+from pulse.core.records import MemoryItem, Provenance
+from pulse.memory import make_embedder, open_memory
+
+
+def _items(a: int, b: int) -> list[MemoryItem]:
+    return [
+        MemoryItem(
+            f"m{i}", "preference", "user:u", f"I like tea number {i}", provenance=Provenance("user_statement")
+        )
+        for i in range(a, b)
+    ]
+
+
+def test_commits_leave_checkpoints_to_the_checkpointer(tmp_path):
+    mem = open_memory("structured", tmp_path / "m", make_embedder("hash"))
+    store = mem.store
+    assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0  # never inside a COMMIT
+    mem.add_items(_items(0, 50))
+    deadline = time.monotonic() + 10
+    while store.checkpointer.checkpoints == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert store.checkpointer.checkpoints >= 1 and store.checkpointer.error is None
+    wal = store.path.with_name(store.path.name + "-wal")
+    mem.add_items(_items(50, 60))
+    thread = store.checkpointer._thread
+    mem.close()
+    assert thread is not None and not thread.is_alive()  # closing the store stops its checkpointer
+    assert not wal.exists() or wal.stat().st_size == 0  # the last connection checkpointed the rest
+    again = open_memory("structured", tmp_path / "m", make_embedder("hash"))
+    assert len(again.snapshot("u")) == 60
+    again.close()
+
+
+def test_a_store_that_never_commits_starts_no_thread(tmp_path):
+    mem = open_memory("structured", tmp_path / "m", make_embedder("hash"))
+    mem.close()
+    assert mem.store.checkpointer._thread is None
