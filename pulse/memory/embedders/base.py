@@ -9,11 +9,29 @@ same graph or flat retriever runs over any of them.
 
 from __future__ import annotations
 
+import mmap
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+# numpy asks the kernel for 2 MB transparent huge pages for arrays of 4 MB and more; the first write
+# to each such page stalled 17-28 ms here (the kernel compacts memory to find one), inside whichever
+# commit or compaction slice touched it first. Reserved index buffers use 4 KB pages instead (a 64-row
+# slice of 384 floats then faults in ~0.1 ms); `python bench/bench_memory_scale.py` shows the slices.
+_HUGE_PAGE_MIN_BYTES = 4 << 20
+
+
+def zeroed(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """`np.zeros(shape, dtype)`, in 4 KB pages when it is large enough for numpy to ask for huge ones."""
+    dt = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dt.itemsize
+    if nbytes < _HUGE_PAGE_MIN_BYTES or dt.hasobject or not hasattr(mmap, "MADV_NOHUGEPAGE"):
+        return np.zeros(shape, dt)
+    buf = mmap.mmap(-1, nbytes)  # anonymous memory reads as zeros until written
+    buf.madvise(mmap.MADV_NOHUGEPAGE)
+    return np.frombuffer(buf, dt).reshape(shape)
 
 
 class GrowingArray:
@@ -25,14 +43,14 @@ class GrowingArray:
         data = np.zeros(shape, dtype) if data is None else np.asarray(data, dtype)
         self._n = len(data)
         # room reserved up front: growing a large index copies it, which a commit should not pay for
-        self._buf = np.zeros((max(capacity, self._n),) + data.shape[1:], dtype)
+        self._buf = zeroed((max(capacity, self._n),) + data.shape[1:], dtype)
         self._buf[: self._n] = data
 
     def append(self, rows: Any) -> None:
         rows = np.asarray(rows, self._buf.dtype)
         need = self._n + len(rows)
         if need > len(self._buf):
-            grown = np.zeros((max(need, 2 * len(self._buf), 16),) + self._buf.shape[1:], self._buf.dtype)
+            grown = zeroed((max(need, 2 * len(self._buf), 16),) + self._buf.shape[1:], self._buf.dtype)
             grown[: self._n] = self._buf[: self._n]
             self._buf = grown
         self._buf[self._n : need] = rows
