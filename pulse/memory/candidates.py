@@ -18,9 +18,13 @@ from pulse.memory.timeutil import parse_time
 @dataclass(frozen=True)
 class Candidate:
     score: float
-    item: MemoryItem
-    reason: str | Callable[[], str]  # a callable is only worked out for the candidates selected
+    # callables are only worked out for the candidates selected (an index keeps its records packed)
+    item: MemoryItem | Callable[[], MemoryItem]
+    reason: str | Callable[[], str]
     delivered: bool
+
+    def record(self) -> MemoryItem:
+        return self.item() if callable(self.item) else self.item
 
     def why(self) -> str:
         return self.reason() if callable(self.reason) else self.reason
@@ -40,5 +44,5 @@ def select(cands: list[Candidate], k: int) -> list[ScoredItem]:
     out = []
     for c in pool[:k]:
         reason = c.why() if not c.delivered else c.why() + "; already delivered (nothing new qualifies)"
-        out.append(ScoredItem(item=c.item, score=round(float(c.score), 6), reason=reason))
+        out.append(ScoredItem(item=c.record(), score=round(float(c.score), 6), reason=reason))
     return out

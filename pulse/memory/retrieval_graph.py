@@ -58,6 +58,10 @@ class GraphRetrievalConfig:
     duplicate_similarity: float = 0.97
 
 
+def _seen(ix: ScopeIndex, i: int, as_of: float | None):
+    return as_seen(ix.items[i], as_of)
+
+
 class GraphRetriever:
     name = "graph"
 
@@ -253,7 +257,7 @@ class GraphRetriever:
             out.append(
                 Candidate(
                     score=float(final[j]),
-                    item=as_seen(ix.items[i], f.as_of),
+                    item=partial(_seen, ix, i, f.as_of),
                     reason=reason,
                     delivered=is_delivered,
                 )
@@ -309,8 +313,8 @@ class GraphRetriever:
                 break
         parts.append(f"step relevance {sim:.2f}")
         parts.append("valid at the cutoff" if f.as_of is not None else "current")
-        if ix.metas[i].task_id:
-            parts.append(f"task-scoped to {ix.metas[i].task_id}")
+        if ix.task_ids[i]:
+            parts.append(f"task-scoped to {ix.task_ids[i]}")
         if reopened:
             parts.append("delivered before, but the candidate call sets another value")
         return "; ".join(parts)
