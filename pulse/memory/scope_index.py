@@ -60,6 +60,8 @@ _VSLICE = 512
 # scope up to this size (a few ms); above it they probe the facts of the PROBE_TOPICS Topics whose
 # centroids are nearest (an inverted-file search: approximate, cost independent of scope size).
 EXACT_SCAN_MAX = 20000
+# rows gathered at a time for a similarity over a subset of a scope (1.5 MB of 384 floats)
+_GATHER_ROWS = 1024
 PROBE_TOPICS = 8
 # per-item columns: name -> dtype (kept as growing arrays; the attributes are views of them)
 _COLUMNS = {
@@ -207,6 +209,17 @@ class ScopeIndex:
         for t in np.argsort(-sims)[:PROBE_TOPICS].tolist():
             parts += [np.arange(*self.own_range[t]), self.tail_of(t), self.link_members[t]]
         return np.unique(np.concatenate(parts))
+
+    def dot(self, idx: np.ndarray, vec: np.ndarray) -> np.ndarray:
+        """`self.vectors[idx] @ vec` for `probe`'s positions (ascending, unique) without gathering them
+        into one matrix: a gathered copy of several MB is a fresh allocation numpy backs with huge
+        pages, and their first write stalled a commit (placement and near-duplicate lookups scan up to
+        EXACT_SCAN_MAX rows). The whole scope is one product over the rows in place."""
+        n = len(self.vectors)
+        if len(idx) == n and (n == 0 or (idx[0] == 0 and idx[-1] == n - 1)):
+            return self.vectors @ vec
+        parts = [self.vectors[idx[a : a + _GATHER_ROWS]] @ vec for a in range(0, len(idx), _GATHER_ROWS)]
+        return np.concatenate(parts) if parts else np.zeros(0, np.float32)
 
     def tail_of(self, t: int, below: bool = False) -> np.ndarray:
         """Tail items whose primary Topic is `t` (with below=True: strictly below it), ascending.

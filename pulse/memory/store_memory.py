@@ -444,7 +444,7 @@ class StoreMemory:
         if ix.vectors is not None:
             q = vec if vec is not None else self.embedder.encode_query(graph.embed_text(item))
             idx = ix.probe(q)
-            s = np.where(ix.vt[idx] == np.inf, ix.vectors[idx] @ q, -np.inf)
+            s = np.where(ix.vt[idx] == np.inf, ix.dot(idx, q), -np.inf)
         else:
             idx = np.arange(len(ix))
             s = np.where(
@@ -474,7 +474,7 @@ class StoreMemory:
         if ix.vectors is None or not len(ix):
             return ""
         idx = ix.probe(vec)
-        sims = ix.vectors[idx] @ vec
+        sims = ix.dot(idx, vec)
         close = np.flatnonzero(sims >= threshold)  # few: check the record conditions on those only
         ok = [
             j

@@ -58,3 +58,16 @@ def test_an_index_keeps_no_tracked_object_per_fact(tmp_path):
     tracked = [r for r in ix.items.rows + ix.metas.rows if gc.is_tracked(r)]
     assert not tracked
     assert not any(isinstance(o, MemoryItem) for o in gc.get_referents(ix.items.rows))
+
+
+def test_similarities_over_the_whole_scope_equal_the_gathered_product(tmp_path):
+    import numpy as np
+
+    mem = open_memory("structured", tmp_path / "m", make_embedder("hash"))
+    mem.add_items([_item(i) for i in range(300)])
+    ix = mem.index("user:u")
+    q = ix.vectors[7]
+    whole = ix.probe(q)  # below EXACT_SCAN_MAX: every position
+    assert np.array_equal(ix.dot(whole, q), ix.vectors[whole] @ q)
+    some = np.array([3, 50, 51, 299])
+    assert np.allclose(ix.dot(some, q), ix.vectors[some] @ q) and len(ix.dot(some[:0], q)) == 0
