@@ -7,7 +7,7 @@ new qualifies, and the top k by score are returned with their reasons.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from pulse.core.records import MemoryItem
@@ -35,6 +35,12 @@ def as_seen(item: MemoryItem, as_of: float | None) -> MemoryItem:
     if as_of is not None and item.valid_to and parse_time(item.valid_to) > as_of:
         return replace(item, valid_to="")
     return item
+
+
+def seen_at(items: Sequence[MemoryItem], i: int, as_of: float | None) -> MemoryItem:
+    """Record i as seen at the cutoff: a `Candidate.item` is `partial(seen_at, ix.items, i, as_of)`, made
+    only if the candidate is selected (an index keeps its records packed)."""
+    return as_seen(items[i], as_of)
 
 
 def select(cands: list[Candidate], k: int) -> list[ScoredItem]:

@@ -18,11 +18,12 @@ structure).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from pulse.memory.candidates import Candidate, as_seen
+from pulse.memory.candidates import Candidate, seen_at
 from pulse.memory.query_features import QueryFeatures
 from pulse.memory.scope_index import ScopeIndex
 
@@ -60,9 +61,9 @@ class FlatRetriever:
         return [
             Candidate(
                 score=float(final[i]),
-                item=as_seen(ix.items[i], f.as_of),
+                item=partial(seen_at, ix.items, i, f.as_of),
                 reason=f"flat top-{k}: similarity {final[i]:.2f}"
-                + ("; superseded version" if ix.items[i].valid_to and f.as_of is None else ""),
+                + ("; superseded version" if ix.vt[i] != np.inf and f.as_of is None else ""),
                 delivered=False,
             )
             for i in idx.tolist()

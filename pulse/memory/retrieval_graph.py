@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from pulse.memory.candidates import Candidate, as_seen
+from pulse.memory.candidates import Candidate, seen_at
 from pulse.memory.query_features import QueryFeatures
 from pulse.memory.scope_index import ScopeIndex
 
@@ -56,10 +56,6 @@ class GraphRetrievalConfig:
     min_score: float = 0.2
     # Two dense vectors this similar are the same statement: the second adds no information.
     duplicate_similarity: float = 0.97
-
-
-def _seen(ix: ScopeIndex, i: int, as_of: float | None):
-    return as_seen(ix.items[i], as_of)
 
 
 class GraphRetriever:
@@ -257,7 +253,7 @@ class GraphRetriever:
             out.append(
                 Candidate(
                     score=float(final[j]),
-                    item=partial(_seen, ix, i, f.as_of),
+                    item=partial(seen_at, ix.items, i, f.as_of),
                     reason=reason,
                     delivered=is_delivered,
                 )

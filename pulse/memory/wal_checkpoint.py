@@ -14,6 +14,7 @@ checkpoints the rest (SQLite's own behaviour).
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 from pathlib import Path
@@ -62,6 +63,10 @@ class Checkpointer:
                     db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
                     self.checkpoints += 1
                 except sqlite3.Error as e:  # e.g. the disk is full: commits go on, the log grows
+                    if self.error is None:
+                        logging.getLogger(__name__).warning(
+                            "WAL checkpoint of %s failed (%s): the log grows until one succeeds", self.path, e
+                        )
                     self.error = e
                 if self._stop.wait(self.min_interval_s):
                     return
