@@ -7,13 +7,15 @@ What is timed (wall clock, one BLAS thread, 2 shared cores; load averages record
 - commit: `Conversation.commit()` of one conversation (3 user statements: a revision of a current
   slot, a new fact naming a known entity, a fact without a Topic, which the writer places) into a
   user scope that already holds N facts, with the scope's index built. It covers validation, merge
-  and revision lookups, Topic/entity placement, the SQLite transaction (WAL, synchronous=FULL) and
-  the incremental index update. The facts' MiniLM embedding forward is timed apart (`embed_ms`) and
-  served from the vector cache during the commit. Index compactions inside the timed commits are
-  counted and their cost is in `max_ms`; a compaction's whole re-sort work (`compaction_s`, due once
-  every `compaction_every_facts` new facts) is timed apart after the commits.
-- the slowest commit's parts (`commit_max_parts_ms`): the SQLite transaction (its COMMIT fsyncs
-  the WAL: synchronous=FULL), the index catch-up, the compaction step, and the rest; and the
+  and revision lookups, Topic/entity placement, the SQLite transaction (WAL; --sync background:
+  the COMMIT writes the log and a thread fsyncs it within 0.5 s, the store's default; --sync commit:
+  the COMMIT fsyncs, synchronous=FULL) and the incremental index update. The facts' MiniLM
+  embedding forward is timed apart (`embed_ms`) and served from the vector cache during the commit.
+  Index compactions inside the timed commits are counted and their cost is in `max_ms`; a
+  compaction's whole re-sort work (`compaction_s`, due once every `compaction_every_facts` new
+  facts) is timed apart after the commits.
+- the slowest commit's parts (`commit_max_parts_ms`): the SQLite transaction (with --sync commit
+  its COMMIT fsyncs the WAL), the index catch-up, the compaction step, and the rest; and the
   largest time any commit spent outside its transaction (`commit_max_outside_transaction_ms`:
   Pulse's own work, without the wait for the disk).
 - full garbage collections: the generation-2 collections seen during the timed commits
@@ -333,6 +335,13 @@ def retrieval_lat(mem, queries, qvecs) -> list[float]:
     return lat
 
 
+SYNC = "background"  # the store's sync mode (--sync): pulse/memory/wal_checkpoint.py
+
+
+def open_store(root: Path, emb):
+    return open_memory("structured", root, emb, sync=SYNC)
+
+
 def bench_commits(
     n: int,
     items,
@@ -348,7 +357,7 @@ def bench_commits(
     crossing_max: int = 0,
 ) -> dict:
     root = tmp / f"commit{n}"
-    mem = open_memory("structured", root, emb)
+    mem = open_store(root, emb)
     mem.store.seed_vectors(emb.embedder_id, texts[:n], vecs[:n])
     mem.add_items(items[:n], world_meta(meta, n))
     t0 = time.perf_counter()
@@ -388,7 +397,7 @@ def bench_commits(
         else None
     )
     mem.close()
-    fresh = open_memory("structured", root, emb)
+    fresh = open_store(root, emb)
     rebuilt = retrieval_lat(fresh, queries, qvecs)
     fresh.close()
     shutil.rmtree(root, ignore_errors=True)
@@ -489,11 +498,11 @@ def scope_latency(mem, users: list[int], vocab: dict, n_queries: int, n_commits:
 def bench_scopes(n_users: int, facts: int, vocab: dict, tmp: Path, sample: int) -> dict:
     emb = make_embedder("bm25")
     out: dict = {"embedder": emb.embedder_id, "users": n_users, "facts_per_user": facts}
-    single = open_memory("structured", tmp / "one", emb)
+    single = open_store(tmp / "one", emb)
     single.add_items(user_world(0, facts, vocab))
     out["one_user_store"] = scope_latency(single, [0], vocab, 200, 20)
     single.close()
-    many = open_memory("structured", tmp / "many", emb)
+    many = open_store(tmp / "many", emb)
     t0 = time.perf_counter()
     for u in range(n_users):
         many.add_items(user_world(u, facts, vocab))
@@ -506,7 +515,7 @@ def bench_scopes(n_users: int, facts: int, vocab: dict, tmp: Path, sample: int) 
 
 def bench_event_to_evidence(items, meta, texts, vecs, emb, tmp: Path, n: int, events: int) -> dict:
     root = tmp / "e2e"
-    mem = open_memory("structured", root, emb)
+    mem = open_store(root, emb)
     mem.store.seed_vectors(emb.embedder_id, texts[:n], vecs[:n])
     mem.add_items(items[:n], world_meta(meta, n))
     base = make_queries(
@@ -554,8 +563,16 @@ def main(argv: list[str] | None = None) -> int:
         default=3000,
         help="commits timed across one compaction per size (0: skip that phase)",
     )
+    ap.add_argument(
+        "--sync",
+        choices=("background", "commit"),
+        default="background",
+        help="the store's sync mode: background (default; fsync off the commit path) | commit",
+    )
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "memory_scale.json"))
     a = ap.parse_args(argv)
+    global SYNC
+    SYNC = a.sync
     sizes = [int(s) for s in a.sizes.split(",")]
     emb = make_embedder("minilm")
     world, meta, vocab = make_world(max(sizes))
@@ -583,6 +600,7 @@ def main(argv: list[str] | None = None) -> int:
             "note": "2 cores shared with other jobs (see load averages); wall-clock",
         },
         "embedder": emb.embedder_id,
+        "store_sync": a.sync,
         "vectors": (
             f"first {min(a.real_vectors, len(texts))} facts embedded with MiniLM; the rest reuse them + noise"
         ),
@@ -611,10 +629,14 @@ def main(argv: list[str] | None = None) -> int:
     if big:
         g["commit_p95_ms_at_100k"] = big["commit_p95_ms"]
         g["commit_p95_le_20ms_at_100k"] = big["commit_p95_ms"] <= 20.0
+        g["commit_max_ms_at_100k"] = big["commit_max_ms"]
         cross = big.get("compaction_crossing")
         if cross:
             g["commit_max_ms_at_100k_across_a_compaction"] = cross["commit_max_ms"]
             g["commit_max_le_50ms_at_100k_across_a_compaction"] = cross["commit_max_ms"] <= 50.0
+            g["commit_max_le_50ms_at_100k_every_commit"] = (
+                max(big["commit_max_ms"], cross["commit_max_ms"]) <= 50.0
+            )
             g["commit_max_outside_transaction_ms_at_100k"] = max(
                 big["commit_max_outside_transaction_ms"], cross["commit_max_outside_transaction_ms"]
             )

@@ -47,10 +47,13 @@ def open_memory(
     clock: Callable[[], str] = utc_now,
     create: bool = True,
     auto_create_scopes: bool = False,
+    sync: str = "background",
     **embedder_kwargs: Any,
 ) -> StoreMemory:
     """`embedder`: an Embedder or a name (minilm, bm25, openai, hash) built with `embedder_kwargs`.
-    `auto_create_scopes`: see `StoreMemory`; off, an unknown user/project is an `UnknownScopeError`."""
+    `auto_create_scopes`: see `StoreMemory`; off, an unknown user/project is an `UnknownScopeError`.
+    `sync`: "background" (commits fsynced off the commit path, within ~0.5 s) or "commit" (every
+    commit fsyncs before it returns); pulse/memory/wal_checkpoint.py says what each survives."""
     name = ALIASES.get(kind, kind)
     if name not in KINDS:
         close = difflib.get_close_matches(kind, [*KINDS, *ALIASES], n=2, cutoff=0.5)
@@ -71,4 +74,5 @@ def open_memory(
         clock=clock,
         create=create,
         auto_create_scopes=auto_create_scopes,
+        sync=sync,
     )

@@ -1,6 +1,8 @@
 """The embedded default store: one SQLite file per memory root (`<root>/memory.sqlite`).
 
-WAL journal, `synchronous=FULL` (a commit that returned survives a SIGKILL or a power cut), explicit
+WAL journal; `sync="background"` (default: a commit that returned survives a SIGKILL at once and a
+power cut after at most ~0.5 s, fsynced off the commit path) or `sync="commit"` (every commit
+fsyncs: survives a power cut when it returns) — see pulse/memory/wal_checkpoint.py; explicit
 `BEGIN IMMEDIATE` transactions, and a `schema_version` table naming this app. Opening a directory,
 an empty file, a text file, a file that is not SQLite, someone else's database, a store written by
 a newer schema, or one that fails `quick_check` raises `StoreError` naming the path; the checks use
@@ -35,7 +37,7 @@ from pulse.core.records import MemoryItem, Provenance, RecordError
 from pulse.memory import graph
 from pulse.memory.interface import ItemMeta, StoreError
 from pulse.memory.timeutil import check_time
-from pulse.memory.wal_checkpoint import Checkpointer
+from pulse.memory.wal_checkpoint import SYNC_MODES, Checkpointer, fsync_log
 
 APP = "pulse-memory"
 SCHEMA_VERSION = 1
@@ -347,7 +349,10 @@ def _create_store_file(path: Path) -> None:
 class MemoryStore:
     """Thread-safe wrapper of one SQLite connection. Writes happen only inside `transaction()`."""
 
-    def __init__(self, root: str | Path, create: bool = True, check: bool = True):
+    def __init__(self, root: str | Path, create: bool = True, check: bool = True, sync: str = "background"):
+        if sync not in SYNC_MODES:
+            raise StoreError(f"memory sync mode {sync!r} is not one of {', '.join(SYNC_MODES)}")
+        self.sync = sync
         self.root = Path(root)
         self.path = self.root / STORE_FILE
         if self.root.exists() and not self.root.is_dir():
@@ -369,12 +374,13 @@ class MemoryStore:
         # every check reads only; nothing is written to a file that is not an intact Pulse store
         check_store_file(self.path, quick_check=check)
         self._lock = threading.RLock()
-        self.checkpointer = Checkpointer(self.path)
+        self.checkpointer = Checkpointer(self.path, sync_log=(sync == "background"))
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
             self._db.execute("PRAGMA busy_timeout=30000")
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
+            # FULL: COMMIT fsyncs the log; NORMAL: it only writes it (the checkpointer fsyncs it)
+            self._db.execute(f"PRAGMA synchronous={'FULL' if sync == 'commit' else 'NORMAL'}")
             self._db.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints run off the commit path
             self._init_schema()
         except sqlite3.DatabaseError as e:
@@ -404,7 +410,19 @@ class MemoryStore:
     def close(self) -> None:
         self.checkpointer.close()
         with self._lock:
+            if self.sync == "background":  # closing is a durability point in both modes
+                with contextlib.suppress(OSError):
+                    fsync_log(self.path)
             self._db.close()
+
+    def sync_now(self) -> None:
+        """Every commit so far is durable (power cut included) when this returns; a no-op cost
+        in `commit` sync mode, one fsync of the log in `background` mode."""
+        if self.sync == "background":
+            try:
+                fsync_log(self.path)
+            except OSError as e:
+                raise StoreError(f"cannot sync memory store {self.path} ({e.strerror or e})") from None
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

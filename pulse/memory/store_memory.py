@@ -63,12 +63,14 @@ class StoreMemory:
         auto_create_scopes: bool = False,
         query_cache_size: int = 4096,
         index_cache_size: int = 512,
+        sync: str = "background",
     ):
         self.kind = kind
         # False: an unknown user/project is an error everywhere (catches typos). True: conversations
         # create it and reads of it return nothing (an evaluation whose first task starts a project).
         self.auto_create_scopes = auto_create_scopes
-        self.store = MemoryStore(root, create=create)
+        # "background": commits fsync off the commit path; "commit": each commit fsyncs (store.py)
+        self.store = MemoryStore(root, create=create, sync=sync)
         self.embedder = embedder
         self.user_retriever = user_retriever
         self.project_retriever = project_retriever

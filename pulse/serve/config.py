@@ -33,6 +33,9 @@ class ServeMemoryConfig:
     # bm25 (lexical, no model) | minilm (packaged weights) | openai (an /v1/embeddings endpoint)
     # | hash (tests)
     embedder: Literal["bm25", "minilm", "openai", "hash"] = "bm25"
+    # background: a commit returns before its fsync (durable within ~0.5 s; a crash of the gateway
+    # loses nothing) | commit: every commit fsyncs first (a power cut loses nothing; slower commits)
+    sync: Literal["background", "commit"] = "background"
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,9 @@ class GatewaySession:
         self.cfg = cfg
         root = Path(cfg.memory.root).expanduser()
         root.mkdir(parents=True, exist_ok=True)
-        self.memory = open_memory(cfg.memory.kind, root, cfg.memory.embedder, auto_create_scopes=True)
+        self.memory = open_memory(
+            cfg.memory.kind, root, cfg.memory.embedder, auto_create_scopes=True, sync=cfg.memory.sync
+        )
         self.vocab = schema_vocab(tools)
         for m in self._binding():  # values memory already holds are values the user may name
             self._learn(m.slot, m.value)
