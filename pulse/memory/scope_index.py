@@ -350,10 +350,16 @@ class ScopeIndex:
             self.centroids = np.vstack([self.centroids, np.zeros((k, dim), np.float32)])
 
     def _refresh_centroids(self, nodes: Sequence[int]) -> None:
-        for t in nodes:
-            s = self.own_sum[t] if self.own_count[t] else self.sub_sum[t]
-            norm = np.linalg.norm(s)
-            self.centroids[t] = s / norm if norm > 0 else 0.0
+        """Unit centroid of each node's own + linked facts (its subtree's where it has none). One
+        vectorised pass: a node's result does not depend on which other nodes share the call (each
+        row is reduced alone), so a build and an incremental update agree bit for bit."""
+        idx = np.asarray(nodes, np.int64)
+        if not len(idx):
+            return
+        s = np.where((self.own_count[idx] > 0)[:, None], self.own_sum[idx], self.sub_sum[idx])
+        norm = np.sqrt((s * s).sum(axis=1))
+        safe = np.where(norm > 0, norm, 1.0)[:, None]
+        self.centroids[idx] = np.where((norm > 0)[:, None], s / safe, 0.0)
 
     def _index_keys(self, idx: int, item: MemoryItem, meta: ItemMeta, add: Any = None) -> None:
         """Entity, slot and task membership of one item at position `idx`. `add(members, key, idx)`
@@ -417,6 +423,7 @@ class Compaction:
         self.ended: list[MemoryItem] = []  # records whose validity the source ended since the snapshot
         self.result: ScopeIndex | None = None
         self.copied = self.n_snapshot  # source positions the result holds
+        self.replayed = 0  # entries of `ended` applied to the result
         self.slices = 0  # work slices run so far (build and copy)
         self.work_s = 0.0  # seconds spent in them
         self.lock = threading.Lock()  # held by the one thread stepping it
@@ -446,20 +453,27 @@ class Compaction:
             raise RuntimeError("Compaction.copy_step before the build finished")
         t0 = time.perf_counter()
         src, new = self.source, self.result
-        while self.copied < len(src):
-            a, b = self.copied, min(len(src), self.copied + _COPY_SLICE)
-            rowids = src.rowids[a:b].tolist()
-            new.append(
-                [(rowids[j], src.items[a + j], src.metas[a + j]) for j in range(b - a)],
-                src.vectors[a:b] if src.vectors is not None else None,
-            )
-            self.copied = b
+        while self.copied < len(src) or self.replayed < len(self.ended):
+            if self.copied < len(src):
+                a, b = self.copied, min(len(src), self.copied + _COPY_SLICE)
+                rowids = src.rowids[a:b].tolist()
+                new.append(
+                    [(rowids[j], src.items[a + j], src.metas[a + j]) for j in range(b - a)],
+                    src.vectors[a:b] if src.vectors is not None else None,
+                )
+                self.copied = b
+            if self.copied == len(src):
+                # validity ends recorded since the snapshot, a slice at a time (hundreds pile up while a
+                # compaction is pending), once every row is copied (each ended record is in the result)
+                a, b = self.replayed, min(len(self.ended), self.replayed + _COPY_SLICE)
+                for item in self.ended[a:b]:
+                    new.set_valid_to(item)
+                self.replayed = b
             self.slices += 1
-            if budget_s is not None and time.perf_counter() - t0 >= budget_s and self.copied < len(src):
+            behind = self.copied < len(src) or self.replayed < len(self.ended)
+            if budget_s is not None and behind and time.perf_counter() - t0 >= budget_s:
                 self.work_s += time.perf_counter() - t0
                 return None
-        for item in self.ended:
-            new.set_valid_to(item)
         new.generation = src.generation
         new.last_rowid = max(new.last_rowid, src.last_rowid)
         self.work_s += time.perf_counter() - t0
@@ -762,7 +776,9 @@ def _build_steps(
             if j % _SLICE == _SLICE - 1:
                 yield
     if own_sum is not None:
-        ix._refresh_centroids(range(n_topics))
+        for a in range(0, n_topics, 8 * _SLICE):
+            ix._refresh_centroids(range(a, min(n_topics, a + 8 * _SLICE)))
+            yield
     ix._sync_views()
     return ix
 
