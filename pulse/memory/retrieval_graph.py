@@ -220,6 +220,11 @@ class GraphRetriever:
         known_values = {(ix.item_slot[i], ix.item_value[i]) for i in d_pos if ix.item_slot[i]}
         # similarities among the few facts in selection order, for the near-duplicate check
         gram = ix.vectors[pidx[sel]] @ ix.vectors[pidx[sel]].T if dense and len(sel) > 1 else None
+        # rows with no near-duplicate before them in selection order can skip the check below (the
+        # same outcome: only an earlier row can be among the chosen)
+        may_dup = (
+            np.triu(gram >= cfg.duplicate_similarity, 1).any(axis=0).tolist() if gram is not None else None
+        )
         chosen: list[int] = []  # positions in `sel` of the facts taken
         out: list[Candidate] = []
         loc_set = set(located)
@@ -232,8 +237,9 @@ class GraphRetriever:
             if not is_delivered:
                 if sv[0] and sv in known_values:
                     continue  # restates a delivered/selected value: no information gain
-                if gram is not None and chosen and float(gram[r, chosen].max()) >= cfg.duplicate_similarity:
-                    continue
+                if may_dup and may_dup[r] and chosen:
+                    if float(gram[r, chosen].max()) >= cfg.duplicate_similarity:
+                        continue
                 if sv[0]:
                     known_values.add(sv)
                 chosen.append(r)

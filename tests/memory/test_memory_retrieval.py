@@ -161,3 +161,16 @@ def test_flat_retriever_is_plain_top_k(mem_factory):
     hits = flat.retrieve(RetrievalQuery("u1", subgoal="Alice hiking sister", k=3))
     assert hits[0].item.item_id == "alice" and len(hits) == 3
     assert all(h.reason.startswith("flat top-3") for h in hits)
+
+
+def test_a_near_duplicate_sentence_adds_no_information(mem):
+    """Information gain: a sentence whose dense vector matches an already selected one (the same
+    statement recorded twice) is skipped; the next distinct fact takes its place."""
+    twins = [
+        pref("hike-a", "Alice loves hiking in the Alps", topic="family", entities=("Alice",)),
+        pref("hike-b", "Alice loves hiking in the Alps", topic="family", entities=("Alice",)),
+    ]
+    mem.add_items([*WORLD, *twins], META)
+    got = ids(mem.retrieve(RetrievalQuery("u1", subgoal="plan a hike with Alice", entities=("Alice",))))
+    assert len({"hike-a", "hike-b"} & set(got)) == 1
+    assert {"alice", "gift"} <= set(got)
