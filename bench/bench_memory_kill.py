@@ -20,6 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.memory_kill_harness import FACTS_PER_CONVERSATION, run_kills  # noqa: E402
+from pulse.memory.wal_checkpoint import DEFAULT_SYNC  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,7 +38,9 @@ def main(argv: list[str] | None = None) -> int:
         **asdict(report),
         "ok": report.ok,
         "records_per_conversation": FACTS_PER_CONVERSATION,
-        "store": "SQLite WAL, synchronous=FULL, one BEGIN IMMEDIATE transaction per conversation",
+        "store": "SQLite WAL, one BEGIN IMMEDIATE transaction per conversation",
+        # the child opens the store with the default sync mode (pulse/memory/wal_checkpoint.py)
+        "store_sync": DEFAULT_SYNC,
         "what": "child commits conversations (2 new facts + 1 revision) in a loop; SIGKILL after a random "
         "delay; then: every conversation reported done is present (lost = []), every present "
         "conversation has all its records and no record lacks its conversation (half_applied = []), "

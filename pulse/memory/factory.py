@@ -21,6 +21,7 @@ from pulse.memory.retrieval_flat import FlatRetrievalConfig, FlatRetriever
 from pulse.memory.retrieval_graph import GraphRetrievalConfig, GraphRetriever
 from pulse.memory.store_memory import StoreMemory
 from pulse.memory.timeutil import utc_now
+from pulse.memory.wal_checkpoint import DEFAULT_SYNC
 
 # kind -> (user layer, project layer)
 KINDS: dict[str, tuple[str, str]] = {
@@ -47,7 +48,7 @@ def open_memory(
     clock: Callable[[], str] = utc_now,
     create: bool = True,
     auto_create_scopes: bool = False,
-    sync: str = "background",
+    sync: str = DEFAULT_SYNC,
     **embedder_kwargs: Any,
 ) -> StoreMemory:
     """`embedder`: an Embedder or a name (minilm, bm25, openai, hash) built with `embedder_kwargs`.

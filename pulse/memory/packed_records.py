@@ -11,9 +11,11 @@ a retrieval reads only the few records it returns.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import fields
 from typing import Generic, TypeVar, overload
+
+import numpy as np
 
 from pulse.core.records import MemoryItem, Provenance
 from pulse.memory.interface import ItemMeta
@@ -56,14 +58,32 @@ T = TypeVar("T")
 
 
 class PackedRecords(Generic[T]):
-    """A list of records stored packed; indexing and iteration give the records themselves."""
+    """A list of records stored packed; indexing and iteration give the records themselves. The rows
+    live in a numpy object array: the collector never traverses it (a list of 100k rows cost every
+    collection that saw it ~10 ms, one cache miss per row)."""
 
-    def __init__(self, pack, unpack, rows: list[tuple] | None = None):
+    def __init__(self, pack, unpack, rows: Sequence[tuple] | np.ndarray | None = None):
         self._pack, self._unpack = pack, unpack
-        self.rows: list[tuple] = rows if rows is not None else []
+        rows = () if rows is None else rows
+        self._n = len(rows)
+        self._buf = np.empty(max(16, self._n), object)
+        if self._n:
+            packed = rows if isinstance(rows, np.ndarray) else np.fromiter(rows, object, self._n)
+            self._buf[: self._n] = packed
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The packed rows (a view)."""
+        return self._buf[: self._n]
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return self._n
+
+    def _at(self, i: int) -> int:
+        j = i + self._n if i < 0 else i
+        if not 0 <= j < self._n:
+            raise IndexError(f"record {i} of {self._n}")
+        return j
 
     @overload
     def __getitem__(self, i: int) -> T: ...
@@ -74,25 +94,30 @@ class PackedRecords(Generic[T]):
     def __getitem__(self, i):
         if isinstance(i, slice):
             return [self._unpack(r) for r in self.rows[i]]
-        return self._unpack(self.rows[i])
+        return self._unpack(self._buf[self._at(i)])
 
     def __setitem__(self, i: int, record: T) -> None:
-        self.rows[i] = self._pack(record)
+        self._buf[self._at(i)] = self._pack(record)
 
     def __iter__(self) -> Iterator[T]:
         return map(self._unpack, self.rows)
 
     def append(self, record: T) -> None:
-        self.rows.append(self._pack(record))
+        if self._n == len(self._buf):
+            grown = np.empty(2 * len(self._buf), object)
+            grown[: self._n] = self._buf
+            self._buf = grown
+        self._buf[self._n] = self._pack(record)
+        self._n += 1
 
     def head(self, n: int) -> PackedRecords[T]:
-        """The first n records (shares the immutable rows: a list copy, no record is re-made)."""
-        return PackedRecords(self._pack, self._unpack, self.rows[:n])
+        """The first n records (shares the immutable rows: a copy of references, no record is re-made)."""
+        return PackedRecords(self._pack, self._unpack, self._buf[:n].copy())
 
 
-def packed_items(rows: list[tuple] | None = None) -> PackedRecords[MemoryItem]:
+def packed_items(rows: Sequence[tuple] | None = None) -> PackedRecords[MemoryItem]:
     return PackedRecords(pack_item, unpack_item, rows)
 
 
-def packed_metas(rows: list[tuple] | None = None) -> PackedRecords[ItemMeta]:
+def packed_metas(rows: Sequence[tuple] | None = None) -> PackedRecords[ItemMeta]:
     return PackedRecords(pack_meta, unpack_meta, rows)

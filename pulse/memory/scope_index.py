@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import threading
 import time
+from array import array
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -68,7 +69,10 @@ EXACT_SCAN_MAX = 20000
 # rows gathered at a time for a similarity over a subset of a scope (1.5 MB of 384 floats)
 _GATHER_ROWS = 1024
 PROBE_TOPICS = 8
-# per-item columns: name -> dtype (kept as growing arrays; the attributes are views of them)
+# per-item columns: name -> dtype (kept as growing arrays; the attributes are views of them). The
+# object columns hold str and tuples of atoms: a numpy array is never traversed by Python's garbage
+# collector, where a list of 100k items cost every collection that saw it ~10 ms (one cache miss per
+# element; bench/bench_memory_scale.py)
 _COLUMNS = {
     "vf": np.float64,
     "vt": np.float64,
@@ -78,7 +82,13 @@ _COLUMNS = {
     "has_slot": bool,
     "primary": np.int64,
     "rowids": np.int64,
+    "texts": object,  # the embedded text of each item
+    "item_topic_ids": object,  # tuple of node ids: primary first, then links
+    "item_slot": object,  # slot key ("" = none)
+    "item_value": object,  # the item's value, stripped and lower-cased (compared with call arguments)
+    "item_entity_keys": object,  # tuple of the entity keys the item names
 }
+_EMPTY_OBJECTS = np.zeros(0, object)
 
 
 @dataclass
@@ -90,7 +100,6 @@ class ScopeIndex:
     # (see packed_records): a full garbage collection never walks 100k records
     items: PackedRecords[MemoryItem]
     metas: PackedRecords[ItemMeta]
-    texts: list[str]  # the embedded text of each item
     pos: dict[str, int]
     n_base: int  # items [0, n_base) are the sorted base, [n_base, n) the appended tail
     scores: ScoreIndex
@@ -106,7 +115,6 @@ class ScopeIndex:
     tail_own: dict[int, list[int]]  # tail items whose primary Topic is the node
     tail_below: dict[int, list[int]]  # tail items whose primary Topic is strictly below the node
     has_members: np.ndarray  # bool per node: any fact in its subtree or linked in
-    item_topic_ids: list[tuple[int, ...]]  # per item: primary first, then links
     # entity layer and slots
     entity_members: dict[str, np.ndarray]
     entity_topics: dict[str, set[int]]  # primary Topics of the facts naming the entity
@@ -114,9 +122,6 @@ class ScopeIndex:
     entity_by_words: dict[str, list[str]]
     entity_max_words: int
     slot_members: dict[str, np.ndarray]
-    item_slot: list[str]
-    item_value: list[str]  # the item's value, stripped and lower-cased (compared with call arguments)
-    item_entity_keys: list[tuple[str, ...]]  # tuples of str: never tracked by the garbage collector
     task_members: dict[str, np.ndarray]
     # dense embedders: item vectors and Topic centroids from running sums (None for lexical)
     vector_rows: GrowingArray | None
@@ -138,6 +143,11 @@ class ScopeIndex:
     has_slot: np.ndarray = field(default_factory=lambda: _EMPTY)  # bool per item
     primary: np.ndarray = field(default_factory=lambda: _EMPTY)  # primary Topic id per item
     rowids: np.ndarray = field(default_factory=lambda: _EMPTY)  # store rowid per item (insertion order)
+    texts: np.ndarray = field(default_factory=lambda: _EMPTY_OBJECTS)
+    item_topic_ids: np.ndarray = field(default_factory=lambda: _EMPTY_OBJECTS)
+    item_slot: np.ndarray = field(default_factory=lambda: _EMPTY_OBJECTS)
+    item_value: np.ndarray = field(default_factory=lambda: _EMPTY_OBJECTS)
+    item_entity_keys: np.ndarray = field(default_factory=lambda: _EMPTY_OBJECTS)
     vectors: np.ndarray | None = None  # (n, dim) rows in index order, for dense embedders
 
     def __len__(self) -> int:
@@ -274,15 +284,15 @@ class ScopeIndex:
         if new_topics:
             self._add_topics(new_topics)
         col_vals: dict[str, list] = {name: [] for name in _COLUMNS}
+        new_tids: list[tuple[int, ...]] = []
         for j, ((rowid, item, meta), ts) in enumerate(zip(rows, per_item)):
             idx = start + j
             tids = tuple(self.topic_ids[k] for k in ts)
+            new_tids.append(tids)
             self.items.append(item)
             self.metas.append(meta)
-            self.texts.append(texts[j])
             self.pos[item.item_id] = idx
-            self.item_topic_ids.append(tids)
-            for name, v in _column_values(item, meta, tids[0], rowid).items():
+            for name, v in _column_values(item, meta, tids, rowid, texts[j]).items():
                 col_vals[name].append(v)
             self.tail_own.setdefault(tids[0], []).append(idx)
             for node in graph.topic_chain(ts[0]):
@@ -293,15 +303,16 @@ class ScopeIndex:
             for t in tids[1:]:
                 self.link_members[t] = np.append(self.link_members[t], idx)
                 self.has_members[t] = True
-            self._index_keys(idx, item, meta)
+            for name, v in self._index_keys(idx, item, meta, tids[0]).items():
+                col_vals[name].append(v)
         for name, vals in col_vals.items():
-            self.columns[name].append(np.array(vals, dtype=_COLUMNS[name]))
+            self.columns[name].append(_column(vals, name))
         self.scores.add(texts, vectors)
         if self.vector_rows is not None:
             if self.vector_rows is not getattr(self.scores, "rows", None):
                 self.vector_rows.append(vectors)
             touched: set[int] = set()
-            for j, tids in enumerate(self.item_topic_ids[start:]):
+            for j, tids in enumerate(new_tids):
                 v = vectors[j].astype(np.float64)
                 for t in tids:  # own and linked
                     self.own_sum[t] += v
@@ -313,7 +324,7 @@ class ScopeIndex:
                     touched.add(a)
             self._refresh_centroids(sorted(touched))
         else:
-            for tids in self.item_topic_ids[start:]:
+            for tids in new_tids:
                 for t in tids:
                     self.own_count[t] += 1
         self.last_rowid = max(self.last_rowid, max(r for r, _, _ in rows))
@@ -361,12 +372,14 @@ class ScopeIndex:
         safe = np.where(norm > 0, norm, 1.0)[:, None]
         self.centroids[idx] = np.where((norm > 0)[:, None], s / safe, 0.0)
 
-    def _index_keys(self, idx: int, item: MemoryItem, meta: ItemMeta, add: Any = None) -> None:
-        """Entity, slot and task membership of one item at position `idx`. `add(members, key, idx)`
-        defaults to appending to the key's array (a build collects lists and converts them once)."""
+    def _index_keys(
+        self, idx: int, item: MemoryItem, meta: ItemMeta, primary: int, add: Any = None
+    ) -> dict[str, Any]:
+        """Entity, slot and task membership of one item at position `idx` (primary Topic `primary`);
+        returns its entity-key, slot and value columns. `add(members, key, idx)` defaults to appending
+        to the key's array (a build collects and converts them once)."""
         add = add or _push
         ents = graph.item_entities(item)
-        self.item_entity_keys.append(tuple(ents))
         for key, name in ents.items():
             if key not in self.entity_members:
                 self.entity_names[key] = name
@@ -374,16 +387,15 @@ class ScopeIndex:
                 self.entity_by_words.setdefault(joined, []).append(key)
                 self.entity_max_words = min(4, max(self.entity_max_words, len(joined.split())))
             add(self.entity_members, key, idx)
-            self.entity_topics.setdefault(key, set()).add(self.item_topic_ids[idx][0])
+            self.entity_topics.setdefault(key, set()).add(primary)
         sk = graph.slot_key(item.slot) if item.slot else ""
-        self.item_slot.append(sk)
-        self.item_value.append(item.value.strip().lower())
         if sk:
             add(self.slot_members, sk, idx)
             if ":" in sk:  # "artifact:report.pdf" also answers to an argument named "report.pdf"
                 add(self.slot_members, sk.split(":", 1)[1], idx)
         if meta.task_id:
             add(self.task_members, meta.task_id, idx)
+        return {"item_entity_keys": tuple(ents), "item_slot": sk, "item_value": item.value.strip().lower()}
 
     def needs_compaction(self) -> bool:
         return self.n_tail > max(COMPACT_MIN_TAIL, COMPACT_FRACTION * self.n_base)
@@ -394,8 +406,8 @@ class ScopeIndex:
         return _drive(_compaction_steps(self._snapshot(), embedder))
 
     def _snapshot(self) -> dict[str, Any]:
-        """What a compaction reads: copies of the per-item lists and rowids (cheap: references), and a
-        view of the vector rows, which appends never overwrite."""
+        """What a compaction reads: copies of the records and rowids (cheap: references), and views
+        of the texts and vector rows, which appends never overwrite."""
         n = len(self.items)
         return {
             "scope": self.scope,
@@ -491,19 +503,15 @@ def _drive(steps: Generator[None, None, ScopeIndex]) -> ScopeIndex:
 
 def _compaction_steps(snap: dict[str, Any], embedder: Embedder) -> Generator[None, None, ScopeIndex]:
     """The snapshot's records in insertion order, then a full stepwise build over them; the vectors
-    are read through the permutation (never copied as a whole)."""
+    are read through the permutation (never copied as a whole). Every per-record sequence here is a
+    numpy array, not a list: a collection that meets a young list of 100k items pays ~10 ms for it."""
     order = np.argsort(snap["rowids"], kind="stable")
     yield
-    rowids = snap["rowids"].tolist()
-    yield
-    ol = order.tolist()
-    yield
-    texts = snap["texts"]
-    rtexts: list[str] = []
-    for a in range(0, len(ol), 8 * _SLICE):
-        rtexts.extend([texts[i] for i in ol[a : a + 8 * _SLICE]])
+    texts, rtexts = snap["texts"], np.empty(len(order), object)
+    for a in range(0, len(order), 8 * _SLICE):
+        rtexts[a : a + 8 * _SLICE] = texts[order[a : a + 8 * _SLICE]]
         yield
-    rows = _Rows(ol, rowids, snap["items"], snap["metas"])
+    rows = _Rows(order, snap["rowids"], snap["items"], snap["metas"])
     return (
         yield from _build_steps(
             snap["scope"], snap["generation"], rows, snap["vectors"], embedder, rtexts, vec_rows=order
@@ -517,8 +525,8 @@ class _Rows(Sequence):
 
     def __init__(
         self,
-        order: list[int],
-        rowids: list[int],
+        order: np.ndarray,
+        rowids: np.ndarray,
         items: PackedRecords[MemoryItem],
         metas: PackedRecords[ItemMeta],
     ):
@@ -528,12 +536,13 @@ class _Rows(Sequence):
         return len(self.order)
 
     def __getitem__(self, j):  # type: ignore[override]
-        i = self.order[j]
-        return self.rowids[i], self.items[i], self.metas[i]
+        i = int(self.order[j])
+        return int(self.rowids[i]), self.items[i], self.metas[i]
 
     def __iter__(self):
-        for i in self.order:
-            yield self.rowids[i], self.items[i], self.metas[i]
+        for a in range(0, len(self.order), _SLICE):
+            for i in self.order[a : a + _SLICE].tolist():
+                yield int(self.rowids[i]), self.items[i], self.metas[i]
 
 
 def _push(members: dict[str, Any], key: str, idx: int) -> None:
@@ -542,14 +551,28 @@ def _push(members: dict[str, Any], key: str, idx: int) -> None:
 
 
 def _collect(members: dict[str, Any], key: str, idx: int) -> None:
-    members.setdefault(key, []).append(idx)
+    # an array.array, not a list: untracked by the garbage collector while a compaction is pending
+    got = members.get(key)
+    if got is None:
+        got = members[key] = array("q")
+    got.append(idx)
 
 
 def _topic_words(name: str) -> frozenset[str]:
     return frozenset(graph.stem(w) for w in graph.words(name.rsplit("/", 1)[-1]))
 
 
-def _column_values(item: MemoryItem, meta: ItemMeta, primary: int, rowid: int) -> dict[str, Any]:
+def _column(values: list, name: str) -> np.ndarray:
+    """One column's values for `GrowingArray.append` (object columns: one object per item)."""
+    dtype = _COLUMNS[name]
+    return np.fromiter(values, object, len(values)) if dtype is object else np.array(values, dtype)
+
+
+def _column_values(
+    item: MemoryItem, meta: ItemMeta, topic_ids: tuple[int, ...], rowid: int, text: str
+) -> dict[str, Any]:
+    """The per-item columns `_index_keys` does not fill."""
+    primary = topic_ids[0]
     return {
         "vf": bound_from(item.valid_from),
         "vt": bound_to(item.valid_to),
@@ -559,6 +582,8 @@ def _column_values(item: MemoryItem, meta: ItemMeta, primary: int, rowid: int) -
         "has_slot": bool(item.slot),
         "primary": primary,
         "rowids": rowid,
+        "texts": text,
+        "item_topic_ids": topic_ids,
     }
 
 
@@ -607,19 +632,20 @@ def _build_steps(
     rows: Sequence[tuple[int, MemoryItem, ItemMeta]],
     vectors: np.ndarray | None,
     embedder: Embedder,
-    texts: list[str] | None = None,
+    texts: Sequence[str] | None = None,
     vec_rows: np.ndarray | None = None,
 ) -> Generator[None, None, ScopeIndex]:
     """`_build` as a generator that yields after every small slice of work (a compaction runs it a
     slice at a time) and returns the index. `vec_rows`: the row of `vectors` for each of `rows`
-    (default: the same position)."""
+    (default: the same position). Per-record sequences are numpy arrays (see _COLUMNS)."""
     # thematic layer: every Topic path and its ancestors, numbered depth-first
+    n = len(rows)
     keys: set[str] = set()
-    per_item_topics: list[tuple[str, ...]] = []  # tuples of str: never tracked by the garbage collector
+    per_item_topics = np.empty(n, object)  # a tuple of Topic paths per record
     last_rowid = 0
     for j, (rowid, item, meta) in enumerate(rows):
         ts = tuple(k for k, _ in graph.item_topics(item, meta))
-        per_item_topics.append(ts)
+        per_item_topics[j] = ts
         last_rowid = max(last_rowid, rowid)
         for k in ts:
             keys.update(graph.topic_chain(k))
@@ -641,23 +667,25 @@ def _build_steps(
 
     # items sorted by primary Topic so own facts and subtrees are contiguous slices (a stable sort:
     # ties keep insertion order)
-    n = len(rows)
     first = np.zeros(n, np.int64)
     for a in range(0, n, 4 * _SLICE):
         first[a : a + 4 * _SLICE] = [topic_ids[ts[0]] for ts in per_item_topics[a : a + 4 * _SLICE]]
         yield
     order_arr = np.argsort(first, kind="stable")
-    order = order_arr.tolist()
     yield
-    texts = texts if texts is not None else [graph.embed_text(item) for _, item, _ in rows]
-    sorted_texts: list[str] = []
-    item_topic_ids: list[tuple[int, ...]] = []
+    if texts is None:
+        texts = [graph.embed_text(item) for _, item, _ in rows]
+    texts = texts if isinstance(texts, np.ndarray) else np.fromiter(texts, object, n)
+    sorted_texts = np.empty(n, object)
+    item_topic_ids = np.empty(n, object)  # a tuple of node ids per record, primary first
     for a in range(0, n, _SLICE):
-        for i in order[a : a + _SLICE]:
-            sorted_texts.append(texts[i])
-            item_topic_ids.append(tuple(topic_ids[k] for k in per_item_topics[i]))
+        part = order_arr[a : a + _SLICE]
+        sorted_texts[a : a + len(part)] = texts[part]
+        for j, i in enumerate(part.tolist(), a):
+            item_topic_ids[j] = tuple(topic_ids[k] for k in per_item_topics[i])
         yield
     texts = sorted_texts
+    del per_item_topics
     # room for the tail a compaction allows, twice over (commits keep appending while a compaction is
     # pending), so commits never copy the index to grow it; untouched room costs no memory (calloc)
     capacity = n + 2 * int(max(COMPACT_MIN_TAIL, COMPACT_FRACTION * n)) + 64
@@ -719,7 +747,6 @@ def _build_steps(
         last_rowid=last_rowid,
         items=packed_items(),
         metas=packed_metas(),
-        texts=texts,
         pos={},
         n_base=n,
         scores=scores,
@@ -734,16 +761,12 @@ def _build_steps(
         tail_own={},
         tail_below={},
         has_members=has_members,
-        item_topic_ids=item_topic_ids,
         entity_members={},
         entity_topics={},
         entity_names={},
         entity_by_words={},
         entity_max_words=1,
         slot_members={},
-        item_slot=[],
-        item_value=[],
-        item_entity_keys=[],
         task_members={},
         vector_rows=vector_rows,
         own_sum=own_sum,
@@ -759,20 +782,22 @@ def _build_steps(
     for a in range(0, n, _SLICE):
         cols: dict[str, list] = {name: [] for name in _COLUMNS}
         for idx in range(a, min(n, a + _SLICE)):
-            rowid, item, meta = rows[order[idx]]
+            rowid, item, meta = rows[int(order_arr[idx])]
+            tids = item_topic_ids[idx]
             ix.items.append(item)
             ix.metas.append(meta)
             ix.pos[item.item_id] = idx
-            for name, v in _column_values(item, meta, item_topic_ids[idx][0], rowid).items():
+            for name, v in _column_values(item, meta, tids, rowid, texts[idx]).items():
                 cols[name].append(v)
-            ix._index_keys(idx, item, meta, _collect)
+            for name, v in ix._index_keys(idx, item, meta, tids[0], _collect).items():
+                cols[name].append(v)
         for name, vals in cols.items():
-            ix.columns[name].append(np.array(vals, dtype=_COLUMNS[name]))
+            ix.columns[name].append(_column(vals, name))
         yield
     for members in (ix.entity_members, ix.slot_members, ix.task_members):
         yield
         for j, key in enumerate(list(members)):
-            members[key] = np.asarray(members[key], np.int64)
+            members[key] = np.array(members[key], np.int64)
             if j % _SLICE == _SLICE - 1:
                 yield
     if own_sum is not None:

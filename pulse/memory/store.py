@@ -37,7 +37,7 @@ from pulse.core.records import MemoryItem, Provenance, RecordError
 from pulse.memory import graph
 from pulse.memory.interface import ItemMeta, StoreError
 from pulse.memory.timeutil import check_time
-from pulse.memory.wal_checkpoint import SYNC_MODES, Checkpointer, fsync_log
+from pulse.memory.wal_checkpoint import DEFAULT_SYNC, SYNC_MODES, Checkpointer, fsync_log
 
 APP = "pulse-memory"
 SCHEMA_VERSION = 1
@@ -349,7 +349,7 @@ def _create_store_file(path: Path) -> None:
 class MemoryStore:
     """Thread-safe wrapper of one SQLite connection. Writes happen only inside `transaction()`."""
 
-    def __init__(self, root: str | Path, create: bool = True, check: bool = True, sync: str = "background"):
+    def __init__(self, root: str | Path, create: bool = True, check: bool = True, sync: str = DEFAULT_SYNC):
         if sync not in SYNC_MODES:
             raise StoreError(f"memory sync mode {sync!r} is not one of {', '.join(SYNC_MODES)}")
         self.sync = sync

@@ -43,6 +43,7 @@ from pulse.memory.retrieval_graph import GraphRetriever
 from pulse.memory.scope_index import ScopeIndex, build_scope_index, catch_up, embed_with_cache
 from pulse.memory.store import MemoryStore, text_hash
 from pulse.memory.timeutil import check_time, parse_time, utc_now
+from pulse.memory.wal_checkpoint import DEFAULT_SYNC
 from pulse.memory.writer import Conversation
 
 Retriever = GraphRetriever | FlatRetriever
@@ -63,7 +64,7 @@ class StoreMemory:
         auto_create_scopes: bool = False,
         query_cache_size: int = 4096,
         index_cache_size: int = 512,
-        sync: str = "background",
+        sync: str = DEFAULT_SYNC,
     ):
         self.kind = kind
         # False: an unknown user/project is an error everywhere (catches typos). True: conversations

@@ -32,6 +32,7 @@ import threading
 from pathlib import Path
 
 SYNC_MODES = ("commit", "background")
+DEFAULT_SYNC = "background"
 
 
 def fsync_log(db_path: Path) -> bool:

@@ -234,6 +234,10 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
             ["user_id=a", "memory.root=/tmp/x", "+upstreams.r.command=x", "policy.backend=openai"],
             "policy.name_or_path",
         ),
+        (
+            ["user_id=a", "memory.root=/tmp/x", "+upstreams.r.command=x", "memory.sync=fsync"],
+            "memory.sync",
+        ),
     ],
 )
 def test_config_errors_name_the_key(overrides, needle):

@@ -47,6 +47,9 @@ class GrowingArray:
         self._buf[: self._n] = data
 
     def append(self, rows: Any) -> None:
+        if self._buf.dtype.hasobject and not isinstance(rows, np.ndarray):
+            # one object per row, whatever it is (np.asarray would turn equal-length tuples into a 2-D array)
+            rows = np.fromiter(rows, object, len(rows))
         rows = np.asarray(rows, self._buf.dtype)
         need = self._n + len(rows)
         if need > len(self._buf):
