@@ -87,7 +87,8 @@ def scale_table(s: dict) -> list[str]:
     out = [
         f"Commits and scopes (`bench/results/memory_scale.json`, git {s['run']['git_commit']}, "
         f"{s['run']['created']}, "
-        f"load avg {s['machine']['load_avg_at_start'][0]:.1f}; {s['embedder']}; {s['vectors']})",
+        f"load avg {s['machine']['load_avg_at_start'][0]:.1f}; {s['embedder']}; {s['vectors']}; "
+        f"store sync mode {s.get('store_sync', 'commit (every COMMIT fsyncs)')})",
         "",
         "| facts in the user scope | commit p50 / p95 / max ms | compaction work s (due every N facts) "
         "| across one compaction: commit p95 / max ms (commits it was spread over) "

@@ -6,7 +6,9 @@ allocation triggers one pays for it: with each fact of a 100k-fact index held as
 (measured at 90k facts) and landed inside an ordinary commit. A tuple whose elements are all atomic
 (str, int, None, tuples of those) is untracked by the collector the first time a collection sees
 it, so a `PackedRecords` stores each record as one such tuple and makes the dataclass on access —
-a retrieval reads only the few records it returns.
+a retrieval reads only the few records it returns. The tuples sit in a numpy object array, not a
+list: the collector still visits every element of a tracked list, one cache miss each (~10 ms per
+collection for a list of 90k rows, measured), and a numpy array is not tracked at all.
 """
 
 from __future__ import annotations

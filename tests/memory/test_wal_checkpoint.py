@@ -77,3 +77,15 @@ def test_an_unknown_sync_mode_is_refused_by_name(tmp_path):
     with pytest.raises(StoreError, match="'fsync'.*commit, background"):
         open_memory("structured", tmp_path / "m", make_embedder("hash"), sync="fsync")
     assert not (tmp_path / "m").exists() or not any((tmp_path / "m").iterdir())
+
+
+def test_an_explicit_checkpoint_empties_the_log(tmp_path):
+    mem = open_memory("structured", tmp_path / "m", make_embedder("hash"))
+    mem.add_items(_items(0, 200))
+    wal = mem.store.path.with_name(mem.store.path.name + "-wal")
+    assert wal.stat().st_size > 0
+    mem.store.checkpoint()  # e.g. after a bulk import
+    assert wal.stat().st_size == 0
+    mem.add_items(_items(200, 210))
+    assert len(mem.snapshot("u")) == 210
+    mem.close()
