@@ -106,15 +106,19 @@ class PackedRecords(Generic[T]):
 
     def append(self, record: T) -> None:
         if self._n == len(self._buf):
-            grown = np.empty(2 * len(self._buf), object)
+            grown = np.empty(max(16, 2 * len(self._buf)), object)
             grown[: self._n] = self._buf
             self._buf = grown
         self._buf[self._n] = self._pack(record)
         self._n += 1
 
     def head(self, n: int) -> PackedRecords[T]:
-        """The first n records (shares the immutable rows: a copy of references, no record is re-made)."""
-        return PackedRecords(self._pack, self._unpack, self._buf[:n].copy())
+        """The first n records (shares the immutable rows: one copy of references, no record is
+        re-made; a compaction's snapshot takes one inside a commit)."""
+        out: PackedRecords[T] = PackedRecords(self._pack, self._unpack)
+        n = max(0, min(n, self._n))
+        out._buf, out._n = self._buf[:n].copy(), n
+        return out
 
 
 def packed_items(rows: Sequence[tuple] | None = None) -> PackedRecords[MemoryItem]:

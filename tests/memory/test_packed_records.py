@@ -37,6 +37,9 @@ def test_round_trip_is_exact():
     head = col.head(1)
     col.append(_item(3))
     assert len(head) == 1 and len(col) == 3  # a head is a copy: later appends do not reach it
+    empty = col.head(0)
+    empty.append(_item(4))  # a head grows on its own
+    assert len(empty) == 1 and empty[0] == _item(4) and len(col) == 3
     metas = packed_metas()
     metas.append(ItemMeta(("travel/hotels",), "task-1"))
     assert metas[0] == ItemMeta(("travel/hotels",), "task-1")
