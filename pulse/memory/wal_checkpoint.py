@@ -18,9 +18,10 @@ Sync modes (`SYNC_MODES`, the store's `sync` argument):
               at most `min_interval_s` after a commit, before its checkpoint. A commit that
               returned survives a crash or SIGKILL of the process at once (the log is in the
               operating system's cache; bench/memory_kill_harness.py); a power cut or kernel crash
-              loses at most the commits of the last `min_interval_s` + one fsync, never the file's
-              integrity (SQLite's WAL + NORMAL guarantee). `MemoryStore.sync_now()` makes every
-              commit so far durable before it returns, for a caller that needs that point.
+              loses at most the commits of the last `min_interval_s` plus the time of one fsync and
+              checkpoint of this thread, never the file's integrity (SQLite's WAL + NORMAL
+              guarantee). `MemoryStore.sync_now()` makes every commit so far durable before it
+              returns, for a caller that needs that point.
 """
 
 from __future__ import annotations
