@@ -79,6 +79,7 @@ from pulse.memory.graph import embed_text  # noqa: E402
 from pulse.memory.interface import WriteCandidate  # noqa: E402
 from pulse.memory.packed_records import pack_meta, packed_items, unpack_meta  # noqa: E402
 from pulse.memory.query_features import query_text  # noqa: E402
+from pulse.memory.wal_checkpoint import DEFAULT_SYNC, SYNC_MODES  # noqa: E402
 from pulse.utils.atomic import atomic_write_text  # noqa: E402
 
 USER, PROJ = "bench-user", "bench-proj"
@@ -340,7 +341,7 @@ def retrieval_lat(mem, queries, qvecs) -> list[float]:
     return lat
 
 
-SYNC = "background"  # the store's sync mode (--sync): pulse/memory/wal_checkpoint.py
+SYNC = DEFAULT_SYNC  # the store's sync mode (--sync): pulse/memory/wal_checkpoint.py
 
 
 def open_store(root: Path, emb):
@@ -571,9 +572,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--sync",
-        choices=("background", "commit"),
-        default="background",
-        help="the store's sync mode: background (default; fsync off the commit path) | commit",
+        choices=SYNC_MODES,
+        default=DEFAULT_SYNC,
+        help="the store's sync mode (pulse/memory/wal_checkpoint.py): background = fsync off the commit "
+        "path | commit = every COMMIT fsyncs",
     )
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "memory_scale.json"))
     a = ap.parse_args(argv)

@@ -306,7 +306,7 @@ class ScopeIndex:
             for name, v in self._index_keys(idx, item, meta, tids[0]).items():
                 col_vals[name].append(v)
         for name, vals in col_vals.items():
-            self.columns[name].append(_column(vals, name))
+            self.columns[name].append(vals)
         self.scores.add(texts, vectors)
         if self.vector_rows is not None:
             if self.vector_rows is not getattr(self.scores, "rows", None):
@@ -562,12 +562,6 @@ def _topic_words(name: str) -> frozenset[str]:
     return frozenset(graph.stem(w) for w in graph.words(name.rsplit("/", 1)[-1]))
 
 
-def _column(values: list, name: str) -> np.ndarray:
-    """One column's values for `GrowingArray.append` (object columns: one object per item)."""
-    dtype = _COLUMNS[name]
-    return np.fromiter(values, object, len(values)) if dtype is object else np.array(values, dtype)
-
-
 def _column_values(
     item: MemoryItem, meta: ItemMeta, topic_ids: tuple[int, ...], rowid: int, text: str
 ) -> dict[str, Any]:
@@ -792,7 +786,7 @@ def _build_steps(
             for name, v in ix._index_keys(idx, item, meta, tids[0], _collect).items():
                 cols[name].append(v)
         for name, vals in cols.items():
-            ix.columns[name].append(_column(vals, name))
+            ix.columns[name].append(vals)
         yield
     for members in (ix.entity_members, ix.slot_members, ix.task_members):
         yield
