@@ -25,6 +25,10 @@ VERBS: dict[str, tuple[str, str]] = {
         "pulse.cli.serve",
         "MCP gateway: upstream MCP tools with Pulse's memory and pre-commit gate",
     ),
+    "eval-reading": (
+        "pulse.cli.eval_reading",
+        "how well a reader reads people: per-field precision / recall on annotated statements",
+    ),
     "trace": ("pulse.cli.trace", "one self-contained HTML page of eval runs' episodes and decisions"),
 }
 

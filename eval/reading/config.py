@@ -1,0 +1,28 @@
+"""The typed config of `pulse eval-reading` (configs/eval_reading.yaml)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pulse.config.schema import knob
+from pulse.llm.endpoint import ChatConfig
+
+
+@dataclass(frozen=True)
+class EvalReadingConfig:
+    # the reader: offline (deterministic, no network) | llm (an OpenAI-compatible endpoint)
+    reader: Literal["offline", "llm"] = "offline"
+    # the annotated set ("" = eval/reading/data)
+    data_dir: str = ""
+    # domains of the annotated set ([] = all)
+    domains: list[str] = field(default_factory=list)
+    # statements of the annotated set to read (0 = all); a stable sample spread over the domains
+    limit: int = knob(0, ge=0)
+    # generated suites whose seed statements are scored too, at each of `seeds`
+    suites: list[str] = field(default_factory=lambda: ["independent_sim"])
+    seeds: list[int] = field(default_factory=lambda: [0, 1, 2])
+    # the llm reader's endpoint and sampling (temperature 0)
+    endpoint: ChatConfig = field(default_factory=ChatConfig)
+    # where the result JSON and table go ("" = print only)
+    out: str = ""

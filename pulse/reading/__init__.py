@@ -1,0 +1,32 @@
+"""Reading people: a person's natural statement in, facts bound to tool arguments out.
+
+    from pulse.reading import Schema, make_reader
+    schema = Schema.from_json_tools(tools)            # OpenAI / MCP / compact tool schemas
+    reader = make_reader("offline")                   # or "llm" with an EndpointConfig
+    facts = reader.read("Never refund to a gift card; my card is fine.", schema)
+
+One layer for Pulse and for every method's stand-in wherever the real system asks an LLM to read
+(extraction from sessions, linking text to tools and arguments): what differs between methods is
+what each stores, retrieves and delivers, never how well it reads. Back-ends: `offline`
+(deterministic, `offline.py`) and `llm` (any OpenAI-compatible endpoint, `llm.py`). Scored by
+`pulse eval-reading` on the annotated set in `eval/reading/data/`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pulse.reading.facts import ArgSpec, ReadFact, ReadingError, Schema
+from pulse.registry import Registry
+
+READERS: Registry[Any] = Registry(
+    "reader",
+    {"offline": "pulse.reading.offline:OfflineReader", "llm": "pulse.reading.llm:LLMReader"},
+)
+
+
+def make_reader(name: str = "offline", **kwargs: Any) -> Any:
+    return READERS.get(name)(**kwargs)
+
+
+__all__ = ["ArgSpec", "READERS", "ReadFact", "ReadingError", "Schema", "make_reader"]

@@ -1,0 +1,319 @@
+"""The linguistic half of reading: where a statement's clauses are, and for each clause who speaks
+of whom, what kind of statement it is, when it applies, and whether it withdraws, revises or negates.
+
+Everything here works on the words alone (no schema); `offline.py` binds the clauses to arguments.
+The cues are grammatical (subjects, modal and habitual verbs, subordinators, negators), not a
+benchmark's vocabulary.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# sentences end at . ! ? or a line break; ";" and ":" after an intro ("Update on the seat:") too
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+|;\s+")
+# clauses inside a sentence: a contrast or a new subject after "and"
+_CLAUSE = re.compile(
+    r"(?<![Aa]nything)(?<![Nn]othing)(?<![Aa]ll)(?<![Ee]verything),?\s+(?:but|whereas|while|although"
+    r"|though)\s+(?=\S)"
+    r"|,\s+and\s+(?=(?:i|we|my|he|she|they|[A-Z][a-z]+)\b)"
+    r"|\s+-\s+|\s+—\s+",
+)
+_RELATIONS = (
+    "colleague|coworker|co-worker|boss|manager|wife|husband|partner|friend|sister|brother|mom|mum|dad|"
+    "mother|father|son|daughter|kid|kids|assistant|teammate|client|girlfriend|boyfriend|roommate|"
+    "flatmate|supervisor|advisor|cofounder|co-founder|intern|lead|director|team lead|report|spouse"
+)
+_RELATION = re.compile(
+    rf"\b(?:my|our)\s+(?:\w+\s+)?(?P<rel>{_RELATIONS})(?:,)?(?:\s+(?P<name>(?:Dr\.?\s+)?[A-Z][a-z]+))?", re.I
+)
+_PERSON_VERB = (
+    r"(?:always|usually|really|also|only|never|normally|typically|often|generally|still)?\s*"
+    r"(?:prefers|likes|loves|wants|needs|hates|dislikes|insists|says|said|asked|asks|told|tells|"
+    r"uses|books|goes|gets|picks|orders|can't|cannot|won't|doesn't|does not|is|has|mentioned|"
+    r"would like|'d like|would rather|'s|will)\b"
+)
+_NAMED = re.compile(rf"\b(?P<name>(?:Dr\.?\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+{_PERSON_VERB}")
+_POSSESSIVE = re.compile(r"\b(?:for\s+)?(?P<name>(?:Dr\.?\s+)?[A-Z][a-z]+)'s\s+(?!own\b)(?P<what>\w+)")
+_THIRD = re.compile(r"^\s*(?:he|she|they)\b", re.I)
+_INTRO = re.compile(r"\b(?:I'm|I am|this is|it's)\s+(?P<name>(?:Dr\.?\s+)?[A-Z][a-z]+)\s*(?:[.,!]|here\b)")
+_TEAM = re.compile(
+    r"\b(?:the|our|my|their)?\s*(?P<team>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s+(?:team|department|group"
+    r"|dept|squad|org)\b",
+    re.I,
+)
+_DECISION = re.compile(
+    r"\b(?:we|the team|they|everyone|management|leadership)\s+(?:have\s+|has\s+)?(?:decided|agreed|settled"
+    r"|chose|chosen|voted|"
+    r"signed off|standardi[sz]ed|went with|are going with|will go with|'ll go with)\b"
+    r"|\b(?:decided|agreed|settled) (?:on|to|that)\b|\blet'?s\s+(?:go with|settle|stick with|standardi[sz]e"
+    r"|use|agree)\b|\bdecision\b|\bagreed\b|\bapproved\b"
+    r"|\bwe(?:'re| are)\s+(?:going with|standardi[sz]ing)\b|\bpolicy is\b|\bteam rule\b",
+    re.I,
+)
+_PROJECT = re.compile(
+    r"\b(?:for|in|on)\s+(?:the\s+)?(?:project\s+)?(?P<name>[A-Z][\w-]+(?:\s+[A-Z][\w-]+)?)(?:\s+project)?\b"
+    r"|\bproject\s+(?P<name2>[A-Z][\w-]+)"
+)
+_NOT_NAMES = frozenset(
+    "I I'm Im The A An For When If On In At By With Please And But Or So Just Also My Our We You It "
+    "This That These Those Every Each Any All No Not Never Always Usually Normally Generally Quick Note "
+    "Change Update Heads Context Same As Go Use Make Book Send Pay Ship Put Keep Let Let's Thanks Hi Hey "
+    "Ok Okay Oh Actually Remember From Going One Whenever Unless Monday Tuesday Wednesday Thursday "
+    "Friday Saturday Sunday January February March April May June July August September October "
+    "November December Visa Mastercard Amex Slack Zoom Teams Gmail Outlook Python Java Github GitHub "
+    "Friday's Don't Do Can Could Would Should Will Out Most Mostly Some Sometimes Often Honestly "
+    "Basically Also Plus Again Then Today Tomorrow Tonight Next Last Mr Mrs Ms Dr Email Emails".split()
+)
+
+_HABIT = re.compile(
+    r"\b(?:usually|normally|typically|generally|tend(?:s)? to|tended to|most of the time|more often than not|"
+    r"out of habit|by habit|habitually|end up|ended up|often|mostly|by default|as a rule of thumb|"
+    r"nine times out of ten|almost always|as usual|routinely|my usual)\b",
+    re.I,
+)
+_DESIRE = re.compile(
+    r"\b(?:prefer|prefers|preferred|like|likes|love|loves|want|wants|wish|need|needs|hate|hates|dislike|"
+    r"dislikes|avoid|can't stand|cannot stand|please|make sure|insist|always|never|should|must|"
+    r"i'd rather|i would rather|rather have|my (?:favou?rite|choice|pick|go-to|preference)|"
+    r"standing (?:choice|order|rule|preference)|is my (?:pick|choice|preference|go-to|favou?rite)|"
+    r"go for|go with|stick (?:to|with)|remember that|keep in mind|note for the future|from now on|"
+    r"going forward|from here on|in future|in the future|for the future|every time|each time"
+    r"|by default, use)\b",
+    re.I,
+)
+_ATTRIBUTE = re.compile(
+    r"\b(?:i'm|i am|i've been|i have been)\s+(?:a\s+|an\s+)?(?:strict\s+|fully\s+|now\s+|also\s+)?"
+    r"(?!(?:going|trying|looking|thinking|not sure|planning|travell?ing|flying|booking|happy|fine|ok|okay|"
+    r"done|off|back|here|on|in|at|about|just|still|sure|glad|writing|working|using|getting|moving|\w+ing\b))"
+    r"(?P<what>[a-z][\w-]*)"
+    r"|\bi (?:don't|do not|can't|cannot|never) (?:eat|drink|do)\b|\ballergic\b|\bintoleran|\bi have (?:a"
+    r"|an)\s+\w+",
+    re.I,
+)
+_ONE_OFF = re.compile(
+    r"\b(?:this time|this once|just once|for this (?:one|task|request|order|trip|booking|project step|"
+    r"time|run|week|delivery|flight|meeting|email|message|purchase|return|pr|job|call|draft|paper|"
+    r"submission|refund|shipment|ride|stay|reservation|expense|claim|report|event)|"
+    r"for now|just for now|only today|today only|right now|for today|temporarily|on this occasion|"
+    r"this particular|for the current|in this case|for this specific|just this|only this)\b",
+    re.I,
+)
+_LASTING = re.compile(
+    r"\b(?:always|never|from now on|going forward|from here on|in future|in the future|for the future|"
+    r"every time|each time|whenever|as a rule|in general|generally|remember|keep in mind|standing|"
+    r"by default|usually|normally|typically|for good|permanently|all my|any time|anytime)\b",
+    re.I,
+)
+_WITHDRAW = re.compile(
+    r"\b(?:no longer|not any ?more|don't .{0,40}any ?more|do not .{0,40}any ?more|stop(?:ped)? "
+    r"(?:booking|using|sending|ordering|choosing|picking|doing|getting|putting|asking for)|"
+    r"forget (?:about |that |what i said about )?|scratch (?:that|my)|drop (?:my|the) (?:preference|rule)|"
+    r"(?:cancel|remove|delete|clear|withdraw|retract|ignore) (?:my|the|that) (?:preference|rule|note"
+    r"|setting)|"
+    r"not (?:a thing|true|the case) any ?more|done with|over (?:it|that) now|i've moved (?:on|away) from|"
+    r"moved away from|gave up|given up|quit)\b",
+    re.I,
+)
+_REVISION = re.compile(
+    r"\b(?:instead of|rather than|switched (?:from|over)|switching (?:from|over)|changed (?:my mind|from)|"
+    r"moved (?:from|to|over)|move (?:from|to)|changing to|now (?:prefer|want|like|go|use|it's|it is)|"
+    r"from now on|from here on|going forward|no longer|not .{0,30} any ?more|update|updated|change of plan|"
+    r"these days|nowadays|actually|replac(?:e|ed|ing))\b",
+    re.I,
+)
+_OLD_VALUE = re.compile(
+    r"\b(?:instead of|rather than|switched from|switching from|changed from|moved from|move from|"
+    r"away from|(?:prefer|like|want|choose|pick) \S+(?: \S+)? over|replacing|replaced)\s+"
+    r"(?P<old>.+?)(?=\s+(?:to|for|with|now|these)\b|[,.;!?]|$)",
+    re.I,
+)
+_NEGATION = re.compile(
+    r"\b(?:never|don't|do not|doesn't|does not|didn't|won't|will not|can't stand|cannot stand|no|not|"
+    r"avoid|avoids|hate|hates|dislike|dislikes|anything but|anything except|anything other than|rather not|"
+    r"without|nothing but|except|skip|keep away from|steer clear of|stay away from|not a fan of|"
+    r"no more|none of)\b",
+    re.I,
+)
+_HEDGE = re.compile(
+    r"\b(?:i wonder|wondering|maybe|perhaps|might|not sure|unsure|thinking about|considering|"
+    r"what if|would it be|is it worth|should i|do you think|curious|haven't decided|undecided|"
+    r"could be|i guess)\b",
+    re.I,
+)
+_QUESTION_OK = re.compile(
+    r"\b(?:always|from now on|remember|going forward|every time|can you|could you|would you)\b", re.I
+)
+# a condition: a subordinate phrase saying where a value applies. Leading: up to a comma, or up to
+# the main clause's subject or verb when there is no comma ("On flights over six hours I want ...").
+_SUBORDINATOR = (
+    r"(?:when(?:ever)?|if|unless|on|for|during|while|in case|any ?time|every time|each time|over|above|"
+    r"under|below|before|after|outside|within|with|at|in|only when|only if|only for|only on|as long as|"
+    r"provided|except when|except for|except on)"
+)
+_COND_LEAD = re.compile(
+    r"^(?:(?:but|and|also|oh|ok|okay|so|though|however|actually)[,]?\s+)?"
+    rf"(?P<cond>{_SUBORDINATOR}\b[^,:;]{{2,80}}?)"
+    r"(?:\s*[,:]\s+|\s+(?=(?:i|we|please|always|never|make|book|use|my|go|put|send|pay|get|pick|choose|"
+    r"keep|set|the [a-z]+ (?:should|must|has to|is))\b))(?P<rest>.+)$",
+    re.I,
+)
+# trailing: a subordinator after the value ("... business class on flights over six hours")
+_TRAIL_SUBORDINATOR = (
+    r"(?:when(?:ever)?|if|unless|on|for|during|while|in case|any ?time|every time|each time|over|above|"
+    r"under|below|before|after|outside|within|at|in|only when|only if|only for|only on|as long as|"
+    r"provided|except when|except for|except on)"
+)
+COND_TRAIL = re.compile(rf"\b(?P<cond>{_TRAIL_SUBORDINATOR}\b[^,;.!?]{{2,90}})", re.I)
+# condition phrases that are not conditions: scope of the statement itself, a one-off, the future
+_NOT_COND = re.compile(
+    r"^(?:for|on|in|at|with)\s+(?:me|now|good|the future|future|all|everything|sure|example|instance|a while|"
+    r"this(?:\s|$)|these|that|now on|here on|ever|short|real|myself|us|the record|reference|what it's worth|"
+    r"my (?:own )?(?:bookings?|orders?|stuff|account|things|part|trips?)|years|ages|a change|once"
+    r"|the most part|"
+    r"the rest|the time being|then on|(?:a|the) (?:long|short) (?:run|term)|(?:my|our) (?:usual|default))\b"
+    r"|^(?:in|at|with|on)\s+(?:general|all|any case|full|total|advance|person|mind|a rush|future|order|time|"
+    r"the end|the meantime|particular)\b"
+    r"|^(?:at|in|on)\s+(?:least|most|first|last|once|best)\b|^(?:over|instead|rather)\s+(?:the|a|an|my"
+    r"|any)?\s*\w+$",
+    re.I,
+)
+
+
+@dataclass
+class Clause:
+    text: str  # the clause, condition removed
+    sentence: str  # the whole sentence (the quote)
+    holder: str = "user"
+    kind: str = "preference"
+    lasting: bool = True
+    condition: str = ""
+    withdraws: bool = False
+    revising: bool = False
+    negated_spans: list[tuple[int, int]] = field(
+        default_factory=list
+    )  # char spans of the clause under a negator
+    old_values_text: str = ""  # text naming what is replaced ("rather than X")
+    statement: bool = True  # False: a question, a hedge or a reference to memory
+
+
+def split_sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text or "") if s and s.strip()]
+
+
+def split_clauses(sentence: str) -> list[str]:
+    parts = [p.strip(" ,") for p in _CLAUSE.split(sentence) if p and p.strip(" ,")]
+    return parts or [sentence]
+
+
+def speaker_name(text: str) -> str:
+    """A self-introduction ("I'm Priya." / "This is Tomasz,"): the speaker is that person."""
+    m = _INTRO.search(text or "")
+    if m and m.group("name").split()[0] not in _NOT_NAMES:
+        return m.group("name")
+    return ""
+
+
+def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
+    """Whose preference or decision the clause states."""
+    rel = _RELATION.search(clause)
+    if rel:
+        return f"person:{rel.group('name') or rel.group('rel').lower()}"
+    team = _TEAM.search(clause)
+    if team and not re.match(r"(?:the|our|my|a|an)$", team.group("team").strip(), re.I):
+        name = re.sub(r"^(?:the|our|my|their)\s+", "", team.group("team").strip(), flags=re.I).lower()
+        if name and name not in ("whole", "entire", "same"):
+            return f"team:{name}"
+    for m in _NAMED.finditer(clause):
+        name = m.group("name")
+        if name.split()[0] not in _NOT_NAMES and not _is_sentence_verb(name):
+            return f"person:{name}"
+    pos = _POSSESSIVE.search(clause)
+    if pos and pos.group("name") not in _NOT_NAMES:
+        return f"person:{pos.group('name')}"
+    if _THIRD.search(clause):
+        return "person:"
+    if _DECISION.search(clause):
+        return f"project:{project_name(clause) or project}"
+    return speaker
+
+
+def _is_sentence_verb(name: str) -> bool:
+    return name.lower() in ("i", "we")
+
+
+def project_name(text: str) -> str:
+    for m in _PROJECT.finditer(text):
+        name = m.group("name") or m.group("name2") or ""
+        if name and name.split()[0] not in _NOT_NAMES:
+            return name
+    return ""
+
+
+def find_condition(clause: str) -> tuple[str, str]:
+    """(condition span, the clause without it); ("", clause) when the clause holds everywhere."""
+    m = _COND_LEAD.match(clause.strip())
+    if m and not is_not_condition(m.group("cond")):
+        return m.group("cond").strip().rstrip(".!?"), m.group("rest").strip()
+    return "", clause
+
+
+def is_not_condition(phrase: str) -> bool:
+    return bool(_NOT_COND.match(phrase.strip()))
+
+
+def negated_spans(text: str) -> list[tuple[int, int]]:
+    """Spans governed by a negator: from the negator to the next clause break ("never to a gift
+    card"; "anything but economy")."""
+    out = []
+    for m in _NEGATION.finditer(text):
+        if re.match(r"no longer|not any ?more", text[m.start() :], re.I):
+            continue
+        end = len(text)
+        brk = re.search(r"[,;.!?]|\s(?:but|and then|instead|rather)\s", text[m.end() :])
+        if brk:
+            end = m.end() + brk.start()
+        out.append((m.start(), end))
+    return out
+
+
+def analyse(sentence: str, clause: str, speaker: str = "user", project: str = "") -> Clause:
+    condition, rest = find_condition(clause)
+    holder = holder_of(clause, speaker, project)
+    low = clause.lower()
+    statement = True
+    if sentence.rstrip().endswith("?") and not _QUESTION_OK.search(sentence):
+        statement = False
+    if _HEDGE.search(clause) and not _DESIRE.search(re.sub(_HEDGE, "", clause)):
+        statement = False
+    if _DECISION.search(clause) and holder.split(":")[0] in ("project", "team"):
+        kind = "decision"
+    elif _HABIT.search(clause) and not _DESIRE.search(clause):
+        kind = "habit"
+    elif _ATTRIBUTE.search(clause) and not _DESIRE.search(clause):
+        kind = "attribute"
+    else:
+        kind = "preference"
+    one_off = bool(_ONE_OFF.search(clause)) and not re.search(r"\bfrom now on\b|\bgoing forward\b", low)
+    if one_off and kind in ("preference",):
+        kind = "requirement"
+    withdraws = bool(_WITHDRAW.search(clause))
+    old = _OLD_VALUE.search(clause)
+    return Clause(
+        text=rest,
+        sentence=sentence,
+        holder=holder,
+        kind=kind,
+        lasting=not one_off,
+        condition=condition,
+        withdraws=withdraws,
+        revising=bool(_REVISION.search(clause)),
+        negated_spans=negated_spans(clause),
+        old_values_text=old.group("old") if old else "",
+        statement=statement,
+    )
+
+
+def has_lasting_cue(text: str) -> bool:
+    return bool(_LASTING.search(text))

@@ -1,0 +1,478 @@
+"""The offline reader: deterministic, no network, paraphrase-aware.
+
+A statement is split into sentences and clauses (`clauses.py`: holder, kind, condition, one-off,
+withdrawal, revision, negation). Each clause is bound to the schema's value space:
+
+- an enumerated argument's value is found in the clause's words exactly (stem-folded), or by
+  meaning: every 1-3-word span of the clause's content words is compared with every value's words
+  and every argument's name + description through static MiniLM word vectors (`lexicon.py`); a
+  value is taken when its best span is close enough, clearly ahead of the argument's other values,
+  and either the clause speaks of the argument or the match is strong on its own;
+- a typed argument (number, date, e-mail, domain) is found by its form (`pulse.core.values`), bound
+  to the argument of that kind the clause names (or the only one the schema has);
+- a clause yields facts only when it states something (a wish, a habit, an attribute, a decision, an
+  instruction, a one-off request): questions, hedges and references to memory ("use my usual seat")
+  yield none.
+
+Knobs (`OfflineReader(...)`): `min_similarity`, `margin`, `strong_similarity`, `arg_similarity`.
+Their defaults were set on the generated suites' seed statements, never on `eval/reading/data`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from pulse.core.values import canonical, find_typed
+from pulse.reading.clauses import (
+    COND_TRAIL,
+    Clause,
+    analyse,
+    is_not_condition,
+    speaker_name,
+    split_clauses,
+    split_sentences,
+)
+from pulse.reading.facts import ReadFact, Schema
+from pulse.reading.lexicon import STOPWORDS, StaticLexicon, content_words, shared_lexicon
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_IMPERATIVE = re.compile(
+    r"^(?:(?:please|just|and|also|oh|so|ok|okay|then)[,]?\s+)*(?:book|use|send|make|pay|ship|put|get|choose"
+    r"|pick|"
+    r"go|set|refund|order|keep|reserve|schedule|format|write|cite|deliver|give|add|include|stick|switch|move|"
+    r"file|charge|bill|route|mark|label|save|default|select|opt|do|let|have|arrange|sign|reply|address|"
+    r"submit|plot|render|export|run|merge|deploy|push|return|reimburse|tag|assign|apply|turn|leave)\b",
+    re.I,
+)
+_CUE = re.compile(
+    r"\b(?:prefer|like|love|want|wish|need|hate|dislike|avoid|please|always|never|should|must|rather|"
+    r"favou?rite|choice|pick|go-to|preference|standing|go for|go with|stick|remember|keep in mind|note|"
+    r"from now on|going forward|from here on|future|every time|each time|default|usually|normally|"
+    r"typically|tend|habit|end up|often|mostly|i'm|i am|don't|do not|can't|cannot|allergic|"
+    r"decided|agreed|settled|decision|let's|lets|approved|this time|for this|just|only|instead|switched|"
+    r"moved|changed|no longer|any ?more|is what|should be|has to be|needs to be|works best|suits me|"
+    r"is fine|is best|is better|make it|make sure|set it|put it|use|book|send|pay|ship|get|choose|"
+    r"refund|order|insist|requires?|go|generally|in general|as always|same as|stands|my)\b|:",
+    re.I,
+)
+_MEMORY_REFERENCE = re.compile(
+    r"\b(?:my usual|the usual|as usual|same as (?:always|before|last time|usual)|as always|as i normally|"
+    r"as i usually|like last time|what i (?:always|usually|normally) (?:have|get|use)|"
+    r"my (?:normal|regular|standard|default)(?:\s+\w+)?$)\b",
+    re.I,
+)
+
+
+def _stem(w: str) -> str:
+    for suf in ("ies", "es", "s"):
+        if len(w) > len(suf) + 2 and w.endswith(suf):
+            return w[: -len(suf)] + ("y" if suf == "ies" else "")
+    return w
+
+
+@dataclass
+class _Token:
+    word: str
+    start: int
+    end: int
+
+
+def _tokens(text: str) -> list[_Token]:
+    low = text.lower().replace("_", " ")
+    return [_Token(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(low)]
+
+
+@dataclass
+class _ValueSpace:
+    """A schema's enumerated values and argument names as vectors (built once per schema)."""
+
+    pairs: list[tuple[str, str]]  # (argument, value)
+    words: list[tuple[str, ...]]  # stem-folded words of each value
+    vectors: np.ndarray  # one row per pair
+    args: list[str]
+    arg_vectors: np.ndarray  # argument name (+ description head) per arg
+    arg_words: dict[str, tuple[tuple[str, ...], ...]]  # exact names of each argument
+
+
+# words of argument names that say nothing about which argument it is
+_GENERIC_ARG_WORDS = frozenset(
+    "kind type style level mode option options setting settings choice value name id format method"
+    " preference "
+    "spot slot class size number count amount rate plan time".split()
+)
+
+
+def _arg_phrases(name: str, description: str) -> list[str]:
+    head = re.sub(r"\(.*?\)", "", description.lower())
+    head_words = [w for w in content_words(head) if len(w) > 2][:3]
+    out = [" ".join(content_words(name)) or name.replace("_", " ")]
+    if head_words:
+        out.append(" ".join(head_words))
+    return out
+
+
+@dataclass
+class OfflineReader:
+    """See the module docstring."""
+
+    min_similarity: float = 0.45  # a value's best span, when the clause speaks of its argument
+    margin: float = 0.08  # ahead of the argument's next value by at least this
+    strong_similarity: float = 0.85  # enough without the argument named ...
+    strong_margin: float = 0.10  # ... when this far ahead
+    arg_similarity: float = 0.55  # the clause speaks of the argument (name or description head)
+    lexicon: StaticLexicon | None = None
+    name: str = "offline"
+    _spaces: dict[str, _ValueSpace] = field(default_factory=dict, repr=False)
+
+    @property
+    def reader_id(self) -> str:
+        return (
+            f"offline:v1:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
+            f"{self.arg_similarity}"
+        )
+
+    def _lex(self) -> StaticLexicon:
+        if self.lexicon is None:
+            self.lexicon = shared_lexicon()
+        return self.lexicon
+
+    def _space(self, schema: Schema) -> _ValueSpace:
+        key = schema.fingerprint
+        space = self._spaces.get(key)
+        if space is not None:
+            return space
+        lex = self._lex()
+        pairs, words, vecs = [], [], []
+        for arg in schema.by_name:
+            own = {_stem(w) for w in content_words(arg)}
+            for v in schema.values(arg):
+                raw = tuple(_TOKEN.findall(v.lower().replace("_", " ").replace("-", " ")))
+                # a value's meaning without its argument's own words ("any_seat" of `seat` -> "any")
+                meant = (
+                    tuple(w for w in content_words(v) if _stem(w) not in own)
+                    or tuple(w for w in raw if _stem(w) not in own)
+                    or raw
+                )
+                pairs.append((arg, v))
+                words.append(tuple(_stem(x) for x in raw))
+                vecs.append(lex.phrase(meant))
+        args = list(schema.by_name)
+        arg_vecs, arg_words = [], {}
+        for arg in args:
+            spec = schema.by_name[arg][0]
+            phrases = _arg_phrases(arg, spec.description)
+            arg_vecs.append(lex.phrase(tuple(content_words(" ".join(phrases)))))
+            # the argument's name, its description's head, and each distinctive word of its name
+            # ("reminder_rhythm" is spoken of as "the reminders")
+            singles = tuple(
+                (_stem(w),) for w in content_words(arg) if w not in _GENERIC_ARG_WORDS and len(w) > 2
+            )
+            arg_words[arg] = tuple(
+                dict.fromkeys((*(tuple(_stem(x) for x in p.split()) for p in phrases if p), *singles))
+            )
+        space = _ValueSpace(
+            pairs,
+            words,
+            np.array(vecs, np.float32).reshape(len(pairs), lex.dim),
+            args,
+            np.array(arg_vecs, np.float32).reshape(len(args), lex.dim),
+            arg_words,
+        )
+        self._spaces[key] = space
+        return space
+
+    # -- reading ------------------------------------------------------------------------------------
+    def read(self, text: str, schema: Schema, speaker: str = "user", project: str = "") -> list[ReadFact]:
+        """Facts `text` states about `schema`'s arguments (see the module docstring)."""
+        speaker = f"person:{speaker_name(text)}" if speaker_name(text) else speaker
+        facts: list[ReadFact] = []
+        withdrawn: dict[str, str] = {}
+        # arguments an earlier clause of the statement spoke of ("No longer the lunch hour; from
+        # here on it is after dinner": the second clause is about the same argument)
+        context: set[str] = set()
+        for sentence in split_sentences(text):
+            context |= self._named_args(sentence, schema)
+            for part in split_clauses(sentence):
+                clause = analyse(sentence, part, speaker, project)
+                if not clause.statement or not (_CUE.search(part) or _IMPERATIVE.match(clause.text)):
+                    continue
+                for fact in self._bind(part, clause, schema, frozenset(context)):
+                    context.add(fact.argument)
+                    if fact.withdraws:
+                        withdrawn[fact.argument] = fact.value
+                    facts.append(fact)
+        # "I no longer want X; from here on it is Y": Y revises X
+        out = []
+        for f in facts:
+            if (
+                not f.withdraws
+                and not f.revises
+                and f.argument in withdrawn
+                and withdrawn[f.argument] != f.value
+            ):
+                f = _replace(f, revises=withdrawn[f.argument])
+            out.append(f)
+        return _dedupe(out)
+
+    def read_many(self, texts: list[str], schema: Schema, **kw: Any) -> list[list[ReadFact]]:
+        return [self.read(t, schema, **kw) for t in texts]
+
+    def _bind(
+        self, part: str, clause: Clause, schema: Schema, context: frozenset[str] = frozenset()
+    ) -> list[ReadFact]:
+        space = self._space(schema)
+        toks = _tokens(part)
+        found: list[tuple[str, str, int, int, float]] = []  # arg, value, start, end, score
+        found.extend(self._typed(part, toks, schema))
+        if space.pairs and toks:
+            found.extend(self._enumerated(part, toks, space, schema, context))
+        if not found:
+            return []
+        if _MEMORY_REFERENCE.search(part) and all(s < 1.0 for *_, s in found):
+            return []  # "use my usual seat": a reference to memory, nothing stated
+        cond = clause.condition
+        old_span = _span_of(part, clause.old_values_text)
+        facts = []
+        olds: dict[str, str] = {}
+        for arg, value, start, _end, score in found:
+            if old_span and old_span[0] <= start < old_span[1] and not clause.withdraws:
+                olds[arg] = value  # "rather than X": X is what is replaced, not a new fact
+                continue
+            if cond and cond.lower() in part.lower():
+                c0 = part.lower().index(cond.lower())
+                if c0 <= start < c0 + len(cond):
+                    cond = ""  # the "condition" was the value's own phrase ("on my Visa")
+            negated = any(a <= start < b for a, b in clause.negated_spans)
+            facts.append(
+                ReadFact(
+                    argument=arg,
+                    value=value,
+                    tool=self._tool(arg, part, schema),
+                    polarity="avoid" if negated and not clause.withdraws else "prefer",
+                    holder=clause.holder
+                    if clause.kind != "decision" or clause.holder != "user"
+                    else "project:",
+                    kind=clause.kind,
+                    condition="",
+                    lasting=clause.lasting,
+                    withdraws=clause.withdraws,
+                    quote=clause.sentence,
+                    confidence=round(min(1.0, score), 3),
+                )
+            )
+        if not cond and facts:
+            cond = _trailing_condition(part, max(end for _, _, _, end, _ in found))
+        if cond and (_scope_only(cond, space, self._lex()) or _names_value(cond, found, part)):
+            cond = ""
+        return [
+            _replace(
+                f, condition=cond, revises=olds.get(f.argument, "") if olds.get(f.argument) != f.value else ""
+            )
+            for f in facts
+        ]
+
+    def _named_args(self, sentence: str, schema: Schema) -> set[str]:
+        space = self._space(schema)
+        stems = [_stem(t.word) for t in _tokens(sentence)]
+        return {a for a in space.args if any(_has_words(stems, w) for w in space.arg_words[a])}
+
+    def _typed(self, part: str, toks: list[_Token], schema: Schema) -> list[tuple[str, str, int, int, float]]:
+        out = []
+        low = part.lower()
+        by_kind: dict[str, list[str]] = {}
+        for arg in schema.by_name:
+            k = schema.kind(arg)
+            if k in ("number", "date", "email", "domain"):
+                by_kind.setdefault(k, []).append(arg)
+        for kind, args in by_kind.items():
+            for pos, value in find_typed(kind, part):
+                named = [a for a in args if _named_near(low, pos, a, schema)]
+                if len(named) == 1:
+                    arg = named[0]
+                elif len(args) == 1 and kind != "number":
+                    arg = args[0]
+                else:
+                    continue
+                out.append((arg, canonical(kind, value), pos, pos + len(value), 1.0))
+        return out
+
+    def _enumerated(
+        self,
+        part: str,
+        toks: list[_Token],
+        space: _ValueSpace,
+        schema: Schema,
+        context: frozenset[str] = frozenset(),
+    ) -> list[tuple[str, str, int, int, float]]:
+        stems = [_stem(t.word) for t in toks]
+        # exact occurrences of a value's words
+        exact: dict[int, tuple[int, int]] = {}
+        for i, vw in enumerate(space.words):
+            n = len(vw)
+            if not n:
+                continue
+            for j in range(len(stems) - n + 1):
+                if tuple(stems[j : j + n]) == vw:
+                    exact[i] = (toks[j].start, toks[j + n - 1].end)
+        # spans of content words for meaning
+        content = [k for k, t in enumerate(toks) if t.word not in STOPWORDS and not t.word.isdigit()]
+        spans: list[tuple[int, int]] = []
+        for a in range(len(content)):
+            for b in range(a, min(a + 3, len(content))):
+                if content[b] - content[a] <= 3:
+                    spans.append((content[a], content[b]))
+        lex = self._lex()
+        if spans:
+            span_vecs = np.stack(
+                [lex.phrase(tuple(toks[k].word for k in content if a <= k <= b)) for a, b in spans]
+            )
+            arg_sims = span_vecs @ space.arg_vectors.T  # spans × args
+        else:
+            span_vecs = np.zeros((0, lex.dim), np.float32)
+            arg_sims = np.zeros((0, len(space.args)), np.float32)
+        arg_mention = {
+            a: (float(arg_sims[:, i].max()) if len(spans) else 0.0)
+            + (1.0 if any(_has_words(stems, w) for w in space.arg_words[a]) or a in context else 0.0)
+            for i, a in enumerate(space.args)
+        }
+        owners: dict[str, int] = {}
+        for _, v in space.pairs:
+            owners[v] = owners.get(v, 0) + 1
+        candidates: list[tuple[float, str, str, int, int]] = []
+        for arg in space.args:
+            idx = [i for i, (a, _) in enumerate(space.pairs) if a == arg]
+            best: list[tuple[float, int, int, int]] = []  # score, pair index, start, end
+            own = {w for n in space.arg_words[arg] for w in n}
+            # a span's meaning without the argument's own words ("a seat by the corridor" -> "corridor")
+            usable, arg_span_vecs = [], []
+            for k, (a, b) in enumerate(spans):
+                kept = tuple(toks[t].word for t in content if a <= t <= b and stems[t] not in own)
+                if kept:  # a span of the argument's own words alone never names a value
+                    usable.append(k)
+                    arg_span_vecs.append(span_vecs[k])
+            arg_sims_v = np.stack(arg_span_vecs) @ space.vectors[idx].T if usable else None
+            for col, i in enumerate(idx):
+                if i in exact:
+                    shared = owners[space.pairs[i][1]] > 1
+                    score = 1.0 if not shared or arg_mention[arg] >= self.arg_similarity else 0.5
+                    best.append((score, i, *exact[i]))
+                elif arg_sims_v is not None:
+                    r = int(np.argmax(arg_sims_v[:, col]))
+                    a, b = spans[usable[r]]
+                    best.append((float(arg_sims_v[r, col]), i, toks[a].start, toks[b].end))
+            if not best:
+                continue
+            best.sort(reverse=True)
+            exact_hits = [b for b in best if b[0] >= 1.0]
+            if exact_hits:  # every value the clause names in the schema's own words
+                for score, i, s, e in exact_hits:
+                    candidates.append(
+                        (score + 0.1 * min(arg_mention[arg], 1.0), arg, space.pairs[i][1], s, e)
+                    )
+                continue
+            top = best[0]
+            second = best[1][0] if len(best) > 1 else 0.0
+            lead = top[0] - second
+            named = arg_mention[arg] >= self.arg_similarity
+            if (named and top[0] >= self.min_similarity and lead >= self.margin) or (
+                top[0] >= self.strong_similarity and lead >= self.strong_margin
+            ):
+                candidates.append(
+                    (top[0] + 0.1 * min(arg_mention[arg], 1.0), arg, space.pairs[top[1]][1], top[2], top[3])
+                )
+        # one phrase states one argument's value: the best-scoring claim on a span wins
+        candidates.sort(reverse=True)
+        taken: list[tuple[int, int]] = []
+        out = []
+        for score, arg, value, s, e in candidates:
+            if any(s < te and ts < e for ts, te in taken):
+                continue
+            taken.append((s, e))
+            out.append((arg, value, s, e, score))
+        return out
+
+    def _tool(self, arg: str, part: str, schema: Schema) -> str:
+        owner = schema.owner(arg)
+        if owner:
+            return owner
+        tools = sorted({a.tool for a in schema.by_name.get(arg, ())})
+        low = set(_stem(w) for w in content_words(part))
+        hits = [t for t in tools if set(_stem(w) for w in content_words(t)) & low]
+        return hits[0] if len(hits) == 1 else ""
+
+
+def _has_words(stems: list[str], words: tuple[str, ...]) -> bool:
+    n = len(words)
+    return bool(n) and any(tuple(stems[j : j + n]) == words for j in range(len(stems) - n + 1))
+
+
+def _named_near(low: str, pos: int, arg: str, schema: Schema) -> bool:
+    before = low[max(0, pos - 60) : pos]
+    after = low[pos : pos + 40]
+    spec = schema.by_name[arg][0]
+    names = [arg.replace("_", " "), *content_words(arg)]
+    names += [w for w in content_words(re.sub(r"\(.*?\)", "", spec.description.lower()))[:2] if len(w) > 3]
+    return any(n and (n in before or n in after) for n in names)
+
+
+def _trailing_condition(part: str, after: int) -> str:
+    m = COND_TRAIL.search(part, after)
+    if m is None or is_not_condition(m.group("cond")):
+        return ""
+    return m.group("cond").strip()
+
+
+def _names_value(cond: str, found: list[tuple[str, str, int, int, float]], part: str) -> bool:
+    """The phrase holds a bound value's own words ("on my Visa"): it is the value, not a condition."""
+    c0 = part.lower().find(cond.lower())
+    return c0 >= 0 and any(c0 <= s < c0 + len(cond) for _, _, s, _, _ in found)
+
+
+def _span_of(text: str, sub: str) -> tuple[int, int] | None:
+    if not sub:
+        return None
+    i = text.lower().find(sub.lower())
+    return (i, i + len(sub)) if i >= 0 else None
+
+
+_GENERIC = frozenset(
+    "handle handling deal dealing come comes coming book booking bookings choose choosing pick picking sort"
+    " set "
+    "setting do doing arrange arranging it's about regarding concerned concerns matter question part".split()
+)
+
+
+def _scope_only(cond: str, space: _ValueSpace, lex: StaticLexicon) -> bool:
+    """ "For email, ...", "When you handle the seat, ...", "when it comes to the seat": the phrase
+    names a tool or an argument, not a situation."""
+    words = [w for w in content_words(re.sub(r"^\w+\s+", "", cond)) if w not in _GENERIC]
+    if not words:
+        return True
+    names = {w for n in space.arg_words.values() for p in n for w in p}
+    if {_stem(w) for w in words} <= names:
+        return True
+    if len(words) > 3:
+        return False
+    return bool(len(space.args)) and float((space.arg_vectors @ lex.phrase(tuple(words))).max()) >= 0.6
+
+
+def _replace(f: ReadFact, **kw: Any) -> ReadFact:
+    from dataclasses import replace
+
+    return replace(f, **kw)
+
+
+def _dedupe(facts: list[ReadFact]) -> list[ReadFact]:
+    seen: dict[tuple, ReadFact] = {}
+    for f in facts:
+        key = (f.argument, f.value, f.polarity, f.holder, f.condition.lower(), f.withdraws)
+        if key not in seen:
+            seen[key] = f
+    return list(seen.values())
+
+
+__all__ = ["OfflineReader"]
