@@ -53,6 +53,16 @@ class BenchmarkConfig:
 
 
 @dataclass(frozen=True)
+class ReaderConfig:
+    """The reading layer of a run (pulse/reading/): how memory reads what people say, the same for
+    every method that reads (like for like)."""
+
+    # offline: the deterministic reader (paraphrases, holders, habits, conditions, one-offs) |
+    # rule: no reading layer, the cue rules of pulse/memory/extraction.py alone (the earlier behaviour)
+    name: Literal["offline", "rule"] = "offline"
+
+
+@dataclass(frozen=True)
 class EmbedderConfig:
     """The embedder of every memory store in a run (the same for every method: like for like)."""
 
@@ -128,6 +138,7 @@ class EvalConfig:
     policy: PolicyBackendConfig = field(default_factory=PolicyBackendConfig)
     base_policy: PolicyBackendConfig = field(default_factory=PolicyBackendConfig)
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
+    reader: ReaderConfig = field(default_factory=ReaderConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
     resume: bool = True
     retry_failed: bool = False

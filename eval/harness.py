@@ -43,6 +43,7 @@ from eval.provenance import config_hash, policy_provenance
 from eval.registry import AGENTS, BENCHMARKS, METHODS
 from eval.suites.schema import SimTask
 from pulse.agent.runtime import AgentStats
+from pulse.reading import make_reader
 from pulse.trace.record import traced  # PULSE_TRACE=1: a `trace` field per row (pulse trace)
 from pulse.utils.atomic import atomic_write_text
 from pulse.utils.manifest import write_manifest
@@ -307,6 +308,10 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
         )
     # the run's embedder, shared by every chain that needs memory
     embedder = build_embedder(cfg.embedder) if method.uses_memory and todo else None
+    # the run's reader (pulse/reading/), shared like the embedder; None: the cue rules alone
+    reader = (
+        make_reader(cfg.reader.name) if method.uses_memory and todo and cfg.reader.name != "rule" else None
+    )
     write_lock = threading.Lock()
 
     def run_chain(user: str, tasks: list) -> None:
@@ -324,6 +329,7 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
                     root,
                     embedder,
                     tuple(tools),
+                    reader=reader,
                 )
             )
         env = bench.open_env(user, cfg.benchmark.transport)

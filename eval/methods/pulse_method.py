@@ -28,7 +28,7 @@ from pulse.agent.speculation import call_specs_from
 from pulse.core.statements import vocab_from_params
 
 
-def write_seed_history(memory, history, user_id: str, vocab, scope_facts: bool = True) -> int:
+def write_seed_history(memory, history, user_id: str, vocab, scope_facts: bool = True, reading=None) -> int:
     """Replay each past session as one conversation through Pulse's run-time write path: user turns
     read by the listener (`read_statement`, the tools' vocabulary), tool receipts as `tool_result`
     events; the same candidate extraction, source validation, merge and supersession as at task end
@@ -64,7 +64,13 @@ def write_seed_history(memory, history, user_id: str, vocab, scope_facts: bool =
                 )
         committed += len(
             commit_events(
-                memory, events, user_id, session.project_id, f"seed-{user_id}-{i}", scope_facts=scope_facts
+                memory,
+                events,
+                user_id,
+                session.project_id,
+                f"seed-{user_id}-{i}",
+                scope_facts=scope_facts,
+                read=reading.read if reading is not None else None,
             )
         )
     return committed
@@ -97,6 +103,7 @@ class PulseMethod:
     retrieve_k: int = 6
     precheck: bool = True
     uses_memory: bool = True
+    reader: Any = None  # the run's reader (set by open_chain from the seed; None = cue rules alone)
 
     def open_chain(self, seed):
         """Pulse builds its memory from the rendered seed sessions through its own write path, as every
@@ -107,8 +114,11 @@ class PulseMethod:
         mem = open_chain_memory(
             self.memory_kind, seed.root, seed.user_id, sorted(projects), (), seed.embedder
         )
+        self.reader = seed.reader
         try:
-            write_seed_history(mem, seed.history, seed.user_id, tools_vocab(seed.tools))
+            write_seed_history(
+                mem, seed.history, seed.user_id, tools_vocab(seed.tools), reading=self._reading(seed.tools)
+            )
         except BaseException:
             mem.close()
             raise
@@ -133,8 +143,15 @@ class PulseMethod:
             tool_schemas=tuple(t for t in tools if isinstance(t, SchemaTool)),
             # tool names, parameters and artifact parameter: plan-time speculation (concurrent runs only)
             call_specs=call_specs_from(tools),
+            reading=self._reading(tools),
         )
         return PulseAgent(memory, self.policy, cfg)
+
+    def _reading(self, tools):
+        """The run's reader bound to these tools' schema (None: no reading layer)."""
+        from pulse.reading import BoundReader, Schema
+
+        return BoundReader(self.reader, Schema.from_schema_tools(tools)) if self.reader is not None else None
 
 
 def build(cfg, ctx) -> PulseMethod:

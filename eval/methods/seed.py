@@ -57,6 +57,7 @@ class ChainSeed:
     root: Path  # a fresh folder the method may write its memory files into
     embedder: Any  # the run's embedder (pulse.memory embedders), the same for every method
     tools: tuple = ()  # the persona's tool schemas (what a memory agent may read)
+    reader: Any = None  # the run's reader (pulse.reading; None = reader.name=rule), the same for every method
     extra: dict[str, Any] = field(default_factory=dict)
 
 

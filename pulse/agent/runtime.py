@@ -82,7 +82,7 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 from pulse.agent.call_kinds import CallKinds
 from pulse.agent.gate import GateDecision
@@ -153,6 +153,9 @@ class PulseAgentConfig:
     # concurrent streaming only: decide ahead the gate input of the call an agent message announces,
     # used at the gate only when the real input is exactly equal (module docstring, "Speculation")
     speculate: bool = True
+    # the reading layer bound to the tools' schema (`pulse.reading.BoundReader`): at task end the
+    # user's statements are filed by what it reads (pulse.memory.extraction); None = cue rules only
+    reading: Any = None
 
     def __post_init__(self) -> None:
         if self.mode not in AGENT_MODES:
@@ -420,6 +423,7 @@ class PulseAgent:
                 self.config.conversation_id or f"conv-{uuid.uuid4().hex[:16]}",
                 completed=completed,
                 scope_facts=self.config.scope_facts,
+                read=self.config.reading.read if self.config.reading is not None else None,
             )
             if completed:
                 self.stats.committed_items = len(committed)

@@ -25,6 +25,7 @@ from dataclasses import replace
 
 from pulse.agent.listener import SUBGOAL_KEY
 from pulse.core.records import Event, MemoryItem, Provenance
+from pulse.memory.extraction import Reader
 from pulse.memory.interface import WriteCandidate
 
 DECISION_PREFIX = "decision."
@@ -146,10 +147,12 @@ def commit_events(
     conversation_id: str,
     completed: bool = True,
     scope_facts: bool = True,
+    read: Reader | None = None,
 ) -> list[MemoryItem]:
     """One conversation through Pulse's write path: the store's own extraction (when it has one) and
     the decision receipts, then source validation, merge and supersession in the store's commit.
-    `scope_facts`: user facts carry the context they were stated in (module docstring)."""
+    `scope_facts`: user facts carry the context they were stated in (module docstring). `read`: the
+    reading layer bound to the tools' schema (pulse.memory.extraction files what it reads)."""
     writer = memory.conversation(user_id, project_id, conversation_id)
     for ev in events:
         writer.observe(ev)
@@ -158,11 +161,12 @@ def commit_events(
         return []
     own = bool(getattr(writer, "extract_candidates", False))
     cands = extract_candidates(events, user_id, project_id, include_user_statements=not own)
-    if own and scope_facts:  # the store's extractor, run here so its user facts can carry their context
+    if own and (scope_facts or read is not None):  # the store's extractor, run here so its user facts
+        # can carry their context and what the reading layer read
         from pulse.memory.extraction import extract
 
         writer.extract_candidates = False
-        cands += extract(events, writer.conversation_id, user_id, project_id, memory.now())
+        cands += extract(events, writer.conversation_id, user_id, project_id, memory.now(), read=read)
     if scope_facts:
         snap = getattr(memory, "snapshot", None)
         current = snap(user_id) if callable(snap) else ()

@@ -19,18 +19,34 @@
   data flow (a later call's argument equals an earlier receipt's field or appears in its text).
 An LLM extractor can add richer candidates through `ConversationWriter.add_candidate`; every
 candidate, extracted here or not, goes through the same source validation.
+
+With a reader (`read`: text, project -> `pulse.reading.ReadFact`s; the reading layer bound to the
+tools' schema), a user statement is filed as the paper files it (Appendix A.1) before the cue rules
+above run on what it left:
+- the user's own lasting preference or attribute -> a binding `preference` (slot = the argument);
+  a habit -> a `habit` (descriptive: a value the user states beats it); the condition it was stated
+  with -> `conditions`; a one-off ("just this time", a requirement of this task) -> task-scoped;
+- someone else's words (a colleague, another team, another project) -> nothing in this user's or
+  this project's memory; a decision of this conversation's project -> a `project_state` decision;
+- a withdrawal, an avoided value ("never a gift card") -> the sentence, without a slot (read, never
+  binding a value it rejects);
+- the request's values are this task's parameters: only what it states as lasting ("always",
+  "from now on") is filed from it.
+A statement the reader finds no fact in goes through the cue rules as before.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pulse.core.records import Event, MemoryItem, Provenance
 from pulse.memory.interface import WriteCandidate
 from pulse.memory.project import Workflow, WorkflowStep, state_slot
 from pulse.memory.validation import event_source, receipt_succeeded, user_voice_problem
+from pulse.reading.clauses import has_lasting_cue
+from pulse.reading.facts import ReadFact
 
 _SENT = re.compile(r"(?<=[.!?;])\s+|\n+")
 _PREF = re.compile(
@@ -89,13 +105,26 @@ def _stating_sentence(ev: Event, slot: str, value: str) -> str:
     return mentions[0] if mentions else value
 
 
+Reader = Callable[[str, str], Sequence[ReadFact]]  # (text, project id) -> facts
+
+
 def extract(
-    events: Sequence[Event], conversation_id: str, user_id: str, project_id: str, now: str
+    events: Sequence[Event],
+    conversation_id: str,
+    user_id: str,
+    project_id: str,
+    now: str,
+    read: Reader | None = None,
 ) -> list[WriteCandidate]:
     out: list[WriteCandidate] = []
     user_scope = f"user:{user_id}"
     for ev in events:
         t = ev.time or now
+        if event_source(ev) == "user_statement" and read is not None and ev.text.strip():
+            facts = read(ev.text, project_id)
+            if facts:
+                out.extend(_filed(facts, ev, conversation_id, user_id, project_id, t))
+                continue
         if event_source(ev) == "user_statement":
             stated = {k: v for k, v in ev.args.items() if k not in _NOT_SLOTS and v.strip() and v != "?"}
             if ev.kind == "message" and stated:
@@ -245,6 +274,89 @@ def extract(
         if wf is not None:
             out.append(wf)
     return out
+
+
+def _filed(
+    facts: Sequence[ReadFact], ev: Event, conversation_id: str, user_id: str, project_id: str, t: str
+) -> list[WriteCandidate]:
+    """Candidates for what the reading layer read in one user statement (module docstring)."""
+    out: list[WriteCandidate] = []
+    request = ev.kind == "request"
+    for f in facts:
+        quote = f.quote or ev.text
+        prov = Provenance("user_statement", ev.event_id, quote)
+        cid = _cid(conversation_id, ev.event_id, str(ev.step), f.argument, f.value, f.holder, f.condition)
+        cond = f.condition.lower()
+        if f.holder_class in ("project", "team") and f.kind == "decision":
+            name = f.holder.split(":", 1)[1]
+            if not project_id or (name and _norm_name(name) != _norm_name(project_id)):
+                continue  # another team's or another project's decision: not this project's
+            if f.polarity != "prefer" or f.withdraws:
+                continue
+            out.append(
+                WriteCandidate(
+                    MemoryItem(
+                        f"state-{cid}",
+                        "project_state",
+                        f"project:{project_id}",
+                        f"Project decision: {f.argument} = {f.value}.",
+                        slot=f.argument,
+                        value=f.value,
+                        topic="decisions",
+                        conditions=cond,
+                        provenance=prov,
+                        valid_from=t,
+                    ),
+                    source_event=ev,
+                    read=True,
+                )
+            )
+            continue
+        if f.holder != "user":
+            continue  # a colleague's, a partner's, another team's words: theirs, not this user's
+        if request and (f.kind == "requirement" or not f.lasting or not has_lasting_cue(quote)):
+            continue  # the request's values are this task's parameters
+        if f.withdraws or f.polarity == "avoid":
+            text = f"The user {'no longer wants' if f.withdraws else 'avoids'} {f.argument} = {f.value}."
+            item = MemoryItem(
+                f"pref-{cid}",
+                "preference",
+                user_scope_of(user_id),
+                text,
+                conditions=cond,
+                provenance=prov,
+                valid_from=t,
+            )
+            out.append(WriteCandidate(item, source_event=ev, read=True))
+            continue
+        habit = f.kind == "habit"
+        text = (
+            f"The user usually ends up with {f.argument} = {f.value} (a habit, not a stated preference)."
+            if habit
+            else f"The user prefers {f.argument} = {f.value}."
+        )
+        item = MemoryItem(
+            f"{'habit' if habit else 'pref'}-{cid}",
+            "habit" if habit else "preference",
+            user_scope_of(user_id),
+            text,
+            slot=f.argument,
+            value=f.value,
+            conditions=cond,
+            provenance=prov,
+            valid_from=t,
+        )
+        one_off = f.kind == "requirement" or not f.lasting
+        out.append(WriteCandidate(item, source_event=ev, task_scoped=one_off, read=True))
+    return out
+
+
+def user_scope_of(user_id: str) -> str:
+    return f"user:{user_id}"
+
+
+def _norm_name(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
 def _workflow(

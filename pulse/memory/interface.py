@@ -80,6 +80,10 @@ class WriteCandidate:
     links: tuple[str, ...] = ()
     # A temporary choice: kept in the conversation's task scope, never promoted to durable memory.
     task_scoped: bool = False
+    # The slot and value were read from the quote's words by the reading layer (pulse.reading), which
+    # also decided whose words they are: the value may be a paraphrase ("a seat by the corridor" ->
+    # aisle), so validation checks the quote is the user's own words, not that it spells the value.
+    read: bool = False
 
 
 @dataclass(frozen=True)

@@ -114,6 +114,11 @@ _SPEECH = re.compile(
     r"tweeted|texted|emailed|messaged|suggests?|suggested|thinks?|thought|believes?|insists?|"
     r"insisted|states?|stated|replied|answered|instructs?|instructed)\b"
 )
+# a speech word right after a determiner or an adjective of preference is a noun ("my preferred mention")
+_NOUN_BEFORE = re.compile(
+    r"\b(?:my|our|your|the|a|an|this|that|these|those|preferred|usual|default|favou?rite|weekly|daily|"
+    r"monthly|any|every|each|no)\s+$"
+)
 _OWN_SPEAKER = re.compile(r"\b(?:i|we)(?:\s+(?:have|had|already|just|once|also|always|did|do|'ve|'d))*\s*$")
 _QUOTED = re.compile(
     r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|\u2018([^\u2019]+)\u2019|(?:(?<=^)|(?<=[\s:(]))'(.+?)'(?=[\s.,;:!?)]|$)"
@@ -151,6 +156,8 @@ def _reported(text: str, start: int, end: int, whole: bool = False) -> str:
         lo, _ = _span(text, _SCOPE_SEP, start, end)
         scope = text[lo:start]
     for m in _SPEECH.finditer(scope):
+        if _NOUN_BEFORE.search(scope[: m.start()]):
+            continue  # "my preferred mention", "the weekly reports": a noun, not someone speaking
         if not _OWN_SPEAKER.search(scope[: m.start()].rstrip(" ,:")):
             return f"reported speech ({scope.strip()[:40]!r}...): someone else's words"
     for m in _QUOTED.finditer(text):
@@ -214,6 +221,18 @@ def user_voice_problem(item, ev: Event) -> str | None:
     return problems[0]
 
 
+def read_voice_problem(item, ev: Event) -> str | None:
+    """For a fact the reading layer read (`WriteCandidate.read`): None when its quote is words of
+    this user statement that are not reported or quoted speech of someone else, else why not. (The
+    reader has bound the value, perhaps from a paraphrase, and decided the holder.)"""
+    text = _voice_norm(ev.text)
+    quote = _voice_norm(item.provenance.quote)
+    qpos = text.find(quote) if quote else -1
+    if qpos < 0:
+        return "the quote is not the user's words in the cited statement"
+    return _reported(text, qpos, qpos) or _reported(text, qpos, qpos + len(quote), whole=True) or None
+
+
 def check(cand: WriteCandidate, observed: Sequence[Event]) -> str | None:
     item = cand.item
     ev, why = find_source(cand, observed)
@@ -237,7 +256,7 @@ def check(cand: WriteCandidate, observed: Sequence[Event]) -> str | None:
         if quote not in haystack:
             return f"quote {item.provenance.quote[:60]!r} does not occur in {where}"
     if item.kind in USER_FACT_KINDS:
-        why = user_voice_problem(item, ev)
+        why = read_voice_problem(item, ev) if cand.read else user_voice_problem(item, ev)
         if why:
             return f"not the user's own statement of this {item.kind}: {why}"
     if item.kind == "project_state":

@@ -14,6 +14,7 @@ what each stores, retrieves and delivers, never how well it reads. Back-ends: `o
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pulse.reading.facts import ArgSpec, ReadFact, ReadingError, Schema
@@ -29,4 +30,25 @@ def make_reader(name: str = "offline", **kwargs: Any) -> Any:
     return READERS.get(name)(**kwargs)
 
 
-__all__ = ["ArgSpec", "READERS", "ReadFact", "ReadingError", "Schema", "make_reader"]
+@dataclass(frozen=True)
+class BoundReader:
+    """A reader bound to one agent's tools: what Pulse's write path and the gateway call."""
+
+    reader: Any
+    schema: Schema
+
+    def read(self, text: str, project: str = "", speaker: str = "user") -> list[ReadFact]:
+        return self.reader.read(text, self.schema, speaker=speaker, project=project)
+
+
+def bind_reader(name: str, tools: Any, **kwargs: Any) -> BoundReader | None:
+    """`name` ("offline" | "llm") bound to `tools` (SchemaTools or a suite's ToolSpecs); None for "rule"
+    (no reading layer: the cue rules of pulse.memory.extraction alone)."""
+    if name == "rule":
+        return None
+    return BoundReader(make_reader(name, **kwargs), Schema.from_schema_tools(tools))
+
+
+__all__ = [
+    "BoundReader",
+    "bind_reader","ArgSpec", "READERS", "ReadFact", "ReadingError", "Schema", "make_reader"]

@@ -260,7 +260,7 @@ class OfflineReader:
                     condition="",
                     lasting=clause.lasting,
                     withdraws=clause.withdraws,
-                    quote=clause.sentence,
+                    quote=part,
                     confidence=round(min(1.0, score), 3),
                 )
             )
