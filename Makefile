@@ -1,11 +1,14 @@
 # Two commands do all the set-up on a fresh machine:
 #   make demo   - create/reuse .venv, install, run the end-to-end CPU demo (`pulse demo`)
 #   make test   - create/reuse .venv, install, run the test suite
+#   make reproduce-check  - a fresh clone of HEAD runs `pulse demo` and a slice of the other tables;
+#                           exit 1 when a figure differs from the committed results (.ci/run runs it)
+#   make reproduce-update - the same clone's demo rewrites results/demo and the README's demo figures
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.pulse-installed
 
-.PHONY: demo test test-all bench install clean-venv
+.PHONY: demo test test-all bench install clean-venv reproduce-check reproduce-update
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -25,6 +28,13 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q -x --timeout=900 $(ARGS)
+
+# A temporary clone of HEAD with nothing reused but this .venv (scripts/reproduce_check.py says how).
+reproduce-check: $(STAMP)
+	$(PY) scripts/reproduce_check.py $(ARGS)
+
+reproduce-update: $(STAMP)
+	$(PY) scripts/reproduce_check.py --update $(ARGS)
 
 bench: $(STAMP)
 	for f in bench/bench_*.py; do $(PY) $$f || exit 1; done

@@ -112,6 +112,7 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
         results[f"GRPO (penalty {p:g})"] = []
     curves: dict[str, list[Path]] = {k: [] for k in results if k.startswith("GRPO")}
     checkpoints: dict[str, Any] = {}
+    run_fps: dict[str, Any] = {}  # per seed and run: what it was trained from (pulse/utils/fingerprint.py)
 
     base_policy = build_policy(
         PolicyBackendConfig(
@@ -134,6 +135,7 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
         sft = run_training(sft_cfg, ensure_dataset)
         results["SFT only"].append(sft["eval"]["sft"])
         checkpoints[f"s{seed}"] = {"sft": sft["checkpoints"]["sft"]}
+        run_fps[f"s{seed}"] = {"sft": sft["fingerprints"]}
         for p in sorted(demo_cfg.penalties, reverse=True):
             name = penalty_name(p)
             print(f"\n[pulse demo] seed {seed}: GRPO with wrong-intervention penalty {p:g}", flush=True)
@@ -154,6 +156,7 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
             results[f"GRPO (penalty {p:g})"].append(g["eval"]["grpo"])
             curves[f"GRPO (penalty {p:g})"].append(Path(g_cfg.out_dir) / "metrics.jsonl")
             checkpoints[f"s{seed}"][name] = g["checkpoints"]["grpo"]
+            run_fps[f"s{seed}"][name] = g["fingerprints"]
 
     table = comparison_table(results, list(demo_cfg.seeds), len(held_out))
     plot_reward_curves(curves, root / "reward_curves.png")
@@ -164,6 +167,7 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
         "checks": policy_checks(results),
         "checkpoints": checkpoints,
         "train_config": as_dict(train_cfg),
+        "provenance": demo_provenance(data_path, base, checkpoints, run_fps),
     }
     if demo_cfg.suite_decisions:
         out["suite_decisions"] = suite_decision_results(
@@ -192,6 +196,28 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
         f"\n[pulse demo] reward curves: {root / 'reward_curves.png'}; results: {root / 'demo_results.json'}"
     )
     return out
+
+
+def demo_provenance(
+    data_path: Path, base: str, checkpoints: dict[str, Any], run_fps: dict[str, Any]
+) -> dict[str, Any]:
+    """What the figures came from: the code commit, the dataset's generator fingerprint
+    (data_gen/fingerprint.py), each training run's data / code / starting-weights fingerprints and
+    the content hash of every model evaluated (pulse/utils/fingerprint.py). A fresh clone's commit
+    differs by construction, so scripts/reproduce_check.py reports these and compares the figures."""
+    from pulse.train.data import recorded_fingerprint
+    from pulse.utils.fingerprint import model_fingerprint
+    from pulse.utils.manifest import git_commit
+
+    models: dict[str, Any] = {"base": model_fingerprint(base)}
+    for seed, roles in checkpoints.items():
+        models[seed] = {role: model_fingerprint(path) for role, path in roles.items()}
+    return {
+        "git_commit": git_commit(),
+        "dataset_fingerprint": recorded_fingerprint(Path(data_path)),
+        "runs": run_fps,
+        "models": models,
+    }
 
 
 def _run_suites(root: Path, checkpoints: dict[str, Any], train_cfg, demo_cfg) -> dict[str, Any]:
@@ -423,6 +449,7 @@ def merge_seed_results(folders: list[str | Path], out: str | Path) -> dict[str, 
         "checkpoints": {k: v for p in parts for k, v in p["checkpoints"].items()},
         "train_config": parts[0]["train_config"],
         "merged_from": [str(f) for f in folders],
+        "provenance": {str(f): p.get("provenance") for f, p in zip(folders, parts)},
     }
     if all(p.get("suite_decisions") for p in parts):
         rows: dict[str, dict[str, dict[str, Any]]] = {}

@@ -11,11 +11,19 @@ checkpoint otherwise, so re-running a killed command continues it. Different con
 the differing keys (old -> new), because the old checkpoints and final/ weights would be reused
 silently; `resume=fork` trains in `<out_dir>-<first 12 hex of the new config hash>` instead and
 `resume=false` deletes this run's outputs and starts over.
+
+Fingerprints (`fingerprints.json`, checked once the data is loaded): the run records what its stages
+are trained from: the examples it reads, the training and evaluation code and the starting weights
+(pulse/utils/fingerprint.py). A rerun whose fingerprints differ from the recorded ones is refused the
+same way (`resume=false` retrains in place, `resume=fork` trains beside it): its checkpoints, final/
+weights and cached held-out evaluations came from other data, code or weights, and a figure
+republished from them would not be what this code produces (issue 35).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import logging
 import shutil
@@ -36,14 +44,17 @@ from pulse.models.loading import check_model_path
 from pulse.train.data import load_examples, recorded_fingerprint, tokenizer_corpus
 from pulse.train.metrics_log import step_time_split
 from pulse.utils.atomic import atomic_write_json, atomic_write_text
-from pulse.utils.manifest import config_diff, config_hash, format_diff, write_manifest
+from pulse.utils.fingerprint import code_fingerprint, examples_fingerprint, model_fingerprint
+from pulse.utils.json_input import read_json_file
+from pulse.utils.manifest import canonical_json, config_diff, config_hash, format_diff, write_manifest
 
 log = logging.getLogger("pulse.train")
 
 CONFIG_RECORD = "config.yaml"
 # What a run writes in out_dir besides the record; `resume=false` deletes exactly these.
 STAGE_OUTPUTS = ("sft", "grpo", "eval_sft.json", "eval_grpo.json", "summary.json", "metrics.jsonl")
-RUN_OUTPUTS = (*STAGE_OUTPUTS, "manifest.json", CONFIG_RECORD)
+FINGERPRINTS = "fingerprints.json"  # what the stage outputs were trained from (see the module docstring)
+RUN_OUTPUTS = (*STAGE_OUTPUTS, "manifest.json", CONFIG_RECORD, FINGERPRINTS)
 STAGE_PROVENANCE = "provenance.json"  # inside each stage's final/
 
 
@@ -124,6 +135,59 @@ def _conflict(cfg: TrainConfig, out: Path) -> str | None:
         return f"it has training outputs but no recorded {CONFIG_RECORD}, so they cannot be matched"
     diff = config_diff(old, cfg)
     return f"differing keys, recorded -> now: {format_diff(diff)}" if diff else None
+
+
+def run_fingerprints(train: list[PolicyExample], held_out: list[PolicyExample], start: str) -> dict[str, str]:
+    """What this run's stages are made from: its examples (train and held-out, by content), the code
+    that trains and evaluates, and the starting weights (init_from or the base model)."""
+    return {
+        "data": examples_fingerprint([*train, *held_out]),
+        "code": code_fingerprint(),
+        "init_model": model_fingerprint(start),
+    }
+
+
+def _fingerprint_conflict(out: Path, fps: dict[str, str]) -> str | None:
+    """None when out_dir has no stage outputs or they were made from the same fingerprints."""
+    if not any((out / name).exists() for name in STAGE_OUTPUTS):
+        return None
+    path = out / FINGERPRINTS
+    if not path.exists():
+        return (
+            f"it has training outputs but no recorded {FINGERPRINTS} (made before runs recorded what "
+            f"they were trained from), so they cannot be matched to this data and code"
+        )
+    old = read_json_file(path, error=ConfigError, what="run fingerprints")
+    old = old if isinstance(old, dict) else {}
+    diff = [k for k in fps if old.get(k) != fps[k]]
+    if not diff:
+        return None
+    what = {"data": "examples", "code": "training/evaluation code", "init_model": "starting weights"}
+    return "its outputs were made from other " + "; ".join(
+        f"{what.get(k, k)} ({k}: {str(old.get(k))[:12]} -> {fps[k][:12]})" for k in diff
+    )
+
+
+def check_fingerprints(cfg: TrainConfig, fps: dict[str, str]) -> TrainConfig:
+    """Refuse (resume=true) or train beside (resume=fork) stage outputs made from other fingerprints;
+    returns the config to train with. `resume=false` already deleted the outputs."""
+    out = Path(cfg.out_dir)
+    conflict = _fingerprint_conflict(out, fps)
+    if conflict is None:
+        return cfg
+    if cfg.resume == "fork":
+        suffix = hashlib.sha256(canonical_json([config_hash(cfg), fps]).encode()).hexdigest()[:12]
+        forked = dataclasses.replace(cfg, out_dir=f"{cfg.out_dir}-{suffix}")
+        print(f"[pulse train] resume=fork: {out}: {conflict}; training in {forked.out_dir}", flush=True)
+        again = _conflict(forked, Path(forked.out_dir)) or _fingerprint_conflict(Path(forked.out_dir), fps)
+        if again is not None:
+            raise ResumeConflict(f"resume=fork: {forked.out_dir}: {again}; choose another out_dir")
+        return forked
+    raise ResumeConflict(
+        f"out_dir {str(out)!r}: {conflict}. Resuming would reuse checkpoints, final/ weights and held-out "
+        f"evaluations that this data and code did not produce. Pass resume=false to retrain here "
+        f"(deletes this run's outputs), resume=fork to train beside it, or another out_dir"
+    )
 
 
 def record_config(cfg: TrainConfig) -> None:
@@ -212,9 +276,6 @@ def run_training(cfg: TrainConfig, ensure_data: Callable[[DataConfig], Path]) ->
     from pulse.train.grpo import derived_batch_sizes
 
     cfg = prepare_run_dir(cfg)  # before any data or model is loaded: refuse a changed config early
-    out = Path(cfg.out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    record_config(cfg)
     chash = config_hash(cfg)
     nproc = num_processes()
     sizes = derived_batch_sizes(cfg, nproc) if cfg.grpo.enabled else {}  # fail fast on bad batches
@@ -225,13 +286,23 @@ def run_training(cfg: TrainConfig, ensure_data: Callable[[DataConfig], Path]) ->
     train = load_examples(data_path, "train", cfg.data.max_train_examples)
     held_out = load_examples(data_path, "test", cfg.data.max_eval_examples)
     base = ensure_model(cfg, train)
+    if cfg.init_from:
+        check_model_path(cfg.init_from, key="init_from")
+    fps = run_fingerprints(train, held_out, cfg.init_from or base)
+    cfg = check_fingerprints(cfg, fps)  # refuse outputs trained from other data, code or weights
+    out = Path(cfg.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    record_config(cfg)
     if _is_main():
+        atomic_write_json(out / FINGERPRINTS, fps)
         write_manifest(
             out,
             config=cfg,
             seeds={"train": cfg.seed, "data": cfg.data.seed},
             dataset=str(data_path),
+            dataset_fingerprint=recorded_fingerprint(Path(data_path)),
             model=base,
+            fingerprints=fps,
             derived_batch_sizes=sizes,
             n_train=len(train),
             n_test=len(held_out),
@@ -247,6 +318,7 @@ def run_training(cfg: TrainConfig, ensure_data: Callable[[DataConfig], Path]) ->
         "run_name": cfg.run_name,
         "out_dir": str(out),
         "config_hash": chash,
+        "fingerprints": fps,
         "reward": as_dict(cfg.reward),
         "seed": cfg.seed,
         "checkpoints": {"base": base},
@@ -254,8 +326,6 @@ def run_training(cfg: TrainConfig, ensure_data: Callable[[DataConfig], Path]) ->
         "eval": {},
     }
     policy_path = cfg.init_from or base
-    if cfg.init_from:
-        check_model_path(cfg.init_from, key="init_from")
     if cfg.sft.enabled:
         from pulse.train.sft import run_sft
 

@@ -1,0 +1,154 @@
+"""scripts/reproduce_check.py's comparison, on the committed result files (no demo runs here; the
+check itself is `make reproduce-check`, run by .ci/run after the tests):
+
+- identical results pass; one changed figure fails, named, with both values;
+- timing fields and s/task columns are left out by name, and only they;
+- the tables slice compares only cells that need no trained policy;
+- README.md's demo block is what results/demo renders to.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "results" / "demo"
+
+
+@pytest.fixture(scope="module")
+def rc():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import reproduce_check
+    finally:
+        sys.path.pop(0)
+    return reproduce_check
+
+
+@pytest.fixture(scope="module")
+def committed():
+    return json.loads((DEMO / "demo_results.json").read_text())
+
+
+def test_identical_results_pass(rc, committed):
+    assert rc.compare(committed, copy.deepcopy(committed)) == []
+    text = (DEMO / "demo_table.md").read_text()
+    assert rc.compare(text, text) == []
+
+
+def test_one_changed_figure_fails_and_is_named(rc, committed):
+    fresh = copy.deepcopy(committed)
+    sft = fresh["results"]["SFT only"][0]
+    sft["decision_accuracy"] = sft["decision_accuracy"] + 0.01
+    diffs = rc.compare(committed, fresh)
+    assert [d.where for d in diffs] == ["results.SFT only[0].decision_accuracy"]
+    assert diffs[0].committed == committed["results"]["SFT only"][0]["decision_accuracy"]
+    assert diffs[0].fresh == sft["decision_accuracy"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda r: r["checks"].update(penalty_fewer_interventions=None),
+        lambda r: r["results"]["GRPO (penalty -1)"][0]["confusion"].update({"silent->silent": 1}),
+        lambda r: r["results"]["GRPO (penalty 0)"][0].pop("interventions"),
+        lambda r: r["results"]["base (untrained)"][0].update(interruption_success=0.0),  # null -> 0.0
+        lambda r: r["results"]["SFT only"][0].update(interventions=True),  # a bool is not the number 108
+        lambda r: r["seeds"].append(1),
+    ],
+)
+def test_any_changed_leaf_fails(rc, committed, change):
+    fresh = copy.deepcopy(committed)
+    change(fresh)
+    assert len(rc.compare(committed, fresh)) >= 1
+
+
+def test_a_changed_table_cell_fails_in_json_and_markdown(rc, committed):
+    fresh = copy.deepcopy(committed)
+    row = next(line for line in fresh["table"].splitlines() if line.startswith("| SFT only"))
+    cells = row.split("|")
+    cells[3] = " 12.3 "  # decision acc %
+    fresh["table"] = fresh["table"].replace(row, "|".join(cells))
+    diffs = rc.compare(committed, fresh)
+    assert len(diffs) == 1 and "SFT only" in diffs[0].where and "[decision acc %]" in diffs[0].where
+    assert diffs[0].fresh == "12.3"
+    md = (DEMO / "demo_table.md").read_text()
+    diffs = rc.compare(md, md.replace(row, "|".join(cells)))
+    assert len(diffs) == 1 and diffs[0].where.endswith("[decision acc %]")
+
+
+def test_timing_is_left_out_by_name_only(rc, committed):
+    fresh = copy.deepcopy(committed)
+    for runs in fresh["results"].values():
+        for r in runs:
+            r["seconds"] *= 3
+            r["examples_per_s"] /= 3
+    fresh["provenance"] = {"git_commit": "another", "models": {"base": "x"}}
+    # an s/task cell of the suites' Table 1 (seconds per task: partly measured time)
+    table = fresh["suites"]["table"]
+    header = next(line for line in table.splitlines() if line.startswith("|") and "s/task" in line)
+    col = [c.strip() for c in header.strip("|").split("|")].index("pibench_sim s/task")
+    row = next(line for line in table.splitlines() if line.startswith("| none (sim)"))
+    cells = row.strip("|").split("|")
+    cells[col] = " 99.99 "
+    fresh["suites"]["table"] = table.replace(row, "|" + "|".join(cells) + "|")
+    assert rc.compare(committed, fresh) == []
+    # the same change in a column that is not a time fails
+    cells[col - 1] = " 1.0 "  # pibench_sim Retrieve tok
+    fresh["suites"]["table"] = table.replace(row, "|" + "|".join(cells) + "|")
+    assert [d.where.split("[")[-1] for d in rc.compare(committed, fresh)] == ["pibench_sim Retrieve tok]"]
+
+
+def test_float_summation_noise_is_not_a_difference(rc):
+    a = {"per_category": {"professional": 0.5855654761904764}}
+    b = {"per_category": {"professional": 0.5855654761904765}}  # the same sum in another order
+    assert rc.compare(a, b) == []
+    assert len(rc.compare(a, {"per_category": {"professional": 0.5856}})) == 1
+
+
+def test_missing_file_is_a_difference(rc, tmp_path):
+    (tmp_path / "a.json").write_text("{}")
+    diffs = rc.compare_files(tmp_path / "a.json", tmp_path / "b.json", "x.json")
+    assert len(diffs) == 1 and diffs[0].fresh == rc.ABSENT
+
+
+def test_tables_slice_compares_cells_without_a_trained_policy(rc):
+    committed = json.loads((ROOT / "results" / "tables" / "table_data.json").read_text())
+    assert rc.table_slice_diffs(committed, copy.deepcopy(committed)) == []
+    fresh = copy.deepcopy(committed)
+    seed0 = next(e for e in fresh["table1|mem0|pibench_sim"] if e["seed"] == 0)
+    seed0["score"] += 0.001
+    seed0["seconds_per_task"] += 5  # timing: left out
+    seed0["run"] = "elsewhere/runs/table1/mem0/pibench_sim/seed0"  # where it was written: left out
+    diffs = rc.table_slice_diffs(committed, fresh)
+    assert [d.where for d in diffs] == ["table1|mem0|pibench_sim seed 0: score"]
+    # a learned row (a checkpoint path) and another seed are not in the slice
+    learned = copy.deepcopy(committed)
+    next(e for e in learned["table1|pulse|pibench_sim"] if e["seed"] == 0)["score"] = 0.0
+    next(e for e in learned["table1|mem0|pibench_sim"] if e["seed"] == 1)["score"] = 0.0
+    assert rc.table_slice_diffs(committed, learned) == []
+    # a row the fresh run does not have
+    missing = {k: v for k, v in committed.items() if k != "table1|none|pibench_sim"}
+    assert [d.where for d in rc.table_slice_diffs(committed, missing)] == ["table1|none|pibench_sim"]
+
+
+def test_readme_demo_block_is_rendered_from_results_demo(rc):
+    readme = (ROOT / "README.md").read_text()
+    diffs = rc.readme_diffs(readme, DEMO)
+    assert diffs == [], (
+        "README.md's demo block differs from results/demo; run "
+        "`.venv/bin/python scripts/reproduce_check.py --readme`: " + str(diffs[:5])
+    )
+
+
+def test_readme_block_replacement_keeps_the_rest(rc):
+    text = f"before\n{rc.README_START}\nold\n{rc.README_END}\nafter\n"
+    new = rc.readme_with_block(text, f"{rc.README_START}\nnew\n{rc.README_END}")
+    assert new == f"before\n{rc.README_START}\nnew\n{rc.README_END}\nafter\n"
+    with pytest.raises(ValueError, match="no demo block"):
+        rc.readme_with_block("no markers", "x")
