@@ -144,6 +144,7 @@ class PulseMethod:
             # tool names, parameters and artifact parameter: plan-time speculation (concurrent runs only)
             call_specs=call_specs_from(tools),
             reading=self._reading(tools),
+            tool_words={t.name: f"{t.description} {getattr(t, 'service', '')}".strip() for t in tools},
         )
         return PulseAgent(memory, self.policy, cfg)
 

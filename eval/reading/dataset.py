@@ -121,9 +121,30 @@ def _fact(d: Any, schema: Schema, text: str, where: str) -> ReadFact:
 
 
 def suite_examples(suite: Any) -> list[Example]:
-    """Seed statements of a generated suite with their gold facts (see the module docstring)."""
+    """Seed statements of a generated suite with their gold facts (see the module docstring). A suite
+    without a written history has its seed sessions rendered from its seed memory, one statement per
+    fact (`eval.methods.seed.statement`), as every method sees them."""
+    from eval.methods.seed import statement
+
     out: list[Example] = []
     for persona in suite.personas:
+        if not persona.history:
+            schema = Schema.from_schema_tools(persona.tools)
+            for k, item in enumerate(persona.memory):
+                if item.kind == "project_state" or not item.slot or item.slot not in schema.by_name:
+                    continue
+                kind = "habit" if item.kind == "habit" else "preference"
+                gold = ReadFact(item.slot, item.value, kind=kind, condition=item.conditions)
+                out.append(
+                    Example(
+                        f"{suite.name}:s{suite.seed}:{persona.user_id}:{k}",
+                        f"{suite.name}:s{suite.seed}",
+                        statement(item, revised=bool(item.supersedes)),
+                        schema,
+                        (gold,),
+                    )
+                )
+            continue
         schema = Schema.from_schema_tools(persona.tools)
         own = f"user:{persona.user_id}"
         by_quote: dict[str, list[ReadFact]] = {}

@@ -29,6 +29,7 @@ from __future__ import annotations
 from pulse.core.gold import ABSENT, binding_items, context_values, task_slots, user_stated
 from pulse.core.policy_io import PolicyInput
 from pulse.core.statements import IMPLICIT
+from pulse.core.values import allows
 
 
 def needs_decision(inp: PolicyInput, can_hold: bool = True) -> bool:
@@ -51,6 +52,6 @@ def needs_decision(inp: PolicyInput, can_hold: bool = True) -> bool:
             continue
         if last.kind == "tool_result" or (last.kind == "candidate_call" and not can_hold):
             continue  # done already, or passing whatever memory says: the value cannot be changed now
-        if any(m.value != now for m in items) and (implicit or stated.get(slot, ABSENT) != now):
+        if any(not allows(m.value, now) for m in items) and (implicit or stated.get(slot, ABSENT) != now):
             return True  # a value memory contradicts, which the user did not state in this task
     return False

@@ -70,8 +70,11 @@ On real tools (`tool_schemas`: the tools' JSON schemas as `pulse.agent.schema.Sc
   what the memory agent wants. With the pre-check on, such a revision is no decision point at all
   unless memory can still supplement it (`precheck.needs_decision(..., can_hold=False)`).
 Scoped facts (`scope_facts`, every benchmark): a user fact carries the context it was stated in
-(`writeback.commit_events`); where one slot has facts from several contexts, only those whose
-context best matches the request (word cosine >= `scope_threshold`) are weighed (`scope_filter`).
+(`writeback.commit_events`; the reading layer's condition, `pulse.reading`); where one slot has
+facts from several contexts, only those whose context best matches the request (word cosine >=
+`scope_threshold`) are weighed; a slot's only conditional fact is weighed only where the request,
+the subgoal or the user's words in this task name its condition (`scope_filter`). A delivered
+fact carries its condition in its line (`render_items`).
 """
 
 from __future__ import annotations
@@ -88,7 +91,7 @@ from pulse.agent.call_kinds import CallKinds
 from pulse.agent.gate import GateDecision
 from pulse.agent.listener import Listener, Trigger, event_entities
 from pulse.agent.precheck import needs_decision
-from pulse.agent.schema import ArgMapper, SchemaTool, word_cosine
+from pulse.agent.schema import ArgMapper, SchemaTool, word_cosine, words
 from pulse.agent.speculation import CallSpec, call_specs_from, predict_call, same_input
 from pulse.agent.tokens import count_tokens
 from pulse.agent.writeback import commit_events
@@ -96,7 +99,7 @@ from pulse.core.gold import BINDING_KINDS, user_stated
 from pulse.core.policy_io import PolicyInput
 from pulse.core.records import Decision, Event, MemoryItem, quote_untrusted
 from pulse.core.statements import SlotTerms
-from pulse.core.values import canonical, same_value
+from pulse.core.values import allows, canonical, same_value
 from pulse.memory.interface import Memory, RetrievalQuery
 
 AgentMode = Literal["streaming", "start_only", "serial"]
@@ -156,6 +159,10 @@ class PulseAgentConfig:
     # the reading layer bound to the tools' schema (`pulse.reading.BoundReader`): at task end the
     # user's statements are filed by what it reads (pulse.memory.extraction); None = cue rules only
     reading: Any = None
+    # tool -> the words that describe it (its description, its service): what a tool-scoped fact's
+    # condition ("For slides, ...") is matched against when that tool is proposed; empty = from
+    # tool_schemas' descriptions
+    tool_words: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.mode not in AGENT_MODES:
@@ -274,8 +281,35 @@ def render_items(items: Sequence[MemoryItem]) -> str:
                 f"{quote_untrusted(m.text)}{data}"
             )
         else:
-            lines.append(f"- [{m.item_id}] {m.text}{when}")
+            # a fact's condition travels with it, so the reader knows where it applies
+            applies = (
+                f"(applies {_condition_phrase(m.conditions)}) "
+                if m.conditions and m.conditions.lower() not in m.text.lower()
+                else ""
+            )
+            lines.append(f"- [{m.item_id}] {applies}{m.text}{when}")
     return "\n".join(lines)
+
+
+def condition_applies(conditions: str, situation_words: set[str]) -> bool:
+    """Whether a fact's condition holds in a situation: at least half of the condition's words (light
+    stemming, no stop words) occur in it ("for a client trip" in "... a client trip to Oslo ...")."""
+    cond = set(words(conditions)) - _CONDITION_FILLER
+    return not cond or len(cond & situation_words) >= max(1, len(cond) / 2)
+
+
+# words a condition uses that say nothing about the situation
+_CONDITION_FILLER = frozenset(
+    {"when", "whenever", "if", "unless", "during", "while", "only", "over", "under"}
+)
+
+
+def _condition_phrase(conditions: str) -> str:
+    """ "a client trip" -> "for a client trip"; "when it rains" stays as it is."""
+    c = " ".join(conditions.split())
+    first = c.split(" ", 1)[0].lower()
+    subordinators = ("when", "whenever", "if", "unless", "for", "on", "during", "while", "in", "at", "with")
+    return c if first in subordinators else f"for {c}"
 
 
 class PulseAgent:
@@ -467,15 +501,28 @@ class PulseAgent:
         items = [s.item for s in self.memory.retrieve(q)]
         if not self.config.scope_facts:
             return items
-        kept = self.scope_filter(items, count=count)
+        at_call = event.kind == "candidate_call"
+        kept = self.scope_filter(items, count=count, at_call=at_call)
         if len(kept) < len(items):  # something was out of scope: look further, then keep the best k
             more = [s.item for s in self.memory.retrieve(replace(q, k=3 * k))]
-            kept = self.scope_filter(more, count=count)[:k]
+            kept = self.scope_filter(more, count=count, at_call=at_call)[:k]
         return kept
 
     def _request_text(self) -> str:
         req = next((e for e in self.listener.prefix if e.kind == "request"), None)
         return " ".join(x for x in ((req.text if req else ""), self.listener.current_subgoal) if x)
+
+    def _situation_text(self) -> str:
+        """The request, the current subgoal, the user's words in this task and the tools it has
+        proposed or called (their names and descriptions: "For docs, ..." applies to a docs tool)."""
+        said = [e.text for e in self.listener.prefix if e.kind == "message" and e.role == "user" and e.text]
+        tools = dict.fromkeys(e.tool for e in self.listener.prefix if e.tool)
+        described = [
+            f"{t.replace('_', ' ')} "
+            + (self.config.tool_words.get(t) or (self.tools[t].description if t in self.tools else ""))
+            for t in tools
+        ]
+        return " ".join([self._request_text(), *said, *described])
 
     def _slot_contexts(self) -> dict[str, set[str]]:
         """Slot -> the contexts of the user's current binding facts for it (read once per task: memory
@@ -489,7 +536,9 @@ class PulseAgent:
                     self._contexts.setdefault(m.slot, set()).add(m.conditions)
         return self._contexts
 
-    def scope_filter(self, items: Sequence[MemoryItem], count: bool = True) -> list[MemoryItem]:
+    def scope_filter(
+        self, items: Sequence[MemoryItem], count: bool = True, at_call: bool = False
+    ) -> list[MemoryItem]:
         """`items` without the facts out of this request's scope: where the user's current binding
         facts for a slot carry several contexts, only those whose context matches the request best
         (and at least `scope_threshold`) stay; unconditioned facts and other items always stay."""
@@ -497,8 +546,20 @@ class PulseAgent:
         req = self._request_text()
         drop: set[str] = set()
         best: dict[str, float] = {}
+        situation = None
         for m in items:
-            if not (m.slot and m.kind in BINDING_KINDS and m.conditions) or len(contexts.get(m.slot, ())) < 2:
+            if not (m.slot and m.kind in BINDING_KINDS and m.conditions):
+                continue
+            if len(contexts.get(m.slot, ())) < 2:
+                # at a call, the slot's only conditional fact binds only where its condition applies:
+                # the request, the subgoal, the user's words or the tools of this task name it (a
+                # delivery carries the condition in its line and the task agent weighs it)
+                if not at_call:
+                    continue
+                if situation is None:
+                    situation = set(words(self._situation_text()))
+                if not condition_applies(m.conditions, situation):
+                    drop.add(m.item_id)
                 continue
             if m.slot not in best:
                 best[m.slot] = max(word_cosine(c, req) for c in contexts[m.slot] | {m.conditions})
@@ -582,11 +643,11 @@ class PulseAgent:
                 continue
             now, kind = args[a.name], kinds.get(a.name, "string")
             said = stated.get(a.name, "")
-            if said and said != "?" and not same_value(kind, m.value, said):
+            if said and said != "?" and not allows(m.value, said, kind or "string"):
                 continue  # the user stated another value in this task: it wins
             value = (
                 now
-                if same_value(kind, m.value, now)
+                if allows(m.value, now, kind or "string")
                 or (kind == "text" and same_value(kind, _said_value(m), now))
                 else (canonical(kind, m.value) if kind in typed else m.value)
             )

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from pulse.core.gold import BINDING_KINDS
 from pulse.core.policy_io import ParseResult
 from pulse.core.records import Decision, MemoryItem
+from pulse.core.values import allows
 
 
 def is_correct(decision: Decision, gold: Decision) -> bool:
@@ -47,7 +48,7 @@ def conflicts(item: MemoryItem, call_args: Mapping[str, str]) -> bool:
         item.is_current
         and item.kind in BINDING_KINDS
         and item.slot in call_args
-        and str(call_args[item.slot]) != item.value
+        and not allows(item.value, str(call_args[item.slot]))
     )
 
 

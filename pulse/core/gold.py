@@ -32,6 +32,7 @@ from collections.abc import Sequence
 
 from pulse.core.records import Decision, Event, MemoryItem
 from pulse.core.statements import IMPLICIT
+from pulse.core.values import allows
 
 ABSENT = "-"
 # Memory kinds that bind a tool argument when current (a habit describes, it does not bind).
@@ -93,7 +94,7 @@ def gold_decision(prefix: Sequence[Event], snapshot: Sequence[MemoryItem]) -> De
             for s in slots
             if (now := last.args.get(s, ABSENT)) != ABSENT and stated.get(s, ABSENT) != now
             for m in binding_items(snapshot, s)
-            if m.value != now
+            if not allows(m.value, now)
         ]
         if evidence:
             return Decision("intervene", tuple(dict.fromkeys(evidence)))
@@ -107,12 +108,12 @@ def gold_decision(prefix: Sequence[Event], snapshot: Sequence[MemoryItem]) -> De
                 # a plan that announces a value memory contradicts, which the user did not state:
                 # the call is not committed yet, so the supplement reaches it before it is
                 if agent_msg and now != ABSENT and stated.get(s, ABSENT) != now:
-                    evidence += [m.item_id for m in binding_items(snapshot, s) if m.value != now]
+                    evidence += [m.item_id for m in binding_items(snapshot, s) if not allows(m.value, now)]
                 continue
             evidence += [
                 m.item_id
                 for m in binding_items(snapshot, s)
-                if now == ABSENT or (agent_msg and now != m.value)
+                if now == ABSENT or (agent_msg and not allows(m.value, now))
             ]
         if evidence:
             return Decision("supplement", tuple(dict.fromkeys(evidence)))

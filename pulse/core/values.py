@@ -97,6 +97,25 @@ def same_value(kind: str, a: str, b: str) -> bool:
     return canonical(kind, a) == canonical(kind, b)
 
 
+# A memory value the user rejects: "not:gift_card" = anything but gift_card ("never refund to a gift
+# card"). One rule for every comparison of a memory value with a call's value: `allows`.
+AVOID = "not:"
+
+
+def avoided(value: str) -> str:
+    """The value a memory value rejects ("" when it states a value)."""
+    return value[len(AVOID) :] if str(value).startswith(AVOID) else ""
+
+
+def allows(memory_value: str, call_value: str, kind: str = "") -> bool:
+    """Whether a call's value agrees with a memory value: the same value, or, for a rejected value
+    (`AVOID`), any other. `kind` compares typed values canonically (`same_value`); "" = as strings."""
+    rejected = avoided(memory_value)
+    if rejected:
+        return not (same_value(kind, rejected, call_value) if kind else rejected == call_value)
+    return same_value(kind, memory_value, call_value) if kind else memory_value == call_value
+
+
 def find_typed(kind: str, text: str) -> list[tuple[int, str]]:
     """(position, canonical value) of every value of `kind` stated in `text` (typed kinds only)."""
     pat = PATTERNS.get(kind)

@@ -28,8 +28,8 @@ above run on what it left:
   with -> `conditions`; a one-off ("just this time", a requirement of this task) -> task-scoped;
 - someone else's words (a colleague, another team, another project) -> nothing in this user's or
   this project's memory; a decision of this conversation's project -> a `project_state` decision;
-- a withdrawal, an avoided value ("never a gift card") -> the sentence, without a slot (read, never
-  binding a value it rejects);
+- an avoided value ("never to a gift card") -> a binding preference for anything but it (value
+  `not:gift_card`, pulse.core.values.AVOID); a withdrawal -> the sentence, without a slot;
 - the request's values are this task's parameters: only what it states as lasting ("always",
   "from now on") is filed from it.
 A statement the reader finds no fact in goes through the cue rules as before.
@@ -42,6 +42,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from pulse.core.records import Event, MemoryItem, Provenance
+from pulse.core.values import AVOID
 from pulse.memory.interface import WriteCandidate
 from pulse.memory.project import Workflow, WorkflowStep, state_slot
 from pulse.memory.validation import event_source, receipt_succeeded, user_voice_problem
@@ -316,8 +317,8 @@ def _filed(
             continue  # a colleague's, a partner's, another team's words: theirs, not this user's
         if request and (f.kind == "requirement" or not f.lasting or not has_lasting_cue(quote)):
             continue  # the request's values are this task's parameters
-        if f.withdraws or f.polarity == "avoid":
-            text = f"The user {'no longer wants' if f.withdraws else 'avoids'} {f.argument} = {f.value}."
+        if f.withdraws:
+            text = f"The user no longer wants {f.argument} = {f.value}."
             item = MemoryItem(
                 f"pref-{cid}",
                 "preference",
@@ -328,6 +329,20 @@ def _filed(
                 valid_from=t,
             )
             out.append(WriteCandidate(item, source_event=ev, read=True))
+            continue
+        if f.polarity == "avoid":  # "never to a gift card": binds anything but that value (values.AVOID)
+            item = MemoryItem(
+                f"pref-{cid}",
+                "preference",
+                user_scope_of(user_id),
+                f"The user avoids {f.argument} = {f.value}.",
+                slot=f.argument,
+                value=AVOID + f.value,
+                conditions=cond,
+                provenance=prov,
+                valid_from=t,
+            )
+            out.append(WriteCandidate(item, source_event=ev, task_scoped=not f.lasting, read=True))
             continue
         habit = f.kind == "habit"
         text = (

@@ -51,4 +51,11 @@ def bind_reader(name: str, tools: Any, **kwargs: Any) -> BoundReader | None:
 
 __all__ = [
     "BoundReader",
-    "bind_reader","ArgSpec", "READERS", "ReadFact", "ReadingError", "Schema", "make_reader"]
+    "bind_reader",
+    "ArgSpec",
+    "READERS",
+    "ReadFact",
+    "ReadingError",
+    "Schema",
+    "make_reader",
+]

@@ -23,10 +23,11 @@ _CLAUSE = re.compile(
 _RELATIONS = (
     "colleague|coworker|co-worker|boss|manager|wife|husband|partner|friend|sister|brother|mom|mum|dad|"
     "mother|father|son|daughter|kid|kids|assistant|teammate|client|girlfriend|boyfriend|roommate|"
-    "flatmate|supervisor|advisor|cofounder|co-founder|intern|lead|director|team lead|report|spouse"
+    "flatmate|supervisor|advisor|cofounder|co-founder|intern|director|team lead|direct report|spouse"
 )
 _RELATION = re.compile(
-    rf"\b(?:my|our)\s+(?:\w+\s+)?(?P<rel>{_RELATIONS})(?:,)?(?:\s+(?P<name>(?:Dr\.?\s+)?[A-Z][a-z]+))?", re.I
+    rf"\b(?:my|our)\s+(?:\w+\s+)?(?P<rel>{_RELATIONS})\b(?:,)?(?:\s+(?P<name>(?-i:(?:Dr\.?\s+)?[A-Z][a-z]+)))?",
+    re.I,
 )
 _PERSON_VERB = (
     r"(?:always|usually|really|also|only|never|normally|typically|often|generally|still)?\s*"
@@ -153,7 +154,7 @@ _SUBORDINATOR = (
     r"provided|except when|except for|except on)"
 )
 _COND_LEAD = re.compile(
-    r"^(?:(?:but|and|also|oh|ok|okay|so|though|however|actually)[,]?\s+)?"
+    r"^(?:(?:but|and|also|oh|ok|okay|so|though|however|actually|from now on|going forward|in future)[,]?\s+)?"
     rf"(?P<cond>{_SUBORDINATOR}\b[^,:;]{{2,80}}?)"
     r"(?:\s*[,:]\s+|\s+(?=(?:i|we|please|always|never|make|book|use|my|go|put|send|pay|get|pick|choose|"
     r"keep|set|the [a-z]+ (?:should|must|has to|is))\b))(?P<rest>.+)$",

@@ -22,7 +22,7 @@ JSON schema (tool, name, description, type, enum), nothing a benchmark knows.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from pulse.core.errors import PulseUserError
@@ -157,6 +157,18 @@ class Schema:
         """The one tool that has this argument, else "" (several tools share it)."""
         tools = {a.tool for a in self.by_name.get(argument, ())}
         return next(iter(tools)) if len(tools) == 1 else ""
+
+    def with_values(self, known: Mapping[str, Iterable[str]]) -> Schema:
+        """The schema with values seen for free-form arguments (ids memory holds, values a call
+        used) as their value space, so "refund to my gift card" can bind `gift_card_2222222`."""
+        out = []
+        for a in self.args:
+            extra = tuple(v for v in dict.fromkeys(known.get(a.name, ())) if v not in a.enum)
+            if extra and a.kind in ("string", "enum"):
+                out.append(replace(a, enum=(*a.enum, *extra), kind="enum"))
+            else:
+                out.append(a)
+        return Schema(tuple(out))
 
     @classmethod
     def from_json_tools(cls, tools: Iterable[Mapping[str, Any]]) -> Schema:

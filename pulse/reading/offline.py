@@ -68,9 +68,13 @@ _MEMORY_REFERENCE = re.compile(
 
 
 def _stem(w: str) -> str:
-    for suf in ("ies", "es", "s"):
-        if len(w) > len(suf) + 2 and w.endswith(suf):
-            return w[: -len(suf)] + ("y" if suf == "ies" else "")
+    """Plural folded: "cities" -> "city", "boxes" -> "box", "notes" -> "note", "maps" -> "map"."""
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and w.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
     return w
 
 
@@ -119,7 +123,7 @@ def _arg_phrases(name: str, description: str) -> list[str]:
 class OfflineReader:
     """See the module docstring."""
 
-    min_similarity: float = 0.45  # a value's best span, when the clause speaks of its argument
+    min_similarity: float = 0.40  # a value's best span, when the clause speaks of its argument
     margin: float = 0.08  # ahead of the argument's next value by at least this
     strong_similarity: float = 0.85  # enough without the argument named ...
     strong_margin: float = 0.10  # ... when this far ahead
@@ -235,6 +239,11 @@ class OfflineReader:
         if _MEMORY_REFERENCE.search(part) and all(s < 1.0 for *_, s in found):
             return []  # "use my usual seat": a reference to memory, nothing stated
         cond = clause.condition
+        cond_span = _span_of(part, cond)
+        if cond_span and any(not (cond_span[0] <= st < cond_span[1]) for _, _, st, _, _ in found):
+            # "For docs, my preferred format is sheet": a value inside the leading condition says
+            # where the statement applies, not what it states
+            found = [f for f in found if not (cond_span[0] <= f[2] < cond_span[1])]
         old_span = _span_of(part, clause.old_values_text)
         facts = []
         olds: dict[str, str] = {}
@@ -347,11 +356,20 @@ class OfflineReader:
             idx = [i for i, (a, _) in enumerate(space.pairs) if a == arg]
             best: list[tuple[float, int, int, int]] = []  # score, pair index, start, end
             own = {w for n in space.arg_words[arg] for w in n}
+            # another argument's full name ("doc format") is that argument, never this one's value
+            named_other = {
+                t
+                for other in space.args
+                if other != arg and len(space.arg_words[other][0]) > 1
+                for t in _covered(stems, space.arg_words[other][0])
+            }
             # a span's meaning without the argument's own words ("a seat by the corridor" -> "corridor")
             usable, arg_span_vecs = [], []
             for k, (a, b) in enumerate(spans):
                 kept = tuple(toks[t].word for t in content if a <= t <= b and stems[t] not in own)
-                if kept:  # a span of the argument's own words alone never names a value
+                if kept and not any(
+                    a <= t <= b for t in named_other
+                ):  # a span of the argument's own words alone never names a value
                     usable.append(k)
                     arg_span_vecs.append(span_vecs[k])
             arg_sims_v = np.stack(arg_span_vecs) @ space.vectors[idx].T if usable else None
@@ -363,15 +381,16 @@ class OfflineReader:
                 elif arg_sims_v is not None:
                     r = int(np.argmax(arg_sims_v[:, col]))
                     a, b = spans[usable[r]]
-                    best.append((float(arg_sims_v[r, col]), i, toks[a].start, toks[b].end))
+                    # a paraphrase never counts as the schema's own words (those score exactly 1.0)
+                    best.append((min(float(arg_sims_v[r, col]), 0.99), i, toks[a].start, toks[b].end))
             if not best:
                 continue
             best.sort(reverse=True)
             exact_hits = [b for b in best if b[0] >= 1.0]
             if exact_hits:  # every value the clause names in the schema's own words
-                for score, i, s, e in exact_hits:
+                for score, i, s, e in exact_hits:  # the schema's own words outrank any paraphrase
                     candidates.append(
-                        (score + 0.1 * min(arg_mention[arg], 1.0), arg, space.pairs[i][1], s, e)
+                        (score + 1.0 + 0.1 * min(arg_mention[arg], 1.0), arg, space.pairs[i][1], s, e)
                     )
                 continue
             top = best[0]
@@ -403,6 +422,11 @@ class OfflineReader:
         low = set(_stem(w) for w in content_words(part))
         hits = [t for t in tools if set(_stem(w) for w in content_words(t)) & low]
         return hits[0] if len(hits) == 1 else ""
+
+
+def _covered(stems: list[str], words: tuple[str, ...]) -> set[int]:
+    n = len(words)
+    return {j + k for j in range(len(stems) - n + 1) if tuple(stems[j : j + n]) == words for k in range(n)}
 
 
 def _has_words(stems: list[str], words: tuple[str, ...]) -> bool:

@@ -36,6 +36,10 @@ class ServeMemoryConfig:
     # background: a commit returns before its fsync (durable within ~0.5 s; a crash of the gateway
     # loses nothing) | commit: every commit fsyncs first (a power cut loses nothing; slower commits)
     sync: Literal["background", "commit"] = "background"
+    # how `pulse_remember` and the session's end read what the user says (pulse/reading/): offline
+    # (the deterministic reader: paraphrased values, whose preference, habits, conditions, one-offs) |
+    # rule (none: only statements that spell an argument's value are tied to it)
+    reader: Literal["offline", "rule"] = "offline"
 
 
 @dataclass(frozen=True)

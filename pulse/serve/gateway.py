@@ -42,10 +42,12 @@ REMEMBER_TOOL = types.Tool(
     name=REMEMBER,
     description=(
         "Record what the user just said about how they want things done, in the user's own words "
-        "(e.g. 'Always refund to my credit card credit_card_1111111'). Pulse stores any standing "
-        "preference it states in the user's long-term memory, and reads it as context for the next "
-        "tool calls. Give slot and value to tie it to a tool argument; the value must occur in the "
-        "statement."
+        "(e.g. 'Always refund to my credit card, never to a gift card', 'On flights over six hours I "
+        "want business class', 'My colleague Priya prefers window seats'). Pulse reads it against the "
+        "tools' arguments, answers with what it understood (argument, value, whose, condition, lasting "
+        "or one-off), keeps the user's standing preferences in long-term memory and holds a later call "
+        "that contradicts them. Optionally give slot and value to tie it to one argument yourself; the "
+        "value must then occur in the statement."
     ),
     input_schema={
         "type": "object",
@@ -210,6 +212,11 @@ class Gateway:
         else:
             why = "; ".join(out["rejected"]) or "no standing preference stated"
             text = f"Nothing stored ({why}); kept as context for this session's next calls."
+        if out.get("understood"):
+            text += "\nUnderstood:\n" + "\n".join(
+                f"- {u['said']}" + ("" if u["binds"] else " (not binding: kept as context)")
+                for u in out["understood"]
+            )
         read = ", ".join(f"{k}={v}" for k, v in out["read_as"].items())
         if read:
             text += f"\nRead as: {read}"

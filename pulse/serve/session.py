@@ -7,10 +7,14 @@ One `GatewaySession` per gateway process (one user; `pulse serve` is started per
   (`PulseAgent.decide_call`); `intervene` means the call is not forwarded.
 - `after_call(...)`: the result (or the upstream's error) is a `tool_result` event; supplements
   queued by then are returned for the reply's extra content block.
-- `remember(statement)`: what the user said, in their own words. It joins the event stream as a user
-  message (so a value the user states now overrides memory, as in the gold rule) and is committed to
-  memory at once, through the same write pipeline (extraction, source validation, merge) as every
-  other conversation; a value given as `slot`/`value` must occur in the statement.
+- `remember(statement)`: what the user said, in their own words. The reading layer
+  (`pulse.reading`, `memory.reader`) reads it against the upstream tools' schemas: which argument
+  and value, whose it is (a colleague's preference is never the user's), a habit or a wish, the
+  condition it holds under, lasting or one-off, withdrawn or avoided. It joins the event stream as a
+  user message stating the user's own values (so they override memory now, as in the gold rule) and
+  is committed to memory at once through the same write pipeline (extraction files what was read,
+  source validation, merge) as every other conversation. The answer says what was understood. A
+  value given as `slot`/`value` must occur in the statement (the explicit route, no reading).
 - `preferences()`: the user's current binding memory, rendered for the MCP prompt and resource.
 
 Slot vocabulary: the upstream tools' input schemas (enum values; each argument's name words, and
@@ -25,7 +29,7 @@ import json
 import time
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +42,27 @@ from pulse.serve.config import ServeConfig
 
 class RememberError(ValueError):
     """A `pulse_remember` call the gateway cannot record (message says why)."""
+
+
+MAX_STATEMENT_CHARS = 4000  # a statement is what a person says, not a document
+
+
+def _understood(f) -> dict[str, Any]:
+    """What the reader understood of one fact, for the client."""
+    return {
+        "argument": f.argument,
+        "tool": f.tool,
+        "value": f.value,
+        "polarity": f.polarity,
+        "holder": f.holder,
+        "kind": f.kind,
+        "condition": f.condition,
+        "lasting": f.lasting,
+        "withdraws": f.withdraws,
+        "revises": f.revises,
+        "binds": f.binding and f.polarity == "prefer" and f.lasting,
+        "said": f.describe(),
+    }
 
 
 @dataclass(frozen=True)
@@ -69,6 +94,19 @@ def schema_vocab(tools: Sequence[Any]) -> dict[str, SlotTerms]:
             vals = tuple(dict.fromkeys([*(prev.values if prev else ()), *map(str, values)]))
             vocab[slot] = SlotTerms(vals, tuple(dict.fromkeys([*(prev.names if prev else ()), *names])))
     return vocab
+
+
+def reading_for(name: str, tools: Sequence[Any]):
+    """The reading layer bound to the upstream tools' input schemas (None for `rule`)."""
+    if name == "rule":
+        return None
+    from pulse.reading import BoundReader, Schema, make_reader
+
+    schema = Schema.from_json_tools(
+        {"name": t.name, "description": t.description or "", "inputSchema": t.input_schema or {}}
+        for t in tools
+    )
+    return BoundReader(make_reader(name), schema)
 
 
 def item_record(m: MemoryItem) -> dict[str, str]:
@@ -106,6 +144,8 @@ class GatewaySession:
             cfg.memory.kind, root, cfg.memory.embedder, auto_create_scopes=True, sync=cfg.memory.sync
         )
         self.vocab = schema_vocab(tools)
+        self.reading = reading_for(cfg.memory.reader, tools)
+        self._tool_schema = self.reading.schema if self.reading is not None else None
         for m in self._binding():  # values memory already holds are values the user may name
             self._learn(m.slot, m.value)
         self.agent = PulseAgent(
@@ -122,6 +162,7 @@ class GatewaySession:
                 max_prefix_events=cfg.agent.max_prefix_events,
                 slot_vocab=self.vocab,
                 conversation_id=f"serve-{uuid.uuid4().hex[:12]}",
+                reading=self if self.reading is not None else None,  # its schema grows (`_learn`)
             ),
         )
         self.session_id = self.agent.config.conversation_id
@@ -148,6 +189,10 @@ class GatewaySession:
     def after_call(self, tool: str, args: Mapping[str, Any], error: str = "") -> list[str]:
         """Observe the call's outcome; the supplements (rendered) the client should see with it."""
         fields = {k: arg_text(v) for k, v in args.items()}
+        if not error:  # a value a call used is a value the user may name later ("my gift card")
+            for k, v in args.items():
+                if isinstance(v, str) and 0 < len(v) <= 80:
+                    self._learn(k, v)
         if error:
             ev = self._event("tool_result", tool=tool, text=f"error: {error[:300]}", args={"status": "error"})
         else:
@@ -167,22 +212,55 @@ class GatewaySession:
                 f"value {value!r} does not occur in the statement: only the user's own words "
                 f"confirm a preference"
             )
+        if len(statement) > MAX_STATEMENT_CHARS:
+            raise RememberError(
+                f"statement: {len(statement):,} characters; say it in at most {MAX_STATEMENT_CHARS:,}"
+            )
         if slot:
             self._learn(slot, value)
         ev = self._event("message", role="user", text=statement)
         self.agent.observe(ev)  # the listener reads its slot values with the vocabulary
+        facts = self.reading.read(statement, self.cfg.project_id) if self.reading and not slot else []
+        if facts or (self.reading and not slot):
+            # what the reader read replaces the listener's value spotting: only the user's own
+            # values are stated ("never a gift card" states no gift card; a colleague's states nothing)
+            own = {f.argument: f.value for f in facts if f.binding and f.polarity == "prefer"}
+            self.agent.listener.prefix[-1] = replace(self.agent.listener.prefix[-1], args=own)
         read = self.agent.listener.prefix[-1]
-        conv = self.memory.conversation(
-            self.cfg.user_id, self.cfg.project_id, f"remember-{uuid.uuid4().hex[:16]}"
-        )
-        conv.observe(read)
-        stored = conv.commit()
+        cid = f"remember-{uuid.uuid4().hex[:16]}"
+        if slot or self.reading is None:
+            conv = self.memory.conversation(self.cfg.user_id, self.cfg.project_id, cid)
+            conv.observe(read)
+            stored = conv.commit()
+            merged, rejected = [rid for _, rid in conv.merged], [reason for _, reason in conv.rejected]
+        else:
+            stored, merged, rejected = self._commit_read(read, facts, cid)
         return {
             "stored": [item_record(m) for m in stored],
-            "merged": [rid for _, rid in conv.merged],
-            "rejected": [reason for _, reason in conv.rejected],
+            "merged": merged,
+            "rejected": rejected,
             "read_as": {k: v for k, v in read.args.items()},
+            "understood": [_understood(f) for f in facts],
         }
+
+    def _commit_read(self, ev: Event, facts, cid: str) -> tuple[list[MemoryItem], list[str], list[str]]:
+        """One conversation holding the statement, filed by what the reader read (its facts are
+        reused, not read again)."""
+        from pulse.memory.extraction import extract
+
+        conv = self.memory.conversation(self.cfg.user_id, self.cfg.project_id, cid)
+        conv.extract_candidates = False
+        conv.observe(ev)
+        for cand in extract(
+            [ev], cid, self.cfg.user_id, self.cfg.project_id, ev.time, read=lambda t, p: facts
+        ):
+            conv.add_candidate(cand)
+        stored = conv.commit()
+        return stored, [rid for _, rid in conv.merged], [reason for _, reason in conv.rejected]
+
+    def read(self, text: str, project: str = ""):
+        """The reading layer over the tools' schemas and the values learned so far."""
+        return self.reading.read(text, project) if self.reading is not None else []
 
     def _learn(self, slot: str, value: str) -> None:
         if not slot or not value:
@@ -192,6 +270,11 @@ class GatewaySession:
             self.vocab[slot] = SlotTerms((value,), (slot.replace("_", " "),))
         elif value not in prev.values:
             self.vocab[slot] = SlotTerms((*prev.values, value), prev.names)
+        else:
+            return
+        if self.reading is not None:  # a free-form argument's known values are its value space
+            known = {k: t.values for k, t in self.vocab.items()}
+            self.reading = replace(self.reading, schema=self._tool_schema.with_values(known))
 
     # -- prompt / resource ------------------------------------------------------------------------
     def _binding(self) -> list[MemoryItem]:
