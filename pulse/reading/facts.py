@@ -98,17 +98,18 @@ class ReadFact:
             "person": self.holder.split(":", 1)[-1],
             "team": f"The {self.holder[5:]} team",
         }.get(self.holder_class, f"Project {self.holder[8:]}".strip())
+        you = who == "You"
         verb = {
-            "habit": "usually use",
+            "habit": "usually use" if you else "usually uses",
             "decision": "decided on",
-            "requirement": "need, for this task,",
-            "attribute": "are",
-        }.get(self.kind, "prefer")
+            "requirement": "need, for this task," if you else "needs, for this task,",
+            "attribute": "are" if you else "is",
+        }.get(self.kind, "prefer" if you else "prefers")
         if self.polarity == "avoid":
-            verb = "avoid" if self.kind != "decision" else "decided against"
+            verb = ("avoid" if you else "avoids") if self.kind != "decision" else "decided against"
         what = f"{self.argument} = {self.value}"
         if self.withdraws:
-            return f"{who} no longer want {what}."
+            return f"{who} no longer want{'' if you else 's'} {what}."
         cond = f"{self.condition[0].upper()}{self.condition[1:]}, " if self.condition else ""
         lead = who if not cond else who.lower() if who == "You" else who
         return f"{cond}{lead} {verb} {what}" + (f" (instead of {self.revises})" if self.revises else "") + "."

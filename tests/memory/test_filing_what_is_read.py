@@ -1,0 +1,93 @@
+"""Pulse files what the reading layer reads (pulse/memory/extraction.py with `read`), through the real
+write path (commit_events: extraction, source validation, merge): habits stay habits, other people's
+words are not the user's, one-offs stay in the task, avoided values bind as "anything but", the
+request's values are task parameters, and a plain paraphrase becomes a binding preference."""
+
+from __future__ import annotations
+
+import pytest
+from memory_helpers import user_msg
+
+from pulse.agent.writeback import commit_events
+from pulse.core.records import Event
+from pulse.memory import RetrievalQuery
+from pulse.reading import BoundReader, Schema, make_reader
+
+SCHEMA = Schema.from_json_tools(
+    [
+        {
+            "name": "book_flight",
+            "arguments": {
+                "seat": {"type": "string", "enum": ["aisle", "window", "middle"]},
+                "cabin": {"type": "string", "enum": ["economy", "business"]},
+            },
+        },
+        {
+            "name": "refund",
+            "arguments": {"payment_method": {"type": "string", "enum": ["credit_card", "gift_card"]}},
+        },
+    ]
+)
+
+
+@pytest.fixture(scope="module")
+def reading():
+    return BoundReader(make_reader("offline"), SCHEMA)
+
+
+def file(mem, reading, *events, conv="c1", project=""):
+    mem.create_user("u1")
+    return commit_events(mem, list(events), "u1", project, conv, read=reading.read)
+
+
+def test_a_paraphrase_becomes_a_binding_preference(mem, reading):
+    (item,) = file(mem, reading, user_msg("e1", "I like a seat by the corridor."))
+    assert (item.kind, item.slot, item.value) == ("preference", "seat", "aisle")
+    assert item.provenance.quote == "I like a seat by the corridor."
+
+
+def test_a_habit_is_filed_as_a_habit(mem, reading):
+    (item,) = file(mem, reading, user_msg("e1", "I usually end up in economy, mostly out of habit."))
+    assert (item.kind, item.slot, item.value) == ("habit", "cabin", "economy")
+
+
+def test_a_colleagues_preference_is_not_the_users(mem, reading):
+    items = file(
+        mem,
+        reading,
+        user_msg("e1", "I'm fine with aisle seats, but my colleague Priya always wants a window seat."),
+    )
+    assert [(m.slot, m.value) for m in items] == [("seat", "aisle")]
+
+
+def test_an_avoided_value_binds_anything_but_it(mem, reading):
+    items = file(mem, reading, user_msg("e1", "Never refund anything to a gift card."))
+    assert [(m.slot, m.value, m.text) for m in items] == [
+        ("payment_method", "not:gift_card", "The user avoids payment_method = gift_card.")
+    ]
+
+
+def test_a_one_off_stays_in_its_task(mem, reading):
+    (item,) = file(mem, reading, user_msg("e1", "Just this time, book me a window seat."), conv="trip-7")
+    assert dict(mem.snapshot_with_meta("u1"))[item].task_id == "trip-7"  # visible to that task only
+    assert mem.retrieve(RetrievalQuery("u1", subgoal="seat window")) == []
+
+
+def test_the_requests_values_are_task_parameters_unless_stated_as_lasting(mem, reading):
+    request = Event("request", 0, role="user", text="Book me a window seat to Oslo.", event_id="r1")
+    assert file(mem, reading, request) == []
+    lasting = Event("request", 0, role="user", text="Book Oslo; always an aisle seat for me.", event_id="r2")
+    assert [(m.slot, m.value) for m in file(mem, reading, lasting, conv="c2")] == [("seat", "aisle")]
+
+
+def test_a_statement_the_reader_finds_nothing_in_goes_through_the_cue_rules(mem, reading):
+    (item,) = file(mem, reading, user_msg("e1", "I prefer vegetarian restaurants."))
+    assert item.kind == "preference" and not item.slot
+
+
+def test_my_preferred_mention_is_not_reported_speech(mem):
+    from pulse.memory.validation import _reported
+
+    text = "my preferred mention is all"
+    assert _reported(text, text.index("all"), len(text)) == ""
+    assert _reported("priya said she wants all", 20, 23) != ""
