@@ -295,7 +295,14 @@ def condition_applies(conditions: str, situation_words: set[str]) -> bool:
     """Whether a fact's condition holds in a situation: at least half of the condition's words (light
     stemming, no stop words) occur in it ("for a client trip" in "... a client trip to Oslo ...")."""
     cond = set(words(conditions)) - _CONDITION_FILLER
-    return not cond or len(cond & situation_words) >= max(1, len(cond) / 2)
+    hits = sum(1 for w in cond if w in situation_words or any(_same_root(w, s) for s in situation_words))
+    return not cond or hits >= max(1, len(cond) / 2)
+
+
+def _same_root(a: str, b: str) -> bool:
+    """ "meeting" and "meet", "dinners" and "dinner": one word starts the other (4 letters or more)."""
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 4 and long_.startswith(short)
 
 
 # words a condition uses that say nothing about the situation
@@ -512,17 +519,21 @@ class PulseAgent:
         req = next((e for e in self.listener.prefix if e.kind == "request"), None)
         return " ".join(x for x in ((req.text if req else ""), self.listener.current_subgoal) if x)
 
-    def _situation_text(self) -> str:
-        """The request, the current subgoal, the user's words in this task and the tools it has
-        proposed or called (their names and descriptions: "For docs, ..." applies to a docs tool)."""
+    def _situation_texts(self) -> list[str]:
+        """The request, the current subgoal, the user's words in this task, the tools it has proposed
+        or called (their names and descriptions: "For docs, ..." applies to a docs tool) and the
+        proposed call's own values ("For client meetings, ..." applies to a call titled "Client review")."""
         said = [e.text for e in self.listener.prefix if e.kind == "message" and e.role == "user" and e.text]
+        last = self.listener.prefix[-1] if self.listener.prefix else None
+        if last is not None and last.kind == "candidate_call":
+            said += [v for v in last.args.values() if isinstance(v, str)]
         tools = dict.fromkeys(e.tool for e in self.listener.prefix if e.tool)
         described = [
             f"{t.replace('_', ' ')} "
             + (self.config.tool_words.get(t) or (self.tools[t].description if t in self.tools else ""))
             for t in tools
         ]
-        return " ".join([self._request_text(), *said, *described])
+        return [self._request_text(), *said, *described]
 
     def _slot_contexts(self) -> dict[str, set[str]]:
         """Slot -> the contexts of the user's current binding facts for it (read once per task: memory
@@ -557,8 +568,15 @@ class PulseAgent:
                 if not at_call:
                     continue
                 if situation is None:
-                    situation = set(words(self._situation_text()))
-                if not condition_applies(m.conditions, situation):
+                    situation = self._situation_texts()
+                # the statement that set the condition does not make it hold
+                around = {
+                    w
+                    for t in situation
+                    if not (m.provenance.quote and m.provenance.quote in t)
+                    for w in words(t)
+                }
+                if not condition_applies(m.conditions, around):
                     drop.add(m.item_id)
                 continue
             if m.slot not in best:

@@ -156,8 +156,9 @@ def _reported(text: str, start: int, end: int, whole: bool = False) -> str:
         lo, _ = _span(text, _SCOPE_SEP, start, end)
         scope = text[lo:start]
     for m in _SPEECH.finditer(scope):
-        if _NOUN_BEFORE.search(scope[: m.start()]):
-            continue  # "my preferred mention", "the weekly reports": a noun, not someone speaking
+        if _NOUN_BEFORE.search(scope[: m.start()]) or scope[m.end() : m.end() + 1] == "-":
+            # a noun ("my preferred mention", "a detailed write-up"), not someone speaking
+            continue
         if not _OWN_SPEAKER.search(scope[: m.start()].rstrip(" ,:")):
             return f"reported speech ({scope.strip()[:40]!r}...): someone else's words"
     for m in _QUOTED.finditer(text):

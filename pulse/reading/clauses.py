@@ -114,6 +114,7 @@ _WITHDRAW = re.compile(
     r"(?:cancel|remove|delete|clear|withdraw|retract|ignore) (?:my|the|that) (?:preference|rule|note"
     r"|setting)|"
     r"not (?:a thing|true|the case) any ?more|done with|over (?:it|that) now|i've moved (?:on|away) from|"
+    r"i used to|used to (?:like|love|want|prefer|get|book|have|use)|"
     r"moved away from|gave up|given up|quit)\b",
     re.I,
 )
@@ -126,7 +127,7 @@ _REVISION = re.compile(
 )
 _OLD_VALUE = re.compile(
     r"\b(?:instead of|rather than|switched from|switching from|changed from|moved from|move from|"
-    r"away from|(?:prefer|like|want|choose|pick) \S+(?: \S+)? over|replacing|replaced)\s+"
+    r"away from|(?:prefer|choose|pick|take) (?!my\b)\S+(?: \S+)? over|replacing|replaced)\s+"
     r"(?P<old>.+?)(?=\s+(?:to|for|with|now|these)\b|[,.;!?]|$)",
     re.I,
 )

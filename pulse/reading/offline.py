@@ -50,6 +50,7 @@ _IMPERATIVE = re.compile(
 )
 _CUE = re.compile(
     r"\b(?:prefer|like|love|want|wish|need|hate|dislike|avoid|please|always|never|should|must|rather|"
+    r"perfect|ideal|best|suits?|works for me|fine by me|good for me|great for me|"
     r"favou?rite|choice|pick|go-to|preference|standing|go for|go with|stick|remember|keep in mind|note|"
     r"from now on|going forward|from here on|future|every time|each time|default|usually|normally|"
     r"typically|tend|habit|end up|often|mostly|i'm|i am|don't|do not|can't|cannot|allergic|"
@@ -100,6 +101,7 @@ class _ValueSpace:
     args: list[str]
     arg_vectors: np.ndarray  # argument name (+ description head) per arg
     arg_words: dict[str, tuple[tuple[str, ...], ...]]  # exact names of each argument
+    tool_vectors: np.ndarray  # each tool's name (the action it does: "book flight")
 
 
 # words of argument names that say nothing about which argument it is
@@ -185,6 +187,13 @@ class OfflineReader:
             args,
             np.array(arg_vecs, np.float32).reshape(len(args), lex.dim),
             arg_words,
+            np.array(
+                [
+                    lex.phrase(tuple(content_words(t) or [t]))
+                    for t in dict.fromkeys(a.tool for a in schema.args)
+                ],
+                np.float32,
+            ).reshape(-1, lex.dim),
         )
         self._spaces[key] = space
         return space
@@ -356,6 +365,14 @@ class OfflineReader:
             idx = [i for i, (a, _) in enumerate(space.pairs) if a == arg]
             best: list[tuple[float, int, int, int]] = []  # score, pair index, start, end
             own = {w for n in space.arg_words[arg] for w in n}
+            # words that name this argument by meaning ("food" names `meal`) are not its value
+            col_arg = space.args.index(arg)
+            names_arg = {
+                t
+                for t in content
+                if stems[t] not in own
+                and float(lex.word_vector(toks[t].word) @ space.arg_vectors[col_arg]) >= 0.6
+            }
             # another argument's full name ("doc format") is that argument, never this one's value
             named_other = {
                 t
@@ -366,12 +383,22 @@ class OfflineReader:
             # a span's meaning without the argument's own words ("a seat by the corridor" -> "corridor")
             usable, arg_span_vecs = [], []
             for k, (a, b) in enumerate(spans):
-                kept = tuple(toks[t].word for t in content if a <= t <= b and stems[t] not in own)
-                if kept and not any(
-                    a <= t <= b for t in named_other
-                ):  # a span of the argument's own words alone never names a value
+                kept = tuple(
+                    toks[t].word
+                    for t in content
+                    if a <= t <= b and stems[t] not in own and t not in names_arg
+                )
+                # a span of the argument's own words alone never names a value
+                if kept and not any(a <= t <= b for t in named_other):
                     usable.append(k)
-                    arg_span_vecs.append(span_vecs[k])
+                    # a word naming the argument by meaning ("food" for `meal`) says nothing of its value
+                    inside = [t for t in content if a <= t <= b]
+                    if any(t in names_arg for t in inside):
+                        arg_span_vecs.append(
+                            lex.phrase(tuple(toks[t].word for t in inside if t not in names_arg))
+                        )
+                    else:
+                        arg_span_vecs.append(span_vecs[k])
             arg_sims_v = np.stack(arg_span_vecs) @ space.vectors[idx].T if usable else None
             for col, i in enumerate(idx):
                 if i in exact:
@@ -431,7 +458,16 @@ def _covered(stems: list[str], words: tuple[str, ...]) -> set[int]:
 
 def _has_words(stems: list[str], words: tuple[str, ...]) -> bool:
     n = len(words)
+    if n == 1:  # one word: also its derivations ("spicy" names `spice`, "meetings" names `meeting`)
+        return any(_same_root(s, words[0]) for s in stems)
     return bool(n) and any(tuple(stems[j : j + n]) == words for j in range(len(stems) - n + 1))
+
+
+def _same_root(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    n = min(len(a), len(b)) - 1
+    return n >= 4 and a[:n] == b[:n]
 
 
 def _named_near(low: str, pos: int, arg: str, schema: Schema) -> bool:
@@ -471,8 +507,8 @@ _GENERIC = frozenset(
 
 
 def _scope_only(cond: str, space: _ValueSpace, lex: StaticLexicon) -> bool:
-    """ "For email, ...", "When you handle the seat, ...", "when it comes to the seat": the phrase
-    names a tool or an argument, not a situation."""
+    """ "For email, ...", "When you handle the seat, ...", "whenever I fly": the phrase names a tool,
+    its action or an argument, not a situation."""
     words = [w for w in content_words(re.sub(r"^\w+\s+", "", cond)) if w not in _GENERIC]
     if not words:
         return True
@@ -481,7 +517,10 @@ def _scope_only(cond: str, space: _ValueSpace, lex: StaticLexicon) -> bool:
         return True
     if len(words) > 3:
         return False
-    return bool(len(space.args)) and float((space.arg_vectors @ lex.phrase(tuple(words))).max()) >= 0.6
+    v = lex.phrase(tuple(words))
+    near_arg = bool(len(space.args)) and float((space.arg_vectors @ v).max()) >= 0.6
+    near_tool = bool(len(space.tool_vectors)) and float((space.tool_vectors @ v).max()) >= 0.6
+    return near_arg or near_tool
 
 
 def _replace(f: ReadFact, **kw: Any) -> ReadFact:

@@ -1,0 +1,307 @@
+"""`pulse serve` reading plain statements, driven by the official MCP client over stdio in front of a
+small upstream with enumerated arguments (fixtures/preferences_server.py).
+
+Each case: the user's sentence goes to `pulse_remember`, then calls that contradict or conform to it.
+Right behaviour: a call contradicting the user's own preference (first person, paraphrased, negated,
+one-off for this task, revised) is held; a conforming call passes; a habit or another person's
+preference never holds anything; a conditional preference holds only where its condition applies.
+Cases that touch different arguments share one gateway process (a batch), so no case sees another's
+memory. The target: at least 90 % of the cases behave right (the reader is not perfect; the misses
+are printed).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+REPO = Path(__file__).resolve().parents[2]
+PY = sys.executable
+FIXTURE = REPO / "tests" / "serve" / "fixtures" / "preferences_server.py"
+
+
+def fly(**a):
+    return ("book_flight", {"destination": "Lisbon", **a})
+
+
+def refund(v):
+    return ("refund_order", {"order_id": "#1", "payment_method": v})
+
+
+def email(**a):
+    return ("send_email", {"to": "sam@example.org", "body": "Hello", **a})
+
+
+def food(**a):
+    return ("order_food", {"restaurant": "Nopa", **a})
+
+
+def meet(**a):
+    return ("schedule_meeting", {"title": "Sync", **a})
+
+
+HELD, PASSED = True, False
+# (statement, argument, [(call, held?)], later statement or "")
+CASES = [
+    # first person, values in words the tools never use
+    ("I like a seat by the corridor.", "seat", [(fly(seat="window"), HELD), (fly(seat="aisle"), PASSED)]),
+    (
+        "Put me by the window whenever I fly.",
+        "seat",
+        [(fly(seat="aisle"), HELD), (fly(seat="window"), PASSED)],
+    ),
+    (
+        "Please always book business class for me.",
+        "cabin",
+        [(fly(cabin="economy"), HELD), (fly(cabin="business"), PASSED)],
+    ),
+    ("I'm vegetarian.", "meal", [(fly(meal="standard"), HELD), (fly(meal="vegetarian"), PASSED)]),
+    ("Keep my emails formal please.", "tone", [(email(tone="casual"), HELD), (email(tone="formal"), PASSED)]),
+    (
+        "Emails from me should be short and to the point.",
+        "length",
+        [(email(length="detailed"), HELD), (email(length="short"), PASSED)],
+    ),
+    (
+        "I like my food really spicy.",
+        "spice_level",
+        [(food(spice_level="mild"), HELD), (food(spice_level="hot"), PASSED)],
+    ),
+    (
+        "Leave deliveries in the lobby, always.",
+        "delivery",
+        [(food(delivery="door"), HELD), (food(delivery="lobby"), PASSED)],
+    ),
+    (
+        "I prefer video calls for meetings.",
+        "location",
+        [(meet(location="in_person"), HELD), (meet(location="video"), PASSED)],
+    ),
+    (
+        "Mornings are best for my meetings.",
+        "time_of_day",
+        [(meet(time_of_day="afternoon"), HELD), (meet(time_of_day="morning"), PASSED)],
+    ),
+    (
+        "Refund everything to PayPal from now on.",
+        "payment_method",
+        [(refund("credit_card"), HELD), (refund("paypal"), PASSED)],
+    ),
+    (
+        "I'd rather get my money back by bank transfer.",
+        "payment_method",
+        [(refund("gift_card"), HELD), (refund("bank_transfer"), PASSED)],
+    ),
+    ("My go-to is an aisle seat.", "seat", [(fly(seat="window"), HELD), (fly(seat="aisle"), PASSED)]),
+    ("Seat me near the window, I like looking out.", "seat", [(fly(seat="aisle"), HELD)]),
+    ("Always send a detailed write-up.", "length", [(email(length="short"), HELD)]),
+    ("Keep it casual when you email people for me.", "tone", [(email(tone="formal"), HELD)]),
+    ("I'd like my meetings over the phone.", "location", [(meet(location="video"), HELD)]),
+    ("Medium spice is perfect for me.", "spice_level", [(food(spice_level="hot"), HELD)]),
+    ("Have them bring it right to my door.", "delivery", [(food(delivery="lobby"), HELD)]),
+    ("Evenings work best for my calls.", "time_of_day", [(meet(time_of_day="morning"), HELD)]),
+    (
+        "I want the premium economy cabin on every flight.",
+        "cabin",
+        [(fly(cabin="economy"), HELD), (fly(cabin="premium_economy"), PASSED)],
+    ),
+    ("My meals must be kosher.", "meal", [(fly(meal="standard"), HELD)]),
+    ("Book aisle seats for me from now on.", "seat", [(fly(seat="window"), HELD)]),
+    # the tools' own words
+    ("My preferred cabin is economy.", "cabin", [(fly(cabin="business"), HELD)]),
+    ("Use a friendly tone in my emails.", "tone", [(email(tone="formal"), HELD)]),
+    ("Schedule my meetings in the afternoon.", "time_of_day", [(meet(time_of_day="morning"), HELD)]),
+    # habits describe, they never hold
+    ("I usually end up in economy, mostly out of habit.", "cabin", [(fly(cabin="business"), PASSED)]),
+    ("I tend to order mild food.", "spice_level", [(food(spice_level="hot"), PASSED)]),
+    ("Most of the time I pick up the food myself.", "delivery", [(food(delivery="door"), PASSED)]),
+    ("Out of habit I sit in the middle seat.", "seat", [(fly(seat="window"), PASSED)]),
+    # negations: anything but
+    (
+        "Never refund anything to a gift card.",
+        "payment_method",
+        [(refund("gift_card"), HELD), (refund("paypal"), PASSED)],
+    ),
+    (
+        "No phone calls for meetings, please.",
+        "location",
+        [(meet(location="phone"), HELD), (meet(location="video"), PASSED)],
+    ),
+    ("Don't ever book me a middle seat.", "seat", [(fly(seat="middle"), HELD), (fly(seat="aisle"), PASSED)]),
+    (
+        "Avoid evening meetings.",
+        "time_of_day",
+        [(meet(time_of_day="evening"), HELD), (meet(time_of_day="morning"), PASSED)],
+    ),
+    (
+        "Anything but economy, please.",
+        "cabin",
+        [(fly(cabin="economy"), HELD), (fly(cabin="business"), PASSED)],
+    ),
+    (
+        "Always refund to my credit card, never to a gift card.",
+        "payment_method",
+        [(refund("gift_card"), HELD), (refund("credit_card"), PASSED)],
+    ),
+    # conditions: held only where they apply
+    (
+        "For meetings with clients, always meet in person.",
+        "location",
+        [
+            (meet(title="Client review", location="video"), HELD),
+            (meet(title="Team sync", location="video"), PASSED),
+        ],
+    ),
+    (
+        "For client dinners I want the food mild.",
+        "spice_level",
+        [
+            (food(restaurant="Client dinner at Nopa", spice_level="hot"), HELD),
+            (food(restaurant="Lunch at Zuni", spice_level="hot"), PASSED),
+        ],
+    ),
+    ("On weekends, leave my food at the door.", "delivery", [(food(delivery="lobby"), PASSED)]),
+    ("When I travel for work I want an aisle seat.", "seat", [(fly(seat="window"), PASSED)]),
+    (
+        "On long-haul flights I want business class.",
+        "cabin",
+        [
+            (fly(destination="Tokyo, long-haul", cabin="economy"), HELD),
+            (fly(destination="Porto", cabin="economy"), PASSED),
+        ],
+    ),
+    # someone else's preference is never the user's
+    ("My colleague Priya always wants a window seat.", "seat", [(fly(seat="aisle"), PASSED)]),
+    ("Tom prefers gift cards for his refunds.", "payment_method", [(refund("credit_card"), PASSED)]),
+    ("My wife likes her food mild.", "spice_level", [(food(spice_level="hot"), PASSED)]),
+    (
+        "Our design team decided all reviews happen by video.",
+        "location",
+        [(meet(location="in_person"), PASSED)],
+    ),
+    ("My boss hates long emails.", "length", [(email(length="detailed"), PASSED)]),
+    (
+        "Priya said she wants her meetings in the morning.",
+        "time_of_day",
+        [(meet(time_of_day="evening"), PASSED)],
+    ),
+    (
+        "I'm fine with any tone, but my manager Ana insists on formal emails.",
+        "tone",
+        [(email(tone="casual"), PASSED)],
+    ),
+    # one-off for this task: holds in this session
+    (
+        "Just this time, book me a window seat.",
+        "seat",
+        [(fly(seat="aisle"), HELD), (fly(seat="window"), PASSED)],
+    ),
+    ("For this order, leave it at the door.", "delivery", [(food(delivery="lobby"), HELD)]),
+    # withdrawals and revisions
+    (
+        "I no longer want window seats; from now on it's aisle.",
+        "seat",
+        [(fly(seat="window"), HELD), (fly(seat="aisle"), PASSED)],
+    ),
+    (
+        "I switched from PayPal to bank transfer for refunds.",
+        "payment_method",
+        [(refund("paypal"), HELD), (refund("bank_transfer"), PASSED)],
+    ),
+    (
+        "I used to like casual emails but now I want them formal.",
+        "tone",
+        [(email(tone="casual"), HELD), (email(tone="formal"), PASSED)],
+    ),
+    (
+        "Change of plan: video meetings from now on, not in person.",
+        "location",
+        [(meet(location="in_person"), HELD), (meet(location="video"), PASSED)],
+    ),
+]
+
+
+def batches(cases):
+    """Cases in groups that touch different arguments (one gateway process each)."""
+    out: list[list] = []
+    for case in cases:
+        for b in out:
+            if all(c[1] != case[1] for c in b):
+                b.append(case)
+                break
+        else:
+            out.append([case])
+    return out
+
+
+def gateway(mem: Path) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=PY,
+        cwd=str(REPO),
+        args=[
+            "-m",
+            "pulse.cli.serve",
+            "user_id=ada",
+            f"memory.root={mem}",
+            f"+upstreams.prefs.command={PY}",
+            f"+upstreams.prefs.args=[{FIXTURE}]",
+        ],
+    )
+
+
+async def run_batch(mem: Path, batch) -> list[tuple[str, list[str]]]:
+    """Per case: the calls that did not behave as expected (empty = right)."""
+    out = []
+    async with Client(gateway(mem), cache=None) as c:
+        for statement, _, calls in batch:
+            said = await c.call_tool("pulse_remember", {"statement": statement})
+            assert not said.is_error, said.content[0].text
+            wrong = []
+            for (tool, args), want_held in calls:
+                res = await c.call_tool(tool, args)
+                held = res.is_error and res.content[0].text.startswith("NOT EXECUTED")
+                if held != want_held:
+                    wrong.append(f"{tool}{args}: {'held' if held else 'passed'}")
+            out.append((statement, wrong))
+    return out
+
+
+@pytest.mark.e2e
+def test_natural_statements_hold_what_they_should_over_stdio(tmp_path):
+    assert len(CASES) >= 50
+    results = []
+    for i, batch in enumerate(batches(CASES)):
+        results += anyio.run(run_batch, tmp_path / f"mem{i}", batch)
+    misses = [(s, w) for s, w in results if w]
+    for s, w in misses:
+        print(f"MISS {s!r}: {'; '.join(w)}")
+    right = len(results) - len(misses)
+    assert right / len(results) >= 0.9, f"{right}/{len(results)} right"
+
+
+def test_remember_answers_with_what_it_understood(tmp_path):
+    async def go():
+        async with Client(gateway(tmp_path / "m"), cache=None) as c:
+            return await c.call_tool(
+                "pulse_remember", {"statement": "My colleague Priya always wants a window seat."}
+            )
+
+    res = anyio.run(go)
+    text = res.content[0].text
+    assert "Priya prefers seat = window" in text and "not binding" in text
+    (u,) = res.structured_content["understood"]
+    assert (u["holder"], u["argument"], u["value"], u["binds"]) == ("person:Priya", "seat", "window", False)
+
+
+def test_a_huge_statement_is_refused_with_a_clear_error(tmp_path):
+    async def go():
+        async with Client(gateway(tmp_path / "m"), cache=None) as c:
+            return await c.call_tool("pulse_remember", {"statement": "aisle " * 2000})
+
+    res = anyio.run(go)
+    assert res.is_error and "at most 4,000" in res.content[0].text
