@@ -82,7 +82,7 @@ class AMemChain(TextChain):
                     self.add_note(event_line(ev), s.time, ev, s.project_id)
 
     def _facts(self, ev, project_id: str):
-        return standins.extract_facts([ev], self.user_id, project_id) if ev is not None else []
+        return standins.extract_facts([ev], self.user_id, project_id, self.reading) if ev is not None else []
 
     def add_note(self, content: str, time: str, ev=None, project_id: str = "") -> Note:
         facts = self._facts(ev, project_id) or standins.read_facts(content, self.vocab, self.user_id)

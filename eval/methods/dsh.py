@@ -71,6 +71,7 @@ class DshChain:
     log: list[Entry] = field(default_factory=list)  # entries after the last compaction
     compactions: int = 0
     name: str = "dsh"
+    reading: object = None  # the run's reader bound to the tools (standins.chain_reading)
 
     def projection(self) -> str:
         parts = [f"<system-reminder>\n{self.instructions}\n</system-reminder>"]
@@ -103,7 +104,7 @@ class DshChain:
         old = self.log[: len(self.log) - len(keep)]
         prior = self.summary
         facts = standins.extract_facts(
-            [e.event for e in old if e.event is not None], self.user_id, project_id
+            [e.event for e in old if e.event is not None], self.user_id, project_id, self.reading
         )
         prompt = (
             "Previous summary:\n"
@@ -155,7 +156,9 @@ class DshMethod:
 
     def open_chain(self, seed) -> DshChain:
         vocab = tools_vocab(seed.tools)
-        chain = DshChain(Accountant(self.llm), self.opts, seed.user_id, vocab)
+        chain = DshChain(
+            Accountant(self.llm), self.opts, seed.user_id, vocab, reading=standins.chain_reading(seed)
+        )
         for s in seed.history.sessions:
             for t in s.turns:
                 ev = standins.turn_event(t, s.time, vocab)

@@ -119,7 +119,7 @@ class LightMemChain(TextChain):
         batch, self.buffer = self.buffer, []
         if not batch:
             return
-        facts = standins.extract_facts(batch, self.user_id, project_id)
+        facts = standins.extract_facts(batch, self.user_id, project_id, self.reading)
         lines = "\n".join(f"[{i}] {e.time} {event_line(e)}" for i, e in enumerate(batch))
         out = self.acct.call(
             "lightmem.extract",

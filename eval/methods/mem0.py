@@ -84,6 +84,7 @@ class Mem0Store:
     records: dict[str, Record] = field(default_factory=dict)
     history: list[dict] = field(default_factory=list)
     mirror: object = None  # the mem0ai cross-check (eval/methods/mem0_crosscheck.py), or None
+    reading: object = None  # the run's reader bound to the tools (standins.chain_reading)
 
     def add(self, lines: list[str], events, now: str, project_id: str = "") -> list[dict]:
         if not lines:
@@ -91,7 +92,7 @@ class Mem0Store:
         if self.mirror is not None:
             self.mirror.add(lines)
         convo = "\n".join(lines)
-        facts = standins.extract_facts(events, self.user_id, project_id)
+        facts = standins.extract_facts(events, self.user_id, project_id, self.reading)
         out = self.acct.call(
             "mem0.extract", EXTRACT_SYSTEM, "Input:\n" + convo, lambda: {"facts": [f.text for f in facts]}
         )
@@ -183,7 +184,14 @@ class Mem0Chain:
     def __init__(self, seed, llm, opts: Options):
         self.acct = Accountant(llm)
         self.vocab = tools_vocab(seed.tools)
-        self.store = Mem0Store(self.acct, TextIndex(seed.embedder), seed.user_id, self.vocab, opts)
+        self.store = Mem0Store(
+            self.acct,
+            TextIndex(seed.embedder),
+            seed.user_id,
+            self.vocab,
+            opts,
+            reading=standins.chain_reading(seed),
+        )
         cfg = getattr(llm, "config", None)
         if cfg is not None and cfg.mem0ai_crosscheck:
             from eval.methods.mem0_crosscheck import Mem0aiMirror

@@ -106,6 +106,7 @@ class OpenClawChain:
         self.opts = opts
         self.user_id = seed.user_id
         self.vocab = tools_vocab(seed.tools)
+        self.reading = standins.chain_reading(seed)
         self.ws = Workspace(Path(seed.root) / "workspace")
         self.index = TextIndex(seed.embedder)
         self.text_index = TextIndex(make_embedder("bm25")) if seed.embedder.dense else self.index
@@ -115,7 +116,7 @@ class OpenClawChain:
 
     # -- the agent's own writes -----------------------------------------------------------------
     def agent_writes(self, events, now: str, project_id: str, system: str = WRITE_SYSTEM) -> list[dict]:
-        facts = standins.extract_facts(events, self.user_id, project_id)
+        facts = standins.extract_facts(events, self.user_id, project_id, self.reading)
 
         def standin():
             writes = []

@@ -190,6 +190,7 @@ class PMAChain:
         self.opts = opts
         self.user_id = seed.user_id
         self.vocab = tools_vocab(seed.tools)
+        self.reading = standins.chain_reading(seed)  # the run's reader, as every method's
         self.tools = {t.name: list(t.params) for t in seed.tools}
         self.long_term: dict[str, str] = {}
         self.next_id = 1
@@ -248,6 +249,7 @@ def manage(
             chain.user_id,
             project_id,
             bank.next_id,
+            reading=chain.reading,
         )
         used["m"] = m
         out = list(m.calls)
@@ -404,7 +406,7 @@ class PMASession(TextSession):
                 )
         else:
             entries, metas = self.bank.entries(), self.metas
-            nxt = next_call(self.stream, self.calls, metas, self.tool_params)
+            nxt = next_call(self.stream, self.calls, metas, self.tool_params, self.chain.reading)
             system = SELECT_ALWAYS_SYSTEM if self.variant == "always_inject" else SELECT_SYSTEM
             bank_text = f"\nMemory bank:\n{self.bank.render() or '(empty)'}"
 
@@ -467,6 +469,7 @@ class PMASession(TextSession):
             self.chain.vocab,
             self.task.user_id,
             self.task.project_id,
+            reading=self.chain.reading,
         )
         scratch = Bank()
         saved, _ = scratch.apply(m.calls)
@@ -480,7 +483,7 @@ class PMASession(TextSession):
         for c in calls:
             if c.result == "ok":
                 mark_done(metas, c)
-        return entries, metas, next_call(self.stream, calls, metas, self.tool_params)
+        return entries, metas, next_call(self.stream, calls, metas, self.tool_params, self.chain.reading)
 
     def on_end(self, completed: bool) -> None:
         self._manage_new()  # management only: what was said after the last decision is kept

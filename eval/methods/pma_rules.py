@@ -6,9 +6,11 @@ same inputs (the task, the k-message window, the bank), and emit the same tool c
 
 Phase 1, memory management (`manage_calls`), over the events new since the last invocation:
 - the request -> one knowledge entry per requirement: the request split into clauses (sentences,
-  ";", ", then" / " then "), each saved as "Requirement: <clause>." A clause that names a known tool
-  (its name or its name's words: "send update" for `send_update`) is linked to that tool; quoted
-  names in it ('x') are the artifacts it is about;
+  ";", ", then" / " then "), each saved as "Requirement: <clause>." A clause is linked to the tool it
+  names (its name or its name's words: "send update" for `send_update`) or, failing that, the tool
+  it means through the run's reader (`pulse.reading`: "book the sample pickup" -> a courier tool
+  described so), as the real agent's LLM links it; quoted names in it ('x') are the artifacts it is
+  about;
 - a user message mid-task -> a requirement entry ("Requirement (user, step n): ...") and, through
   the shared fact extractor (eval/methods/standins.py), its durable facts as knowledge (an entry for
   the same (scope, slot) with another value is deleted first);
@@ -115,11 +117,16 @@ def clauses(request: str) -> list[str]:
     return out
 
 
-def tool_named(text: str, tools: Iterable[str]) -> str:
-    """The (longest) known tool a text names by its name or its name's words."""
+def tool_named(text: str, tools: Iterable[str], reading=None) -> str:
+    """The (longest) known tool a text names by its name or its name's words; else, with the run's
+    reader (`pulse.reading.BoundReader`), the tool the text means ("book the sample pickup" ->
+    `schedule_courier`), as the real agent's LLM links it."""
     low = text.lower()
+    tools = list(tools)
     hits = [t for t in tools if t.lower() in low or t.lower().replace("_", " ") in low]
-    return max(hits, key=len) if hits else ""
+    if hits:
+        return max(hits, key=len)
+    return reading.link_tool(text, tools) if reading is not None else ""
 
 
 def artifacts(text: str) -> tuple[str, ...]:
@@ -165,6 +172,7 @@ def manage_calls(
     user_id: str,
     project_id: str,
     next_id: int = 1,
+    reading=None,
 ) -> Management:
     """Phase 1 (see the module docstring). `new`: (stream index, event) not yet managed; `next_id`: the
     number the bank gives its next saved entry (`e<n>`), so a later fact of the same call can replace an
@@ -198,15 +206,17 @@ def manage_calls(
         if ev.kind == "request":
             for c in clauses(ev.text):
                 m.save(
-                    "knowledge", f"{REQ}: {c}.", Meta("requirement", i, tool_named(c, tools), artifacts(c))
+                    "knowledge",
+                    f"{REQ}: {c}.",
+                    Meta("requirement", i, tool_named(c, tools, reading), artifacts(c)),
                 )
         elif ev.kind == "message" and ev.role == "user":
             m.save(
                 "knowledge",
                 f"{REQ} (user, step {ev.step}): {ev.text.strip()}",
-                Meta("requirement", i, tool_named(ev.text, tools), artifacts(ev.text)),
+                Meta("requirement", i, tool_named(ev.text, tools, reading), artifacts(ev.text)),
             )
-            for f in standins.extract_facts([ev], user_id, project_id):
+            for f in standins.extract_facts([ev], user_id, project_id, reading):
                 fact(f, i)
             last = next((c for c in reversed(calls) if c.index < i and c.result == "ok"), None)
             if last is not None:
@@ -251,7 +261,7 @@ def manage_calls(
                     ev.tool,
                     call.index if call else -1,
                 )
-            for f in standins.extract_facts([ev], user_id, project_id):
+            for f in standins.extract_facts([ev], user_id, project_id, reading):
                 fact(f, i)
     return m
 
@@ -276,6 +286,7 @@ def next_call(
     calls: Sequence[CallRecord],
     metas: Mapping[str, Meta] | None,
     tools: Iterable[str],
+    reading=None,
 ) -> NextCall | None:
     """The call the agent is about to make, from the event stream (see the module docstring).
     `metas`: the requirement entries (with their done marks) the estimate may use."""
@@ -291,7 +302,7 @@ def next_call(
         -1,
     )
     if plan >= 0 and (last is None or plan > last.index):
-        t = tool_named(stream[plan].args.get("subgoal", "") or stream[plan].text, tools)
+        t = tool_named(stream[plan].args.get("subgoal", "") or stream[plan].text, tools, reading)
         if t:
             return NextCall(t, {k: v for k, v in stream[plan].args.items() if k != "subgoal"}, "plan")
     # a user correction of the last call: the agent is expected to redo it

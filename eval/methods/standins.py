@@ -5,11 +5,14 @@ by these rules instead of a model, so offline rows compare memory *designs* with
 reading and writing:
 
 - **fact extraction** (Mem0 phase 1, LightMem extraction, A-MEM note content, OpenClaw / ZCode notes
-  the agent writes, dsh compaction, PMA knowledge): `facts` = the write candidates Pulse's own writes
-  take (`pulse.agent.writeback.extract_candidates`: a user message's stated values -> user
-  preferences; a receipt's `decision.<slot>` fields -> project decisions; a request's values are
-  task parameters, not facts), from events whose text Pulse's parser read
-  (`pulse.core.statements.parse_statement`), rendered as one sentence each (`fact_sentence`).
+  the agent writes, dsh compaction, PMA knowledge): the run's reading layer (`pulse.reading`, the
+  reader Pulse's own writes use, `reader.name`) reads each user statement, as the real systems'
+  extraction LLMs read it: the user's own lasting preferences -> facts; a habit -> a fact said as a
+  habit; an avoided or withdrawn value -> a withdrawn fact; someone else's words, another project's
+  decision and a one-off request -> nothing. A statement the reader finds nothing in, a receipt's
+  `decision.<slot>` fields and `reader.name=rule` runs take the write candidates Pulse's cue rules
+  take (`pulse.agent.writeback.extract_candidates` over `parse_statement`). One sentence per fact
+  (`fact_sentence`).
 - **update decisions** (Mem0 ADD/UPDATE/DELETE/NONE, LightMem update/delete/ignore, A-MEM evolution):
   facts are compared by (scope, slot) and value, both read back from the fact text with the shared
   text->slot routine (`eval.methods.text_slots.text_items`): same slot and value -> nothing new;
@@ -30,6 +33,8 @@ from eval.suites.schema import SeedTurn
 from pulse.agent.writeback import extract_candidates
 from pulse.core.records import Event
 from pulse.core.statements import IMPLICIT, SlotTerms, parse_statement
+from pulse.reading import BoundReader, Schema
+from pulse.reading.clauses import has_lasting_cue
 
 
 @dataclass(frozen=True)
@@ -45,10 +50,12 @@ class Fact:
         return (self.scope, self.slot)
 
 
-def fact_sentence(scope: str, slot: str, value: str, withdrawn: bool = False) -> str:
+def fact_sentence(scope: str, slot: str, value: str, withdrawn: bool = False, habit: bool = False) -> str:
     w = slot.replace("_", " ")
     if scope.startswith("project:"):
         return f"Project {scope.split(':', 1)[1]} decided {w} {value}."
+    if habit and not withdrawn:
+        return f"User usually has {w} {value} (a habit)."
     return f"User {'no longer prefers' if withdrawn else 'prefers'} {w} {value}."
 
 
@@ -82,10 +89,48 @@ def turn_event(turn: SeedTurn, time: str, vocab: Mapping[str, SlotTerms]) -> Eve
     )
 
 
-def extract_facts(events: Sequence[Event], user_id: str, project_id: str) -> list[Fact]:
+def chain_reading(seed) -> BoundReader | None:
+    """The run's reader bound to a chain's tools (None when the run reads by the cue rules alone)."""
+    reader = getattr(seed, "reader", None)
+    return BoundReader(reader, Schema.from_schema_tools(seed.tools)) if reader is not None else None
+
+
+def _read_facts(ev: Event, reading: BoundReader, user_id: str, project_id: str) -> list[Fact] | None:
+    """What the reader reads in one user statement as facts (None: it read nothing; see the module
+    docstring)."""
+    read = reading.read(ev.text, project_id)
+    if not read:
+        return None
+    out = []
+    for f in read:
+        if f.holder == "user" and f.kind != "decision":
+            if not f.lasting or (ev.kind == "request" and not has_lasting_cue(f.quote or ev.text)):
+                continue  # this task's parameters
+            scope = f"user:{user_id}"
+        elif f.kind == "decision" and project_id and f.holder.split(":", 1)[1] in ("", project_id):
+            scope = f"project:{project_id}"
+        else:
+            continue  # someone else's words
+        gone = f.withdraws or f.polarity == "avoid"
+        text = fact_sentence(scope, f.argument, f.value, gone, habit=f.kind == "habit")
+        out.append(Fact(text, f.argument, f.value, scope, ev.time))
+    return out
+
+
+def extract_facts(
+    events: Sequence[Event], user_id: str, project_id: str, reading: BoundReader | None = None
+) -> list[Fact]:
     """Fact extraction stand-in (see the module docstring)."""
     out = []
-    for c in extract_candidates(events, user_id, project_id):
+    rest = []
+    for ev in events:
+        said = ev.kind == "request" or (ev.kind == "message" and ev.role == "user")
+        facts = _read_facts(ev, reading, user_id, project_id) if reading is not None and said else None
+        if facts is None:
+            rest.append(ev)
+        else:
+            out += facts
+    for c in extract_candidates(rest, user_id, project_id):
         m = c.item
         gone = c.source_event is not None and withdrawn(c.source_event.text)
         out.append(

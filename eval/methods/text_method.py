@@ -277,6 +277,7 @@ class TextChain:
         self.opts = opts
         self.user_id = seed.user_id
         self.vocab = tools_vocab(seed.tools)
+        self.reading = standins.chain_reading(seed)  # the run's reader, as every method's
         self.index = TextIndex(seed.embedder)
 
 

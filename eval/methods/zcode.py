@@ -64,7 +64,7 @@ class ZCodeChain(TextChain):
         (self.dir / "MEMORY.md").write_text("".join(line + "\n" for line in self.entries.values()))
 
     def save(self, events, now: str, project_id: str) -> None:
-        facts = standins.extract_facts(events, self.user_id, project_id)
+        facts = standins.extract_facts(events, self.user_id, project_id, self.reading)
         if not facts:
             return  # the Stop hook's turn finds nothing durable: it writes nothing (its cost is still paid)
 

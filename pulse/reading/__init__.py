@@ -40,6 +40,16 @@ class BoundReader:
     def read(self, text: str, project: str = "", speaker: str = "user") -> list[ReadFact]:
         return self.reader.read(text, self.schema, speaker=speaker, project=project)
 
+    def link_tool(self, text: str, tools=None) -> str:
+        """The tool `text` means (among `tools`, default all), "" when none clearly (the offline
+        reader's meaning match; an llm reader links through the offline one)."""
+        link = getattr(self.reader, "link_tool", None)
+        if link is None:
+            from pulse.reading.offline import OfflineReader
+
+            link = OfflineReader().link_tool
+        return link(text, self.schema, tools)
+
 
 def bind_reader(name: str, tools: Any, **kwargs: Any) -> BoundReader | None:
     """`name` ("offline" | "llm") bound to `tools` (SchemaTools or a suite's ToolSpecs); None for "rule"

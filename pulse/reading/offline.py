@@ -293,6 +293,26 @@ class OfflineReader:
             for f in facts
         ]
 
+    def link_tool(
+        self, text: str, schema: Schema, tools=None, min_similarity: float = 0.45, margin: float = 0.05
+    ) -> str:
+        """The tool whose name and description `text` means ("book the sample pickup" ->
+        `schedule_courier` "Schedule a courier to collect a parcel."), "" when none is close enough
+        and clearly ahead of the next."""
+        lex = self._lex()
+        names = [t for t in dict.fromkeys(a.tool for a in schema.args) if tools is None or t in set(tools)]
+        words = content_words(text)
+        if not names or not words:
+            return ""
+        desc = {a.tool: a.tool_description for a in schema.args}
+        v = lex.phrase(tuple(words))
+        scored = sorted(
+            ((float(v @ lex.phrase(tuple(content_words(f"{t} {desc.get(t, '')}")))), t) for t in names),
+            reverse=True,
+        )
+        top, second = scored[0][0], (scored[1][0] if len(scored) > 1 else 0.0)
+        return scored[0][1] if top >= min_similarity and top - second >= margin else ""
+
     def _named_args(self, sentence: str, schema: Schema) -> set[str]:
         space = self._space(schema)
         stems = [_stem(t.word) for t in _tokens(sentence)]
