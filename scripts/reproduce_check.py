@@ -41,9 +41,11 @@ import json
 import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -72,6 +74,9 @@ README_START = (
 )
 README_END = "<!-- reproduce-check:demo:end -->"
 ABSENT = "(absent)"
+# Wall-time limit per part (about 3x what each takes on 2 cores): a hung run fails the check.
+TIMEOUT_S = {"demo": 45 * 60, "tables": 15 * 60, "real_tools": 15 * 60}
+TIMED_OUT = 124  # the exit status reported for a part stopped at its limit (as timeout(1) does)
 
 
 class SetupError(Exception):
@@ -404,28 +409,57 @@ def check_imports(py: str, clone: Path, env: dict[str, str]) -> None:
 
 
 def run_logged(
-    cmd: list[str], cwd: Path, env: dict[str, str], log: Path, echo_prefix: str = ""
+    cmd: list[str], cwd: Path, env: dict[str, str], log: Path, timeout_s: float, echo_prefix: str = ""
 ) -> tuple[int, float]:
     """Run `cmd`, its output to `log`; lines starting with `echo_prefix` are also printed (progress).
-    Returns (exit status, wall seconds)."""
+    Past `timeout_s` its whole process group is stopped (a hung run must not hold CI) and the
+    status is TIMED_OUT. Returns (exit status, wall seconds)."""
     t0 = time.monotonic()
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "w") as fh:
         proc = subprocess.Popen(
-            cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            cmd,
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,  # its own process group: the timeout stops its workers too
         )
+        timed_out = threading.Event()
+
+        def stop() -> None:
+            timed_out.set()
+            for sig, wait in ((signal.SIGTERM, 30), (signal.SIGKILL, 0)):
+                try:
+                    os.killpg(proc.pid, sig)
+                except ProcessLookupError:
+                    return
+                try:
+                    proc.wait(wait)
+                    return
+                except subprocess.TimeoutExpired:
+                    continue
+
+        timer = threading.Timer(timeout_s, stop)
+        timer.start()
         assert proc.stdout is not None
         for line in proc.stdout:
             fh.write(line)
             if echo_prefix and line.startswith(echo_prefix):
                 print("    " + line.rstrip(), flush=True)
         rc = proc.wait()
+        timer.cancel()
+        if timed_out.is_set():
+            fh.write(f"\n[reproduce_check] stopped after {timeout_s:.0f} s (the part's time limit)\n")
+            rc = TIMED_OUT
     return rc, time.monotonic() - t0
 
 
 def _failed(what: str, rc: int, log: Path) -> list[Diff]:
     tail = log.read_text().splitlines()[-30:] if log.exists() else []
-    print(f"  FAILED: {what} exited {rc}; log {log}; its last lines:")
+    status = "stopped at its time limit" if rc == TIMED_OUT else f"exited {rc}"
+    print(f"  FAILED: {what} {status}; log {log}; its last lines:")
     for line in tail:
         print("    | " + line)
     return [Diff(what, "runs", f"exit {rc}")]
@@ -435,7 +469,9 @@ def part_demo(
     py: str, clone: Path, env: dict[str, str], logs: Path, demo_args: list[str]
 ) -> tuple[list[Diff], float]:
     print(f"[demo] python -m pulse.cli.demo {' '.join(demo_args)}  (in {clone})", flush=True)
-    rc, secs = run_logged([py, "-m", "pulse.cli.demo", *demo_args], clone, env, logs / "demo.log", "[pulse")
+    rc, secs = run_logged(
+        [py, "-m", "pulse.cli.demo", *demo_args], clone, env, logs / "demo.log", TIMEOUT_S["demo"], "[pulse"
+    )
     print(f"[demo] {_minutes(secs)} ({secs:.0f} s)", flush=True)
     if rc != 0:
         return _failed("pulse demo", rc, logs / "demo.log"), secs
@@ -463,7 +499,7 @@ def part_tables(py: str, clone: Path, env: dict[str, str], logs: Path) -> tuple[
     out = clone / "outputs" / "reproduce" / "tables"
     cmd = [py, "scripts/reproduce_tables.py", "--runs", str(out / "runs"), "--out", str(out), "--seeds", "0"]
     print("[tables] scripts/reproduce_tables.py --seeds 0 (rows that need no trained policy)", flush=True)
-    rc, secs = run_logged(cmd, clone, env, logs / "tables.log")
+    rc, secs = run_logged(cmd, clone, env, logs / "tables.log", TIMEOUT_S["tables"])
     print(f"[tables] {_minutes(secs)}", flush=True)
     if rc != 0:
         return _failed("scripts/reproduce_tables.py", rc, logs / "tables.log"), secs
@@ -485,7 +521,11 @@ def part_real_tools(py: str, clone: Path, env: dict[str, str], logs: Path) -> tu
     out = clone / "outputs" / "reproduce" / "real_tools"
     print("[real_tools] scripts/real_tools.sh", flush=True)
     rc, secs = run_logged(
-        ["bash", "scripts/real_tools.sh", str(out)], clone, {**env, "PY": py}, logs / "real_tools.log"
+        ["bash", "scripts/real_tools.sh", str(out)],
+        clone,
+        {**env, "PY": py},
+        logs / "real_tools.log",
+        TIMEOUT_S["real_tools"],
     )
     print(f"[real_tools] {_minutes(secs)}", flush=True)
     if rc != 0:

@@ -390,6 +390,10 @@ class Workers:
         self.finished = True
 
     def close(self) -> None:
+        if not self.finished:
+            # runs still queued would block this process's exit: the queue's feeder thread waits to
+            # flush them into a pipe that no worker reads any more (a failed run hung the command)
+            self.jobs.cancel_join_thread()
         for p in self.procs:
             if not self.finished and p.is_alive():
                 p.terminate()

@@ -152,3 +152,21 @@ def test_readme_block_replacement_keeps_the_rest(rc):
     assert new == f"before\n{rc.README_START}\nnew\n{rc.README_END}\nafter\n"
     with pytest.raises(ValueError, match="no demo block"):
         rc.readme_with_block("no markers", "x")
+
+
+def test_a_hung_part_is_stopped_with_its_children(rc, tmp_path):
+    """A part past its time limit is stopped, workers included (a hung run must not hold CI)."""
+    import time
+
+    hang = (
+        "import subprocess, time; subprocess.Popen(['sleep', '60']); print('started', flush=True); "
+        "time.sleep(60)"
+    )
+    t0 = time.monotonic()
+    status, _ = rc.run_logged([sys.executable, "-c", hang], tmp_path, {}, tmp_path / "log", timeout_s=1)
+    assert status == rc.TIMED_OUT and time.monotonic() - t0 < 20
+    assert "started" in (tmp_path / "log").read_text() and "time limit" in (tmp_path / "log").read_text()
+    status, _ = rc.run_logged(
+        [sys.executable, "-c", "print('ok')"], tmp_path, {}, tmp_path / "log", timeout_s=30
+    )
+    assert status == 0
