@@ -108,7 +108,7 @@ _LASTING = re.compile(
     re.I,
 )
 _WITHDRAW = re.compile(
-    r"\b(?:no longer|not any ?more|don't .{0,40}any ?more|do not .{0,40}any ?more|stop(?:ped)? "
+    r"\b(?:no longer|not any ?more|(?:don't|do not|not|isn't|aren't) .{0,40}any ?more|stop(?:ped)? "
     r"(?:booking|using|sending|ordering|choosing|picking|doing|getting|putting|asking for)|"
     r"forget (?:about |that |what i said about )?|scratch (?:that|my)|drop (?:my|the) (?:preference|rule)|"
     r"(?:cancel|remove|delete|clear|withdraw|retract|ignore) (?:my|the|that) (?:preference|rule|note"

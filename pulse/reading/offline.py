@@ -127,7 +127,7 @@ class OfflineReader:
 
     min_similarity: float = 0.40  # a value's best span, when the clause speaks of its argument
     margin: float = 0.08  # ahead of the argument's next value by at least this
-    strong_similarity: float = 0.85  # enough without the argument named ...
+    strong_similarity: float = 0.95  # enough without the argument named ...
     strong_margin: float = 0.10  # ... when this far ahead
     arg_similarity: float = 0.55  # the clause speaks of the argument (name or description head)
     lexicon: StaticLexicon | None = None
@@ -158,8 +158,9 @@ class OfflineReader:
             for v in schema.values(arg):
                 raw = tuple(_TOKEN.findall(v.lower().replace("_", " ").replace("-", " ")))
                 # a value's meaning without its argument's own words ("any_seat" of `seat` -> "any")
+                # or an id's digits ("gift_card_2222222" -> "gift card")
                 meant = (
-                    tuple(w for w in content_words(v) if _stem(w) not in own)
+                    tuple(w for w in content_words(v) if _stem(w) not in own and not w.isdigit())
                     or tuple(w for w in raw if _stem(w) not in own)
                     or raw
                 )
@@ -353,8 +354,14 @@ class OfflineReader:
             n = len(vw)
             if not n:
                 continue
+            raw = tuple(
+                w for w in _TOKEN.findall(space.pairs[i][1].lower().replace("_", " ").replace("-", " "))
+            )
             for j in range(len(stems) - n + 1):
                 if tuple(stems[j : j + n]) == vw:
+                    # a plural of a one-word value ("team" for the value "teams") is a paraphrase
+                    if n == 1 and toks[j].word != raw[0] and _stem(toks[j].word) == toks[j].word:
+                        continue
                     exact[i] = (toks[j].start, toks[j + n - 1].end)
         # spans of content words for meaning
         content = [k for k, t in enumerate(toks) if t.word not in STOPWORDS and not t.word.isdigit()]
@@ -451,7 +458,8 @@ class OfflineReader:
                     (top[0] + 0.1 * min(arg_mention[arg], 1.0), arg, space.pairs[top[1]][1], top[2], top[3])
                 )
         # one phrase states one argument's value: the best-scoring claim on a span wins
-        candidates.sort(reverse=True)
+        # the best claim first; of two equal claims the longer phrase ("early mornings" is early_morning)
+        candidates.sort(key=lambda c: (round(c[0], 6), c[4] - c[3]), reverse=True)
         taken: list[tuple[int, int]] = []
         out = []
         for score, arg, value, s, e in candidates:
