@@ -20,7 +20,7 @@ class EvalReadingConfig:
     # statements of the annotated set to read (0 = all); a stable sample spread over the domains
     limit: int = knob(0, ge=0)
     # generated suites whose seed statements are scored too, at each of `seeds`
-    suites: list[str] = field(default_factory=lambda: ["independent_sim"])
+    suites: list[str] = field(default_factory=lambda: ["independent_sim", "pibench_sim", "mcp_persona_sim"])
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2])
     # the llm reader's endpoint and sampling (temperature 0)
     endpoint: ChatConfig = field(default_factory=ChatConfig)
