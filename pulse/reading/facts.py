@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from pulse.core.errors import PulseUserError
@@ -139,8 +140,9 @@ class Schema:
             groups.setdefault(a.name, []).append(a)
         object.__setattr__(self, "by_name", {k: tuple(v) for k, v in groups.items()})
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
+        """The schema's identity (its readers cache per schema); computed once per instance."""
         import hashlib
         import json
 

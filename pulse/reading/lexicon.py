@@ -53,6 +53,7 @@ class StaticLexicon:
         self._table: np.ndarray | None = None
         self._tokenizer: Any = None
         self._pieces: dict[str, tuple[int, ...]] = {}
+        self._words: dict[str, np.ndarray] = {}
 
     def _model_path(self) -> Path:
         if self.model_dir:
@@ -97,12 +98,18 @@ class StaticLexicon:
         return ids
 
     def word_vector(self, word: str) -> np.ndarray:
-        table = self._load()
-        ids = self._word_pieces(word)
-        if not ids:
-            return np.zeros(self.dim, np.float32)
-        v = table[list(ids)].mean(0)
-        return v / max(float(np.linalg.norm(v)), 1e-8)
+        v = self._words.get(word)
+        if v is None:
+            table = self._load()
+            ids = self._word_pieces(word)
+            if not ids:
+                v = np.zeros(self.dim, np.float32)
+            else:
+                v = table[list(ids)].mean(0)
+                v = v / max(float(np.linalg.norm(v)), 1e-8)
+            if len(self._words) < 200_000:  # a word's vector never changes: kept (bounded)
+                self._words[word] = v
+        return v
 
     def phrase(self, words: list[str] | tuple[str, ...]) -> np.ndarray:
         """Unit vector of a phrase's content words (zeros when it has none)."""

@@ -371,6 +371,16 @@ class OfflineReader:
                 if content[b] - content[a] <= 3:
                     spans.append((content[a], content[b]))
         lex = self._lex()
+        # each content word against each argument's name (one product per clause)
+        tok_arg = {
+            t: v
+            for t, v in zip(
+                content,
+                (np.stack([lex.word_vector(toks[t].word) for t in content]) @ space.arg_vectors.T)
+                if content
+                else [],
+            )
+        }
         if spans:
             span_vecs = np.stack(
                 [lex.phrase(tuple(toks[k].word for k in content if a <= k <= b)) for a, b in spans]
@@ -394,12 +404,7 @@ class OfflineReader:
             own = {w for n in space.arg_words[arg] for w in n}
             # words that name this argument by meaning ("food" names `meal`) are not its value
             col_arg = space.args.index(arg)
-            names_arg = {
-                t
-                for t in content
-                if stems[t] not in own
-                and float(lex.word_vector(toks[t].word) @ space.arg_vectors[col_arg]) >= 0.6
-            }
+            names_arg = {t for t in content if stems[t] not in own and tok_arg[t][col_arg] >= 0.6}
             # another argument's full name ("doc format") is that argument, never this one's value
             named_other = {
                 t
