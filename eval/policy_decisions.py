@@ -84,10 +84,12 @@ def run_logged(
     embedder: str = "bm25",
     progress: bool = False,
     precheck: bool = True,
+    reader: str = "offline",
 ) -> tuple[list[LoggedCall], list[dict[str, Any]]]:
     """Run every chain of `bench` with Pulse driven by `policy`; returns (logged calls, episode rows).
     `precheck=False` logs every triggering decision point, not only those the run-time pre-check
-    (pulse/agent/precheck.py) passes to the policy."""
+    (pulse/agent/precheck.py) passes to the policy. `reader`: the run's reading layer, as
+    `pulse eval`'s `reader.name` (offline | rule)."""
     from eval.agents.simulated import SimulatedAgent
     from eval.config import EmbedderConfig
     from eval.memory_backends import build_embedder
@@ -98,6 +100,9 @@ def run_logged(
     method = PulseMethod(name="pulse", memory_kind=memory_kind, policy=rec, precheck=precheck)
     agent = SimulatedAgent()
     emb = build_embedder(EmbedderConfig(name=embedder))
+    from pulse.reading import make_reader
+
+    read = make_reader(reader) if reader != "rule" else None
     episodes: list[dict[str, Any]] = []
     chains = bench.chains()
     bar = None
@@ -117,6 +122,7 @@ def run_logged(
                 Path(root) / user,
                 emb,
                 tuple(tools),
+                reader=read,
             )
         )
         env = bench.open_env(user, "direct")

@@ -193,9 +193,8 @@ class Clause:
     condition: str = ""
     withdraws: bool = False
     revising: bool = False
-    negated_spans: list[tuple[int, int]] = field(
-        default_factory=list
-    )  # char spans of the clause under a negator
+    # character spans of the clause a negator governs ("never to a gift card")
+    negated_spans: list[tuple[int, int]] = field(default_factory=list)
     old_values_text: str = ""  # text naming what is replaced ("rather than X")
     statement: bool = True  # False: a question, a hedge or a reference to memory
 
@@ -229,7 +228,7 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
             return f"team:{name}"
     for m in _NAMED.finditer(clause):
         name = m.group("name")
-        if name.split()[0] not in _NOT_NAMES and not _is_sentence_verb(name):
+        if name.split()[0] not in _NOT_NAMES:
             return f"person:{name}"
     pos = _POSSESSIVE.search(clause)
     if pos and pos.group("name") not in _NOT_NAMES:
@@ -239,10 +238,6 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
     if _DECISION.search(clause):
         return f"project:{project_name(clause) or project}"
     return speaker
-
-
-def _is_sentence_verb(name: str) -> bool:
-    return name.lower() in ("i", "we")
 
 
 def project_name(text: str) -> str:

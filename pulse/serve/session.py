@@ -36,7 +36,7 @@ from typing import Any
 from pulse.agent.runtime import PulseAgent, PulseAgentConfig, render_items
 from pulse.core.gold import BINDING_KINDS
 from pulse.core.records import Event, MemoryItem
-from pulse.core.statements import SlotTerms
+from pulse.core.statements import IMPLICIT, SlotTerms
 from pulse.serve.config import ServeConfig
 
 
@@ -223,9 +223,12 @@ class GatewaySession:
         facts = self.reading.read(statement, self.cfg.project_id) if self.reading and not slot else []
         if facts or (self.reading and not slot):
             # what the reader read replaces the listener's value spotting: only the user's own
-            # values are stated ("never a gift card" states no gift card; a colleague's states nothing)
+            # values are stated ("never a gift card" states no gift card; a colleague's states
+            # nothing); a reference to memory ("my usual payment method", "?") stays as context
+            heard = self.agent.listener.prefix[-1]
             own = {f.argument: f.value for f in facts if f.binding and f.polarity == "prefer"}
-            self.agent.listener.prefix[-1] = replace(self.agent.listener.prefix[-1], args=own)
+            refs = {k: v for k, v in heard.args.items() if v == IMPLICIT and k not in own}
+            self.agent.listener.prefix[-1] = replace(heard, args={**refs, **own})
         read = self.agent.listener.prefix[-1]
         cid = f"remember-{uuid.uuid4().hex[:16]}"
         if slot or self.reading is None:

@@ -94,12 +94,14 @@ def test_untrained_policy_parse_failures_act_as_silent(tmp_path, tiny_model_dir,
     cfg = eval_cfg(
         tmp_path,
         "pulse_no_rl",
-        overrides=["benchmark.max_tasks=1", "benchmark.personas=[researcher]"],
+        overrides=["benchmark.max_tasks=3", "benchmark.personas=[researcher]"],
         model_dir=tiny_model_dir,
     )
-    row = read_rows(run_eval(cfg) / "episodes.jsonl")[0]
-    assert row["status"] == "ok" and row["policy_calls"] > 0
-    assert row["parse_failures"] >= row["policy_calls"] - 1 and row["interventions"] == 0
+    rows = read_rows(run_eval(cfg) / "episodes.jsonl")
+    calls = sum(r["policy_calls"] for r in rows)
+    assert all(r["status"] == "ok" for r in rows) and calls > 0
+    assert sum(r["parse_failures"] for r in rows) >= calls - len(rows)
+    assert sum(r["interventions"] for r in rows) == 0
 
 
 def test_tables_render_markdown_latex_and_plots(tmp_path, eval_cfg):
