@@ -393,6 +393,12 @@ def _workflow(
     goal = next((e.text for e in events if e.kind == "request" and e.text), "") or " then ".join(
         r.tool for _, r in steps
     )
+    # a workflow is reusable: the request's one-off values become the arguments they filled
+    # ("Book a window seat to Oslo" -> "Book a <seat> seat to <destination>"), so a later task never
+    # reads this task's values from it
+    filled = {v: k for call, _ in steps for k, v in call.args.items() if len(v) >= 2}
+    for value in sorted(filled, key=len, reverse=True):
+        goal = re.sub(rf"(?<![\w-]){re.escape(value)}(?![\w-])", f"<{filled[value]}>", goal, flags=re.I)
     wsteps: list[WorkflowStep] = []
     for j, (call, res) in enumerate(steps):
         deps = []

@@ -91,3 +91,18 @@ def test_my_preferred_mention_is_not_reported_speech(mem):
     text = "my preferred mention is all"
     assert _reported(text, text.index("all"), len(text)) == ""
     assert _reported("priya said she wants all", 20, 23) != ""
+
+
+def test_a_workflow_keeps_no_one_off_value_of_its_request():
+    from pulse.memory.extraction import _workflow
+
+    events = [
+        Event("request", 0, role="user", text="Book a window seat to Oslo, then a taxi.", event_id="r"),
+        Event("candidate_call", 1, tool="book_flight", args={"seat": "window", "destination": "Oslo"}),
+        Event("tool_result", 2, tool="book_flight", args={"status": "ok"}, text="ok"),
+        Event("candidate_call", 3, tool="ride", args={"kind": "taxi"}),
+        Event("tool_result", 4, tool="ride", args={"status": "ok"}, text="ok"),
+    ]
+    text = _workflow(events, "c", "p", "2025-01-01T00:00:00").item.text
+    assert "<seat>" in text and "<destination>" in text
+    assert "window" not in text and "Oslo" not in text
