@@ -74,6 +74,12 @@ README_START = (
 )
 README_END = "<!-- reproduce-check:demo:end -->"
 ABSENT = "(absent)"
+# How to regenerate each part's committed files once the difference is understood.
+FIX = {
+    "demo": "`make reproduce-update`, then commit results/demo and README.md",
+    "tables": "rerun the command in results/tables/README.md (all seeds, with the trained checkpoints)",
+    "real_tools": "rerun scripts/real_tools.sh (results/real_tools/README.md)",
+}
 # Wall-time limit per part (about 3x what each takes on 2 cores): a hung run fails the check.
 TIMEOUT_S = {"demo": 45 * 60, "tables": 15 * 60, "real_tools": 15 * 60}
 TIMED_OUT = 124  # the exit status reported for a part stopped at its limit (as timeout(1) does)
@@ -619,40 +625,31 @@ def main(argv: list[str] | None = None) -> int:
         f"fresh clone of {sha[:12]} in {clone}; python {sys.executable}; parts {', '.join(parts)}", flush=True
     )
     logs = parent / "logs"
-    diffs: list[Diff] = []
+    diffs: dict[str, list[Diff]] = {}
     times: dict[str, float] = {}
-    demo_ok = False
     for part in parts:
         if part == "demo":
-            d, times[part] = part_demo(sys.executable, clone, env, logs, a.demo_args)
-            demo_ok = (clone / "outputs" / "demo" / "demo_results.json").exists() and not any(
-                x.where == "pulse demo" for x in d
-            )
+            diffs[part], times[part] = part_demo(sys.executable, clone, env, logs, a.demo_args)
         elif part == "tables":
-            d, times[part] = part_tables(sys.executable, clone, env, logs)
+            diffs[part], times[part] = part_tables(sys.executable, clone, env, logs)
         else:
-            d, times[part] = part_real_tools(sys.executable, clone, env, logs)
-        if not (a.update and part == "demo"):
-            diffs += d
+            diffs[part], times[part] = part_real_tools(sys.executable, clone, env, logs)
     total = time.monotonic() - t0
     print(
         "times: " + ", ".join(f"{k} {_minutes(v)}" for k, v in times.items()) + f"; total {_minutes(total)}"
     )
     if a.update:
-        if not demo_ok:
+        demo_failed = any(d.where == "pulse demo" for d in diffs["demo"])
+        if demo_failed or not (clone / "outputs" / "demo" / "demo_results.json").exists():
             print("reproduce_check: the demo failed; results/demo left as it was", file=sys.stderr)
             return 1
         update_demo(ROOT, clone, sha, times["demo"])
-    if diffs:
-        print(
-            f"reproduce_check: {len(diffs)} figure(s) differ from the committed results at {sha[:12]}; "
-            f"clone kept in {parent}"
-        )
-        if not a.update:
-            print(
-                "  regenerate the demo's files with `make reproduce-update` "
-                "(then commit results/demo and README.md)"
-            )
+        diffs.pop("demo")  # rewritten: what differed is now what the files say
+    failed = {part: d for part, d in diffs.items() if d}
+    for part, d in failed.items():
+        print(f"reproduce_check: {part}: {len(d)} figure(s) differ from the committed results; {FIX[part]}")
+    if failed:
+        print(f"reproduce_check: FAILED at {sha[:12]}; clone and logs kept in {parent}")
         return 1
     print(
         f"reproduce_check: every compared figure identical at {sha[:12]}"
