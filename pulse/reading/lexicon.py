@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ STOPWORDS = frozenset(
     "have has had keep put pick them they he she his her him their there here what which when whenever "
     "if then than rather instead one ones thing things stuff".split()
 )
+_LOAD_LOCK = threading.Lock()
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
@@ -65,7 +67,15 @@ class StaticLexicon:
     def _load(self) -> np.ndarray:
         if self._table is not None:
             return self._table
-        from transformers import AutoTokenizer
+        with _LOAD_LOCK:  # chains on threads share one table; load it once
+            if self._table is None:
+                self._table = self._load_table()
+        return self._table
+
+    def _load_table(self) -> np.ndarray:
+        # the Rust tokenizer alone (tokenizer.json): no transformers import on the reading path, whose
+        # lazy module is not safe to import from several threads at once
+        from tokenizers import Tokenizer
 
         path = self._model_path()
         weights = next(
@@ -76,7 +86,9 @@ class StaticLexicon:
         st = weights.stat()
         key = hashlib.blake2b(f"{weights.name}:{st.st_size}".encode(), digest_size=6).hexdigest()
         cached = cache_dir() / "reading" / f"minilm_static_{key}.npy"
-        self._tokenizer = AutoTokenizer.from_pretrained(str(path))
+        self._tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+        self._tokenizer.no_padding()  # the file pads to 128 for the sentence model; a word is a word
+        self._tokenizer.no_truncation()
         if cached.exists():
             table = np.load(cached)
         else:
@@ -88,13 +100,12 @@ class StaticLexicon:
             atomic_write_bytes(cached, buf.getvalue())
         table = table.astype(np.float32)
         table /= np.maximum(np.linalg.norm(table, axis=1, keepdims=True), 1e-8)
-        self._table = table
         return table
 
     def _word_pieces(self, word: str) -> tuple[int, ...]:
         ids = self._pieces.get(word)
         if ids is None:
-            ids = self._pieces[word] = tuple(self._tokenizer(word, add_special_tokens=False)["input_ids"])
+            ids = self._pieces[word] = tuple(self._tokenizer.encode(word, add_special_tokens=False).ids)
         return ids
 
     def word_vector(self, word: str) -> np.ndarray:
@@ -132,12 +143,13 @@ def _distill(path: Path, tokenizer: Any) -> np.ndarray:
     model = AutoModel.from_pretrained(str(path))
     model.eval()
     ids = sorted(tokenizer.get_vocab().values())
+    cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
     out = np.zeros((max(ids) + 1, model.config.hidden_size), np.float32)
     batch = 1024
     with torch.no_grad():
         for i in range(0, len(ids), batch):
             chunk = ids[i : i + batch]
-            inp = torch.tensor([[tokenizer.cls_token_id, j, tokenizer.sep_token_id] for j in chunk])
+            inp = torch.tensor([[cls, j, sep] for j in chunk])
             hidden = model(input_ids=inp, attention_mask=torch.ones_like(inp)).last_hidden_state
             out[chunk] = hidden[:, 1, :].numpy()  # the piece's own contextual output
     return out.astype(np.float16)
