@@ -651,10 +651,13 @@ def main(argv: list[str] | None = None) -> int:
     if failed:
         print(f"reproduce_check: FAILED at {sha[:12]}; clone and logs kept in {parent}")
         return 1
-    print(
-        f"reproduce_check: every compared figure identical at {sha[:12]}"
-        + (" (results/demo rewritten)" if a.update else "")
-    )
+    if a.update:
+        print(
+            f"reproduce_check: results/demo rewritten from a fresh clone of {sha[:12]}; "
+            "commit it with README.md"
+        )
+    else:
+        print(f"reproduce_check: every compared figure identical at {sha[:12]}")
     if not a.keep and not a.workdir:
         shutil.rmtree(parent, ignore_errors=True)
     return 0
