@@ -100,6 +100,15 @@ def _fact(d: Any, schema: Schema, text: str, where: str) -> ReadFact:
         raise DatasetError(f"{where}: value {value!r} is not one of {arg}'s values {list(values)}")
     if d["polarity"] not in POLARITIES or d["kind"] not in KINDS:
         raise DatasetError(f"{where}: polarity must be one of {POLARITIES}, kind one of {KINDS}")
+    if not isinstance(d["lasting"], bool) or not isinstance(d["withdraws"], bool):
+        raise DatasetError(f"{where}: lasting and withdraws are true or false")
+    if d["kind"] == "decision" and d["holder"] == "user":
+        raise DatasetError(f"{where}: a decision is a team's, a project's or a person's, not the user's")
+    if d["kind"] == "requirement" and d["lasting"]:
+        raise DatasetError(f"{where}: a requirement of the current task is not lasting")
+    revises = str(d["revises"] or "")
+    if revises and (revises == value or (values and revises not in values)):
+        raise DatasetError(f"{where}: revises {revises!r} must be another of {arg}'s values")
     cond = str(d["condition"] or "")
     if cond and fold(cond) not in fold(text):
         raise DatasetError(f"{where}: condition {cond!r} is not a span of the text")
