@@ -13,7 +13,9 @@ republished figures that a fresh clone could not reproduce (issue 35).
   their prompt format, the records, gold rule and correctness, the config schema). Any byte counts,
   comments included: a hash cannot tell a comment from a change.
 - `model_fingerprint(path)`: sha256 of a local model directory's weight, config and tokenizer files
-  (training state, `checkpoint-*` folders and provenance.json, which names a git commit, left out);
+  (training state, `checkpoint-*` folders and provenance.json, which names a git commit, left out;
+  adapter_config.json read with its `target_modules` sorted: peft writes that set in a different
+  order in each process, so two runs with bit-identical weights would otherwise differ);
   "" for a path that is not local (a hub id).
 """
 
@@ -51,11 +53,25 @@ def _sha256_files(files: Iterable[tuple[str, Path]]) -> str:
     h = hashlib.sha256()
     for rel, path in files:
         h.update(rel.encode() + b"\0")
-        with open(path, "rb") as fh:
-            while chunk := fh.read(_CHUNK):
-                h.update(chunk)
+        if path.name == "adapter_config.json":
+            h.update(_adapter_config_bytes(path))
+        else:
+            with open(path, "rb") as fh:
+                while chunk := fh.read(_CHUNK):
+                    h.update(chunk)
         h.update(b"\0")
     return h.hexdigest()
+
+
+def _adapter_config_bytes(path: Path) -> bytes:
+    """peft's adapter config with `target_modules` (a set when saved) in sorted order."""
+    try:
+        cfg = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return path.read_bytes()
+    if isinstance(cfg, dict) and isinstance(cfg.get("target_modules"), list):
+        cfg["target_modules"] = sorted(map(str, cfg["target_modules"]))
+    return json.dumps(cfg, sort_keys=True).encode()
 
 
 def code_files(paths: Iterable[str] = TRAIN_CODE, root: Path = ROOT) -> list[Path]:

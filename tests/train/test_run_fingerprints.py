@@ -83,6 +83,13 @@ def test_model_fingerprint_is_the_weights_not_the_commit(tmp_path):
     (m / "checkpoint-2").mkdir()
     (m / "checkpoint-2" / "model.safetensors").write_bytes(b"older")
     assert model_fingerprint(m) == before and len(before) == 64
+    # peft writes target_modules (a set) in another order in each process: the same adapter
+    (m / "adapter_config.json").write_text(json.dumps({"r": 16, "target_modules": ["q_proj", "v_proj"]}))
+    with_adapter = model_fingerprint(m)
+    (m / "adapter_config.json").write_text(json.dumps({"target_modules": ["v_proj", "q_proj"], "r": 16}))
+    assert model_fingerprint(m) == with_adapter != before
+    (m / "adapter_config.json").write_text(json.dumps({"r": 8, "target_modules": ["q_proj", "v_proj"]}))
+    assert model_fingerprint(m) != with_adapter
     (m / "model.safetensors").write_bytes(b"weightz")
     assert model_fingerprint(m) != before
     assert model_fingerprint("") == "" and model_fingerprint(tmp_path / "absent") == ""
