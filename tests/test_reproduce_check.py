@@ -128,10 +128,16 @@ def test_tables_slice_compares_cells_without_a_trained_policy(rc):
     diffs = rc.table_slice_diffs(committed, fresh)
     assert [d.where for d in diffs] == ["table1|mem0|pibench_sim seed 0: score"]
     # a learned row (a checkpoint path) and another seed are not in the slice
-    learned = copy.deepcopy(committed)
-    next(e for e in learned["table1|pulse|pibench_sim"] if e["seed"] == 0)["score"] = 0.0
+    row = next(e for e in committed["table1|mem0|pibench_sim"] if e["seed"] == 0)
+    with_learned = {
+        **committed,
+        "table1|pulse|pibench_sim": [{**row, "policy_checkpoints": ["out/s0/final"]}],
+    }
+    learned = copy.deepcopy(with_learned)
+    learned["table1|pulse|pibench_sim"][0]["score"] = 0.0
     next(e for e in learned["table1|mem0|pibench_sim"] if e["seed"] == 1)["score"] = 0.0
-    assert rc.table_slice_diffs(committed, learned) == []
+    assert rc.table_slice_diffs(with_learned, learned) == []
+    assert rc.table_slice_diffs(committed, with_learned) == []  # a learned row only one side has
     # a row the fresh run does not have
     missing = {k: v for k, v in committed.items() if k != "table1|none|pibench_sim"}
     assert [d.where for d in rc.table_slice_diffs(committed, missing)] == ["table1|none|pibench_sim"]
