@@ -49,8 +49,8 @@ _DECISION = re.compile(
     r"|chose|chosen|voted|"
     r"signed off|standardi[sz]ed|went with|are going with|will go with|'ll go with)\b"
     r"|\b(?:decided|agreed|settled) (?:on|to|that)\b|\blet'?s\s+(?:go with|settle|stick with|standardi[sz]e"
-    r"|use|agree)\b|\bdecision\b|\bagreed\b|\bapproved\b"
-    r"|\bwe(?:'re| are)\s+(?:going with|standardi[sz]ing)\b|\bpolicy is\b|\bteam rule\b",
+    r"|use|agree)\b|\b(?:team|project|group) decision\b|\bdecision (?:recorded|taken|made)\b"
+    r"|\bwe(?:'re| are)\s+(?:going with|standardi[sz]ing)\b",
     re.I,
 )
 _PROJECT = re.compile(

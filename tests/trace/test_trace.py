@@ -32,14 +32,15 @@ def test_the_trace_records_events_gates_retrieval_reasons_and_checkpoints_and_ch
     runs, tmp_path
 ):
     traced = rows(runs[0])
-    tr = traced[0]["trace"]
+    ep = next(r for r in traced if r["interventions"])  # an episode whose gate held a call
+    tr = ep["trace"]
     kinds = [e["kind"] for e in tr["events"]]
     assert kinds[0] == "request" and {"message", "candidate_call", "tool_result"} <= set(kinds)
     held = [g for g in tr["gates"] if g["action"] == "intervene"]
-    assert len(held) == traced[0]["interventions"] == 2 and all(g["evidence"] and g["message"] for g in held)
+    assert len(held) == ep["interventions"] >= 1 and all(g["evidence"] and g["message"] for g in held)
     assert all(m["reason"] for r in tr["retrievals"] for m in r["items"]) and tr["retrievals"][0]["step"] == 1
     assert {d["step"] for d in tr["decisions"]} <= {e["step"] for e in tr["events"]}
-    assert len(tr["checkpoints"]) == traced[0]["checkpoints_total"]
+    assert len(tr["checkpoints"]) == ep["checkpoints_total"]
     # the same run without PULSE_TRACE: the same results, no trace field
     plain = rows(check_script.small_runs(tmp_path, methods=("pulse_rule",), trace=False)[0])
     keys = (
