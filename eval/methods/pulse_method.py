@@ -150,9 +150,9 @@ class PulseMethod:
 
     def _reading(self, tools):
         """The run's reader bound to these tools' schema (None: no reading layer)."""
-        from pulse.reading import BoundReader, Schema
+        from pulse.reading import bind_reader
 
-        return BoundReader(self.reader, Schema.from_schema_tools(tools)) if self.reader is not None else None
+        return bind_reader(self.reader, tools)
 
 
 def build(cfg, ctx) -> PulseMethod:

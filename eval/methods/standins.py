@@ -33,7 +33,7 @@ from eval.suites.schema import SeedTurn
 from pulse.agent.writeback import extract_candidates
 from pulse.core.records import Event
 from pulse.core.statements import IMPLICIT, SlotTerms, parse_statement
-from pulse.reading import BoundReader, Schema
+from pulse.reading import BoundReader, bind_reader
 from pulse.reading.clauses import has_lasting_cue
 
 
@@ -91,8 +91,7 @@ def turn_event(turn: SeedTurn, time: str, vocab: Mapping[str, SlotTerms]) -> Eve
 
 def chain_reading(seed) -> BoundReader | None:
     """The run's reader bound to a chain's tools (None when the run reads by the cue rules alone)."""
-    reader = getattr(seed, "reader", None)
-    return BoundReader(reader, Schema.from_schema_tools(seed.tools)) if reader is not None else None
+    return bind_reader(getattr(seed, "reader", None), seed.tools)
 
 
 def _read_facts(ev: Event, reading: BoundReader, user_id: str, project_id: str) -> list[Fact] | None:

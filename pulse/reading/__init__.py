@@ -51,12 +51,10 @@ class BoundReader:
         return link(text, self.schema, tools)
 
 
-def bind_reader(name: str, tools: Any, **kwargs: Any) -> BoundReader | None:
-    """`name` ("offline" | "llm") bound to `tools` (SchemaTools or a suite's ToolSpecs); None for "rule"
-    (no reading layer: the cue rules of pulse.memory.extraction alone)."""
-    if name == "rule":
-        return None
-    return BoundReader(make_reader(name, **kwargs), Schema.from_schema_tools(tools))
+def bind_reader(reader: Any, tools: Any) -> BoundReader | None:
+    """A run's reader bound to `tools` (SchemaTools or a suite's ToolSpecs); None when the run has no
+    reader (`reader.name=rule`: the cue rules of pulse.memory.extraction alone)."""
+    return BoundReader(reader, Schema.from_schema_tools(tools)) if reader is not None else None
 
 
 __all__ = [

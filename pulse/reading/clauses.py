@@ -118,13 +118,6 @@ _WITHDRAW = re.compile(
     r"moved away from|gave up|given up|quit)\b",
     re.I,
 )
-_REVISION = re.compile(
-    r"\b(?:instead of|rather than|switched (?:from|over)|switching (?:from|over)|changed (?:my mind|from)|"
-    r"moved (?:from|to|over)|move (?:from|to)|changing to|now (?:prefer|want|like|go|use|it's|it is)|"
-    r"from now on|from here on|going forward|no longer|not .{0,30} any ?more|update|updated|change of plan|"
-    r"these days|nowadays|actually|replac(?:e|ed|ing))\b",
-    re.I,
-)
 _OLD_VALUE = re.compile(
     r"\b(?:instead of|rather than|switched from|switching from|changed from|moved from|move from|"
     r"away from|(?:prefer|choose|pick|take) (?!my\b)\S+(?: \S+)? over|replacing|replaced)\s+"
@@ -192,7 +185,6 @@ class Clause:
     lasting: bool = True
     condition: str = ""
     withdraws: bool = False
-    revising: bool = False
     # character spans of the clause a negator governs ("never to a gift card")
     negated_spans: list[tuple[int, int]] = field(default_factory=list)
     old_values_text: str = ""  # text naming what is replaced ("rather than X")
@@ -305,7 +297,6 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
         lasting=not one_off,
         condition=condition,
         withdraws=withdraws,
-        revising=bool(_REVISION.search(clause)),
         negated_spans=negated_spans(clause),
         old_values_text=old.group("old") if old else "",
         statement=statement,

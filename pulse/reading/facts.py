@@ -79,19 +79,6 @@ class ReadFact:
             and not self.withdraws
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ReadFact:
-        known = {f for f in cls.__dataclass_fields__}
-        extra = set(d) - known
-        if extra:
-            raise ReadingError(f"fact: unknown keys {sorted(extra)}")
-        fact = cls(**{k: d[k] for k in d})
-        check_fact(fact)
-        return fact
-
     def describe(self) -> str:
         """A sentence for a person (the gateway's answer, a delivery line)."""
         who = {
@@ -114,17 +101,6 @@ class ReadFact:
         cond = f"{self.condition[0].upper()}{self.condition[1:]}, " if self.condition else ""
         lead = who if not cond else who.lower() if who == "You" else who
         return f"{cond}{lead} {verb} {what}" + (f" (instead of {self.revises})" if self.revises else "") + "."
-
-
-def check_fact(f: ReadFact) -> None:
-    if f.kind not in KINDS:
-        raise ReadingError(f"fact kind {f.kind!r}: one of {', '.join(KINDS)}")
-    if f.polarity not in POLARITIES:
-        raise ReadingError(f"fact polarity {f.polarity!r}: one of {', '.join(POLARITIES)}")
-    if f.holder_class not in HOLDER_CLASSES:
-        raise ReadingError(f"fact holder {f.holder!r}: user, person:<name>, team:<name> or project:<name>")
-    if not f.argument:
-        raise ReadingError("fact without an argument")
 
 
 @dataclass(frozen=True)
@@ -177,6 +153,9 @@ class Schema:
     def from_json_tools(cls, tools: Iterable[Mapping[str, Any]]) -> Schema:
         """From JSON tool schemas: OpenAI function tools, MCP tools (`inputSchema`) or the compact
         form `{"name", "description", "arguments": {name: {type, enum, description}}}`."""
+        # imported here: pulse.agent's package imports the write path, which imports this module
+        from pulse.agent.schema import arg_kind
+
         out: list[ArgSpec] = []
         for t in tools:
             fn = t.get("function", t)
@@ -201,7 +180,7 @@ class Schema:
                         str(spec.get("description") or ""),
                         str(spec.get("type") or "string"),
                         enum,
-                        _kind(str(arg), spec),
+                        arg_kind(str(arg), spec),
                         str(fn.get("description") or ""),
                     )
                 )
@@ -232,21 +211,3 @@ class Schema:
                         )
                     )
         return cls(tuple(out))
-
-
-def _kind(name: str, spec: Mapping[str, Any]) -> str:
-    t = spec.get("type", "string")
-    fmt = str(spec.get("format") or "")
-    if spec.get("enum") or (
-        t == "array" and isinstance(spec.get("items"), Mapping) and spec["items"].get("enum")
-    ):
-        return "enum"
-    if t in ("number", "integer"):
-        return "number"
-    if fmt in ("date", "date-time"):
-        return "date"
-    if fmt in ("email", "idn-email") or "email" in name.lower():
-        return "email"
-    if fmt in ("uri", "url", "hostname") or name.lower() in ("url", "site", "domain", "website"):
-        return "domain"
-    return "string"

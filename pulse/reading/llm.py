@@ -107,9 +107,6 @@ class LLMReader:
                 out.append(fact)
         return out
 
-    def read_many(self, texts: list[str], schema: Schema, **kw: Any) -> list[list[ReadFact]]:
-        return [self.read(t, schema, **kw) for t in texts]
-
     def _ask(self, text: str, schema: Schema, speaker: str, project: str) -> dict[str, Any]:
         if self._client is None:
             self._client = EndpointClient(self.endpoint, "reader")

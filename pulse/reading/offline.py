@@ -21,8 +21,7 @@ Their defaults were set on the generated suites' seed statements, never on `eval
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -228,12 +227,9 @@ class OfflineReader:
                 and f.argument in withdrawn
                 and withdrawn[f.argument] != f.value
             ):
-                f = _replace(f, revises=withdrawn[f.argument])
+                f = replace(f, revises=withdrawn[f.argument])
             out.append(f)
         return _dedupe(out)
-
-    def read_many(self, texts: list[str], schema: Schema, **kw: Any) -> list[list[ReadFact]]:
-        return [self.read(t, schema, **kw) for t in texts]
 
     def _bind(
         self, part: str, clause: Clause, schema: Schema, context: frozenset[str] = frozenset()
@@ -288,7 +284,7 @@ class OfflineReader:
         if cond and (_scope_only(cond, space, self._lex()) or _names_value(cond, found, part)):
             cond = ""
         return [
-            _replace(
+            replace(
                 f, condition=cond, revises=olds.get(f.argument, "") if olds.get(f.argument) != f.value else ""
             )
             for f in facts
@@ -554,12 +550,6 @@ def _scope_only(cond: str, space: _ValueSpace, lex: StaticLexicon) -> bool:
     near_arg = bool(len(space.args)) and float((space.arg_vectors @ v).max()) >= 0.6
     near_tool = bool(len(space.tool_vectors)) and float((space.tool_vectors @ v).max()) >= 0.6
     return near_arg or near_tool
-
-
-def _replace(f: ReadFact, **kw: Any) -> ReadFact:
-    from dataclasses import replace
-
-    return replace(f, **kw)
 
 
 def _dedupe(facts: list[ReadFact]) -> list[ReadFact]:

@@ -29,7 +29,7 @@ import json
 import time
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,20 +49,8 @@ MAX_STATEMENT_CHARS = 4000  # a statement is what a person says, not a document
 
 def _understood(f) -> dict[str, Any]:
     """What the reader understood of one fact, for the client."""
-    return {
-        "argument": f.argument,
-        "tool": f.tool,
-        "value": f.value,
-        "polarity": f.polarity,
-        "holder": f.holder,
-        "kind": f.kind,
-        "condition": f.condition,
-        "lasting": f.lasting,
-        "withdraws": f.withdraws,
-        "revises": f.revises,
-        "binds": f.binding and f.polarity == "prefer" and f.lasting,
-        "said": f.describe(),
-    }
+    fields = {k: v for k, v in asdict(f).items() if k not in ("quote", "confidence")}
+    return {**fields, "binds": f.binding and f.polarity == "prefer" and f.lasting, "said": f.describe()}
 
 
 @dataclass(frozen=True)
