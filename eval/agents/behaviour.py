@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eval.suites.reader import ReadValue
-from pulse.config.schema import knob
+from pulse.config.schema import ConfigError, knob
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,11 @@ class BehaviourParams:
     p_override_stated: float = knob(0.25, ge=0.0, le=1.0)
     p_apply_out_of_context: float = knob(0.3, ge=0.0, le=1.0)
     max_interventions_per_step: int = knob(1, ge=0)
+    # what a held call makes the agent do (the rest re-plan through the uptake model): give up the
+    # step, ask the user, or re-issue the held call unchanged (the gate sees it again)
+    p_hold_abandon: float = knob(0.0, ge=0.0, le=1.0)
+    p_hold_ask_user: float = knob(0.0, ge=0.0, le=1.0)
+    p_hold_repeat: float = knob(0.0, ge=0.0, le=1.0)
     # latency model of the simulated LLM (seconds per decision, plus per 1k context tokens)
     llm_latency_s: float = knob(1.5, ge=0.0)
     llm_latency_s_per_1k_ctx_tokens: float = knob(0.3, ge=0.0)
@@ -73,6 +78,14 @@ class BehaviourParams:
     # share of a step decision's latency after which its plan text has streamed out (the call comes
     # at the end): streamed generation writes the reasoning before the tool call
     plan_lead: float = knob(0.5, ge=0.0, le=1.0)
+
+    def __post_init__(self):
+        held = self.p_hold_abandon + self.p_hold_ask_user + self.p_hold_repeat
+        if held > 1.0 + 1e-9:
+            raise ConfigError(
+                "agent.behaviour: p_hold_abandon + p_hold_ask_user + p_hold_repeat = "
+                f"{held:.3f} > 1 (they share the outcomes of one held call)"
+            )
 
 
 # the knobs that shape behaviour (not latency): what the sensitivity sweep varies
@@ -86,6 +99,9 @@ BEHAVIOUR_KNOBS = (
     "p_override_stated",
     "p_apply_out_of_context",
     "max_interventions_per_step",
+    "p_hold_abandon",
+    "p_hold_ask_user",
+    "p_hold_repeat",
 )
 
 
