@@ -32,6 +32,8 @@ class EpisodeOutcome:
     seconds: float = 0.0  # time per task (simulated agent: latency model + measured memory time)
     memory_blocking_s: float = 0.0
     interventions: list[InterventionRecord] = field(default_factory=list)
+    # what the agent did with each held call (eval/agents/behaviour.py hold_response): counts
+    hold_responses: dict[str, int] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from eval.agents.behaviour import HOLD_RESPONSES
 from eval.config import EvalConfig
 from eval.memory_backends import build_embedder
 from eval.memory_backends import describe as describe_memory
@@ -210,6 +211,8 @@ def _counters(outcome, stats: AgentStats) -> dict[str, Any]:
         "interventions_correct": sum(i.correct for i in outcome.interventions),
         "interventions_fixed": sum(i.fixed for i in outcome.interventions),
         "interventions_misled": sum(i.misled for i in outcome.interventions),
+        # what the agent did with held calls: gave up, asked the user, repeated, re-planned
+        **{f"holds_{k}": outcome.hold_responses.get(k, 0) for k in HOLD_RESPONSES},
         **{k: v for k, v in stats.to_dict().items() if k != "interventions"},
     }
 

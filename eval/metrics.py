@@ -316,6 +316,10 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "interventions_misled",
             "tool_errors",
             "abandoned_steps",
+            "holds_abandon",
+            "holds_ask_user",
+            "holds_repeat",
+            "holds_replan",
             "parse_failures",
             "policy_calls",
         )

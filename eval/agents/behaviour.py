@@ -21,8 +21,16 @@ Filling one argument at one decision (`Uptake.fill`):
    influence * `p_override_stated` (a delivery misleads the agent: the paper's Notion/Obsidian case,
    possible for every method alike);
 4. otherwise the slot's default (the agent's prior guess).
-Randomness uses common random numbers keyed by (seed, task, step, slot, decision, purpose), so
-methods are compared on the same draws.
+Randomness uses common random numbers keyed by (seed, task, step, purpose, slot), never by how many
+decisions came before, so methods are compared on the same draws.
+A delivery marked `transient` (the Proactive Memory Agent's reminder: "transient context into that
+call only") is read for the next step's decisions and leaves the context, with its tokens, when the
+step after begins (`Context.next_call`); every other delivery stays for all later decisions.
+
+A held call (`hold_response`): the agent gives up the step with `p_hold_abandon`, asks the user with
+`p_hold_ask_user` (the simulated user answers with their true values for the held call's arguments),
+re-issues the call unchanged with `p_hold_repeat` (the gate sees it again: one more interruption),
+and otherwise re-plans through `Uptake.fill` with the evidence as the newest delivery.
 
 Why the defaults are what they are (each is swept in `scripts/sensitivity.py`; see README):
 - p_follow_explicit 0.97: a capable tool-calling agent almost always copies an argument the user
@@ -111,12 +119,31 @@ def draw(*key: Any) -> float:
     return int.from_bytes(h, "big") / 2**64
 
 
+HOLD_RESPONSES = ("abandon", "ask_user", "repeat", "replan")
+
+
+def hold_response(p: BehaviourParams, key: tuple) -> str:
+    """What the agent does with a held call (one draw keyed by task, step and hold number): give up
+    the step, ask the user, re-issue the call unchanged, or re-plan through the uptake model."""
+    u = draw(*key, "hold")
+    for name, share in (
+        ("abandon", p.p_hold_abandon),
+        ("ask_user", p.p_hold_ask_user),
+        ("repeat", p.p_hold_repeat),
+    ):
+        if u < share:
+            return name
+        u -= share
+    return "replan"
+
+
 @dataclass(frozen=True)
 class Reading:
     """A delivered reading with when it entered the agent's context (the decision it precedes)."""
 
     decision: int
     value: ReadValue
+    transient: bool = False  # a reminder for one call only (dropped when the next step begins)
 
 
 class Context:
@@ -128,6 +155,7 @@ class Context:
         self.reader, self.time = reader, time
         self.readings: list[Reading] = []
         self.load = 0
+        self._transient_tokens = 0
         self.mentions = 0
         self.attributed = 0
 
@@ -135,13 +163,23 @@ class Context:
         """Read one delivery (None or empty text: nothing); returns the readings it added."""
         if delivery is None or not delivery.message.strip():
             return []
-        new = [Reading(at_decision, rv) for rv in self.reader.read(delivery.message, self.time)]
+        transient = getattr(delivery, "transient", False)
+        new = [Reading(at_decision, rv, transient) for rv in self.reader.read(delivery.message, self.time)]
         self.readings.extend(new)
         total, read = self.reader.mention_counts(delivery.message)
         self.mentions += total
         self.attributed += read
         self.load += delivery.tokens
+        if transient:
+            self._transient_tokens += delivery.tokens
         return new
+
+    def next_call(self) -> None:
+        """A new step begins: transient deliveries (a reminder injected into one call) leave the
+        context, with their tokens."""
+        self.readings = [r for r in self.readings if not r.transient]
+        self.load -= self._transient_tokens
+        self._transient_tokens = 0
 
 
 class Uptake:
@@ -189,7 +227,9 @@ class Uptake:
         carried values); `readings` = everything memory delivered so far."""
         args: dict[str, str] = {}
         for slot, default in slots:
-            k = (*key, slot, decision)
+            # common random numbers: keyed by (seed, task, step, purpose, slot), never by the decision
+            # counter, which shifts with every extra decision another method causes
+            k = (*key, slot)
             delivered = self._delivered(slot, readings, decision, load, k)
             if slot in known and draw(*k, "explicit") < self.p.p_follow_explicit:
                 value = known[slot]

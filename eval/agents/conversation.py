@@ -99,19 +99,19 @@ def run_conversation(agent, task, env, session, bench) -> EpisodeOutcome:
     return out
 
 
+MEMORY_NOTE = "Memory note (from the user's long-term memory):\n"
+
+
 def assistant_turn(agent, session, messages: list[dict[str, Any]], tools, out: EpisodeOutcome, event):
     """One completion: pending memory notes join the context first; the reply is appended and, if it
     says something, observed by the memory session. Returns (message, tool calls)."""
     notes = session.take_supplements(wait=False)
-    if notes:
-        messages.append(
-            {
-                "role": "user",
-                "content": "Memory note (from the user's long-term memory):\n"
-                + "\n".join(d.message for d in notes),
-            }
-        )
-    r = agent._complete(messages, tools)
+    lasting = [d.message for d in notes if not d.transient]
+    once = [d.message for d in notes if d.transient]  # a reminder for this completion only
+    if lasting:
+        messages.append({"role": "user", "content": MEMORY_NOTE + "\n".join(lasting)})
+    context = messages + ([{"role": "user", "content": MEMORY_NOTE + "\n".join(once)}] if once else [])
+    r = agent._complete(context, tools)
     out.llm_calls += 1
     msg = r.choices[0].message
     calls = msg.tool_calls or []

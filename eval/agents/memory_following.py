@@ -21,7 +21,7 @@ Interventions are scored by the benchmark (`bench.intervention_correct`).
 
 from __future__ import annotations
 
-from eval.agents.behaviour import BehaviourParams, Context, Uptake
+from eval.agents.behaviour import BehaviourParams, Context, Uptake, hold_response
 from eval.episode import EpisodeOutcome, InterventionRecord, event_maker
 from pulse.agent.gate import PreCommitGate
 from pulse.agent.runtime import Delivery
@@ -70,6 +70,7 @@ class MemoryFollowingAgent:
 
         def decide(purpose: str) -> dict[str, str]:
             nonlocal decision
+            ctx.next_call()  # a reminder meant for the previous call leaves the context
             for d in session.take_supplements(wait=True):
                 ctx.receive(d, decision + 1)
             decision += 1
@@ -101,16 +102,33 @@ class MemoryFollowingAgent:
                     if n_int > p.max_interventions_per_step:
                         out.abandoned_steps += 1
                         return
+                    response = hold_response(p, (seed, task.task_id, purpose, n_int))
+                    out.hold_responses[response] = out.hold_responses.get(response, 0) + 1
+                    if response == "abandon":
+                        out.abandoned_steps += 1
+                        return
                     new = ctx.receive(Delivery(ev, res.evidence_text, decision, "intervene"), decision + 1)
-                    covered = {r.value.slot for r in new}
                     nonlocal_decision()
+                    if response == "repeat":  # the held call again, unchanged
+                        continue
+                    if response == "ask_user":  # the user answers with their values for this call
+                        used = {"site"} if tool == "open_website" else set(filled)
+                        answer = {s: v for s, v, _ in slots if s in used}
+                        session.observe(event("message", role="agent", text="Which values should I use?"))
+                        session.observe(
+                            event("message", role="user", text="; ".join(answer.values()) or "Go ahead.")
+                        )
+                        known.update(answer)
+                        covered = set(answer)
+                    else:
+                        covered = {r.value.slot for r in new}
                     again = uptake.fill(
                         [sd for sd in defaults if sd[0] in covered],
                         known,
                         ctx.readings,
                         decision,
                         ctx.load,
-                        (seed, task.task_id, purpose, "replan", n_int),
+                        (seed, task.task_id, purpose, response, n_int),
                     )
                     filled.update(again)
                     args = rebuild(tool, filled)

@@ -8,13 +8,18 @@ words, the subgoal and every value the agent intends to use, as a real agent's p
 without marking where a value came from; the request and user messages reach the memory agent as
 text only. Everything a method delivers (start-of-task memory, supplements, reminders, injected
 banks, an intervention's evidence) is text, read by the suite's own reader (eval/suites/reader.py)
-and taken up by the same model. A delivery enters the agent's next decision: one that arrives after
-a step's plan message and before its call is read before acting (the arguments it speaks to are
-decided again, one more LLM decision); one that arrives after the call cannot change it (a gate
-can). On an intervention the call is not executed; the agent re-plans (one
-more LLM decision) that edits the held call: the arguments the evidence speaks to are decided again
-by the same model, the evidence being the freshest delivery; the others keep their values. More than
-`max_interventions_per_step` interventions on one step: the agent abandons that step.
+and taken up by the same model. A delivery enters the agent's next decision and stays for all later
+ones, except a `transient` one (the Proactive Memory Agent's reminder), which is context of the next
+call only. Plan and call are one step, as in an API agent: a delivery that arrives after a step's
+plan message reaches the next step's decision, never the announced call, so the only way any
+method changes an announced call is to hold it at the gate, and every hold is an interruption,
+counted and priced. On a hold the call is not executed and the agent (`hold_response`, one draw)
+gives up the step (`p_hold_abandon`), asks the user, who answers with their true values for the
+call's memory-sourced arguments (`p_hold_ask_user`), re-issues the call unchanged (`p_hold_repeat`:
+the gate decides again), or re-plans (one more LLM decision) by editing the held call: the
+arguments the evidence speaks to are decided again by the same uptake model, the evidence being the
+freshest delivery; the others keep their values. More than `max_interventions_per_step` holds on one
+step: the agent abandons that step.
 An intervention is scored with the one definition of `pulse.core.correctness`: it is correct when
 the held call conflicts with a current binding memory item whose value is the argument's true value
 (the step's gold for arguments that come from memory) and the evidence names that item. Each
@@ -34,12 +39,11 @@ from __future__ import annotations
 
 import time
 
-from eval.agents.behaviour import BehaviourParams, Context, Uptake
+from eval.agents.behaviour import BehaviourParams, Context, Uptake, hold_response
 from eval.episode import EpisodeOutcome, InterventionRecord, event_maker
 from eval.suites.reader import ValueReader, tool_vocabulary
 from eval.suites.schema import SimTask
 from pulse.agent.gate import PreCommitGate
-from pulse.agent.listener import SUBGOAL_KEY
 from pulse.agent.runtime import Delivery
 from pulse.agent.tokens import count_tokens
 from pulse.core.correctness import is_correct_intervention
@@ -52,6 +56,18 @@ def plan_text(subgoal: str, args: dict[str, str]) -> str:
     """The plan message: the subgoal and the values the agent intends to use, in words."""
     values = ", ".join(f"{slot.replace('_', ' ')} {v}" for slot, v in args.items())
     return f"Next I will {subgoal}" + (f" with {values}." if values else ".")
+
+
+def ask_text(subgoal: str, args: dict[str, str]) -> str:
+    """The agent's question to the user after a hold."""
+    slots = ", ".join(slot.replace("_", " ") for slot in args) or "this"
+    return f"Before I {subgoal}: which {slots} should I use?"
+
+
+def answer_text(args: dict[str, str]) -> str:
+    """The simulated user's answer: their values, in words."""
+    values = ", ".join(f"{slot.replace('_', ' ')} {v}" for slot, v in args.items())
+    return f"Use {values}." if values else "Go ahead as you planned."
 
 
 DEFAULT_BEHAVIOUR = BehaviourParams()  # frozen: one shared default is safe
@@ -131,6 +147,7 @@ class SimulatedAgent:
 
         for i, step in enumerate(task.steps):
             key = (seed, task.task_id, i)
+            ctx.next_call()  # a reminder meant for the previous call leaves the context
             if step.user_message:
                 stated.update(step.user_message)
                 ev = next_event("message", role="user", text=step.user_message_text)
@@ -147,33 +164,16 @@ class SimulatedAgent:
             )
             slots = [(a.slot, a.default) for a in step.args]
             # the decision streams its plan text first and its call last (`plan_lead`): the memory agent
-            # reads the plan while the rest of the decision is generated
+            # reads the plan while the rest of the decision is generated. Plan and call are one step: a
+            # delivery that arrives after the plan reaches the next decision, never this call; the only
+            # way to change an announced call is to hold it at the gate (an interruption, counted)
             lat = llm_call(share=p.plan_lead)
-            args = uptake.fill(slots, known, ctx.readings, decision, ctx.load, key)
-            plan = next_event(
-                "message", role="agent", text=plan_text(step.subgoal, args), args={SUBGOAL_KEY: step.subgoal}
-            )
+            args = uptake.fill(slots, known, ctx.readings, decision, ctx.load, (*key, "plan"))
+            plan = next_event("message", role="agent", text=plan_text(step.subgoal, args))
             observe(plan, overlaps_llm=(1 - p.plan_lead) * lat)
+            out.events[-1]["announced"] = dict(args)  # the episode record's, not the memory agent's
             if self.realtime:
                 time.sleep((1 - p.plan_lead) * lat)
-            # the plan is public before the call is committed: what memory delivers in between (any
-            # method: a supplement, a reminder) is read before acting; the arguments it speaks to are
-            # decided again by the same model, at the cost of one more LLM decision
-            fresh = session.take_supplements(wait=self.deterministic)
-            if fresh:
-                new = [r for d in fresh for r in ctx.receive(d, decision + 1)]
-                covered = {r.value.slot for r in new} & {a.slot for a in step.args}
-                if covered:
-                    llm_call()
-                    again = uptake.fill(
-                        [sd for sd in slots if sd[0] in covered],
-                        known,
-                        ctx.readings,
-                        decision,
-                        ctx.load,
-                        (*key, "act"),
-                    )
-                    args = {**args, **again}
             gold = {a.slot: a.gold for a in step.args}
             truth = {a.slot: a.gold for a in step.args if a.source in MEMORY_SOURCES}
             n_int, records = 0, []
@@ -203,22 +203,42 @@ class SimulatedAgent:
                     if n_int > p.max_interventions_per_step:
                         out.abandoned_steps += 1
                         break
-                    # the only extra power of an intervention: the call is stopped and the agent re-plans,
-                    # with the evidence as its newest delivery, through the same uptake model
-                    new = ctx.receive(
+                    # what the agent does with the held call: one draw per (task, step, hold)
+                    response = hold_response(p, (*key, n_int))
+                    out.hold_responses[response] = out.hold_responses.get(response, 0) + 1
+                    if response == "abandon":
+                        out.abandoned_steps += 1
+                        break
+                    ctx_new = ctx.receive(
                         Delivery(tuple(ev_items), res.evidence_text, decision, "intervene"), decision + 1
                     )
                     llm_call()
-                    # the re-plan edits the held call: the arguments the evidence speaks to are decided
-                    # again (same model, the evidence now the freshest delivery); the others stay
-                    covered = {r.value.slot for r in new}
+                    if response == "repeat":  # the held call again, unchanged: the gate decides again
+                        continue
+                    if response == "ask_user":
+                        # the agent asks; the user answers with their true value for every argument of
+                        # the held call that their memory speaks to (what they would say, asked)
+                        answer = {a.slot: a.gold for a in step.args if a.source in MEMORY_SOURCES}
+                        ask = next_event("message", role="agent", text=ask_text(step.subgoal, answer))
+                        observe(ask, overlaps_llm=0.0)
+                        reply = next_event("message", role="user", text=answer_text(answer))
+                        observe(reply, overlaps_llm=0.0)
+                        stated.update(answer)
+                        known.update(answer)
+                        covered = set(answer)
+                        purpose = "asked"
+                    else:
+                        # re-plan: the arguments the evidence speaks to are decided again (same model,
+                        # the evidence now the freshest delivery); the others keep their values
+                        covered = {r.value.slot for r in ctx_new}
+                        purpose = "replan"
                     again = uptake.fill(
                         [sd for sd in slots if sd[0] in covered],
                         known,
                         ctx.readings,
                         decision,
                         ctx.load,
-                        (*key, "replan", n_int),
+                        (*key, purpose, n_int),
                     )
                     args = {**args, **again}
                     continue

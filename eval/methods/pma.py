@@ -307,6 +307,8 @@ def status_text(metas: dict[str, Meta], calls: list[CallRecord]) -> str:
 
 
 class PMASession(TextSession):
+    transient_deliveries = True  # "injected as transient context into that call only" (the paper)
+
     def __init__(self, chain: PMAChain, task, tools):
         super().__init__(chain, task, tools)
         opts = chain.opts
@@ -327,8 +329,6 @@ class PMASession(TextSession):
     # -- the event stream ------------------------------------------------------------------------
     def _record(self, event) -> None:
         ev = self.read(event)
-        if event.kind == "message" and event.args.get("subgoal"):  # a plan message keeps its subgoal
-            ev.args["subgoal"] = event.args["subgoal"]
         i = len(self.stream)
         self.stream.append(ev)
         if ev.kind == "candidate_call":

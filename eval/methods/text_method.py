@@ -195,11 +195,15 @@ class TextSession:
             event.kind, event.role, event.text, self.vocab, event.time or self.task.time, step=event.step
         )
 
+    # True: every delivery is context of the task agent's next call only (the Proactive Memory Agent's
+    # reminders); False: a delivery joins the conversation and stays
+    transient_deliveries = False
+
     def deliver(self, text: str, step: int, source: str) -> Delivery | None:
         if not text.strip():
             return None
         items = text_items(text, self.vocab, self.chain.name, self.task.user_id, self.task.time)
-        d = Delivery(items, text, step, source)  # type: ignore[arg-type]
+        d = Delivery(items, text, step, source, self.transient_deliveries)  # type: ignore[arg-type]
         self.stats.retrieve_tokens += d.tokens
         self.stats.retrievals += 1
         self.stats.deliveries.append(d)

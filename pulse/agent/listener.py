@@ -3,8 +3,8 @@
 Retrieval is event-gated (paper §3, Algorithm 1), not run at every step: an event triggers it when
 it is a candidate call (always: the pre-commit gate needs evidence about the proposed arguments),
 when it introduces an entity not seen before in this episode (a new tool, a new argument slot or
-value, a new named artifact), or when it states a new subgoal (an agent message with a `subgoal`
-field). Tool results and repeated messages about known entities do not trigger retrieval.
+value, a new named artifact), or when it states a new subgoal (an agent message: its `subgoal`
+field where the agent gives one, else its words). Tool results and repeated messages about known entities do not trigger retrieval.
 
 The listener is also where Pulse reads what a request or message *states*: their slot values are
 parsed from the text with the tools' vocabulary (`pulse.core.statements.parse_statement`), replacing
@@ -57,6 +57,16 @@ def read_statement(event: Event, vocab: Mapping[str, SlotTerms]) -> Event:
     return replace(event, args=args)
 
 
+def announced_subgoal(event: Event) -> str:
+    """What an agent message says it will do next: its structured `subgoal` where the agent gives
+    one, else the message's own words (a plan as an agent streams it; no structure needed)."""
+    if event.kind != "message":
+        return ""
+    if event.args.get(SUBGOAL_KEY):
+        return str(event.args[SUBGOAL_KEY])
+    return event.text.strip()[:200] if event.role == "agent" else ""
+
+
 @dataclass
 class Listener:
     vocab: Mapping[str, SlotTerms] = field(default_factory=dict)
@@ -71,7 +81,7 @@ class Listener:
         ents = event_entities(event)
         new = tuple(e for e in ents if e not in self.seen_entities)
         self.seen_entities.update(ents)
-        subgoal = event.args.get(SUBGOAL_KEY, "") if event.kind == "message" else ""
+        subgoal = announced_subgoal(event)
         if event.kind == "request":
             return Trigger(True, "request", new, subgoal)
         if event.kind == "candidate_call":

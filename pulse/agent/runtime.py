@@ -184,6 +184,9 @@ class Delivery:
     message: str
     step: int
     source: Literal["initial", "supplement", "intervene"]
+    # context of the task agent's next call only (a reminder injected into one call), not kept for
+    # later decisions; False: the delivery joins the conversation like any message
+    transient: bool = False
 
     @property
     def tokens(self) -> int:

@@ -11,6 +11,7 @@ import random
 from dataclasses import replace
 from functools import lru_cache
 
+from eval.agents.behaviour import BehaviourParams
 from eval.agents.simulated import SimulatedAgent
 from eval.memory_backends import open_chain_memory
 from eval.methods.pulse_method import PulseMethod
@@ -79,7 +80,7 @@ def corrupt(items):
     return tuple(out)
 
 
-def run_chains(policy, tmp_path, corrupted=False, precheck=True):
+def run_chains(policy, tmp_path, corrupted=False, precheck=True, behaviour=None):
     """Run each persona's chain with the simulated agent; returns every InterventionRecord.
     `precheck=False`: the policy is asked at every decision point (pulse/agent/precheck.py skips e.g. a
     value the user stated, where only a policy that ignores the user would intervene)."""
@@ -96,7 +97,8 @@ def run_chains(policy, tmp_path, corrupted=False, precheck=True):
         method = PulseMethod("t", "structured", policy, precheck=precheck)
         try:
             for t in tasks:
-                out = SimulatedAgent().run(t, env, method.open_session(t, mem, False, tools=p.tools), 0)
+                agent = SimulatedAgent(behaviour) if behaviour else SimulatedAgent()
+                out = agent.run(t, env, method.open_session(t, mem, False, tools=p.tools), 0)
                 records += out.interventions
         finally:
             mem.close()
@@ -123,7 +125,10 @@ def test_rule_policy_on_corrupted_memory_scores_below_true_memory(tmp_path):
 
 
 def test_wrong_intervention_on_an_explicit_argument_is_misled(tmp_path):
-    recs = run_chains(ScriptedPolicy(intervene_ignoring_the_user), tmp_path, precheck=False)
+    # an agent that always takes the held call's evidence over what the user said: every wrong hold
+    # against a stated argument misleads it (the default takes it 0.9 x 0.25 of the time)
+    sure = BehaviourParams(p_follow_explicit=1.0, p_use_delivered=1.0, p_override_stated=1.0)
+    recs = run_chains(ScriptedPolicy(intervene_ignoring_the_user), tmp_path, precheck=False, behaviour=sure)
     misled = [r for r in recs if r.misled]
     assert misled, "an intervention against an explicitly stated argument should mislead the agent"
     assert not any(r.correct for r in misled)
