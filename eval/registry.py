@@ -16,6 +16,8 @@ BENCHMARKS: Registry[Any] = Registry(
         "pibench_sim": "eval.suites.pibench_sim:load",
         "mcp_persona_sim": "eval.suites.mcp_persona_sim:load",
         "independent_sim": "eval.suites.independent_sim:load",
+        # any suite JSON under its own name and version (benchmark.path=FILE)
+        "suite_file": "eval.suites.suite_file:load",
         "tau2_retail": "eval.real.tau2_retail.benchmark:load",
         "pibench": "eval.real.pibench.benchmark:load",
         "persona2web": "eval.real.persona2web.benchmark:load",

@@ -21,6 +21,7 @@ includes training variance), but still never two checkpoints for one seed.
 
 from __future__ import annotations
 
+import json
 import math
 from collections import defaultdict
 from collections.abc import Sequence
@@ -74,6 +75,7 @@ def collect(
     hold rows from different policy checkpoints (content hashes) -- with `per_seed_checkpoints`,
     when one *seed* of a cell would."""
     out: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    idents: dict[tuple[str, int], dict[str, str]] = {}  # (run, seed) -> its suite's identity
     for run in runs:
         rows = read_rows(run / "episodes.jsonl")
         if not rows:
@@ -98,6 +100,7 @@ def collect(
                 memory_llm=rs[0].get("memory_llm", ""),
                 policy_checkpoints=list(rs[0].get("policy_checkpoints") or []),
             )
+            idents[str(run), seed] = _suite_identity(run, rs)
             exp = rs[0].get("experiment", "") or ""
             table = exp.split("/")[0] if exp.startswith("table") else "*"
             out[(table, rs[0]["method"], rs[0]["benchmark"])].append(s)
@@ -109,7 +112,46 @@ def collect(
         )
         for group in groups:
             _one_checkpoint(group, table, method, bench)
+        _one_suite(ss, idents, table, method, bench)
     return out
+
+
+# what makes two runs of one benchmark name the same suite: the rows' suite fields and the manifest's
+# suite record (a field a run does not record is not compared)
+SUITE_ROW_FIELDS = ("suite_version", "suite_seed", "suite_fingerprint", "metric")
+SUITE_MANIFEST_FIELDS = ("version", "seed", "tasks", "metric", "fingerprint")
+
+
+def _suite_identity(run: Path, rows: Sequence[dict[str, Any]]) -> dict[str, str]:
+    ident = {k: str(rows[0][k]) for k in SUITE_ROW_FIELDS if rows[0].get(k) is not None}
+    try:
+        suite = json.loads((run / "manifest.json").read_text()).get("suite") or {}
+    except (OSError, ValueError, AttributeError):
+        suite = {}
+    if isinstance(suite, dict):
+        ident.update({f"manifest suite.{k}": str(suite[k]) for k in SUITE_MANIFEST_FIELDS if k in suite})
+    return ident
+
+
+def _one_suite(
+    ss: Sequence[dict[str, Any]],
+    idents: dict[tuple[str, int], dict[str, str]],
+    table: str,
+    method: str,
+    bench: str,
+) -> None:
+    """One cell is one suite: runs of one benchmark name with a different suite version, seed,
+    fingerprint or task count are two suites, never two seeds of one."""
+    first = ss[0]
+    for s in ss[1:]:
+        a, b = idents[first["run"], first["seed"]], idents[s["run"], s["seed"]]
+        for k in [k for k in a if k in b]:  # the rows' fields first, then the manifest's
+            if a[k] != b[k]:
+                raise TableError(
+                    f"method {method!r} on {bench} ({'every table' if table == '*' else table}): runs "
+                    f"{first['run']} and {s['run']} differ in {k} ({a[k]!r} vs {b[k]!r}): different "
+                    f"suites, not seeds of one; tabulate them separately"
+                )
 
 
 def _one_checkpoint(ss: Sequence[dict[str, Any]], table: str, method: str, bench: str) -> None:

@@ -31,10 +31,21 @@ class SuiteBenchmark:
         self.suite = suite
         self.name, self.version, self.seed, self.metric = suite.name, suite.version, suite.seed, suite.metric
         self.tasks: tuple[SimTask, ...] = suite.tasks
+        self._fingerprint = ""
         self._readers: dict[str, ValueReader] = {}
 
     def chains(self) -> dict[str, list[SimTask]]:
         return self.suite.chains()
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 of the suite's canonical JSON after selection (personas, tasks, vocabulary): two
+        runs with one fingerprint ran the same tasks (`eval.suites.shape.fingerprint`)."""
+        if not self._fingerprint:
+            from eval.suites.shape import fingerprint
+
+            self._fingerprint = fingerprint(self.suite)
+        return self._fingerprint
 
     def tools(self, user_id: str) -> tuple[ToolSpec, ...]:
         return self.suite.persona(user_id).tools
@@ -93,12 +104,16 @@ class Options:
     `max_tasks`, `personas`); any other `benchmark.*` knob set for it is refused."""
 
 
-def finish(suite: Suite, cfg, name: str) -> SuiteBenchmark:
-    """A loaded or generated suite checked against its config: no other benchmark's knob, its name,
-    then benchmark.personas and benchmark.max_tasks applied by `eval.real.base.select`, as for the
-    real benchmarks."""
-    own_options(cfg, Options, name)
-    if suite.name != name:
-        raise SuiteError(f"benchmark.path {cfg.path}: suite name {suite.name!r} is not {name!r}")
+def finish(suite: Suite, cfg, name: str | None) -> SuiteBenchmark:
+    """A loaded or generated suite checked against its config: no other benchmark's knob, its name
+    (`name` None: any name, the suite file's own, as `benchmark=suite_file` runs it), then
+    benchmark.personas and benchmark.max_tasks applied by `eval.real.base.select`, as for the real
+    benchmarks."""
+    own_options(cfg, Options, name or "suite_file")
+    if name is not None and suite.name != name:
+        raise SuiteError(
+            f"benchmark.path {cfg.path}: suite name {suite.name!r} is not {name!r} (a suite of its own "
+            f"name runs as benchmark=suite_file benchmark.path=...)"
+        )
     tasks = select(suite.tasks, cfg)  # the same selection as the real benchmarks
     return SuiteBenchmark(replace(suite, tasks=tasks))

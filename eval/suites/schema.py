@@ -273,6 +273,11 @@ def suite_from_json(d: Mapping[str, Any], where: str = "suite") -> Suite:
                 if src not in ARG_SOURCES:
                     raise SuiteError(f"{aw}: source {src!r} not in {ARG_SOURCES}")
                 carry = a.get("carry_from", "")
+                if carry and src != "carried":
+                    raise SuiteError(
+                        f"{aw}: key 'carry_from' is set ({carry!r}) on a {src!r} argument; only a "
+                        f"'carried' argument takes its value from an earlier step"
+                    )
                 if src == "carried":
                     done = {(x.step_id, y.slot) for x in steps for y in x.args}
                     if tuple(str(carry).split(".", 1)) not in done:
@@ -320,6 +325,7 @@ def suite_from_json(d: Mapping[str, Any], where: str = "suite") -> Suite:
             )
         if not cps:
             raise SuiteError(f"{tw}: a task needs at least one checkpoint")
+        _check_checkpoints(cps, steps, tools, f"{where}: task {tid}")
         deps = tuple(_need(t, "depends_on", list, tw))
         for dep in deps:
             if dep not in seen:
@@ -371,6 +377,35 @@ def suite_from_json(d: Mapping[str, Any], where: str = "suite") -> Suite:
         vocabulary,
         conditions,
     )
+
+
+def _check_checkpoints(
+    cps: list[Checkpoint], steps: list[StepSpec], tools: Mapping[str, ToolSpec], where: str
+) -> None:
+    """Each checkpoint checks what a step of its task writes: a known stage and source, a slot that
+    a step writing its artifact sets, a value that step's tool accepts. `where` names file and task;
+    the error adds the checkpoint (its position and id) and the key."""
+    for j, c in enumerate(cps):
+        cw = f"{where} checkpoint {j} ({c.checkpoint_id})"
+        if c.stage not in STAGES:
+            raise SuiteError(f"{cw}: key 'stage': {c.stage!r} not in {STAGES}")
+        if c.source not in ARG_SOURCES:
+            raise SuiteError(f"{cw}: key 'source': {c.source!r} not in {ARG_SOURCES}")
+        writers = [s for s in steps if any(a.slot == c.slot for a in s.args)]
+        if not writers:
+            raise SuiteError(f"{cw}: key 'slot': slot {c.slot!r} is written by no step")
+        on_artifact = [s for s in writers if s.artifact == c.artifact]
+        if not on_artifact:
+            raise SuiteError(
+                f"{cw}: key 'artifact': no step writes slot {c.slot!r} of artifact {c.artifact!r} "
+                f"(steps writing {c.slot!r}: {', '.join(sorted({s.artifact for s in writers}))})"
+            )
+        allowed = tools[on_artifact[-1].tool].params[c.slot]
+        if c.expected not in allowed:
+            raise SuiteError(
+                f"{cw}: key 'expected': {c.expected!r} is not a value tool {on_artifact[-1].tool} "
+                f"accepts for {c.slot!r} ({', '.join(allowed)})"
+            )
 
 
 def _strings(v: Any, where: str) -> list[str]:

@@ -29,6 +29,10 @@ VERBS: dict[str, tuple[str, str]] = {
         "pulse.cli.eval_reading",
         "how well a reader reads people: per-field precision / recall on annotated statements",
     ),
+    "suite-shape": (
+        "pulse.cli.suite_shape",
+        "a suite's shape: users, tasks, steps, tools, checkpoints per stage and source, fingerprint",
+    ),
     "trace": ("pulse.cli.trace", "one self-contained HTML page of eval runs' episodes and decisions"),
 }
 
