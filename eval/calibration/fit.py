@@ -1,0 +1,523 @@
+"""Fit the simulated agent's behaviour knobs from recorded probes (eval/calibration/probe.py).
+
+    python -m eval.calibration.fit results/calibration/qwen_coder_1_5b \
+        --yaml configs/agent/behaviour/calibrated_qwen_coder_1_5b.yaml
+
+Writes `<dir>/fit.json` (knob -> value, 95 % interval, n probes, conditions) and `<dir>/README.md`,
+and with `--yaml` the named behaviour (the keys of configs/agent/behaviour/default.yaml, fitted
+values where probed, the default's elsewhere). Off-target replies (a call to another tool or
+artifact) and text replies say nothing about the slot: they are left out of a slot knob's
+denominator and counted in the README.
+
+Knobs (`eval.agents.behaviour.BehaviourParams`):
+  p_follow_explicit       share of `explicit` probes whose call has the stated value (Wilson)
+  p_use_delivered         share of fresh `supplement_right` probes whose call has the note's value
+  decay_per_step          ML fit of rate(age) = p0 * exp(-decay * age) over ages 0 / 2 / 5 (bootstrap)
+  load_penalty            ML fit of rate(L) = q / (1 + lp * max(0, L / 1000 - 1)) over the load
+                          probes' delivered tokens L (context_budget_tokens fixed at 1000; bootstrap)
+  p_override_stated       rate(`conflict`: the note's value wins) / p_use_delivered, clipped (bootstrap)
+  p_apply_out_of_context  rate(`out_of_context`) / p_use_delivered, clipped (bootstrap)
+  p_hold_abandon / p_hold_ask_user / p_hold_repeat
+                          shares of the hold outcomes over every hold probe (Wilson)
+Reported, no knob: being misled by a wrong note (same mechanism as p_use), the chance of the note's
+value with no note (`control`), an irrelevant note changing the target argument (paired with
+`control` on the same state), what a re-plan after a hold does with its evidence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from eval.calibration.build import LOADS, load_block
+from eval.calibration.classify import norm
+
+Z = 1.959964
+UNINFORMATIVE = ("off_target", "no_call")
+HOLD_OUTCOMES = ("abandon", "ask_user", "repeat", "replan")
+
+
+def wilson(k: int, n: int) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    d = 1 + Z * Z / n
+    c = (p + Z * Z / (2 * n)) / d
+    h = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+def read(path: Path) -> list[dict[str, Any]]:
+    out = []
+    for line in path.read_text().splitlines():
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return out
+
+
+def reclassify(rec: dict[str, Any]) -> dict[str, Any]:
+    """The record's outcome from its stored call and reply by the current classifier (so a classifier
+    fix applies to recorded probes without running the model again)."""
+    from eval.calibration.classify import classify_hold, classify_single
+
+    call = rec.get("call")
+    if rec["condition"].startswith("hold_"):
+        outcome = classify_hold(rec, call, rec.get("reply") or "")
+        slot = classify_single(rec, call) if outcome == "replan" else ""
+    else:
+        outcome, slot = classify_single(rec, call), ""
+    return {**rec, "outcome": outcome, "slot_outcome": slot}
+
+
+def informative(recs, cond: str) -> list[dict[str, Any]]:
+    return [r for r in recs if r["condition"] == cond and r["outcome"] not in UNINFORMATIVE]
+
+
+def emitted(r: dict[str, Any]) -> str | None:
+    call = r.get("call")
+    if not call or r["outcome"] in UNINFORMATIVE or r["slot"] not in call["args"]:
+        return None
+    return norm(call["args"][r["slot"]])
+
+
+def rate(recs, cond: str, success: str = "note") -> dict[str, Any]:
+    rs = informative(recs, cond)
+    k = sum(r["outcome"] == success for r in rs)
+    lo, hi = wilson(k, len(rs))
+    return {
+        "value": k / len(rs) if rs else None,
+        "interval": [lo, hi],
+        "k": k,
+        "n": len(rs),
+        "conditions": [cond],
+    }
+
+
+def _nll_decay(theta, ages, ys):
+    p0, d = theta
+    p = np.clip(p0 * np.exp(-d * ages), 1e-6, 1 - 1e-6)
+    return -np.sum(ys * np.log(p) + (1 - ys) * np.log(1 - p))
+
+
+def _nll_load(theta, loads, ys):
+    q, lp = theta
+    p = np.clip(q / (1 + lp * np.maximum(0.0, loads / 1000.0 - 1)), 1e-6, 1 - 1e-6)
+    return -np.sum(ys * np.log(p) + (1 - ys) * np.log(1 - p))
+
+
+def ml_fit(nll, xs: np.ndarray, ys: np.ndarray, hi: float) -> tuple[float, float]:
+    """(level-0 rate, rate parameter) maximising the binomial likelihood; parameter in [0, hi]."""
+    from scipy.optimize import minimize
+
+    best = None
+    for start in (0.0, 0.1, 0.5, 2.0):
+        r = minimize(
+            nll,
+            x0=[max(0.05, min(0.95, ys.mean() or 0.5)), start],
+            args=(xs, ys),
+            bounds=[(1e-3, 1.0), (0.0, hi)],
+            method="L-BFGS-B",
+        )
+        if best is None or r.fun < best.fun:
+            best = r
+    return float(best.x[0]), float(best.x[1])
+
+
+def bootstrap(groups: list[np.ndarray], stat, n_boot: int = 500, seed: int = 0) -> tuple[float, float]:
+    """2.5 / 97.5 percentiles of `stat(*resampled groups)` (each group resampled within itself)."""
+    rng = np.random.default_rng(seed)
+    vals = []
+    for _ in range(n_boot):
+        v = stat(*[g[rng.integers(0, len(g), len(g))] if len(g) else g for g in groups])
+        if v is not None and np.isfinite(v):
+            vals.append(v)
+    if not vals:
+        return (float("nan"), float("nan"))
+    return (float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5)))
+
+
+def _ys(recs, cond) -> np.ndarray:
+    return np.array([r["outcome"] == "note" for r in informative(recs, cond)], dtype=float)
+
+
+def fit_decay(recs, n_boot=500) -> dict[str, Any]:
+    levels = {"supplement_right": 0, "age_2": 2, "age_5": 5}
+    data = [(a, _ys(recs, c)) for c, a in levels.items()]
+
+    def est(*ys):
+        xs = np.concatenate([np.full(len(y), a, float) for (a, _), y in zip(data, ys)])
+        return ml_fit(_nll_decay, xs, np.concatenate(ys), 5.0)[1]
+
+    groups = [y for _, y in data]
+    if sum(len(g) for g in groups) == 0 or sum(len(g) > 0 for g in groups) < 2:
+        return {
+            "value": None,
+            "interval": [0.0, 5.0],
+            "n": int(sum(len(g) for g in groups)),
+            "conditions": list(levels),
+            "rates": {},
+        }
+    value = est(*groups)
+    return {
+        "value": value,
+        "interval": list(bootstrap(groups, est, n_boot)),
+        "n": int(sum(len(y) for y in groups)),
+        "rates": {str(a): [float(y.mean()) if len(y) else None, len(y)] for a, y in data},
+        "conditions": list(levels),
+        "method": "binomial ML of p0*exp(-decay*age), bootstrap 95% interval",
+    }
+
+
+def fit_load(recs, n_boot=500) -> dict[str, Any]:
+    from pulse.agent.tokens import count_tokens
+
+    data = []
+    for c, level in LOADS.items():
+        rs = informative(recs, c)
+        xs = np.array([count_tokens("\n".join(load_block(level, r["note"]))) for r in rs], float)
+        data.append((level, xs, np.array([r["outcome"] == "note" for r in rs], float)))
+
+    def est_groups(*pairs):
+        xs = np.concatenate([p[:, 0] for p in pairs])
+        ys = np.concatenate([p[:, 1] for p in pairs])
+        return ml_fit(_nll_load, xs, ys, 20.0)[1]
+
+    groups = [np.stack([x, y], axis=1) if len(x) else np.zeros((0, 2)) for _, x, y in data]
+    if sum(len(g) > 0 for g in groups) < 2:
+        return {
+            "value": None,
+            "interval": [0.0, 20.0],
+            "n": int(sum(len(g) for g in groups)),
+            "conditions": list(LOADS),
+            "rates": {},
+        }
+    value = est_groups(*groups)
+    return {
+        "value": value,
+        "interval": list(bootstrap(groups, est_groups, n_boot)),
+        "n": int(sum(len(g) for g in groups)),
+        "rates": {
+            str(level): [float(y.mean()) if len(y) else None, len(y), float(x.mean()) if len(x) else None]
+            for level, x, y in data
+        },
+        "conditions": list(LOADS),
+        "context_budget_tokens": 1000,
+        "method": "binomial ML of q/(1+lp*max(0,L/1000-1)) over delivered tokens L, bootstrap 95% interval",
+    }
+
+
+def ratio(recs, cond: str, base: str = "supplement_right", n_boot=500) -> dict[str, Any]:
+    """rate(cond) / rate(base), clipped to [0, 1], with a bootstrap interval."""
+    a, b = _ys(recs, cond), _ys(recs, base)
+
+    def est(a, b):
+        return min(1.0, a.mean() / b.mean()) if len(a) and len(b) and b.mean() > 0 else None
+
+    v = est(a, b)
+    return {
+        "value": v,
+        "interval": list(bootstrap([a, b], est, n_boot)),
+        "n": len(a),
+        "rate": [float(a.mean()) if len(a) else None, int(a.sum()), len(a)],
+        "conditions": [cond, base],
+        "method": f"rate({cond}) / rate({base}), clipped to [0, 1], bootstrap 95% interval",
+    }
+
+
+def holds(recs) -> dict[str, Any]:
+    rs = [r for r in recs if r["condition"].startswith("hold_")]
+    out: dict[str, Any] = {
+        "n": len(rs),
+        "counts": {o: sum(r["outcome"] == o for r in rs) for o in HOLD_OUTCOMES},
+    }
+    by = {}
+    for cond in ("hold_right", "hold_wrong", "hold_irrelevant"):
+        c = [r for r in rs if r["condition"] == cond]
+        re = [r for r in c if r["outcome"] == "replan"]
+        adopted = sum(r.get("slot_outcome") == "note" for r in re)
+        changed = sum(
+            emitted(r) is not None and emitted(r) != norm(r["held_args"].get(r["slot"], "")) for r in re
+        )
+        by[cond] = {
+            "n": len(c),
+            "counts": {o: sum(r["outcome"] == o for r in c) for o in HOLD_OUTCOMES},
+            "replan_took_evidence_value": [adopted, len(re)],
+            "replan_changed_target": [changed, len(re)],
+        }
+    out["by_evidence"] = by
+    return out
+
+
+def irrelevant_change(recs) -> dict[str, Any]:
+    ctrl = {r["probe_id"].split(":", 1)[1]: emitted(r) for r in recs if r["condition"] == "control"}
+    pairs = [
+        (emitted(r), ctrl[k])
+        for r in recs
+        if r["condition"] == "supplement_irrelevant"
+        and (k := r["probe_id"].split(":", 1)[1]) in ctrl
+        and emitted(r) is not None
+        and ctrl[k] is not None
+    ]
+    k = sum(a != b for a, b in pairs)
+    return {
+        "value": k / len(pairs) if pairs else None,
+        "interval": list(wilson(k, len(pairs))),
+        "k": k,
+        "n": len(pairs),
+        "conditions": ["supplement_irrelevant", "control"],
+    }
+
+
+def chance(recs) -> dict[str, Any]:
+    rs = [r for r in recs if r["condition"] == "control" and emitted(r) is not None]
+    k = sum(emitted(r) == norm(r["note_value"]) for r in rs if r.get("note_value"))
+    return {
+        "value": k / len(rs) if rs else None,
+        "interval": list(wilson(k, len(rs))),
+        "k": k,
+        "n": len(rs),
+        "conditions": ["control"],
+    }
+
+
+def fit(recs: list[dict[str, Any]], n_boot: int = 500) -> dict[str, Any]:
+    knobs: dict[str, Any] = {}
+    knobs["p_follow_explicit"] = rate(recs, "explicit", "stated")
+    knobs["p_use_delivered"] = rate(recs, "supplement_right")
+    knobs["decay_per_step"] = fit_decay(recs, n_boot)
+    knobs["load_penalty"] = fit_load(recs, n_boot)
+    knobs["p_override_stated"] = ratio(recs, "conflict", n_boot=n_boot)
+    knobs["p_apply_out_of_context"] = ratio(recs, "out_of_context", n_boot=n_boot)
+    h = holds(recs)
+    for o, name in (
+        ("abandon", "p_hold_abandon"),
+        ("ask_user", "p_hold_ask_user"),
+        ("repeat", "p_hold_repeat"),
+    ):
+        k, n = h["counts"][o], h["n"]
+        knobs[name] = {
+            "value": k / n if n else None,
+            "interval": list(wilson(k, n)),
+            "k": k,
+            "n": n,
+            "conditions": ["hold_right", "hold_wrong", "hold_irrelevant"],
+        }
+    conds = sorted({r["condition"] for r in recs})
+    reported = {
+        "misled_by_wrong_note": rate(recs, "supplement_wrong"),
+        "chance_of_note_value_without_note": chance(recs),
+        "irrelevant_note_changes_target": irrelevant_change(recs),
+        "explicit_outcomes": {
+            o: sum(r["outcome"] == o for r in informative(recs, "explicit"))
+            for o in ("stated", "default", "other", "missing")
+        },
+        "conflict_outcomes": {
+            o: sum(r["outcome"] == o for r in informative(recs, "conflict"))
+            for o in ("note", "stated", "default", "other", "missing")
+        },
+        "holds": h,
+    }
+    per = {
+        c: {
+            "n": sum(r["condition"] == c for r in recs),
+            "outcomes": {
+                o: sum(r["condition"] == c and r["outcome"] == o for r in recs)
+                for o in sorted({r["outcome"] for r in recs if r["condition"] == c})
+            },
+            "mean_prompt_tokens": round(
+                float(np.mean([r.get("prompt_tokens") or 0 for r in recs if r["condition"] == c])), 1
+            ),
+            "mean_seconds": round(
+                float(np.mean([r.get("seconds", 0.0) for r in recs if r["condition"] == c])), 2
+            ),
+        }
+        for c in conds
+    }
+    return {"n_probes": len(recs), "knobs": knobs, "reported": reported, "per_condition": per}
+
+
+# --- outputs ------------------------------------------------------------------------------------
+def _fmt(k: dict[str, Any]) -> str:
+    v, (lo, hi) = k["value"], k["interval"]
+    if v is None:
+        return "n/a"
+    return f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def write_yaml(result: dict[str, Any], path: Path, fit_path: str, refit: str, default_yaml: Path) -> None:
+    import yaml
+
+    default = yaml.safe_load(default_yaml.read_text())
+    comments = {}
+    for line in default_yaml.read_text().splitlines():
+        if ":" in line and not line.startswith("#"):
+            key, rest = line.split(":", 1)
+            comments[key.strip()] = rest.split("#", 1)[1].strip() if "#" in rest else ""
+    n = result["n_probes"]
+    lines = [
+        f"# The simulated agent calibrated on {result['model']} ({n} probes, "
+        f"{len(result['per_condition'])} conditions; eval/calibration/).",
+        f"# Fitted knobs with 95% intervals and probe counts: {fit_path} (README.md beside it).",
+        f"# Refit: {refit}",
+        "# Knobs not probed keep configs/agent/behaviour/default.yaml's values; latency knobs are the default's.",
+        "# Use: pulse eval agent/behaviour=" + path.stem,
+    ]
+    for key, dv in default.items():
+        k = result["knobs"].get(key)
+        if k is not None and k["value"] is not None:
+            v = round(float(k["value"]), 3)
+            lo, hi = k["interval"]
+            note = f"fitted {lo:.2f}..{hi:.2f} (95%), n={k['n']}"
+        else:
+            v = dv
+            note = "not probed: default.yaml" + (f" ({comments.get(key)})" if comments.get(key) else "")
+        lines.append(f"{key}: {v}  # {note}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def write_readme(result: dict[str, Any], meta: dict[str, Any], out: Path, refit: str, probe_cmd: str) -> None:
+    k, rep = result["knobs"], result["reported"]
+    per = result["per_condition"]
+    h = rep["holds"]
+    total_s = sum(c["mean_seconds"] * c["n"] for c in per.values())
+    rows = "\n".join(
+        f"| `{c}` | {v['n']} | {', '.join(f'{o} {m}' for o, m in v['outcomes'].items())} | {v['mean_prompt_tokens']:.0f} | {v['mean_seconds']:.1f} |"
+        for c, v in per.items()
+    )
+    knob_rows = "\n".join(
+        f"| `{name}` | {_fmt(v)} | {v['n']} | {', '.join(v['conditions'])} |" for name, v in k.items()
+    )
+    by = h["by_evidence"]
+    hold_rows = "\n".join(
+        f"| `{c}` | {v['n']} | {', '.join(f'{o} {m}' for o, m in v['counts'].items())} | "
+        f"{v['replan_took_evidence_value'][0]}/{v['replan_took_evidence_value'][1]} | "
+        f"{v['replan_changed_target'][0]}/{v['replan_changed_target'][1]} |"
+        for c, v in by.items()
+    )
+    dec, load = k["decay_per_step"], k["load_penalty"]
+    text = f"""# The simulated agent calibrated on {meta.get("model")}
+
+Probes of a real model in task states built from the generated suites ({", ".join(meta.get("suites", []))},
+seed {meta.get("seed")}), fitted to the knobs of `eval/agents/behaviour.py` (issue 30, item 3). Shipped as
+`agent/behaviour=calibrated_qwen_coder_1_5b` (configs/agent/behaviour/calibrated_qwen_coder_1_5b.yaml).
+
+- Model: `{meta.get("model")}`, GGUF `{meta.get("gguf")}`, sha256 `{meta.get("sha256_value", meta.get("sha256"))}`
+  (the server refuses another file: `--sha256 pinned`), on 2 CPU threads, greedy (temperature 0),
+  at most {meta.get("max_tokens")} completion tokens.
+- Server (started and stopped by the probe command): `{" ".join(meta.get("server_command") or []) or meta.get("base_url")}`
+- {result["n_probes"]} probes, {total_s / 60:.0f} min of model time.
+
+## Knobs (95 % intervals)
+
+| knob | value [95 % interval] | n | from |
+|---|---|---|---|
+{knob_rows}
+
+Decay: rates by age (age: [rate, n]) {json.dumps(dec["rates"])}. Load (level: [rate, n, mean delivered tokens]):
+{json.dumps(load["rates"])}; `context_budget_tokens` fixed at 1000.
+
+## What the model does that no knob expresses (reported, not fitted)
+
+- Misled by a wrong note (fresh, nothing else states the slot): {_fmt(rep["misled_by_wrong_note"])} (n={rep["misled_by_wrong_note"]["n"]});
+  the simulated agent uses the same `p_use_delivered` for it.
+- The note's value emitted with no note at all (`control`, chance): {_fmt(rep["chance_of_note_value_without_note"])} (n={rep["chance_of_note_value_without_note"]["n"]}).
+- A note about an unrelated slot changes the target argument (vs `control` on the same state):
+  {_fmt(rep["irrelevant_note_changes_target"])} (n={rep["irrelevant_note_changes_target"]["n"]}): the simulated agent never does this
+  (a candidate missing knob when it is well above zero).
+- Explicit probes: {json.dumps(rep["explicit_outcomes"])}; conflict probes: {json.dumps(rep["conflict_outcomes"])}.
+- Holds ({h["n"]}): {json.dumps(h["counts"])}.
+
+| hold evidence | n | outcomes | re-plan took the evidence value | re-plan changed the target argument |
+|---|---|---|---|---|
+{hold_rows}
+
+## Probes per condition
+
+| condition | n | outcomes | mean prompt tokens | mean s |
+|---|---|---|---|---|
+{rows}
+
+Outcomes: `note` the call carries the note's value, `stated` the user's, `default` the slot default,
+`other` another value, `missing` no value, `off_target` a call to another tool/artifact, `no_call` text;
+holds: `repeat`, `replan`, `ask_user`, `abandon` (eval/calibration/classify.py). Off-target and text
+replies are left out of a slot knob's denominator.
+
+## Commands
+
+```
+# probes (resumable: a rerun skips the probe ids already in probes.jsonl)
+{probe_cmd}
+# fit (this README, fit.json, the behaviour YAML)
+{refit}
+```
+Any OpenAI-compatible endpoint: `--base-url URL --model NAME` instead of `--gguf` (e.g. vLLM on a GPU).
+
+## What these probes do not measure
+
+- One decision per probe: whole episodes, the agent's own earlier mistakes, and long conversations
+  (prompts are the target tool plus one or two others and at most five prior steps) are not probed.
+- `p_latest_on_conflict` (two dated values for one slot), `max_interventions_per_step` (a second hold),
+  `context_budget_tokens` (fixed at 1000; only `load_penalty` is fitted) and every latency knob keep the
+  default's values.
+- Age is counted in prior executed steps (one decision each); age 5 comes mostly from pibench_sim
+  (the other suites' tasks are shorter; shorter tasks are padded with repeats of their own steps).
+- Load probes deliver the memory block at the start (system message) with the note three quarters
+  deep; other placements are not probed. The filler lines are unrelated preferences, not the
+  near-miss facts of a real memory.
+- Notes state canonical tool values ("User prefers cabin class business"); paraphrased values, dates
+  and multi-fact notes are not probed. One model, greedy decoding, one seed of the probe set.
+- A hold's "ask the user" is a text reply read by a pattern (a question mark or asking phrases);
+  no user answers it.
+"""
+    (out / "README.md").write_text(text)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Fit the behaviour knobs from recorded probes.")
+    ap.add_argument("dir", help="the probe run's folder (probes.jsonl, meta.json)")
+    ap.add_argument("--yaml", default="", help="write the named behaviour here")
+    ap.add_argument("--default", default="configs/agent/behaviour/default.yaml")
+    ap.add_argument("--bootstrap", type=int, default=500)
+    a = ap.parse_args(argv)
+    out = Path(a.dir)
+    path = out / "probes.jsonl"
+    if not path.exists():
+        print(f"error: {path} does not exist (run python -m eval.calibration.probe first)", file=sys.stderr)
+        return 2
+    recs = [reclassify(r) for r in read(path)]
+    if not recs:
+        print(f"error: {path} holds no probes", file=sys.stderr)
+        return 2
+    meta = json.loads((out / "meta.json").read_text()) if (out / "meta.json").exists() else {}
+    result = fit(recs, a.bootstrap)
+    result["model"] = meta.get("model", "")
+    (out / "fit.json").write_text(json.dumps(result, indent=1) + "\n")
+    refit = f"python -m eval.calibration.fit {a.dir}" + (f" --yaml {a.yaml}" if a.yaml else "")
+    src = (
+        f"--gguf {meta['gguf']} --name {meta['model']}"
+        if meta.get("gguf")
+        else f"--base-url {meta.get('base_url')} --model {meta.get('model')}"
+    )
+    probe_cmd = (
+        f"flock /tmp/pulse-cpu.lock python -m eval.calibration.probe {src} --suites {' '.join(meta.get('suites', []))} "
+        f"--n {meta.get('n')} --seed {meta.get('seed')} --out {a.dir}"
+    )
+    write_readme(result, meta, out, refit, probe_cmd)
+    if a.yaml:
+        write_yaml(result, Path(a.yaml), str(out / "fit.json"), refit, Path(a.default))
+    for name, v in result["knobs"].items():
+        print(f"{name:24s} {_fmt(v)}  n={v['n']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

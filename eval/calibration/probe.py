@@ -1,0 +1,225 @@
+"""Run the probes against a real model and record one JSON line per probe (resumable).
+
+    # a local GGUF model on CPU (the project's server is started and stopped here)
+    python -m eval.calibration.probe --gguf /work/models/qwen2.5-coder-1.5b-instruct.gguf \
+        --name qwen2.5-coder-1.5b-instruct --n 420 --out results/calibration/qwen_coder_1_5b
+    # any OpenAI-compatible endpoint (vLLM on a GPU, a hosted API)
+    python -m eval.calibration.probe --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-Coder-1.5B-Instruct \
+        --n 420 --out results/calibration/<name>
+
+`<out>/probes.jsonl` gets one line per probe (appended and flushed each time); a rerun skips the
+probe ids already there, so an interrupted run resumes. `--max-minutes` stops cleanly after that
+much time (the rest is left for a rerun). `<out>/meta.json` records the model, endpoint, seed, n and
+suites. Bad input (a missing model file, an unknown suite, an unreachable endpoint) is one error
+line and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from eval.calibration.build import SUITES, load_suite, make_probes, messages
+from eval.calibration.classify import classify
+
+DEFAULT_OUT = "results/calibration/qwen_coder_1_5b"
+
+
+class ProbeError(Exception):
+    """Bad input: one line for the user, exit 2."""
+
+
+def _wait_ready(base_url: str, proc: subprocess.Popen | None, timeout_s: float) -> None:
+    t0 = time.time()
+    while time.time() - t0 < timeout_s:
+        if proc is not None and proc.poll() is not None:
+            err = (proc.stderr.read() if proc.stderr else b"").decode(errors="replace").strip().splitlines()
+            raise ProbeError(f"the GGUF server exited ({proc.returncode}): {err[-1] if err else 'no output'}")
+        try:
+            with urllib.request.urlopen(base_url.rstrip("/") + "/models", timeout=5) as r:
+                if r.status == 200:
+                    return
+        except Exception:
+            if proc is None:
+                break
+        time.sleep(1.0)
+    raise ProbeError(f"endpoint {base_url} is not reachable (GET /models failed)")
+
+
+def start_server(
+    gguf: str, name: str, port: int, threads: int, sha: str
+) -> tuple[subprocess.Popen, list[str]]:
+    if not os.path.isfile(gguf):
+        raise ProbeError(f"model file {gguf} does not exist")
+    cmd = [
+        sys.executable,
+        "-m",
+        "eval.serving.gguf_server",
+        gguf,
+        "--port",
+        str(port),
+        "--threads",
+        str(threads),
+        "--name",
+        name,
+        "--slots",
+        "3",
+        "--n-ctx",
+        "4096",
+    ]
+    if sha:
+        cmd += ["--sha256", sha]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return proc, cmd
+
+
+def done_ids(path: Path) -> set[str]:
+    if not path.exists():
+        return set()
+    out = set()
+    for line in path.read_text().splitlines():
+        try:
+            out.add(json.loads(line)["probe_id"])
+        except (json.JSONDecodeError, KeyError):
+            continue  # a line cut by an interruption: that probe runs again
+    return out
+
+
+def run(args) -> int:
+    for s in args.suites:
+        if s not in SUITES:
+            raise ProbeError(f"unknown suite {s!r} (known: {', '.join(SUITES)})")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    probes = make_probes([load_suite(s, args.seed) for s in args.suites], args.n, args.seed)
+    path = out / "probes.jsonl"
+    done = done_ids(path)
+    todo = [p for p in probes if p.probe_id not in done]
+    if args.limit:
+        todo = todo[: args.limit]
+    print(f"{len(probes)} probes, {len(done)} already recorded, {len(todo)} to run", flush=True)
+    proc, cmd = None, []
+    base_url = args.base_url
+    if args.gguf:
+        base_url = f"http://127.0.0.1:{args.port}/v1"
+        proc, cmd = start_server(args.gguf, args.name, args.port, args.threads, args.sha256)
+    try:
+        _wait_ready(base_url, proc, 600 if proc else 10)
+        from pulse.llm.endpoint import ChatConfig, EndpointClient, EndpointError
+
+        client = EndpointClient(
+            ChatConfig(
+                model=args.model or args.name,
+                base_url=base_url,
+                api_key=args.api_key,
+                timeout_s=300,
+                temperature=0.0,
+                max_tokens=args.max_tokens,
+            ),
+            role="calibration probe",
+        )
+        meta = {
+            "model": args.model or args.name,
+            "base_url": base_url,
+            "gguf": args.gguf,
+            "server_command": cmd,
+            "sha256": args.sha256,
+            "seed": args.seed,
+            "n": args.n,
+            "suites": args.suites,
+            "max_tokens": args.max_tokens,
+            "temperature": 0.0,
+            "n_probes": len(probes),
+        }
+        (out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+        t_start = time.time()
+        with path.open("a") as f:
+            for k, p in enumerate(todo):
+                if args.max_minutes and time.time() - t_start > args.max_minutes * 60:
+                    print(f"stopped after {args.max_minutes} min; rerun to resume", flush=True)
+                    break
+                msgs = messages(p)
+                t0 = time.perf_counter()
+                try:
+                    r = client.complete(msgs, tools=p.tools)
+                except EndpointError as e:
+                    raise ProbeError(str(e)) from None
+                dt = time.perf_counter() - t0
+                m = r.choices[0].message
+                message = {
+                    "content": m.content or "",
+                    "tool_calls": [c.model_dump() for c in (m.tool_calls or [])],
+                }
+                d = p.to_dict()
+                d["tools"] = [t["function"]["name"] for t in p.tools]
+                usage = r.usage
+                cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)
+                rec = {
+                    **d,
+                    **classify(p.to_dict(), message),
+                    "reply": message["content"],
+                    "prompt_tokens": getattr(usage, "prompt_tokens", None),
+                    "cached_tokens": cached,
+                    "completion_tokens": getattr(usage, "completion_tokens", None),
+                    "seconds": round(dt, 3),
+                }
+                f.write(json.dumps(rec) + "\n")
+                f.flush()
+                print(
+                    f"[{k + 1}/{len(todo)}] {p.condition:22s} {rec['outcome']:10s} {dt:5.1f}s "
+                    f"prompt {rec['prompt_tokens']} cached {cached}",
+                    flush=True,
+                )
+    finally:
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Probe a real model in task states with memory deliveries.")
+    ap.add_argument("--suites", nargs="+", default=list(SUITES))
+    ap.add_argument("--n", type=int, default=420, help="about how many probes in all")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("--base-url", default="", help="an OpenAI-compatible endpoint (…/v1)")
+    ap.add_argument("--model", default="", help="model name on the endpoint (default: --name)")
+    ap.add_argument("--api-key", default=os.environ.get("OPENAI_API_KEY", "EMPTY"))
+    ap.add_argument("--gguf", default="", help="serve this GGUF file locally (eval/serving/gguf_server.py)")
+    ap.add_argument("--name", default="qwen2.5-coder-1.5b-instruct")
+    ap.add_argument(
+        "--sha256",
+        default="pinned",
+        help="the GGUF file's sha256 ('pinned' = the server's PINNED[name]; '' = no check)",
+    )
+    ap.add_argument("--port", type=int, default=8031)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--max-tokens", type=int, default=96)
+    ap.add_argument("--limit", type=int, default=0, help="run at most this many probes now")
+    ap.add_argument("--max-minutes", type=float, default=0.0)
+    a = ap.parse_args(argv)
+    if not a.gguf and not a.base_url:
+        print("error: give --gguf PATH (a local model) or --base-url URL (an endpoint)", file=sys.stderr)
+        return 2
+    try:
+        return run(a)
+    except ProbeError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
