@@ -37,7 +37,7 @@ from eval.agents.behaviour import HOLD_RESPONSES
 from eval.config import EvalConfig
 from eval.memory_backends import build_embedder
 from eval.memory_backends import describe as describe_memory
-from eval.methods.base import MethodContext
+from eval.methods.base import MethodContext, task_view
 from eval.methods.seed import ChainSeed
 from eval.metrics import dumps_strict, read_rows, read_rows_checked, summarize
 from eval.provenance import config_hash, policy_provenance
@@ -351,7 +351,9 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
                 try:
                     env.begin(task)
                     session = traced(
-                        method.open_session(task, memory, cfg.agent.concurrent, tools=tools), task, row
+                        method.open_session(task_view(task), memory, cfg.agent.concurrent, tools=tools),
+                        task,
+                        row,
                     )
                     outcome = agent.run(task, env, session, cfg.seed, bench)
                     stats = getattr(session, "stats", AgentStats())

@@ -93,6 +93,7 @@ def run_logged(
     from eval.agents.simulated import SimulatedAgent
     from eval.config import EmbedderConfig
     from eval.memory_backends import build_embedder
+    from eval.methods.base import task_view
     from eval.methods.pulse_method import PulseMethod
     from eval.methods.seed import ChainSeed
 
@@ -135,7 +136,7 @@ def run_logged(
                     "level": task.level,
                     "benchmark": bench.name,
                 }
-                session = method.open_session(task, memory, False, tools=tools)
+                session = method.open_session(task_view(task), memory, False, tools=tools)
                 outcome = agent.run(task, env, session, seed, bench)
                 ivs = outcome.interventions
                 episodes.append(

@@ -8,18 +8,18 @@ such session; a memory baseline (Mem0, LightMem, A-MEM, ...) is another: add one
 `build(cfg, ctx) -> Method` and one `configs/method/<name>.yaml`, and register it in
 `eval/registry.py`.
 
-The task a method receives (`open_session(task, ...)`) is a generated `SimTask` or a real
-benchmark's `eval.real.base.RealTask` (τ²-bench retail, π-Bench, Persona2Web). A method may rely
-on these attributes only, which both have:
+The task a method receives (`open_session(task, ...)`) is a `TaskView`: what a deployed memory
+agent is told about a task before anything happens, whichever benchmark it comes from:
   task_id       unique id of the task (a conversation id for memory writes)
   user_id       the user whose memory the chain shares
   project_id    the project / workspace the task belongs to ("" = none)
   request_text  the user's request as the benchmark states it (the actual first message also
                 arrives as the `request` event given to `start`)
   time          ISO date-time of the task ("" when the benchmark has none)
-Anything else on the task (steps, checkpoints, levels, gold) is the benchmark's and must not be
-read. `tools`: ToolSpecs of a generated suite; () for a real benchmark (its JSON-schema tools reach
-the session only as `candidate_call` events).
+Everything else (the plan, subgoals, checkpoints, levels, gold) stays with the benchmark; what
+happens during the task reaches the session only as public events. `tools`: ToolSpecs of a
+generated suite; () for a real benchmark (its JSON-schema tools reach the session only as
+`candidate_call` events).
 """
 
 from __future__ import annotations
@@ -33,6 +33,22 @@ from eval.suites.schema import SimTask, ToolSpec
 from pulse.agent.gate import GateDecision
 from pulse.agent.runtime import AgentStats, Delivery
 from pulse.core.records import Event
+
+
+@dataclass(frozen=True)
+class TaskView:
+    """What a method may know of a task (see the module docstring)."""
+
+    task_id: str
+    user_id: str
+    project_id: str
+    request_text: str
+    time: str
+
+
+def task_view(task: SimTask | RealTask) -> TaskView:
+    """The method's view of a benchmark task: its identity, request and time, nothing of its plan."""
+    return TaskView(task.task_id, task.user_id, task.project_id, task.request_text, task.time)
 
 
 class MemorySession(Protocol):
@@ -60,7 +76,7 @@ class Method(Protocol):
         ...
 
     def open_session(
-        self, task: SimTask | RealTask, memory: Any, concurrent: bool, tools: Sequence[ToolSpec] = ()
+        self, task: TaskView, memory: Any, concurrent: bool, tools: Sequence[ToolSpec] = ()
     ) -> MemorySession:
         """`tools`: the schemas the task agent's environment publishes (what a memory agent may read)."""
         ...

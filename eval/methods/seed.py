@@ -18,9 +18,8 @@ A baseline replays the sessions through its own write path (Mem0's extraction + 
 buffers, A-MEM's notes, OpenClaw's agent-written files, dsh's session log and compaction, ZCode's
 save step, the Proactive Memory Agent's management phase); no method reads another's store.
 
-Pulse's own store takes `SeedHistory.items`: the records its write pipeline holds for exactly this
-history (the persona's seed memory that the sessions were rendered from), loaded with
-`pulse.memory.open_memory(...).add_items` as before this hook existed.
+Pulse is no exception: it reads the same sessions through its own write path (reading, validation,
+filing). A method is handed the sessions only, never the records they were rendered from.
 """
 
 from __future__ import annotations
@@ -43,8 +42,7 @@ ACK = "Noted."
 @dataclass(frozen=True)
 class SeedHistory:
     user_id: str
-    sessions: tuple[SeedSession, ...]  # in time order
-    items: tuple[MemoryItem, ...]  # the records these sessions were rendered from (Pulse's store)
+    sessions: tuple[SeedSession, ...]  # in time order (what a deployed memory agent would have seen)
 
 
 @dataclass
@@ -87,7 +85,7 @@ def seed_history(
     """The persona's past as sessions: the suite's own rendered history when it has one
     (`Persona.history`), else rendered from its seed memory by `statement`."""
     if sessions:
-        return SeedHistory(user_id, tuple(sorted(sessions, key=lambda s: s.time)), tuple(memory))
+        return SeedHistory(user_id, tuple(sorted(sessions, key=lambda s: s.time)))
     sessions = []
     for m in memory:
         project = m.scope.split(":", 1)[1] if m.scope.startswith("project:") else ""
@@ -102,4 +100,4 @@ def seed_history(
             turns = (SeedTurn("user", text), SeedTurn("assistant", ACK))
         sessions.append(SeedSession(m.valid_from or UNDATED, m.scope, turns, project))
     sessions.sort(key=lambda s: (s.time, s.scope, s.turns[0].text))
-    return SeedHistory(user_id, tuple(sessions), tuple(memory))
+    return SeedHistory(user_id, tuple(sessions))

@@ -25,7 +25,7 @@ def seed(tmp_path: Path, *texts: str, tools=TOOLS) -> ChainSeed:
         for i, t in enumerate(texts)
     )
     return ChainSeed(
-        "u1", ("p1",), SeedHistory("u1", sessions, ()), tmp_path, make_embedder("bm25"), tuple(tools)
+        "u1", ("p1",), SeedHistory("u1", sessions), tmp_path, make_embedder("bm25"), tuple(tools)
     )
 
 

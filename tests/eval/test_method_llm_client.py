@@ -126,7 +126,6 @@ def _seed_and_task(tmp_path):
                     (SeedTurn("user", "For docs, my preferred citation style is IEEE."),),
                 ),
             ),
-            (),
         ),
         tmp_path,
         make_embedder("bm25"),

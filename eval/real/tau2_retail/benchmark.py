@@ -183,7 +183,7 @@ class Tau2Retail(RealBenchmarkBase):
 
         customer = self.customers.get(user_id, "")
         if self.history_kind != "retail_db" or not customer:
-            return SeedHistory(user_id, (), ())
+            return SeedHistory(user_id, ())
         db = load_db(self.root / "db.json")
         u = db["users"].get(customer)
         if u is None:
@@ -250,7 +250,7 @@ class Tau2Retail(RealBenchmarkBase):
                     ),
                 )
             )
-        return SeedHistory(user_id, tuple(sessions), ())
+        return SeedHistory(user_id, tuple(sessions))
 
     def intervention_correct(self, task: RealTask, tool: str, args: Mapping[str, Any], evidence) -> bool:
         """Right when the held call differs from every gold action of that tool on some argument and the
