@@ -131,7 +131,8 @@ def filler_block(tokens: int) -> list[str]:
     lines, total, k = [], 0, 0
     while total < tokens:
         topic, vals = _FILLER_TOPICS[k % len(_FILLER_TOPICS)]
-        line = f"- [f{k + 1}] User prefers {topic} {rng.choice(vals)} (since 2024-{1 + k % 12:02d}-{1 + k % 27:02d})."
+        since = f"2024-{1 + k % 12:02d}-{1 + k % 27:02d}"
+        line = f"- [f{k + 1}] User prefers {topic} {rng.choice(vals)} (since {since})."
         lines.append(line)
         total += count_tokens(line) + 1
         k += 1
@@ -274,7 +275,7 @@ def make_probes(suites: list[Suite], n: int, seed: int = 0) -> list[Probe]:
     probes: list[Probe] = []
 
     def take(cond: str, ok) -> list[State]:
-        """`want[cond]` states round-robin over suites (each suite's in its shuffled order), each passing `ok`."""
+        """`want[cond]` states passing `ok`, round-robin over suites (each in its shuffled order)."""
         picked: list[State] = []
         cands = {name: [s for s in pool if ok(s)] for name, pool in pools.items()}
         idx = dict.fromkeys(cands, 0)

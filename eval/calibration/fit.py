@@ -367,7 +367,7 @@ def write_yaml(result: dict[str, Any], path: Path, fit_path: str, refit: str, de
         f"{len(result['per_condition'])} conditions; eval/calibration/).",
         f"# Fitted knobs with 95% intervals and probe counts: {fit_path} (README.md beside it).",
         f"# Refit: {refit}",
-        "# Knobs not probed keep configs/agent/behaviour/default.yaml's values; latency knobs are the default's.",
+        "# Knobs not probed keep configs/agent/behaviour/default.yaml's values (latency knobs too).",
         "# Use: pulse eval agent/behaviour=" + path.stem,
     ]
     for key, dv in default.items():
@@ -389,8 +389,13 @@ def write_readme(result: dict[str, Any], meta: dict[str, Any], out: Path, refit:
     per = result["per_condition"]
     h = rep["holds"]
     total_s = sum(c["mean_seconds"] * c["n"] for c in per.values())
+
+    def counts(d: dict[str, int]) -> str:
+        return ", ".join(f"{o} {m}" for o, m in d.items())
+
     rows = "\n".join(
-        f"| `{c}` | {v['n']} | {', '.join(f'{o} {m}' for o, m in v['outcomes'].items())} | {v['mean_prompt_tokens']:.0f} | {v['mean_seconds']:.1f} |"
+        f"| `{c}` | {v['n']} | {counts(v['outcomes'])} | {v['mean_prompt_tokens']:.0f} "
+        f"| {v['mean_seconds']:.1f} |"
         for c, v in per.items()
     )
     knob_rows = "\n".join(
@@ -398,22 +403,33 @@ def write_readme(result: dict[str, Any], meta: dict[str, Any], out: Path, refit:
     )
     by = h["by_evidence"]
     hold_rows = "\n".join(
-        f"| `{c}` | {v['n']} | {', '.join(f'{o} {m}' for o, m in v['counts'].items())} | "
+        f"| `{c}` | {v['n']} | {counts(v['counts'])} | "
         f"{v['replan_took_evidence_value'][0]}/{v['replan_took_evidence_value'][1]} | "
         f"{v['replan_changed_target'][0]}/{v['replan_changed_target'][1]} |"
         for c, v in by.items()
     )
     dec, load = k["decay_per_step"], k["load_penalty"]
+    sha = meta.get("sha256_value") or meta.get("sha256")
+    server = " ".join(meta.get("server_command") or []) or meta.get("base_url")
+    misled, chance, irr = (
+        rep[x]
+        for x in (
+            "misled_by_wrong_note",
+            "chance_of_note_value_without_note",
+            "irrelevant_note_changes_target",
+        )
+    )
+    notes = (out / "NOTES.md").read_text() if (out / "NOTES.md").exists() else ""
     text = f"""# The simulated agent calibrated on {meta.get("model")}
 
 Probes of a real model in task states built from the generated suites ({", ".join(meta.get("suites", []))},
 seed {meta.get("seed")}), fitted to the knobs of `eval/agents/behaviour.py` (issue 30, item 3). Shipped as
 `agent/behaviour=calibrated_qwen_coder_1_5b` (configs/agent/behaviour/calibrated_qwen_coder_1_5b.yaml).
 
-- Model: `{meta.get("model")}`, GGUF `{meta.get("gguf")}`, sha256 `{meta.get("sha256_value", meta.get("sha256"))}`
+- Model: `{meta.get("model")}`, GGUF `{meta.get("gguf")}`, sha256 `{sha}`
   (the server refuses another file: `--sha256 pinned`), on 2 CPU threads, greedy (temperature 0),
   at most {meta.get("max_tokens")} completion tokens.
-- Server (started and stopped by the probe command): `{" ".join(meta.get("server_command") or []) or meta.get("base_url")}`
+- Server (started and stopped by the probe command): `{server}`
 - {result["n_probes"]} probes, {total_s / 60:.0f} min of model time.
 
 ## Knobs (95 % intervals)
@@ -422,18 +438,20 @@ seed {meta.get("seed")}), fitted to the knobs of `eval/agents/behaviour.py` (iss
 |---|---|---|---|
 {knob_rows}
 
-Decay: rates by age (age: [rate, n]) {json.dumps(dec["rates"])}. Load (level: [rate, n, mean delivered tokens]):
+Decay: rates by age (age: [rate, n]) {json.dumps(dec["rates"])}.
+Load (level: [rate, n, mean delivered tokens]):
 {json.dumps(load["rates"])}; `context_budget_tokens` fixed at 1000.
 
 ## What the model does that no knob expresses (reported, not fitted)
 
-- Misled by a wrong note (fresh, nothing else states the slot): {_fmt(rep["misled_by_wrong_note"])} (n={rep["misled_by_wrong_note"]["n"]});
+- Misled by a wrong note (fresh, nothing else states the slot): {_fmt(misled)} (n={misled["n"]});
   the simulated agent uses the same `p_use_delivered` for it.
-- The note's value emitted with no note at all (`control`, chance): {_fmt(rep["chance_of_note_value_without_note"])} (n={rep["chance_of_note_value_without_note"]["n"]}).
+- The note's value emitted with no note at all (`control`, chance): {_fmt(chance)} (n={chance["n"]}).
 - A note about an unrelated slot changes the target argument (vs `control` on the same state):
-  {_fmt(rep["irrelevant_note_changes_target"])} (n={rep["irrelevant_note_changes_target"]["n"]}): the simulated agent never does this
+  {_fmt(irr)} (n={irr["n"]}): the simulated agent never does this
   (a candidate missing knob when it is well above zero).
-- Explicit probes: {json.dumps(rep["explicit_outcomes"])}; conflict probes: {json.dumps(rep["conflict_outcomes"])}.
+- Explicit probes: {json.dumps(rep["explicit_outcomes"])};
+  conflict probes: {json.dumps(rep["conflict_outcomes"])}.
 - Holds ({h["n"]}): {json.dumps(h["counts"])}.
 
 | hold evidence | n | outcomes | re-plan took the evidence value | re-plan changed the target argument |
@@ -478,44 +496,61 @@ Any OpenAI-compatible endpoint: `--base-url URL --model NAME` instead of `--gguf
 - A hold's "ask the user" is a text reply read by a pattern (a question mark or asking phrases);
   no user answers it.
 """
+    if notes:  # hand-written findings kept beside the probes (NOTES.md), carried into every refit
+        text += "\n" + notes
     (out / "README.md").write_text(text)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="Fit the behaviour knobs from recorded probes.")
-    ap.add_argument("dir", help="the probe run's folder (probes.jsonl, meta.json)")
-    ap.add_argument("--yaml", default="", help="write the named behaviour here")
-    ap.add_argument("--default", default="configs/agent/behaviour/default.yaml")
-    ap.add_argument("--bootstrap", type=int, default=500)
-    a = ap.parse_args(argv)
-    out = Path(a.dir)
+def run_fit(
+    folder: str, yaml_path: str = "", default: str = "configs/agent/behaviour/default.yaml", n_boot: int = 500
+) -> dict[str, Any]:
+    """Fit `folder`'s probes; write fit.json, README.md and (with `yaml_path`) the named behaviour."""
+    from eval.calibration.probe import ProbeError
+
+    out = Path(folder)
     path = out / "probes.jsonl"
     if not path.exists():
-        print(f"error: {path} does not exist (run python -m eval.calibration.probe first)", file=sys.stderr)
-        return 2
+        raise ProbeError(f"{path} does not exist (run python -m eval.calibration.probe first)")
     recs = [reclassify(r) for r in read(path)]
     if not recs:
-        print(f"error: {path} holds no probes", file=sys.stderr)
-        return 2
+        raise ProbeError(f"{path} holds no probes")
     meta = json.loads((out / "meta.json").read_text()) if (out / "meta.json").exists() else {}
-    result = fit(recs, a.bootstrap)
+    result = fit(recs, n_boot)
     result["model"] = meta.get("model", "")
     (out / "fit.json").write_text(json.dumps(result, indent=1) + "\n")
-    refit = f"python -m eval.calibration.fit {a.dir}" + (f" --yaml {a.yaml}" if a.yaml else "")
+    refit = f"python -m eval.calibration.fit {folder}" + (f" --yaml {yaml_path}" if yaml_path else "")
     src = (
         f"--gguf {meta['gguf']} --name {meta['model']}"
         if meta.get("gguf")
         else f"--base-url {meta.get('base_url')} --model {meta.get('model')}"
     )
     probe_cmd = (
-        f"flock /tmp/pulse-cpu.lock python -m eval.calibration.probe {src} --suites {' '.join(meta.get('suites', []))} "
-        f"--n {meta.get('n')} --seed {meta.get('seed')} --out {a.dir}"
+        f"flock /tmp/pulse-cpu.lock python -m eval.calibration.probe {src} "
+        f"--suites {' '.join(meta.get('suites', []))} --n {meta.get('n')} --seed {meta.get('seed')} "
+        f"--out {folder}"
     )
     write_readme(result, meta, out, refit, probe_cmd)
-    if a.yaml:
-        write_yaml(result, Path(a.yaml), str(out / "fit.json"), refit, Path(a.default))
+    if yaml_path:
+        write_yaml(result, Path(yaml_path), str(out / "fit.json"), refit, Path(default))
     for name, v in result["knobs"].items():
         print(f"{name:24s} {_fmt(v)}  n={v['n']}")
+    return result
+
+
+def main(argv=None) -> int:
+    from eval.calibration.probe import ProbeError
+
+    ap = argparse.ArgumentParser(description="Fit the behaviour knobs from recorded probes.")
+    ap.add_argument("dir", help="the probe run's folder (probes.jsonl, meta.json)")
+    ap.add_argument("--yaml", default="", help="write the named behaviour here")
+    ap.add_argument("--default", default="configs/agent/behaviour/default.yaml")
+    ap.add_argument("--bootstrap", type=int, default=500)
+    a = ap.parse_args(argv)
+    try:
+        run_fit(a.dir, a.yaml, a.default, a.bootstrap)
+    except ProbeError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     return 0
 
 

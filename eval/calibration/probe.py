@@ -4,8 +4,8 @@
     python -m eval.calibration.probe --gguf /work/models/qwen2.5-coder-1.5b-instruct.gguf \
         --name qwen2.5-coder-1.5b-instruct --n 420 --out results/calibration/qwen_coder_1_5b
     # any OpenAI-compatible endpoint (vLLM on a GPU, a hosted API)
-    python -m eval.calibration.probe --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-Coder-1.5B-Instruct \
-        --n 420 --out results/calibration/<name>
+    python -m eval.calibration.probe --base-url http://127.0.0.1:8000/v1 \
+        --model Qwen/Qwen2.5-Coder-1.5B-Instruct --n 420 --out results/calibration/<name>
 
 `<out>/probes.jsonl` gets one line per probe (appended and flushed each time); a rerun skips the
 probe ids already there, so an interrupted run resumes. `--max-minutes` stops cleanly after that
@@ -27,12 +27,13 @@ from pathlib import Path
 
 from eval.calibration.build import SUITES, load_suite, make_probes, messages
 from eval.calibration.classify import classify
+from pulse.core.errors import PulseUserError
 
 DEFAULT_OUT = "results/calibration/qwen_coder_1_5b"
 
 
-class ProbeError(Exception):
-    """Bad input: one line for the user, exit 2."""
+class ProbeError(PulseUserError):
+    """Bad input (a missing model file, an unknown suite, an unreachable endpoint): one line, exit 2."""
 
 
 def _wait_ready(base_url: str, proc: subprocess.Popen | None, timeout_s: float) -> None:
@@ -79,6 +80,12 @@ def start_server(
     return proc, cmd
 
 
+def _pinned(args) -> str:
+    from eval.serving.gguf_server import PINNED
+
+    return PINNED.get(args.name, "") if args.sha256 == "pinned" else args.sha256
+
+
 def done_ids(path: Path) -> set[str]:
     if not path.exists():
         return set()
@@ -92,6 +99,9 @@ def done_ids(path: Path) -> set[str]:
 
 
 def run(args) -> int:
+    """Run the probes `args` asks for (argparse's namespace or eval.calibration.config.CalibrateConfig)."""
+    if not args.gguf and not args.base_url:
+        raise ProbeError("give a GGUF file (--gguf / gguf=) or an endpoint (--base-url / base_url=)")
     for s in args.suites:
         if s not in SUITES:
             raise ProbeError(f"unknown suite {s!r} (known: {', '.join(SUITES)})")
@@ -130,6 +140,7 @@ def run(args) -> int:
             "gguf": args.gguf,
             "server_command": cmd,
             "sha256": args.sha256,
+            "sha256_value": _pinned(args) if args.gguf else "",
             "seed": args.seed,
             "n": args.n,
             "suites": args.suites,
@@ -208,9 +219,6 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="run at most this many probes now")
     ap.add_argument("--max-minutes", type=float, default=0.0)
     a = ap.parse_args(argv)
-    if not a.gguf and not a.base_url:
-        print("error: give --gguf PATH (a local model) or --base-url URL (an endpoint)", file=sys.stderr)
-        return 2
     try:
         return run(a)
     except ProbeError as e:

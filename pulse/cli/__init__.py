@@ -29,6 +29,10 @@ VERBS: dict[str, tuple[str, str]] = {
         "pulse.cli.eval_reading",
         "how well a reader reads people: per-field precision / recall on annotated statements",
     ),
+    "calibrate-agent": (
+        "pulse.cli.calibrate_agent",
+        "probe a real model with memory deliveries and holds; fit the simulated agent's behaviour knobs",
+    ),
     "suite-shape": (
         "pulse.cli.suite_shape",
         "a suite's shape: users, tasks, steps, tools, checkpoints per stage and source, fingerprint",

@@ -252,3 +252,43 @@ def test_calibrated_behaviour_composes_and_types():
         "plan_lead",
     ):
         assert getattr(b, key) == default[key]
+
+
+def test_calibrate_agent_config_composes_and_types():
+    from hydra import compose, initialize_config_dir
+
+    from eval.calibration.config import CalibrateConfig
+    from pulse.cli import VERBS
+    from pulse.cli.support import CONFIG_DIR
+    from pulse.config.schema import ConfigError, to_typed
+
+    assert VERBS["calibrate-agent"][0] == "pulse.cli.calibrate_agent"
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose("calibrate_agent", ["phase=fit", "n=300"])
+        typed = to_typed(cfg, CalibrateConfig)
+        assert (typed.phase, typed.n, typed.suites) == ("fit", 300, list(SUITES))
+        with pytest.raises(ConfigError, match="phase"):
+            to_typed(compose("calibrate_agent", ["phase=nope"]), CalibrateConfig)
+
+
+def test_calibrate_agent_verb_reports_bad_input_in_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pulse.cli.calibrate_agent",
+            "phase=probe",
+            f"gguf={tmp_path}/none.gguf",
+            f"out={tmp_path}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"pulse calibrate-agent: error: model file {tmp_path}/none.gguf does not exist"
+    ]
