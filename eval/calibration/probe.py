@@ -8,10 +8,12 @@
         --model Qwen/Qwen2.5-Coder-1.5B-Instruct --n 420 --out results/calibration/<name>
 
 `<out>/probes.jsonl` gets one line per probe (appended and flushed each time); a rerun skips the
-probe ids already there, so an interrupted run resumes. `--max-minutes` stops cleanly after that
-much time (the rest is left for a rerun). `<out>/meta.json` records the model, endpoint, seed, n and
-suites. Bad input (a missing model file, an unknown suite, an unreachable endpoint) is one error
-line and exit status 2.
+probe ids already there, so an interrupted run resumes. The probe set is deterministic from (suites,
+n, seed) and the suites' code; the first run writes it to `<out>/plan.jsonl` and a rerun reads it
+from there, so a resumed run asks the same probes even after the suite generators changed.
+`--max-minutes` stops cleanly after that much time (the rest is left for a rerun).
+`<out>/meta.json` records the model, endpoint, seed, n and suites. Bad input (a missing model file,
+an unknown suite, an unreachable endpoint) is one error line and exit status 2.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from eval.calibration.build import SUITES, load_suite, make_probes, messages
+from eval.calibration.build import SUITES, Probe, load_suite, make_probes, messages
 from eval.calibration.classify import classify
 from pulse.core.errors import PulseUserError
 
@@ -86,6 +88,38 @@ def _pinned(args) -> str:
     return PINNED.get(args.name, "") if args.sha256 == "pinned" else args.sha256
 
 
+def plan_probes(args, out: Path) -> list[Probe]:
+    """The run's probe set: `<out>/plan.jsonl` when it exists (so a resumed run asks exactly what the
+    first one planned, whatever the suites' code has become since), else made from (suites, n, seed)
+    and written there."""
+    plan = out / "plan.jsonl"
+    if plan.exists():
+        head = json.loads((out / "plan_meta.json").read_text()) if (out / "plan_meta.json").exists() else {}
+        want = {"suites": list(args.suites), "n": args.n, "seed": args.seed}
+        if head and {k: head.get(k) for k in want} != want:
+            raise ProbeError(f"{plan} was planned for {head}, not {want}: use another --out")
+        return [Probe(**json.loads(line)) for line in plan.read_text().splitlines() if line.strip()]
+    probes = make_probes([load_suite(s, args.seed) for s in args.suites], args.n, args.seed)
+    plan.write_text("".join(json.dumps(p.to_dict()) + "\n" for p in probes))
+    (out / "plan_meta.json").write_text(
+        json.dumps({"suites": list(args.suites), "n": args.n, "seed": args.seed, "code": _code_version()})
+        + "\n"
+    )
+    return probes
+
+
+def _code_version() -> str:
+    """The commit the probe set was built from (+ "-dirty" when eval/ has uncommitted changes)."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10).stdout
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "eval"], capture_output=True, text=True, timeout=10
+        ).stdout
+        return head.strip() + ("-dirty" if dirty.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
 def done_ids(path: Path) -> set[str]:
     if not path.exists():
         return set()
@@ -105,9 +139,13 @@ def run(args) -> int:
     for s in args.suites:
         if s not in SUITES:
             raise ProbeError(f"unknown suite {s!r} (known: {', '.join(SUITES)})")
+    if args.gguf and not os.path.isfile(args.gguf):
+        raise ProbeError(f"model file {args.gguf} does not exist")
+    if not args.gguf:
+        _wait_ready(args.base_url, None, 10)  # an unreachable endpoint is reported before any work
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    probes = make_probes([load_suite(s, args.seed) for s in args.suites], args.n, args.seed)
+    probes = plan_probes(args, out)
     path = out / "probes.jsonl"
     done = done_ids(path)
     todo = [p for p in probes if p.probe_id not in done]

@@ -220,6 +220,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     assert "unknown suite 'nope'" in capsys.readouterr().err
     assert probe.main(["--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path), "--n", "20"]) == 2
     assert "not reachable" in capsys.readouterr().err
+    assert not (tmp_path / "plan.jsonl").exists()  # refused before any work
     assert fit.main([str(tmp_path / "empty")]) == 2
 
 
@@ -292,3 +293,18 @@ def test_calibrate_agent_verb_reports_bad_input_in_one_line(tmp_path):
     assert r.stderr.strip().splitlines() == [
         f"pulse calibrate-agent: error: model file {tmp_path}/none.gguf does not exist"
     ]
+
+
+def test_the_plan_is_written_once_and_a_resumed_run_reads_it(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from eval.calibration import probe
+
+    args = SimpleNamespace(suites=["mcp_persona_sim"], n=60, seed=0)
+    first = probe.plan_probes(args, tmp_path)
+    assert (tmp_path / "plan.jsonl").exists()
+    # the suites' code changes after the first run: the resumed run still asks the planned probes
+    monkeypatch.setattr(probe, "make_probes", lambda *a, **k: [])
+    assert [p.to_dict() for p in probe.plan_probes(args, tmp_path)] == [p.to_dict() for p in first]
+    with pytest.raises(probe.ProbeError, match="planned for"):
+        probe.plan_probes(SimpleNamespace(suites=["mcp_persona_sim"], n=61, seed=0), tmp_path)
