@@ -251,6 +251,8 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
     agent.check(bench)  # an agent that cannot run this benchmark is refused before any episode
     getter = make_policy_getter(cfg)
     method = METHODS.get(cfg.method.impl)(cfg.method, MethodContext(getter, make_llm_getter(cfg)))
+    if hasattr(method, "check"):  # a method that cannot run this benchmark is refused up front too
+        method.check(bench)
     prov = {**policy_provenance(getter.used, cfg), "config_hash": config_hash(cfg)}
     rows_path = out / ROWS
     rows, clean = read_rows_checked(rows_path) if cfg.resume else ([], True)
@@ -351,7 +353,12 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
                 try:
                     env.begin(task)
                     session = traced(
-                        method.open_session(task_view(task), memory, cfg.agent.concurrent, tools=tools),
+                        method.open_session(
+                            task if getattr(method, "reads_gold", False) else task_view(task),
+                            memory,
+                            cfg.agent.concurrent,
+                            tools=tools,
+                        ),
                         task,
                         row,
                     )

@@ -36,6 +36,7 @@ METHODS: Registry[Any] = Registry(
         "lightmem": "eval.methods.lightmem:build",
         "a_mem": "eval.methods.a_mem:build",
         "zcode": "eval.methods.zcode:build",
+        "gold_facts": "eval.methods.gold_facts:build",
     },
 )
 

@@ -16,14 +16,24 @@ from pulse.utils.stats import mean_stderr
 
 FAILED_MARK = "†"
 
-# Reference rows: never a method, never marked best / second best. The gold rule is an oracle (the
-# labeller itself); "-rule" rows ran the gold rule where a trained checkpoint was missing.
+# Reference rows: never a method, never marked best / second best. The gold rule (the labeller
+# itself) over Pulse's own memory and retrieval is not an upper bound: what that memory misses it
+# misses too; the upper bound is `gold_facts` (the suite's gold values delivered perfectly, wrong
+# calls held). "-rule" rows ran the gold rule where a trained checkpoint was missing.
 REFERENCE_ROWS = {
-    "pulse_rule": "oracle (gold rule)",
-    "pulse_supplement_only-oracle": "oracle (gold rule), supplements only",
+    "pulse_rule": "gold rule over Pulse's memory",
+    "pulse_supplement_only-oracle": "gold rule over Pulse's memory, supplements only",
     "pulse_supplement_all": "blind: supplement every line",
     "pulse_intervene_all": "blind: intervene on every call",
+    "gold_facts": "upper bound: the suite's gold facts, delivered perfectly",
 }
+RULE_IN_PLACE = "(gold rule in place of the checkpoint)"
+
+
+def is_reference(label: str) -> bool:
+    """A row label (`row_label`) of a reference row: never ranked."""
+    return label.startswith(tuple(REFERENCE_ROWS.values())) or RULE_IN_PLACE in label
+
 
 # the order of method rows in every table (a method not listed comes after, by name)
 METHOD_ORDER = (
@@ -52,6 +62,7 @@ METHOD_ORDER = (
     "pulse_intervene_all",
     "pulse_supplement_only-oracle",
     "pulse_rule",
+    "gold_facts",
 )
 
 Data = Mapping[tuple[str, str, str], Sequence[dict[str, Any]]]
@@ -105,7 +116,7 @@ def row_label(method: str, summaries_by_bench: Sequence[Sequence[dict]], failed:
     if method in REFERENCE_ROWS:
         method = f"{REFERENCE_ROWS[method]} [{method}]"
     elif method.endswith("-rule"):
-        method = f"{method} (oracle: gold rule in place of the checkpoint)"
+        method = f"{method} {RULE_IN_PLACE}"
     sim = any(s["simulated"] for s in flat)
     n = sorted({len(ss) for ss in summaries_by_bench if ss})
     proxy = " (proxy judge, not comparable to π-Bench)" if any(s.get("proxy_judge") for s in flat) else ""

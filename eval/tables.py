@@ -5,11 +5,14 @@ and reported as mean ± stderr over seeds (n = number of seeds shown; an undefin
 e.g. interruption success with no interventions, is skipped; "–" when none is defined). Rows from
 the simulated task agent are marked "(sim)" and every table caption says so. A row that includes
 failed episodes (scored 0) is marked † and the footnote names them. Layout (in the spirit of the paper):
-  Table 1  main results: COMP on pibench_sim (pi-Bench's aggregation), Acc on mcp_persona_sim, Store /
-           Retrieve tokens and seconds per task for each benchmark.
-  Table 2  ablations, one row per method and benchmark: score, interventions, correct, fixed, misled,
-           interruption success (= correct / interventions), failed episodes, tool errors, abandoned
-           steps (counts are totals per seed).
+  Table 1  main results: COMP on pibench_sim (pi-Bench's aggregation), Acc on mcp_persona_sim, and the
+           price of each score per benchmark: holds (interventions) per task, interruption success,
+           seconds per task, Store / Retrieve tokens.
+  Table 2  ablations, one row per method and benchmark: score, seconds per task, interventions,
+           correct, fixed, misled, interruption success (= correct / interventions), failed
+           episodes, tool errors, abandoned steps (counts are totals per seed).
+Reference rows (the gold rule over Pulse's memory, the situation-blind policies, the upper bound
+`gold_facts`) appear wherever their runs exist and are never ranked (`table_format.is_reference`).
   Table 3  accuracy by execution stage (early / middle / late) and per-category MCP accuracy.
 Runs whose `experiment` is "tableK/..." go to table K; other runs go to every table; tables 2 and 3
 fall back to a method's runs from any table. Rows produced by different policy checkpoints (content
@@ -32,6 +35,7 @@ from eval.metrics import STAGES, dumps_strict, mean_stderr, read_rows, summarize
 from eval.table_format import (
     FAILED_MARK,
     cell,
+    is_reference,
     methods_in,
     row_label,
     summaries_for,
@@ -215,14 +219,16 @@ def _mean(text: str) -> float | None:
         return None
 
 
-def _reference_row(row: list[str]) -> bool:
-    return "oracle" in row[0] or row[0].startswith("blind:")
+def _per_task(summary: dict[str, Any], key: str) -> float | None:
+    """A run total per completed episode."""
+    n = summary.get("ok") or summary.get("episodes")
+    return summary.get(key, 0) / n if n else None
 
 
 def mark_best(rows: list[list[str]], cols: dict[int, bool]) -> None:
     """Best mean per column in bold, second best underlined (`_x_`); cols: index -> higher is better.
-    Reference rows (the oracle, situation-blind policies) are never marked and never compete."""
-    ranked = [r for r in rows if not _reference_row(r)]
+    Reference rows (`table_format.is_reference`) are never marked and never compete."""
+    ranked = [r for r in rows if not is_reference(r[0])]
     for c, higher in cols.items():
         vals = sorted({v for r in ranked if (v := _mean(r[c])) is not None}, reverse=higher)
         for r in ranked:
@@ -257,8 +263,10 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
             continue
         fails = _Failures()
         head = ["Method", "memory LLM"] + [f"{b} {BENCH_METRIC.get(b, 'score')} (%)" for b in benches]
+        # the price of each row's score, per benchmark: holds per task, how many of them were right,
+        # time per task, tokens
         for b in benches:
-            head += [f"{b} Store tok", f"{b} Retrieve tok", f"{b} s/task"]
+            head += [f"{b} holds/task", f"{b} IS (%)", f"{b} s/task", f"{b} Store tok", f"{b} Retrieve tok"]
         rows = []
         for m in methods_in(data, table):
             per = [summaries_for(data, table, m, b) for b in benches]
@@ -268,13 +276,19 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
             ]
             for ss in per:
                 row += [
+                    cell([_per_task(s, "interventions") for s in ss], digits=2),
+                    cell([s.get("interruption_success") for s in ss], pct=True),
+                    cell([s["seconds_per_task"] for s in ss], digits=2),
                     cell([s["store_tokens"] for s in ss]),
                     cell([s["retrieve_tokens"] for s in ss]),
-                    cell([s["seconds_per_task"] for s in ss], digits=2),
                 ]
             rows.append(row)
         nb = len(benches)
-        mark_best(rows, {**{2 + i: True for i in range(nb)}, **{2 + nb + i: False for i in range(3 * nb)}})
+        cols = {2 + i: True for i in range(nb)}
+        for i in range(nb):  # IS higher is better; time and tokens lower; holds/task is not ranked
+            base = 2 + nb + 5 * i
+            cols.update({base + 1: True, base + 2: False, base + 3: False, base + 4: False})
+        mark_best(rows, cols)
         title = (
             "Table 1: main results."
             if table == "table1"
@@ -284,8 +298,10 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
             head,
             rows,
             title + " Best per column in bold, second best underlined, among methods: "
-            "oracle and situation-blind reference rows are not ranked "
-            "(scores: higher; tokens and s/task: lower). memory LLM: what backed the memory-side calls "
+            "the reference rows (the gold rule over Pulse's memory, the situation-blind policies, the "
+            "upper bound) are not ranked (scores and IS: higher; tokens and s/task: lower). holds/task: "
+            "interventions per task; IS: interruption success (correct holds / holds). memory LLM: "
+            "what backed the memory-side calls "
             "(stand-in (rules): eval/methods/standins.py, latency modelled)."
             + comp_note
             + note
@@ -298,6 +314,7 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
         "memory LLM",
         "Benchmark",
         "score (%)",
+        "s/task",
         "interventions",
         "correct",
         "fixed",
@@ -322,6 +339,7 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
                     _backing([ss]),
                     f"{b} ({BENCH_METRIC.get(b, 'score')})",
                     cell([s["score"] for s in ss], pct=True),
+                    cell([s["seconds_per_task"] for s in ss], digits=2),
                 ]
                 + [
                     cell([s.get(k, 0) for s in ss])
@@ -341,13 +359,13 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
             )
     for b in benches:  # best / second best per benchmark (score, interruption success)
         sub = [r for r in rows if r[2].startswith(f"{b} (")]
-        mark_best(sub, {3: True, 8: True})
+        mark_best(sub, {3: True, 4: False, 9: True})
     tables["table2"] = (
         head,
         rows,
         "Table 2: ablations. Best per benchmark in bold, second best underlined "
         "(reference rows not ranked). "
-        "Counts are totals per seed; interruption success = "
+        "Counts are totals per seed; s/task: time per task; interruption success = "
         "correct interventions / interventions (– when there were none); reader recall = value "
         "mentions in the method's delivered text that the suite's reader attributed to one slot "
         "(eval/suites/reader.py)." + note + fails.footnote(),

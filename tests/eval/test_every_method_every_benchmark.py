@@ -61,6 +61,12 @@ def test_every_method_runs_one_episode_on_every_real_benchmark(method, benchmark
         f"benchmark.data_dir={root}",
         "benchmark.max_tasks=1",
     ]
+    if method == "gold_facts":  # the generated suites' upper bound: refused before any episode
+        from pulse.config.schema import ConfigError
+
+        with pytest.raises(ConfigError, match="gold_facts"):
+            run_eval(eval_cfg(tmp_path, method, benchmark, ov))
+        return
     out = run_eval(eval_cfg(tmp_path, method, benchmark, ov))
     rows = read_rows(out / "episodes.jsonl")
     assert len(rows) == 1 and rows[0]["status"] == "ok", rows[0].get("error")

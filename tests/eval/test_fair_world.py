@@ -217,7 +217,7 @@ def test_pulse_builds_its_memory_from_the_rendered_sessions_through_its_write_pa
 
 
 # -- reference rows --------------------------------------------------------------------------------
-def test_oracle_and_blind_rows_are_labelled_and_never_marked_best():
+def test_reference_rows_are_labelled_and_never_marked_best():
     from eval.table_format import row_label
     from eval.tables import mark_best
 
@@ -227,10 +227,13 @@ def test_oracle_and_blind_rows_are_labelled_and_never_marked_best():
         [row_label("pulse_supplement_all", [s]), "–", "98.0"],
         [row_label("mem0", [s]), "–", "70.0"],
         [row_label("pma", [s]), "–", "80.0"],
+        [row_label("gold_facts", [s]), "–", "100.0"],
+        [row_label("pulse_flat-rule", [s]), "–", "97.0"],
     ]
     mark_best(rows, {2: True})
-    assert rows[0][0].startswith("oracle (gold rule)") and rows[1][0].startswith("blind:")
-    assert rows[0][2] == "99.0" and rows[1][2] == "98.0"
+    assert rows[0][0].startswith("gold rule over Pulse's memory") and rows[1][0].startswith("blind:")
+    assert rows[4][0].startswith("upper bound") and "in place of the checkpoint" in rows[5][0]
+    assert rows[0][2] == "99.0" and rows[1][2] == "98.0" and rows[4][2] == "100.0" and rows[5][2] == "97.0"
     assert rows[3][2] == "**80.0**" and rows[2][2] == "_70.0_"
 
 

@@ -217,3 +217,26 @@ def test_hold_shares_over_one_are_refused():
 
     with pytest.raises(ConfigError, match="p_hold_abandon"):
         BehaviourParams(p_hold_abandon=0.6, p_hold_repeat=0.5)
+
+
+# -- the upper bound -------------------------------------------------------------------------------
+def test_the_upper_bound_holds_only_wrong_calls_and_beats_no_memory():
+    from eval.methods.gold_facts import GoldFacts
+    from eval.suites import mcp_persona_sim
+    from eval.suites.scoring import check_task
+    from eval.suites.workspace import make_env
+
+    suite = mcp_persona_sim.generate(0, n_personas=2)
+    passed = {"gold_facts": 0, "none": 0}
+    total = 0
+    for t in suite.tasks:
+        for name in passed:
+            env = make_env(suite.persona(t.user_id).tools)
+            session = GoldFacts().open_session(t, None, False) if name == "gold_facts" else Session()
+            out = SimulatedAgent().run(t, env, session, seed=0)
+            checks = check_task(t, env.state)
+            passed[name] += sum(c.passed for c in checks)
+            total += len(checks) if name == "none" else 0
+            if name == "gold_facts":
+                assert all(r.correct and not r.misled for r in out.interventions)
+    assert passed["gold_facts"] >= 0.95 * total > passed["none"]
