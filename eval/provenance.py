@@ -67,14 +67,35 @@ def _files(root: Path) -> list[Path]:
     return sorted(out, key=lambda q: q.relative_to(root).as_posix() if q != root else q.name)
 
 
+# JSON lists that hold a set (peft writes `target_modules` in whatever order its set iterates)
+_SET_KEYS = ("target_modules", "modules_to_save")
+
+
+def _canonical_json(raw: bytes) -> bytes:
+    """A JSON config as content, not bytes: keys sorted, set-valued lists sorted (the same adapter
+    saved twice must hash the same). Unparsable JSON is hashed as it is."""
+    try:
+        obj = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return raw
+    if isinstance(obj, dict):
+        for k in _SET_KEYS:
+            if isinstance(obj.get(k), list) and all(isinstance(x, str) for x in obj[k]):
+                obj[k] = sorted(obj[k])
+    return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
+
+
 def _hash_files(root: Path, files: Iterable[Path]) -> str:
     h = hashlib.sha256()
     for f in files:
         rel = f.name if f == root else f.relative_to(root).as_posix()
         h.update(rel.encode() + b"\0")
-        with open(f, "rb") as fh:
-            while chunk := fh.read(_CHUNK):
-                h.update(chunk)
+        if f.suffix == ".json":
+            h.update(_canonical_json(f.read_bytes()))
+        else:
+            with open(f, "rb") as fh:
+                while chunk := fh.read(_CHUNK):
+                    h.update(chunk)
         h.update(b"\0")
     return h.hexdigest()
 

@@ -53,6 +53,22 @@ def test_checkpoint_hash_covers_weights_config_and_tokenizer_only(tmp_path):
     assert provenance.checkpoint_hash(a) != ha
 
 
+def test_an_adapter_saved_twice_hashes_the_same_whatever_its_set_order(tmp_path):
+    """peft writes target_modules from a set: the same adapter may list them in another order."""
+    hashes = []
+    for i, modules in enumerate((["q_proj", "v_proj", "k_proj"], ["k_proj", "q_proj", "v_proj"])):
+        a = tmp_path / f"a{i}"
+        a.mkdir()
+        (a / "adapter_model.safetensors").write_bytes(b"lora")
+        cfg = {"r": 16, "target_modules": modules} if i == 0 else {"target_modules": modules, "r": 16}
+        (a / "adapter_config.json").write_text(json.dumps(cfg, indent=i))
+        hashes.append(provenance.checkpoint_hash(a))
+    assert hashes[0] == hashes[1]
+    (tmp_path / "a1" / "adapter_config.json").write_text(json.dumps({"r": 8, "target_modules": ["q_proj"]}))
+    provenance.clear_cache()
+    assert provenance.checkpoint_hash(tmp_path / "a1") != hashes[0]
+
+
 @pytest.mark.parametrize("method,expect", [("none", []), ("pulse_rule", ["rule"])])
 def test_manifest_and_rows_record_the_policy(method, expect, tmp_path, eval_cfg):
     out = run_eval(eval_cfg(tmp_path, method, overrides=SMALL))
