@@ -163,6 +163,10 @@ class PulseAgentConfig:
     # condition ("For slides, ...") is matched against when that tool is proposed; empty = from
     # tool_schemas' descriptions
     tool_words: Mapping[str, str] = field(default_factory=dict)
+    # at a call, a conditional fact's condition words that name the called tool itself ("meetings"
+    # in "for meetings with clients" at schedule_meeting) do not count toward its condition applying,
+    # unless they are all it says (the gateway; off in the benchmarks' runs)
+    condition_skips_tool_words: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in AGENT_MODES:
@@ -294,10 +298,16 @@ def render_items(items: Sequence[MemoryItem]) -> str:
     return "\n".join(lines)
 
 
-def condition_applies(conditions: str, situation_words: set[str]) -> bool:
+def condition_applies(conditions: str, situation_words: set[str], skip: Sequence[str] = ()) -> bool:
     """Whether a fact's condition holds in a situation: at least half of the condition's words (light
-    stemming, no stop words) occur in it ("for a client trip" in "... a client trip to Oslo ...")."""
+    stemming, no stop words) occur in it ("for a client trip" in "... a client trip to Oslo ...").
+    `skip`: words that do not count (the called tool's own name), unless they are all it says."""
     cond = set(words(conditions)) - _CONDITION_FILLER
+    if skip:  # "on every flight" at book_flight says nothing beyond the tool: it stays as it is
+        rest = {
+            w for w in cond if w not in _QUANTIFIERS and not any(w == k or _same_root(w, k) for k in skip)
+        }
+        cond = rest or cond
     hits = sum(1 for w in cond if w in situation_words or any(_same_root(w, s) for s in situation_words))
     return not cond or hits >= max(1, len(cond) / 2)
 
@@ -312,6 +322,9 @@ def _same_root(a: str, b: str) -> bool:
 _CONDITION_FILLER = frozenset(
     {"when", "whenever", "if", "unless", "during", "while", "only", "over", "under"}
 )
+
+
+_QUANTIFIERS = frozenset({"every", "each", "all", "any", "my", "our"})
 
 
 def _condition_phrase(conditions: str) -> str:
@@ -572,6 +585,12 @@ class PulseAgent:
                     continue
                 if situation is None:
                     situation = self._situation_texts()
+                    last = self.listener.prefix[-1] if self.listener.prefix else None
+                    skip = (
+                        tuple(words(last.tool.replace("_", " ")))
+                        if self.config.condition_skips_tool_words and last is not None and last.tool
+                        else ()
+                    )
                 # the statement that set the condition does not make it hold
                 around = {
                     w
@@ -579,7 +598,7 @@ class PulseAgent:
                     if not (m.provenance.quote and m.provenance.quote in t)
                     for w in words(t)
                 }
-                if not condition_applies(m.conditions, around):
+                if not condition_applies(m.conditions, around, skip):
                     drop.add(m.item_id)
                 continue
             if m.slot not in best:

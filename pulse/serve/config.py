@@ -24,6 +24,9 @@ class UpstreamConfig:
     url: str = ""  # streamable-HTTP endpoint, e.g. http://127.0.0.1:9000/mcp ("" when `command` is set)
     # tools of this upstream never held by the gate, beside those annotated readOnlyHint
     read_only_tools: list[str] = field(default_factory=list)
+    # true: one call at a time to this upstream (for a server that cannot take concurrent requests);
+    # false: calls from every session go out concurrently (MCP multiplexes them over one connection)
+    serial: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,7 @@ class ServeAgentConfig:
     # commit the session's tool receipts (project memory) and statements when the gateway stops
     writeback: bool = True
     # the opening line of the session the policy reads as the request
-    request: str = "Tool calls of an MCP client, relayed by pulse serve."
+    request: str = "An MCP session through pulse serve."  # neutral: its words are part of the situation
 
 
 @dataclass(frozen=True)

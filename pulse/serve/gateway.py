@@ -13,14 +13,31 @@ What a client sees:
   * a JSON-RPC error of a live upstream is raised to the client with its own code and message;
   * the memory agent failing on a call (e.g. its policy endpoint is down): a tool error saying so,
     and the call is not relayed (the gate fails closed, visibly);
+  * a call held before in this MCP session and retried unchanged is held again with a short
+    message; it passes once the user confirms: the call again with `"_pulse_confirm": true` (or the
+    hold's token, `_meta["pulse/hold"]`, which works without a session too); the argument is
+    stripped before relaying, and the confirmation is a one-off for this session;
+  * a read-only call whose upstream's connection was lost is retried once after the restart;
+- `pulse_forget` (by id or by the words a memory says) and `pulse_memories` (also the resource
+  `pulse://memories`): the user's memory, seen and removed from the client;
 - prompt `pulse_preferences` and resource `pulse://preferences`: the user's current preferences.
-Calls are relayed one at a time (the memory agent reads one ordered event stream); the memory
-agent runs in a worker thread so a slow policy never blocks the event loop's transport.
+Sessions: one `GatewaySession` (its own memory agent, event stream, holds and confirmations) per
+MCP session, over one memory per user: a request naming its session (`_meta["pulse/session"]`, or
+the HTTP header `Pulse-Session`) gets that named session on any transport; otherwise stdio has one
+session, and streamable HTTP one per `Mcp-Session-Id` (handshake clients); a sessionless HTTP
+request (protocol 2026-07-28, unnamed) gets a fresh agent for that one call. Calls run
+concurrently: each session's agent decides one call at a time (its event stream is ordered), in a
+worker thread; the upstream call runs outside it, so a slow call never delays another client's (nor
+this client's next). An upstream is called concurrently (MCP multiplexes requests over one pipe or
+connection); `upstreams.<name>.serial: true` sends it one call at a time.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -28,12 +45,20 @@ import mcp_types as types
 
 from pulse.core.errors import PulseUserError
 from pulse.serve.config import ServeConfig
-from pulse.serve.session import GatewaySession, RememberError, item_record
+from pulse.serve.session import GatewaySession, RememberError, SharedMemory, call_key, item_record
 from pulse.serve.upstream import Upstream, UpstreamDown, describe_error
 
 log = logging.getLogger("pulse.serve")
 
 REMEMBER = "pulse_remember"
+FORGET = "pulse_forget"
+MEMORIES = "pulse_memories"
+OWN_TOOLS = (REMEMBER, FORGET, MEMORIES)
+CONFIRM_ARG = "_pulse_confirm"
+HOLD_META = "pulse/hold"
+SESSION_META = "pulse/session"
+SESSION_HEADER = "pulse-session"
+MEMORIES_RESOURCE = "pulse://memories"
 PROMPT = "pulse_preferences"
 RESOURCE = "pulse://preferences"
 EVIDENCE_META = "pulse/evidence"
@@ -46,8 +71,8 @@ REMEMBER_TOOL = types.Tool(
         "want business class', 'My colleague Priya prefers window seats'). Pulse reads it against the "
         "tools' arguments, answers with what it understood (argument, value, whose, condition, lasting "
         "or one-off), keeps the user's standing preferences in long-term memory and holds a later call "
-        "that contradicts them. Optionally give slot and value to tie it to one argument yourself; the "
-        "value must then occur in the statement."
+        "that contradicts them. Optionally give slot and value to tie it to one argument yourself (the "
+        "value must then occur in the statement), and tool to make it about that tool only."
     ),
     input_schema={
         "type": "object",
@@ -58,10 +83,39 @@ REMEMBER_TOOL = types.Tool(
                 "description": "optional: the tool argument it is about, e.g. payment_method_id",
             },
             "value": {"type": "string", "description": "optional (with slot): the value the user wants"},
+            "tool": {"type": "string", "description": "optional: the one tool it is about"},
         },
         "required": ["statement"],
     },
     annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
+)
+
+
+FORGET_TOOL = types.Tool(
+    name=FORGET,
+    description=(
+        "Remove something from the user's long-term memory when the user asks you to forget it: by "
+        f"its id (from {MEMORIES} or a held call's evidence) or by words it says. Answers with what "
+        "was removed; a removed preference holds nothing any more."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "description": "the memory's id, e.g. pref-bdaf9eff014f89b4"},
+            "matching": {"type": "string", "description": "or: words the memory says (3+ characters)"},
+        },
+    },
+    annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True),
+)
+
+MEMORIES_TOOL = types.Tool(
+    name=MEMORIES,
+    description=(
+        "List what Pulse remembers about the user (preferences, habits, facts, project state), newest "
+        "first, with ids (for pulse_forget), the argument and value each binds, and the tool it is about."
+    ),
+    input_schema={"type": "object", "properties": {}},
+    annotations=types.ToolAnnotations(read_only_hint=True),
 )
 
 
@@ -77,13 +131,50 @@ def _error(text: str, meta: dict[str, Any] | None = None) -> types.CallToolResul
     return types.CallToolResult(content=[_text(text)], is_error=True, **({"_meta": meta} if meta else {}))
 
 
-def held_message(tool: str, message: str) -> str:
+def held_message(tool: str, message: str, token: str = "") -> str:
     return (
         f"NOT EXECUTED: Pulse, the user's memory agent, held this call to {tool!r} before it ran: it "
         f"conflicts with what the user asked for earlier. Evidence from the user's memory:\n"
         f"{message or '(none)'}\nRevise the call to follow the user's preference, or ask the user; "
-        f"if the user now wants otherwise, record it with {REMEMBER} and call again."
+        f"if the user now wants otherwise, record it with {REMEMBER} and call again; if the user "
+        f"confirms this call just this once, call it again unchanged with {CONFIRM_ARG!r}: true "
+        f"(or {token!r})."
     )
+
+
+def still_held_message(tool: str, ids: list[str], token: str) -> str:
+    return (
+        f"STILL HELD: this exact call to {tool!r} was held before and nothing has changed since "
+        f"(evidence: {', '.join(ids) or 'none'}). Change the arguments to follow the user's preference; "
+        f"only if the user confirms this call, send it again with {CONFIRM_ARG!r}: true (or {token!r})."
+    )
+
+
+def _confirm_value(args: dict[str, Any]) -> tuple[bool, str]:
+    """Pop `_pulse_confirm` from `args`: (confirmed by session, token given)."""
+    v = args.pop(CONFIRM_ARG, None)
+    if isinstance(v, str) and v.startswith("hold-"):
+        return False, v
+    return v is True or (isinstance(v, str) and v.strip().lower() in ("true", "yes", "1")), ""
+
+
+def _session_key(ctx) -> str:
+    """The client's own session name: the `Pulse-Session` header or `_meta["pulse/session"]`."""
+    meta = getattr(ctx, "meta", None) or {}
+    key = meta.get(SESSION_META) if isinstance(meta, dict) else None
+    if not key:
+        req = getattr(ctx, "request", None)
+        headers = getattr(req, "headers", None)
+        key = headers.get(SESSION_HEADER) if headers is not None else None
+    return str(key)[:200] if key else ""
+
+
+@dataclass
+class _Client:
+    """One MCP session: its memory agent and the lock that orders its agent's events."""
+
+    session: GatewaySession
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
 
 
 class Gateway:
@@ -95,8 +186,17 @@ class Gateway:
         ]
         self.route: dict[str, Upstream] = {}
         self.read_only: set[str] = set()
-        self.session: GatewaySession | None = None
-        self._lock = anyio.Lock()
+        self.shared: SharedMemory | None = None
+        self.clients: list[_Client] = []  # open sessions (closed as their MCP session ends)
+        self._named: dict[str, _Client] = {}  # Pulse-Session name -> its session
+        self._stdio: _Client | None = None
+        self._new_lock = anyio.Lock()  # one session created at a time per key
+        self._tokens: dict[str, tuple[str, int]] = {}  # hold token -> (call_key, memory generation)
+
+    @property
+    def session(self) -> GatewaySession | None:
+        """The stdio client's session (the only one over stdio)."""
+        return self._stdio.session if self._stdio is not None else None
 
     # -- start and stop ---------------------------------------------------------------------------
     async def start(self, tg) -> None:
@@ -109,9 +209,9 @@ class Gateway:
                 raise GatewayError(f"upstream {up.name!r}: {up.error}")
         for up in self.upstreams:
             for t in up.tools:
-                if t.name == REMEMBER:
+                if t.name in OWN_TOOLS:
                     raise GatewayError(
-                        f"upstream {up.name!r} lists a tool named {REMEMBER!r}, which the gateway owns"
+                        f"upstream {up.name!r} lists a tool named {t.name!r}, which the gateway owns"
                     )
                 if t.name in self.route:
                     raise GatewayError(
@@ -123,7 +223,9 @@ class Gateway:
                 if hint or t.name in up.cfg.read_only_tools:
                     self.read_only.add(t.name)
         tools = [t for up in self.upstreams for t in up.tools]
-        self.session = await anyio.to_thread.run_sync(lambda: GatewaySession(self.cfg, tools, self.policy))
+        self.shared = await anyio.to_thread.run_sync(lambda: SharedMemory(self.cfg, tools, self.policy))
+        if self.cfg.transport == "stdio":
+            self._stdio = await self._open("stdio")
         log.info(
             "%d tools from %d upstream(s); user %s; memory %s",
             len(tools),
@@ -132,80 +234,196 @@ class Gateway:
             self.cfg.memory.root,
         )
 
+    async def _open(self, label: str) -> _Client:
+        shared = self.shared
+        assert shared is not None
+        client = _Client(await anyio.to_thread.run_sync(lambda: GatewaySession(shared, label)))
+        self.clients.append(client)
+        return client
+
+    async def _close(self, client: _Client) -> None:
+        with anyio.CancelScope(shield=True):
+            async with client.lock:
+                if client in self.clients:
+                    self.clients.remove(client)
+                await anyio.to_thread.run_sync(client.session.close)
+
     async def stop(self) -> None:
         for up in self.upstreams:
             up.stop()
-        if self.session is not None:
-            with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(self.session.close)
+        with anyio.CancelScope(shield=True):
+            for client in list(self.clients):
+                try:
+                    await self._close(client)
+                except Exception as e:  # one session's writeback failing must not lose the others'
+                    log.error("closing session %s: %s", client.session.label, describe_error(e))
+            if self.shared is not None:
+                await anyio.to_thread.run_sync(self.shared.close)
+
+    async def client_for(self, ctx) -> _Client:
+        """This request's session (module docstring: Sessions)."""
+        key = _session_key(ctx)
+        if key:  # the client names its sessions (any transport: e.g. one per task over one stdio pipe)
+            async with self._new_lock:
+                if key not in self._named:
+                    self._named[key] = await self._open(f"named:{key}")
+                return self._named[key]
+        if self._stdio is not None:
+            return self._stdio
+        conn = getattr(getattr(ctx, "session", None), "_connection", None)  # the SDK's per-client state
+        if conn is None:
+            return await self._open("request")
+        async with self._new_lock:
+            client = conn.state.get("pulse/client")
+            if client is None:
+                client = await self._open(f"http:{conn.session_id or 'request'}")
+                conn.state["pulse/client"] = client
+                conn.exit_stack.push_async_callback(self._close, client)
+            return client
 
     # -- handlers ---------------------------------------------------------------------------------
     async def list_tools(self, ctx, params) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[*(t for up in self.upstreams for t in up.tools), REMEMBER_TOOL])
+        return types.ListToolsResult(
+            tools=[*(t for up in self.upstreams for t in up.tools), REMEMBER_TOOL, FORGET_TOOL, MEMORIES_TOOL]
+        )
 
     async def call_tool(self, ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         name = params.name
         args = dict(params.arguments or {})
-        async with self._lock:
-            if name == REMEMBER:
-                return await self._remember(args)
-            up = self.route.get(name)
-            if up is None:
-                served = ", ".join(sorted([*self.route, REMEMBER]))
-                return _error(f"unknown tool {name!r}; this gateway serves: {served}")
-            session = self.session
-            assert session is not None
-            try:
-                gate = await anyio.to_thread.run_sync(session.before_call, name, args, name in self.read_only)
-            except Exception as e:  # fail closed and say so: an unchecked call could break a preference
-                log.error("memory agent failed on %s: %s", name, describe_error(e))
-                return _error(
-                    f"Pulse's memory agent failed on this call ({describe_error(e)}); the call was not "
-                    f"run. Check the gateway's policy backend (see its stderr)."
-                )
-            if gate.held:
-                log.info("held %s: evidence %s", name, [m.item_id for m in gate.evidence])
-                return _error(
-                    held_message(name, gate.message), {EVIDENCE_META: [item_record(m) for m in gate.evidence]}
-                )
-            from mcp.shared.exceptions import MCPError
-
-            try:
-                result = await up.call_tool(name, params.arguments)
-            except UpstreamDown as e:
-                text = (
-                    f"upstream {up.name!r} is unavailable: {e}. The call did not complete; "
-                    f"the gateway tries to restart {up.name!r} at the next call to one of its tools."
-                )
-                await anyio.to_thread.run_sync(session.after_call, name, args, text)
-                return _error(text)
-            except MCPError as e:  # a live upstream's protocol error: the client gets it unchanged
-                await anyio.to_thread.run_sync(session.after_call, name, args, e.message)
-                raise
-            error = "".join(getattr(c, "text", "") for c in result.content) if result.is_error else ""
-            notes = await anyio.to_thread.run_sync(session.after_call, name, args, error or "")
-            if notes:
-                note = "Pulse memory note (from the user's long-term memory):\n" + "\n".join(notes)
-                result = result.model_copy(update={"content": [*result.content, _text(note)]})
-            return result
-
-    async def _remember(self, args: dict[str, Any]) -> types.CallToolResult:
-        session = self.session
-        assert session is not None
-        extra = sorted(set(args) - {"statement", "slot", "value"})
-        if extra or not all(isinstance(v, str) for v in args.values()):
-            return _error(f"{REMEMBER}: arguments are strings statement, slot, value (got {sorted(args)})")
+        if name == MEMORIES:
+            return await self._memories()
+        client = await self.client_for(ctx)
+        if name == FORGET:
+            return await self._forget(client, args)
+        if name == REMEMBER:
+            return await self._remember(client, args)
+        up = self.route.get(name)
+        if up is None:
+            served = ", ".join(sorted([*self.route, *OWN_TOOLS]))
+            return _error(f"unknown tool {name!r}; this gateway serves: {served}")
+        confirm, token = _confirm_value(args)
+        token_ok = False
+        if token:  # a hold's token: this very call, memory unchanged since the hold
+            assert self.shared is not None
+            token_ok = self._tokens.get(token) == (call_key(name, args), self.shared.generation)
+        relayed = args if CONFIRM_ARG in (params.arguments or {}) else params.arguments
+        session = client.session
+        read_only = name in self.read_only
         try:
-            out = await anyio.to_thread.run_sync(
-                lambda: session.remember(
-                    args.get("statement", ""), args.get("slot", ""), args.get("value", "")
+            async with client.lock:
+                gate = await anyio.to_thread.run_sync(
+                    lambda: session.before_call(name, args, read_only, confirm, token_ok)
+                )
+        except Exception as e:  # fail closed and say so: an unchecked call could break a preference
+            log.error("memory agent failed on %s: %s", name, describe_error(e))
+            return _error(
+                f"Pulse's memory agent failed on this call ({describe_error(e)}); the call was not "
+                f"run. Check the gateway's policy backend (see its stderr)."
+            )
+        if gate.held:
+            return self._held(name, args, gate)
+        if gate.action == "confirmed":
+            log.info("%s: confirmed by the user, relayed", name)
+        from mcp.shared.exceptions import MCPError
+
+        try:
+            try:
+                result = await up.call_tool(name, relayed)
+            except UpstreamDown as e:
+                if not (read_only and e.lost):
+                    raise
+                log.info("upstream %s: retrying read-only %s after a restart", up.name, name)
+                result = await up.call_tool(name, relayed)
+        except UpstreamDown as e:
+            text = (
+                f"upstream {up.name!r} is unavailable: {e}. The call did not complete; "
+                f"the gateway tries to restart {up.name!r} at the next call to one of its tools."
+            )
+            await self._after(client, name, args, text)
+            return _error(text)
+        except MCPError as e:  # a live upstream's protocol error: the client gets it unchanged
+            await self._after(client, name, args, e.message)
+            raise
+        error = "".join(getattr(c, "text", "") for c in result.content) if result.is_error else ""
+        notes = await self._after(client, name, args, error)
+        if notes:
+            note = "Pulse memory note (from the user's long-term memory):\n" + "\n".join(notes)
+            result = result.model_copy(update={"content": [*result.content, _text(note)]})
+        return result
+
+    async def _after(self, client: _Client, name: str, args: dict[str, Any], error: str) -> list[str]:
+        async with client.lock:
+            return await anyio.to_thread.run_sync(client.session.after_call, name, args, error or "")
+
+    def _held(self, name: str, args: dict[str, Any], gate) -> types.CallToolResult:
+        assert self.shared is not None
+        token = f"hold-{uuid.uuid4().hex[:12]}"
+        if len(self._tokens) > 10_000:  # bounded: the oldest tokens go first
+            for k in list(self._tokens)[:5_000]:
+                del self._tokens[k]
+        self._tokens[token] = (call_key(name, args), self.shared.generation)
+        meta = {EVIDENCE_META: [item_record(m) for m in gate.evidence], HOLD_META: token}
+        if gate.action == "repeat":
+            log.info("held %s again (unchanged retry)", name)
+            return _error(still_held_message(name, [m.item_id for m in gate.evidence], token), meta)
+        log.info("held %s: evidence %s", name, [m.item_id for m in gate.evidence])
+        return _error(held_message(name, gate.message, token), meta)
+
+    async def _memories(self) -> types.CallToolResult:
+        assert self.shared is not None
+        items = await anyio.to_thread.run_sync(self.shared.memories)
+        if not items:
+            text = f"Nothing is stored for user {self.cfg.user_id!r} yet."
+        else:
+            text = f"What Pulse remembers about user {self.cfg.user_id!r} ({len(items)}), newest first:\n" + (
+                "\n".join(
+                    f"- [{m['id']}] {m['kind']}: {m['text']}" + (f" (about {m['tool']})" if m["tool"] else "")
+                    for m in items
                 )
             )
+        return types.CallToolResult(content=[_text(text)], structured_content={"memories": items})
+
+    async def _forget(self, client: _Client, args: dict[str, Any]) -> types.CallToolResult:
+        assert self.shared is not None
+        extra = sorted(set(args) - {"id", "matching"})
+        if extra or not all(isinstance(v, str) for v in args.values()):
+            return _error(f"{FORGET}: arguments are strings id or matching (got {sorted(args)})")
+        shared = self.shared
+        try:
+            async with client.lock:
+                gone = await anyio.to_thread.run_sync(
+                    lambda: shared.forget(args.get("id", ""), args.get("matching", ""))
+                )
+        except RememberError as e:
+            return _error(f"{FORGET}: {e}")
+        text = "Forgotten (no longer part of the user's memory):\n" + "\n".join(
+            f"- [{m['id']}] {m['kind']}: {m['text']}" for m in gone
+        )
+        return types.CallToolResult(content=[_text(text)], structured_content={"forgotten": gone})
+
+    async def _remember(self, client: _Client, args: dict[str, Any]) -> types.CallToolResult:
+        session = client.session
+        extra = sorted(set(args) - {"statement", "slot", "value", "tool"})
+        if extra or not all(isinstance(v, str) for v in args.values()):
+            return _error(
+                f"{REMEMBER}: arguments are strings statement, slot, value, tool (got {sorted(args)})"
+            )
+        try:
+            async with client.lock:
+                out = await anyio.to_thread.run_sync(
+                    lambda: session.remember(
+                        args.get("statement", ""),
+                        args.get("slot", ""),
+                        args.get("value", ""),
+                        args.get("tool", ""),
+                    )
+                )
         except RememberError as e:
             return _error(f"{REMEMBER}: {e}")
         if out["stored"]:
             text = "Stored in the user's memory:\n" + "\n".join(
-                f"- [{m['id']}] {m['kind']}: {m['text']}" for m in out["stored"]
+                f"- [{m['id']}] {m['kind']}: {m['text']}" + (f" (about {m['tool']})" if m["tool"] else "")
+                for m in out["stored"]
             )
         elif out["merged"]:
             text = f"Already in the user's memory ({', '.join(out['merged'])}); nothing new stored."
@@ -252,16 +470,33 @@ class Gateway:
                     uri=RESOURCE,
                     mime_type="text/plain",
                     description="The user's current preferences from Pulse's long-term memory",
-                )
+                ),
+                types.Resource(
+                    name="memories",
+                    uri=MEMORIES_RESOURCE,
+                    mime_type="application/json",
+                    description="Everything Pulse remembers about the user, with ids (for pulse_forget)",
+                ),
             ]
         )
 
     async def read_resource(self, ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         from mcp.shared.exceptions import MCPError
 
+        if str(params.uri) == MEMORIES_RESOURCE:
+            assert self.shared is not None
+            items = await anyio.to_thread.run_sync(self.shared.memories)
+            return types.ReadResourceResult(
+                contents=[
+                    types.TextResourceContents(
+                        uri=MEMORIES_RESOURCE, mime_type="application/json", text=json.dumps(items, indent=1)
+                    )
+                ]
+            )
         if str(params.uri) != RESOURCE:
             raise MCPError(
-                types.INVALID_PARAMS, f"unknown resource {params.uri!r}; this gateway has {RESOURCE!r}"
+                types.INVALID_PARAMS,
+                f"unknown resource {params.uri!r}; this gateway has {RESOURCE!r}, {MEMORIES_RESOURCE!r}",
             )
         text = await self._preferences()
         return types.ReadResourceResult(
@@ -269,9 +504,8 @@ class Gateway:
         )
 
     async def _preferences(self) -> str:
-        assert self.session is not None
-        async with self._lock:
-            return await anyio.to_thread.run_sync(self.session.preferences)
+        assert self.shared is not None
+        return await anyio.to_thread.run_sync(self.shared.preferences)
 
     def server(self):
         from mcp.server.lowlevel import Server
@@ -282,7 +516,8 @@ class Gateway:
             instructions=(
                 "Tools relayed from upstream MCP servers through Pulse, the user's memory agent. "
                 f"A call Pulse holds returns an error with the evidence; {REMEMBER} records "
-                "what the user states."
+                f"what the user states, {MEMORIES} lists and {FORGET} removes what Pulse remembers. "
+                f"A held call passes only if the user confirms it: send it again with {CONFIRM_ARG!r}: true."
             ),
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,

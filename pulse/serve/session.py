@@ -1,6 +1,9 @@
 """The memory agent's side of the gateway: every relayed call as an event for one `PulseAgent`.
 
-One `GatewaySession` per gateway process (one user; `pulse serve` is started per user):
+One `SharedMemory` per gateway process (one user; `pulse serve` is started per user): the memory
+store, the tools' vocabulary and the reading layer, shared by every client. One `GatewaySession` per
+MCP session (a stdio gateway has one; each streamable-HTTP session its own): its own `PulseAgent`,
+event stream, holds and confirmations, over the shared memory:
 - `before_call(tool, args, read_only)`: the pre-commit gate. A read-only tool (MCP `readOnlyHint`,
   or listed in the upstream's `read_only_tools`) is never held: it changes nothing, so the memory
   agent only reads it afterwards. Any other call is a `candidate_call` event the agent decides on
@@ -20,12 +23,19 @@ One `GatewaySession` per gateway process (one user; `pulse serve` is started per
 Slot vocabulary: the upstream tools' input schemas (enum values; each argument's name words, and
 without a trailing "id"), plus the values current memory already holds for those arguments, so a
 statement such as "refund to credit_card_1111111" is read as that argument's value.
-Not thread-safe: the gateway calls it from one worker thread at a time.
+Arguments are read by their schema path: a nested argument is `options.format` (schemas and calls
+are flattened alike, `flat_args` / `flat_properties`). A preference is scoped to a tool where its
+statement is about that tool (the reader's `ReadFact.tool`, or `tool` given to `pulse_remember`):
+`ToolScopedMemory` never shows it at another tool's call; a statement general by its reading holds
+every tool with that argument.
+A `GatewaySession` is not thread-safe (the gateway serialises its calls with a per-session lock);
+`SharedMemory` is (the memory store locks its own writes; `_learn` takes a lock).
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -37,6 +47,7 @@ from pulse.agent.runtime import PulseAgent, PulseAgentConfig, render_items
 from pulse.core.gold import BINDING_KINDS
 from pulse.core.records import Event, MemoryItem
 from pulse.core.statements import IMPLICIT, SlotTerms
+from pulse.memory.interface import RetrievalQuery
 from pulse.serve.config import ServeConfig
 
 
@@ -45,6 +56,7 @@ class RememberError(ValueError):
 
 
 MAX_STATEMENT_CHARS = 4000  # a statement is what a person says, not a document
+TOOL_ENTITY = "tool:"  # a memory item's entity naming the one tool it is about
 
 
 def _understood(f) -> dict[str, Any]:
@@ -66,15 +78,55 @@ def arg_text(v: Any) -> str:
     return v if isinstance(v, str) else json.dumps(v, sort_keys=True)
 
 
+def flat_properties(schema: Mapping[str, Any] | None, prefix: str = "", depth: int = 0) -> dict[str, Any]:
+    """An input schema's arguments by schema path: a nested object's properties are `parent.child`
+    (the object itself is not an argument a preference can name); up to 4 levels."""
+    out: dict[str, Any] = {}
+    for name, spec in ((schema or {}).get("properties") or {}).items():
+        if not isinstance(spec, Mapping):
+            continue
+        path = f"{prefix}{name}"
+        if spec.get("type") == "object" and isinstance(spec.get("properties"), Mapping) and depth < 4:
+            out.update(flat_properties(spec, path + ".", depth + 1))
+        else:
+            out[path] = spec
+    return out
+
+
+def flat_args(args: Mapping[str, Any], prefix: str = "", depth: int = 0) -> dict[str, str]:
+    """A call's arguments as the memory agent reads them, by schema path (`options.format`): strings
+    as they are, lists and scalars as JSON; a nested object's fields flattened (up to 4 levels)."""
+    out: dict[str, str] = {}
+    for k, v in args.items():
+        path = f"{prefix}{k}"
+        if isinstance(v, Mapping) and v and depth < 4:
+            out.update(flat_args(v, path + ".", depth + 1))
+        else:
+            out[path] = arg_text(v)
+    return out
+
+
+def flat_tools(tools: Sequence[Any]) -> list[dict[str, Any]]:
+    """MCP tools as JSON tools whose input schemas list the flattened arguments."""
+    return [
+        {
+            "name": t.name,
+            "description": t.description or "",
+            "inputSchema": {"type": "object", "properties": flat_properties(t.input_schema)},
+        }
+        for t in tools
+    ]
+
+
 def schema_vocab(tools: Sequence[Any]) -> dict[str, SlotTerms]:
     """Slot -> terms from MCP tool input schemas: enum values (also of array items) and name words."""
     vocab: dict[str, SlotTerms] = {}
     for t in tools:
-        for slot, spec in ((t.input_schema or {}).get("properties") or {}).items():
+        for slot, spec in flat_properties(t.input_schema).items():
             if not isinstance(spec, Mapping):
                 continue
             values = [*spec.get("enum", ()), *((spec.get("items") or {}).get("enum", ()))]
-            words = slot.replace("_", " ").lower().split()
+            words = slot.replace("_", " ").replace(".", " ").lower().split()
             names = [" ".join(words)] + (
                 [" ".join(words[:-1])] if len(words) > 1 and words[-1] == "id" else []
             )
@@ -90,11 +142,7 @@ def reading_for(name: str, tools: Sequence[Any]):
         return None
     from pulse.reading import BoundReader, Schema, make_reader
 
-    schema = Schema.from_json_tools(
-        {"name": t.name, "description": t.description or "", "inputSchema": t.input_schema or {}}
-        for t in tools
-    )
-    return BoundReader(make_reader(name), schema)
+    return BoundReader(make_reader(name), Schema.from_json_tools(flat_tools(tools)))
 
 
 def item_record(m: MemoryItem) -> dict[str, str]:
@@ -121,24 +169,221 @@ def build_policy(cfg: ServeConfig):
     return build(cfg.policy.backend_config())
 
 
-class GatewaySession:
+class LockedPolicy:
+    """One policy shared by every session's agent, one decision batch at a time (a local model is not
+    safe to call from two threads; the rule policy takes microseconds)."""
+
+    def __init__(self, policy):
+        self.policy = policy
+        self._lock = threading.Lock()
+
+    def decide_batch(self, inputs):
+        with self._lock:
+            return self.policy.decide_batch(inputs)
+
+    def __getattr__(self, name):
+        return getattr(self.policy, name)
+
+
+class SharedMemory:
+    """What every session of one gateway shares: the user's memory, the tools' vocabulary and the
+    reading layer (whose value space grows with the values calls use), and the policy."""
+
     def __init__(self, cfg: ServeConfig, tools: Sequence[Any], policy=None):
         from pulse.memory import open_memory
 
         self.cfg = cfg
-        root = Path(cfg.memory.root).expanduser()
-        root.mkdir(parents=True, exist_ok=True)
+        self.root = Path(cfg.memory.root).expanduser()
+        self.root.mkdir(parents=True, exist_ok=True)
         self.memory = open_memory(
-            cfg.memory.kind, root, cfg.memory.embedder, auto_create_scopes=True, sync=cfg.memory.sync
+            cfg.memory.kind, self.root, cfg.memory.embedder, auto_create_scopes=True, sync=cfg.memory.sync
         )
+        self.tool_names = {t.name for t in tools}
         self.vocab = schema_vocab(tools)
         self.reading = reading_for(cfg.memory.reader, tools)
         self._tool_schema = self.reading.schema if self.reading is not None else None
+        self._lock = threading.Lock()
+        self._scopes_file = self.root / "serve_tool_scopes.json"
+        self._tool_of: dict[str, str] = self._load_scopes()
+        self.generation = 0  # bumped whenever memory changes through the gateway (remember, forget)
         for m in self._binding():  # values memory already holds are values the user may name
             self._learn(m.slot, m.value)
+        self.policy = LockedPolicy(policy if policy is not None else build_policy(cfg))
+
+    # -- tool scopes ------------------------------------------------------------------------------
+    def _load_scopes(self) -> dict[str, str]:
+        try:
+            data = json.loads(self._scopes_file.read_text())
+            return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def set_tool_scopes(self, scopes: Mapping[str, str]) -> None:
+        """Record which tool each new item is about (explicit `tool`, or the reader's); persisted
+        beside the memory so a later gateway process scopes them the same way."""
+        if not scopes:
+            return
+        from pulse.utils.atomic import atomic_write_text
+
+        with self._lock:
+            self._tool_of.update(scopes)
+            atomic_write_text(self._scopes_file, json.dumps(self._tool_of, sort_keys=True, indent=0))
+
+    def tool_of(self, m: MemoryItem) -> str:
+        """The one tool item `m` is about, "" when it is general (held against every tool with its
+        argument). Known items from the scope file; others by reading their quote once (cached)."""
+        got = self._tool_of.get(m.item_id)
+        if got is not None:
+            return got
+        tool = next((e[len(TOOL_ENTITY) :] for e in m.entities if e.startswith(TOOL_ENTITY)), "")
+        if not tool and self.reading is not None and m.slot and m.provenance.quote:
+            try:
+                facts = self.reading.read(m.provenance.quote, self.cfg.project_id)
+            except Exception:  # a quote the reader cannot read: general, as before
+                facts = []
+            tool = next((f.tool for f in facts if f.argument == m.slot and f.tool), "")
+        with self._lock:
+            self._tool_of[m.item_id] = tool
+        return tool
+
+    # -- reading ----------------------------------------------------------------------------------
+    def read(self, text: str, project: str = ""):
+        """The reading layer over the tools' schemas and the values learned so far."""
+        reading = self.reading
+        return reading.read(text, project) if reading is not None else []
+
+    def _learn(self, slot: str, value: str) -> None:
+        if not slot or not value:
+            return
+        with self._lock:
+            prev = self.vocab.get(slot)
+            if prev is None:
+                self.vocab[slot] = SlotTerms((value,), (slot.replace("_", " "),))
+            elif value not in prev.values:
+                self.vocab[slot] = SlotTerms((*prev.values, value), prev.names)
+            else:
+                return
+            if self.reading is not None:  # a free-form argument's known values are its value space
+                known = {k: t.values for k, t in self.vocab.items()}
+                self.reading = replace(self.reading, schema=self._tool_schema.with_values(known))
+
+    # -- the memory as the client sees it -----------------------------------------------------------
+    def _current(self) -> list[MemoryItem]:
+        try:
+            return [m for m in self.memory.snapshot(self.cfg.user_id, self.cfg.project_id) if m.is_current]
+        except Exception:  # a user this root has never seen: no memory yet
+            return []
+
+    def _binding(self) -> list[MemoryItem]:
+        return [m for m in self._current() if m.kind in BINDING_KINDS and m.slot]
+
+    def memories(self) -> list[dict[str, str]]:
+        """The user's current memory (preferences, habits, facts, project state), newest first."""
+        items = sorted(self._current(), key=lambda m: m.valid_from, reverse=True)
+        return [{**item_record(m), "tool": self.tool_of(m) if m.slot else ""} for m in items]
+
+    def forget(self, item_id: str = "", matching: str = "") -> list[dict[str, str]]:
+        """End the validity of one item (by id) or of the items whose sentence or quote contains
+        `matching` (case-insensitive; at most 10). A forgotten item stays in the store's history
+        (revisions never overwrite) but is no longer current: it holds nothing and is not retrieved."""
+        item_id, matching = item_id.strip(), " ".join(matching.split()).lower()
+        if bool(item_id) == bool(matching):
+            raise RememberError("give exactly one of id (from pulse_memories) or matching (words it says)")
+        current = self._current()
+        if item_id:
+            hits = [m for m in current if m.item_id == item_id]
+            if not hits:
+                raise RememberError(f"no current memory with id {item_id!r} (see pulse_memories)")
+        else:
+            if len(matching) < 3:
+                raise RememberError("matching: give at least 3 characters of what the memory says")
+            hits = [
+                m
+                for m in current
+                if matching in " ".join(m.text.split()).lower()
+                or matching in " ".join(m.provenance.quote.split()).lower()
+            ]
+            if not hits:
+                raise RememberError(f"no current memory says {matching!r} (see pulse_memories)")
+            if len(hits) > 10:
+                raise RememberError(
+                    f"{len(hits)} memories say {matching!r}; be more specific or forget them by id"
+                )
+        store = getattr(self.memory, "store", None)
+        if store is None:
+            raise RememberError(f"memory.kind={self.cfg.memory.kind} cannot forget; use structured")
+        now = self.memory.now()
+        scopes = {m.scope for m in hits}
+        with store.transaction() as db:
+            for m in hits:
+                store.end_validity(db, m.item_id, now)
+            store.bump(db, scopes)
+        # the store's indexes take in new rows, not a validity ended in place: this process's cached
+        # index of each scope is dropped (rebuilt at the next retrieval); another gateway process on
+        # the same root sees the change once its index is rebuilt (it restarts)
+        lock, indexes = getattr(self.memory, "_ix_lock", None), getattr(self.memory, "_indexes", None)
+        if lock is not None and indexes is not None:
+            with lock:
+                for scope in scopes:
+                    indexes.pop(scope, None)
+        self.memory.invalidate(scopes)
+        self.generation += 1
+        return [item_record(m) for m in hits]
+
+    def preferences(self) -> str:
+        items = [m for m in self._current() if m.kind in ("preference", "habit", "attribute")]
+        if not items:
+            return f"No preferences are stored for user {self.cfg.user_id!r} yet."
+        prefs = [m for m in items if m.kind == "preference"]
+        habits = [m for m in items if m.kind != "preference"]
+        out = [
+            f"Current preferences of user {self.cfg.user_id!r} (binding unless the user says otherwise now):",
+            render_items(prefs) if prefs else "- (none)",
+        ]
+        if habits:
+            out += ["Habits and facts (describe, do not bind):", render_items(habits)]
+        return "\n".join(out)
+
+    def close(self) -> None:
+        self.memory.close()
+
+
+class ToolScopedMemory:
+    """The shared memory as one session's agent sees it: at a candidate call, an item about another
+    tool (`SharedMemory.tool_of`) is not retrieved, so a `path` preference about `write_file` never
+    holds `create_directory`. Everything else is the shared memory itself."""
+
+    def __init__(self, shared: SharedMemory):
+        self._shared = shared
+        self._memory = shared.memory
+
+    def retrieve(self, query: RetrievalQuery):
+        got = self._memory.retrieve(query)
+        call = query.candidate_call
+        if call is None or not got:
+            return got
+        tool_of = self._shared.tool_of
+        return [s for s in got if tool_of(s.item) in ("", call.tool)]
+
+    def __getattr__(self, name):
+        return getattr(self._memory, name)
+
+
+def call_key(tool: str, args: Mapping[str, Any]) -> str:
+    """One call's identity: the tool and its arguments exactly (what an unchanged retry repeats)."""
+    return tool + "\x00" + json.dumps(args, sort_keys=True, default=str)
+
+
+class GatewaySession:
+    """One MCP session's memory agent (see the module docstring)."""
+
+    def __init__(self, shared: SharedMemory, label: str = ""):
+        self.shared = shared
+        self.cfg = cfg = shared.cfg
+        self.label = label
         self.agent = PulseAgent(
-            self.memory,
-            policy if policy is not None else build_policy(cfg),
+            ToolScopedMemory(shared),
+            shared.policy,
             PulseAgentConfig(
                 user_id=cfg.user_id,
                 project_id=cfg.project_id,
@@ -148,15 +393,25 @@ class GatewaySession:
                 concurrent=False,
                 writeback=cfg.agent.writeback,
                 max_prefix_events=cfg.agent.max_prefix_events,
-                slot_vocab=self.vocab,
+                # every conflicting call is held (a revision too); an unchanged retry is the
+                # gateway's to answer (`before_call`), a confirmation the user's
+                max_holds_per_call=0,
+                condition_skips_tool_words=True,
+                slot_vocab=shared.vocab,
                 conversation_id=f"serve-{uuid.uuid4().hex[:12]}",
-                reading=self if self.reading is not None else None,  # its schema grows (`_learn`)
+                reading=shared if shared.reading is not None else None,  # its schema grows (`_learn`)
             ),
         )
         self.session_id = self.agent.config.conversation_id
         self._step = 0
+        self.held: dict[str, tuple[Gate, int]] = {}  # call_key -> (its hold, shared.generation then)
+        self.confirmed: set[str] = set()  # call_keys the user confirmed: one-offs for this session
         self.agent.start(self._event("request", text=cfg.agent.request, role="user"))
         self._closed = False
+
+    @property
+    def memory(self):
+        return self.shared.memory
 
     # -- events ---------------------------------------------------------------------------------
     def _event(self, kind: str, **kw) -> Event:
@@ -164,23 +419,50 @@ class GatewaySession:
         now = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
         return Event(kind, self._step, time=now, event_id=f"{self.session_id}#{self._step}", **kw)
 
-    def before_call(self, tool: str, args: Mapping[str, Any], read_only: bool) -> Gate:
+    def before_call(
+        self,
+        tool: str,
+        args: Mapping[str, Any],
+        read_only: bool,
+        confirm: bool = False,
+        token_ok: bool = False,
+    ) -> Gate:
+        """The gate. A call held before in this session and retried unchanged (same tool and
+        arguments, memory unchanged) is held again without asking the policy (`action="repeat"`),
+        unless `confirm`: then it passes and stays confirmed for this session (a one-off, never
+        written to memory). A confirmation of a call never held is no confirmation: it is gated.
+        `token_ok`: the client sent the token of this call's hold (memory unchanged since): it passes
+        (the route for clients without a session)."""
         if read_only:
             return Gate(False)
-        gd = self.agent.decide_call(
-            self._event("candidate_call", tool=tool, args={k: arg_text(v) for k, v in args.items()})
-        )
+        key = call_key(tool, args)
+        if token_ok:
+            self.confirmed.add(key)
+            self.held.pop(key, None)
+        if key in self.confirmed:
+            return Gate(False, action="confirmed")
+        prior = self.held.get(key)
+        if prior is not None and prior[1] == self.shared.generation:
+            if confirm:
+                self.confirmed.add(key)
+                del self.held[key]
+                return Gate(False, action="confirmed")
+            return replace(prior[0], action="repeat")
+        gd = self.agent.decide_call(self._event("candidate_call", tool=tool, args=flat_args(args)))
         if gd.decision.action == "intervene":
-            return Gate(True, gd.message, tuple(gd.evidence), "intervene")
+            gate = Gate(True, gd.message, tuple(gd.evidence), "intervene")
+            self.held[key] = (gate, self.shared.generation)
+            return gate
+        self.held.pop(key, None)
         return Gate(False, action=gd.decision.action)
 
     def after_call(self, tool: str, args: Mapping[str, Any], error: str = "") -> list[str]:
         """Observe the call's outcome; the supplements (rendered) the client should see with it."""
-        fields = {k: arg_text(v) for k, v in args.items()}
+        fields = flat_args(args)
         if not error:  # a value a call used is a value the user may name later ("my gift card")
-            for k, v in args.items():
-                if isinstance(v, str) and 0 < len(v) <= 80:
-                    self._learn(k, v)
+            for k, v in fields.items():
+                if 0 < len(v) <= 80 and not v.startswith(("[", "{")):
+                    self.shared._learn(k, v)
         if error:
             ev = self._event("tool_result", tool=tool, text=f"error: {error[:300]}", args={"status": "error"})
         else:
@@ -189,27 +471,32 @@ class GatewaySession:
         return [d.message for d in self.agent.take_supplements(wait=True) if d.message]
 
     # -- pulse_remember ---------------------------------------------------------------------------
-    def remember(self, statement: str, slot: str = "", value: str = "") -> dict[str, Any]:
+    def remember(self, statement: str, slot: str = "", value: str = "", tool: str = "") -> dict[str, Any]:
         statement = (statement or "").strip()
+        if len(statement) > MAX_STATEMENT_CHARS:
+            raise RememberError(
+                f"statement: {len(statement):,} characters; nothing was stored. Say it in at most "
+                f"{MAX_STATEMENT_CHARS:,} characters (what the user said, not a document)"
+            )
         if not statement:
             raise RememberError("statement: give the user's own words")
         if bool(slot) != bool(value):
             raise RememberError("slot and value go together: give both or neither")
+        if tool and tool not in self.shared.tool_names:
+            raise RememberError(f"tool {tool!r}: not a tool of this gateway")
         if value and value.lower() not in statement.lower():
             raise RememberError(
                 f"value {value!r} does not occur in the statement: only the user's own words "
                 f"confirm a preference"
             )
-        if len(statement) > MAX_STATEMENT_CHARS:
-            raise RememberError(
-                f"statement: {len(statement):,} characters; say it in at most {MAX_STATEMENT_CHARS:,}"
-            )
+        shared = self.shared
         if slot:
-            self._learn(slot, value)
+            shared._learn(slot, value)
         ev = self._event("message", role="user", text=statement)
         self.agent.observe(ev)  # the listener reads its slot values with the vocabulary
-        facts = self.reading.read(statement, self.cfg.project_id) if self.reading and not slot else []
-        if facts or (self.reading and not slot):
+        reading = shared.reading
+        facts = shared.read(statement, self.cfg.project_id) if reading and not slot else []
+        if facts or (reading and not slot):
             # what the reader read replaces the listener's value spotting: only the user's own
             # values are stated ("never a gift card" states no gift card; a colleague's states
             # nothing); a reference to memory ("my usual payment method", "?") stays as context
@@ -219,15 +506,20 @@ class GatewaySession:
             self.agent.listener.prefix[-1] = replace(heard, args={**refs, **own})
         read = self.agent.listener.prefix[-1]
         cid = f"remember-{uuid.uuid4().hex[:16]}"
-        if slot or self.reading is None:
+        if slot or reading is None:
             conv = self.memory.conversation(self.cfg.user_id, self.cfg.project_id, cid)
             conv.observe(read)
             stored = conv.commit()
             merged, rejected = [rid for _, rid in conv.merged], [reason for _, reason in conv.rejected]
         else:
             stored, merged, rejected = self._commit_read(read, facts, cid)
+        by_arg = {f.argument: f.tool for f in facts if f.tool}
+        shared.set_tool_scopes({m.item_id: (tool or by_arg.get(m.slot, "")) for m in stored if m.slot})
+        if stored:
+            shared.generation += 1
+        self.held.clear()  # the user spoke: a held call is decided afresh
         return {
-            "stored": [item_record(m) for m in stored],
+            "stored": [{**item_record(m), "tool": shared.tool_of(m)} for m in stored],
             "merged": merged,
             "rejected": rejected,
             "read_as": {k: v for k, v in read.args.items()},
@@ -250,57 +542,13 @@ class GatewaySession:
         return stored, [rid for _, rid in conv.merged], [reason for _, reason in conv.rejected]
 
     def read(self, text: str, project: str = ""):
-        """The reading layer over the tools' schemas and the values learned so far."""
-        return self.reading.read(text, project) if self.reading is not None else []
-
-    def _learn(self, slot: str, value: str) -> None:
-        if not slot or not value:
-            return
-        prev = self.vocab.get(slot)
-        if prev is None:
-            self.vocab[slot] = SlotTerms((value,), (slot.replace("_", " "),))
-        elif value not in prev.values:
-            self.vocab[slot] = SlotTerms((*prev.values, value), prev.names)
-        else:
-            return
-        if self.reading is not None:  # a free-form argument's known values are its value space
-            known = {k: t.values for k, t in self.vocab.items()}
-            self.reading = replace(self.reading, schema=self._tool_schema.with_values(known))
-
-    # -- prompt / resource ------------------------------------------------------------------------
-    def _binding(self) -> list[MemoryItem]:
-        try:
-            items = self.memory.snapshot(self.cfg.user_id, self.cfg.project_id)
-        except Exception:  # a user this root has never seen: no memory yet
-            return []
-        return [m for m in items if m.is_current and m.kind in BINDING_KINDS and m.slot]
+        return self.shared.read(text, project)
 
     def preferences(self) -> str:
-        try:
-            items = [
-                m
-                for m in self.memory.snapshot(self.cfg.user_id, self.cfg.project_id)
-                if m.is_current and m.kind in ("preference", "habit", "attribute")
-            ]
-        except Exception:
-            items = []
-        if not items:
-            return f"No preferences are stored for user {self.cfg.user_id!r} yet."
-        prefs = [m for m in items if m.kind == "preference"]
-        habits = [m for m in items if m.kind != "preference"]
-        out = [
-            f"Current preferences of user {self.cfg.user_id!r} (binding unless the user says otherwise now):",
-            render_items(prefs) if prefs else "- (none)",
-        ]
-        if habits:
-            out += ["Habits and facts (describe, do not bind):", render_items(habits)]
-        return "\n".join(out)
+        return self.shared.preferences()
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
-        try:
-            self.agent.end(True)
-        finally:
-            self.memory.close()
+        self.agent.end(True)

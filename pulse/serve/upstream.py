@@ -24,7 +24,13 @@ log = logging.getLogger("pulse.serve")
 
 
 class UpstreamDown(RuntimeError):
-    """The upstream's connection is gone and could not be re-established."""
+    """The upstream's connection is gone and could not be re-established. `lost`: the connection
+    died during this call (the call may be retried once the upstream restarts); else it timed out
+    or could not (re)start."""
+
+    def __init__(self, why: str, lost: bool = False):
+        super().__init__(why)
+        self.lost = lost
 
 
 def _target(cfg: UpstreamConfig):
@@ -66,6 +72,9 @@ class Upstream:
         self._down = anyio.Event()
         self._ready = anyio.Event()
         self._stopping = False
+        self._restarting = False
+        # one call at a time where the upstream needs it (`serial`); MCP multiplexes otherwise
+        self._serial = anyio.Lock() if cfg.serial else None
 
     @property
     def where(self) -> str:
@@ -82,19 +91,21 @@ class Upstream:
             if self._stopping:
                 break
             self._want_up = anyio.Event()
+            connected = False
             try:
                 # one scope for the connection's whole life: its deadline bounds the start only
                 with anyio.CancelScope(deadline=anyio.current_time() + self.start_timeout_s) as scope:
                     async with Client(_target(self.cfg), cache=None) as client:
                         self.tools = list((await client.list_tools()).tools)
                         scope.deadline = math.inf
-                        self.client, self.error = client, ""
+                        self.client, self.error, connected = client, "", True
+                        self._restarting = False
                         self._ready.set()
                         try:
                             await self._down.wait()
                         finally:
                             self.client = None
-                if scope.cancelled_caught:
+                if scope.cancelled_caught and not connected:
                     self.error = (
                         f"could not start ({self.where}): no answer within {self.start_timeout_s:g} s"
                     )
@@ -103,7 +114,9 @@ class Upstream:
                     self.error = f"could not start ({self.where}): {describe_error(e)}"
                 log.warning("upstream %s: %s", self.name, self.error)
             self._down = anyio.Event()
-            self._ready.set()  # wake waiters: connected, or failed with self.error
+            if not connected:  # wake waiters: the attempt failed with self.error
+                self._restarting = False
+                self._ready.set()
 
     async def wait_ready(self) -> None:
         """Until the first connection attempt has finished (connected or failed)."""
@@ -123,10 +136,13 @@ class Upstream:
     async def _connected(self) -> Any:
         if self.client is not None:
             return self.client
-        # down: ask the owner for a fresh connection and wait for the attempt's outcome
-        self._ready = anyio.Event()
-        self._want_up.set()
-        self.restarts += 1
+        # down: ask the owner for a fresh connection (once, however many calls are waiting) and wait
+        # for the attempt's outcome
+        if not self._restarting:
+            self._restarting = True
+            self._ready = anyio.Event()
+            self._want_up.set()
+            self.restarts += 1
         await self._ready.wait()
         if self.client is None:
             raise UpstreamDown(self.error or "not connected")
@@ -139,12 +155,15 @@ class Upstream:
         client = await self._connected()
         try:
             with anyio.fail_after(self.call_timeout_s):
-                return await client.session.call_tool(name, arguments)
+                if self._serial is None:
+                    return await client.session.call_tool(name, arguments)
+                async with self._serial:
+                    return await client.session.call_tool(name, arguments)
         except TimeoutError:
             raise UpstreamDown(f"no answer to {name!r} within {self.call_timeout_s:g} s") from None
         except Exception as e:
             if _connection_lost(e):
                 why = f"the connection was lost during {name!r} ({describe_error(e)})"
                 self.mark_down(why)
-                raise UpstreamDown(why) from None
+                raise UpstreamDown(why, lost=True) from None
             raise

@@ -78,7 +78,11 @@ def test_tools_listed_unchanged_and_calls_relayed_byte_for_byte_while_memory_is_
             return [dump(t) for t in (await c.list_tools()).tools]
 
     via, up = run(listing, gateway(tmp_path / "mem")), run(listing, direct())
-    assert via[:-1] == up and via[-1]["name"] == "pulse_remember"
+    assert via[:-3] == up and [t["name"] for t in via[-3:]] == [
+        "pulse_remember",
+        "pulse_forget",
+        "pulse_memories",
+    ]
     assert any(t["annotations"].get("readOnlyHint") for t in up)  # the upstream marks its look-ups read-only
     steps = [
         ("get_order_details", {"order_id": "#W0000001"}),
@@ -184,6 +188,8 @@ def test_supplement_comes_back_as_an_extra_content_block_and_preferences_are_a_p
 
 
 def test_upstream_crash_gives_a_clear_error_and_the_gateway_keeps_serving(tmp_path):
+    """A write whose upstream died gives a clear error (it may have run: never retried); a read-only
+    call whose upstream died is retried once after the restart."""
     pid_file = tmp_path / "upstream.pid"
 
     async def session():
@@ -191,16 +197,22 @@ def test_upstream_crash_gives_a_clear_error_and_the_gateway_keeps_serving(tmp_pa
             first = int(pid_file.read_text())
             os.kill(first, signal.SIGKILL)
             await anyio.sleep(0.2)
-            down = await c.call_tool("get_order_details", {"order_id": "#W0000001"})
+            down = await c.call_tool("cancel_pending_order", CANCEL)
             remember = await c.call_tool("pulse_remember", {"statement": "I prefer short answers."})
             again = await c.call_tool("get_order_details", {"order_id": "#W0000001"})  # restarts the upstream
-            return first, down, remember, again, int(pid_file.read_text())
+            second = int(pid_file.read_text())
+            os.kill(second, signal.SIGKILL)
+            await anyio.sleep(0.2)
+            retried = await c.call_tool("get_order_details", {"order_id": "#W0000001"})  # read-only: retried
+            return first, down, remember, again, second, retried, int(pid_file.read_text())
 
-    first, down, remember, again, second = run(session)
+    first, down, remember, again, second, retried, third = run(session)
     assert down.is_error and "upstream 'retail' is unavailable" in down.content[0].text
     assert "Connection closed" in down.content[0].text
     assert not remember.is_error
     assert not again.is_error and '"order_id": "#W0000001"' in again.content[0].text and second != first
+    assert not retried.is_error and '"order_id": "#W0000001"' in retried.content[0].text
+    assert third not in (first, second)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
@@ -318,7 +330,7 @@ def test_streamable_http_transport(tmp_path):
                 if time.monotonic() > deadline or proc.poll() is not None:
                     raise
                 time.sleep(0.3)
-        assert len(tools) == 17 and tools[-1] == "pulse_remember"
+        assert len(tools) == 19 and tools[-3] == "pulse_remember"
         assert not kept.is_error and held.is_error and "NOT EXECUTED" in held.content[0].text
     finally:
         proc.terminate()

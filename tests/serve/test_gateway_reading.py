@@ -255,15 +255,17 @@ def gateway(mem: Path) -> StdioServerParameters:
 
 
 async def run_batch(mem: Path, batch) -> list[tuple[str, list[str]]]:
-    """Per case: the calls that did not behave as expected (empty = right)."""
+    """Per case: the calls that did not behave as expected (empty = right). Each case is its own
+    session (`_meta["pulse/session"]`): one memory per batch, one task's words per case."""
     out = []
     async with Client(gateway(mem), cache=None) as c:
-        for statement, _, calls in batch:
-            said = await c.call_tool("pulse_remember", {"statement": statement})
+        for i, (statement, _, calls) in enumerate(batch):
+            meta = {"pulse/session": f"case-{i}"}
+            said = await c.call_tool("pulse_remember", {"statement": statement}, meta=meta)
             assert not said.is_error, said.content[0].text
             wrong = []
             for (tool, args), want_held in calls:
-                res = await c.call_tool(tool, args)
+                res = await c.call_tool(tool, args, meta=meta)
                 held = res.is_error and res.content[0].text.startswith("NOT EXECUTED")
                 if held != want_held:
                     wrong.append(f"{tool}{args}: {'held' if held else 'passed'}")
