@@ -4,6 +4,8 @@
         +upstreams.retail.command=python \
         '+upstreams.retail.args=[-m,eval.real.tau2_retail.mcp_server,--db,DB]'
     pulse serve transport=http port=8765 ...        # streamable HTTP at http://127.0.0.1:8765/mcp
+    pulse serve -cd ~/.pulse -cn gateway            # a YAML file (~/.pulse/gateway.yaml) whose
+                                                    # defaults are [serve, _self_]: no quoting
 
 Logs go to stderr (stdout carries MCP in stdio mode). Exit status 2 with one line for a config error
 or an upstream that cannot start.
@@ -49,6 +51,13 @@ def main() -> None:
     import hydra
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from pulse.config.schema import ConfigError
+    from pulse.serve.config import check_overrides
+
+    try:  # a typo or an unreadable override: one line, exit 2 (not hydra's own message, exit 1)
+        check_overrides(sys.argv[1:])
+    except ConfigError as e:
+        report_and_exit("serve", e)
 
     @hydra.main(config_path=str(CONFIG_DIR), config_name="serve", version_base="1.3")
     def _main(cfg) -> None:

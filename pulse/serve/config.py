@@ -7,7 +7,7 @@ with one line naming the dotted key (exit 2), before any upstream is started.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pulse.config.schema import ConfigError, Dtype, PolicyBackendConfig, knob
 
@@ -122,3 +122,82 @@ def check(cfg: ServeConfig) -> ServeConfig:
             f"config key 'policy.name_or_path': required for policy.backend={cfg.policy.backend}"
         )
     return cfg
+
+
+# hydra's command-line flags that take a value (the word after them is no override)
+_VALUE_FLAGS = frozenset(
+    {"-cd", "--config-dir", "-cn", "--config-name", "-cp", "--config-path", "-c", "--cfg", "-p", "--package"}
+)
+QUOTING = (
+    "quote a value holding ',', '=', spaces or brackets inside the override, e.g. "
+    "'+upstreams.fs.args=[-y,\"--root=/data/a,b\"]' or 'memory.root=\"/data/x=y\"', "
+    "or put the config in a YAML file: pulse serve -cd DIR -cn NAME"
+)
+
+
+def _overrides(argv: list[str]) -> list[str]:
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a.startswith("-"):
+            skip = a in _VALUE_FLAGS
+        else:
+            out.append(a)
+    return out
+
+
+def _known(cls: Any, path: list[str], done: int = 0) -> str:
+    """ "" when `path[done:]` names a field of `cls` (a dict field takes any key below it; an
+    upstream's name is any key), else one line naming the first unknown part and a close match."""
+    import dataclasses
+    import difflib
+    import typing
+
+    for i in range(done, len(path)):
+        part, hints = path[i], typing.get_type_hints(cls)
+        names = [f.name for f in dataclasses.fields(cls)]
+        if part not in names:
+            close = difflib.get_close_matches(part, names, n=1, cutoff=0.6)
+            where = ".".join(path[: i + 1])
+            return f"config key {where!r}: unknown" + (f" (did you mean {close[0]!r}?)" if close else "")
+        t = hints[part]
+        if dataclasses.is_dataclass(t):
+            cls = t
+            continue
+        if typing.get_origin(t) is dict:
+            if part == "upstreams" and len(path) > i + 2:  # upstreams.<name>.<field>
+                return _known(UpstreamConfig, path, i + 2)
+            return ""
+        if i + 1 < len(path):
+            return f"config key {'.'.join(path[: i + 2])!r}: unknown ({'.'.join(path[: i + 1])!r} is a value)"
+    return ""
+
+
+def check_overrides(argv: list[str]) -> None:
+    """The command line's overrides, checked before hydra reads them: one ConfigError line for a key
+    the config does not have (with `+` too) or an override hydra cannot parse (module `QUOTING`)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.core.override_parser.types import OverrideType
+
+    parser = OverridesParser.create()
+    own_file = any(a in ("-cn", "--config-name") or a.startswith("--config-name=") for a in argv)
+    for arg in _overrides(argv):
+        try:
+            (o,) = parser.parse_overrides([arg])
+        except Exception:
+            key = arg.strip("'\"").lstrip("+~").split("=", 1)[0]
+            raise ConfigError(f"config key {key!r}: cannot read {arg!r}; {QUOTING}") from None
+        path = o.key_or_group.split(".")
+        if path[0] == "hydra":
+            continue
+        why = _known(ServeConfig, path)
+        if why:
+            raise ConfigError(why)
+        if o.type == OverrideType.CHANGE and path[0] == "upstreams" and len(path) > 1 and not own_file:
+            raise ConfigError(
+                f"config key {o.key_or_group!r}: configs/serve.yaml has no upstream {path[1]!r}; "
+                f"add it with '+': +{arg}"
+            )
+        if o.type == OverrideType.ADD and path[0] != "upstreams" and len(path) <= 2:
+            raise ConfigError(f"config key {o.key_or_group!r}: already in the config; set it without '+'")

@@ -291,7 +291,9 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
         (["polcy.backend=rule"], "polcy"),
         (["user_id=a", "memory.rooot=/tmp/x"], "memory.rooot"),
         (["+trasport=http"], "trasport"),
-        (["user_id=a", "'+upstreams.r.args=[a,--db=x]'x"], "upstreams.r.args"),
+        (["user_id=a", "+upstreams.r.args=[a,--db=x]"], "upstreams.r.args"),
+        (["user_id=a", "upstreams.r.command=x"], "+upstreams.r.command=x"),
+        (["user_id=a", "+upstreams.r.comand=x"], "did you mean 'command'"),
     ],
 )
 def test_a_config_typo_exits_2_with_one_line(args, needle):
