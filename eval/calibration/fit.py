@@ -107,9 +107,9 @@ def _nll_decay(theta, ages, ys):
     return -np.sum(ys * np.log(p) + (1 - ys) * np.log(1 - p))
 
 
-def _nll_load(theta, loads, ys):
+def _nll_load(theta, loads, ys, budget=1000.0):
     q, lp = theta
-    p = np.clip(q / (1 + lp * np.maximum(0.0, loads / 1000.0 - 1)), 1e-6, 1 - 1e-6)
+    p = np.clip(q / (1 + lp * np.maximum(0.0, loads / budget - 1)), 1e-6, 1 - 1e-6)
     return -np.sum(ys * np.log(p) + (1 - ys) * np.log(1 - p))
 
 
@@ -200,8 +200,33 @@ def fit_load(recs, n_boot=500) -> dict[str, Any]:
             "rates": {},
         }
     value = est_groups(*groups)
+    xs_all = np.concatenate([g[:, 0] for g in groups])
+    ys_all = np.concatenate([g[:, 1] for g in groups])
+    q, _ = ml_fit(_nll_load, xs_all, ys_all, 20.0)
+    # the same form with the budget free too (reported: does a budget of 1000 tokens fit the model?)
+    free = []
+    for budget in (100, 200, 300, 400, 500, 600, 700, 800, 1000):
+        qb, lpb = ml_fit(lambda t, x, y, b=budget: _nll_load(t, x, y, b), xs_all, ys_all, 50.0)
+        free.append((_nll_load((qb, lpb), xs_all, ys_all, budget), budget, qb, lpb))
+    nll_b, best_b, q_b, lp_b = min(free)
+
+    def pred(q, lp, b, x):
+        return float(q / (1 + lp * max(0.0, x / b - 1)))
+
     return {
         "value": value,
+        "q": q,
+        "predicted": {str(level): pred(q, value, 1000, float(x.mean())) for level, x, _ in data if len(x)},
+        "free_budget": {
+            "context_budget_tokens": best_b,
+            "load_penalty": lp_b,
+            "q": q_b,
+            "nll": float(nll_b),
+            "nll_at_1000": float(_nll_load((q, value), xs_all, ys_all, 1000.0)),
+            "predicted": {
+                str(level): pred(q_b, lp_b, best_b, float(x.mean())) for level, x, _ in data if len(x)
+            },
+        },
         "interval": list(bootstrap(groups, est_groups, n_boot)),
         "n": int(sum(len(g) for g in groups)),
         "rates": {
@@ -384,6 +409,17 @@ def write_yaml(result: dict[str, Any], path: Path, fit_path: str, refit: str, de
     path.write_text("\n".join(lines) + "\n")
 
 
+def _r(x: Any) -> Any:
+    """Floats rounded to 3 places, recursively (for the README)."""
+    if isinstance(x, float):
+        return round(x, 3)
+    if isinstance(x, dict):
+        return {k: _r(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_r(v) for v in x]
+    return x
+
+
 def write_readme(result: dict[str, Any], meta: dict[str, Any], out: Path, refit: str, probe_cmd: str) -> None:
     k, rep = result["knobs"], result["reported"]
     per = result["per_condition"]
@@ -438,9 +474,11 @@ seed {meta.get("seed")}), fitted to the knobs of `eval/agents/behaviour.py` (iss
 |---|---|---|---|
 {knob_rows}
 
-Decay: rates by age (age: [rate, n]) {json.dumps(dec["rates"])}.
-Load (level: [rate, n, mean delivered tokens]):
-{json.dumps(load["rates"])}; `context_budget_tokens` fixed at 1000.
+Decay: rates by age (age: [rate, n]) {json.dumps(_r(dec["rates"]))}.
+Load (level: [rate, n, mean delivered tokens by pulse.agent.tokens.count_tokens]):
+{json.dumps(_r(load["rates"]))}; `context_budget_tokens` fixed at 1000, predicted rates
+{json.dumps(_r(load.get("predicted", {})))}. With the budget free as well (grid 100..1000 tokens):
+{json.dumps(_r(load.get("free_budget", {})))}.
 
 ## What the model does that no knob expresses (reported, not fitted)
 
