@@ -56,6 +56,7 @@ class RememberError(ValueError):
 
 
 MAX_STATEMENT_CHARS = 4000  # a statement is what a person says, not a document
+MAX_LEARNED_VALUES = 64  # values of one argument learned from calls (a long-lived gateway stays small)
 TOOL_ENTITY = "tool:"  # a memory item's entity naming the one tool it is about
 
 
@@ -259,7 +260,7 @@ class SharedMemory:
             prev = self.vocab.get(slot)
             if prev is None:
                 self.vocab[slot] = SlotTerms((value,), (slot.replace("_", " "),))
-            elif value not in prev.values:
+            elif value not in prev.values and len(prev.values) < MAX_LEARNED_VALUES:
                 self.vocab[slot] = SlotTerms((*prev.values, value), prev.names)
             else:
                 return
@@ -406,6 +407,7 @@ class GatewaySession:
         self._step = 0
         self.held: dict[str, tuple[Gate, int]] = {}  # call_key -> (its hold, shared.generation then)
         self.confirmed: set[str] = set()  # call_keys the user confirmed: one-offs for this session
+        self._seen_generation = shared.generation
         self.agent.start(self._event("request", text=cfg.agent.request, role="user"))
         self._closed = False
 
@@ -435,6 +437,9 @@ class GatewaySession:
         (the route for clients without a session)."""
         if read_only:
             return Gate(False)
+        if self._seen_generation != self.shared.generation:  # remembered or forgotten meanwhile
+            self._seen_generation = self.shared.generation
+            self.agent.memory_changed()
         key = call_key(tool, args)
         if token_ok:
             self.confirmed.add(key)
