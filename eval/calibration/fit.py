@@ -12,11 +12,13 @@ denominator and counted in the README.
 Knobs (`eval.agents.behaviour.BehaviourParams`):
   p_follow_explicit       share of `explicit` probes whose call has the stated value (Wilson)
   p_use_delivered         share of fresh `supplement_right` probes whose call has the note's value
-  decay_per_step          ML fit of rate(age) = p0 * exp(-decay * age) over ages 0 / 2 / 5 (bootstrap)
+  decay_per_step          ML fit of rate(age) = p0 * exp(-decay * age) over ages 0 / 2 / 5
   load_penalty            ML fit of rate(L) = q / (1 + lp * max(0, L / 1000 - 1)) over the load
-                          probes' delivered tokens L (context_budget_tokens fixed at 1000; bootstrap)
-  p_override_stated       rate(`conflict`: the note's value wins) / p_use_delivered, clipped (bootstrap)
-  p_apply_out_of_context  rate(`out_of_context`) / p_use_delivered, clipped (bootstrap)
+                          probes' delivered tokens L (context_budget_tokens fixed at 1000)
+                          (both: interval = union of the 95 % profile-likelihood and bootstrap ones)
+  p_override_stated       rate(`conflict`: the note's value wins) / p_use_delivered, clipped
+  p_apply_out_of_context  rate(`out_of_context`) / p_use_delivered, clipped
+                          (both: interval = union of the bootstrap one and the Wilson bounds' ratios)
   p_hold_abandon / p_hold_ask_user / p_hold_repeat
                           shares of the hold outcomes over every hold probe (Wilson)
 Reported, no knob: being misled by a wrong note (same mechanism as p_use), the chance of the note's
@@ -39,7 +41,10 @@ from eval.calibration.build import LOADS, load_block
 from eval.calibration.classify import norm
 
 Z = 1.959964
-UNINFORMATIVE = ("off_target", "no_call")
+# missing_copied: the call omits the target argument right after a prior call of the same tool that the
+# probe showed without it (prior calls never carry the target argument, build.py `_prior`): the model
+# copied that call's shape, a probe artifact, not a decision about the note
+UNINFORMATIVE = ("off_target", "no_call", "missing_copied")
 HOLD_OUTCOMES = ("abandon", "ask_user", "repeat", "replan")
 
 
@@ -74,6 +79,8 @@ def reclassify(rec: dict[str, Any]) -> dict[str, Any]:
         slot = classify_single(rec, call) if outcome == "replan" else ""
     else:
         outcome, slot = classify_single(rec, call), ""
+        if outcome == "missing" and any(c["tool"] == rec["tool"] for c in rec.get("prior", ())):
+            outcome = "missing_copied"
     return {**rec, "outcome": outcome, "slot_outcome": slot}
 
 
@@ -131,6 +138,23 @@ def ml_fit(nll, xs: np.ndarray, ys: np.ndarray, hi: float) -> tuple[float, float
     return float(best.x[0]), float(best.x[1])
 
 
+def profile_interval(nll, xs: np.ndarray, ys: np.ndarray, hi: float, grid: int = 201) -> tuple[float, float]:
+    """95 % profile-likelihood interval of the rate parameter (level-0 rate maximised out at each
+    grid value): where 2 * (nll - min nll) <= 3.84. Unlike the bootstrap it is not degenerate when
+    every probe of a level has the same outcome."""
+    from scipy.optimize import minimize_scalar
+
+    ts = np.linspace(0.0, hi, grid)
+    prof = np.array(
+        [
+            minimize_scalar(lambda q, t=t: nll((q, t), xs, ys), bounds=(1e-3, 1.0), method="bounded").fun
+            for t in ts
+        ]
+    )
+    inside = ts[2 * (prof - prof.min()) <= 3.841]
+    return (float(inside.min()), float(inside.max()))
+
+
 def bootstrap(groups: list[np.ndarray], stat, n_boot: int = 500, seed: int = 0) -> tuple[float, float]:
     """2.5 / 97.5 percentiles of `stat(*resampled groups)` (each group resampled within itself)."""
     rng = np.random.default_rng(seed)
@@ -166,13 +190,19 @@ def fit_decay(recs, n_boot=500) -> dict[str, Any]:
             "rates": {},
         }
     value = est(*groups)
+    xs = np.concatenate([np.full(len(y), a, float) for (a, _), y in zip(data, groups)])
+    prof = profile_interval(_nll_decay, xs, np.concatenate(groups), 5.0)
+    boot = bootstrap(groups, est, n_boot)
     return {
         "value": value,
-        "interval": list(bootstrap(groups, est, n_boot)),
+        "interval": [min(prof[0], boot[0]), max(prof[1], boot[1])],
+        "profile_interval": list(prof),
+        "bootstrap_interval": list(boot),
         "n": int(sum(len(y) for y in groups)),
         "rates": {str(a): [float(y.mean()) if len(y) else None, len(y)] for a, y in data},
         "conditions": list(levels),
-        "method": "binomial ML of p0*exp(-decay*age), bootstrap 95% interval",
+        "method": "binomial ML of p0*exp(-decay*age); interval: the union of the 95% profile-likelihood "
+        "and bootstrap intervals",
     }
 
 
@@ -210,6 +240,9 @@ def fit_load(recs, n_boot=500) -> dict[str, Any]:
         free.append((_nll_load((qb, lpb), xs_all, ys_all, budget), budget, qb, lpb))
     nll_b, best_b, q_b, lp_b = min(free)
 
+    prof = profile_interval(_nll_load, xs_all, ys_all, 20.0)
+    boot = bootstrap(groups, est_groups, n_boot)
+
     def pred(q, lp, b, x):
         return float(q / (1 + lp * max(0.0, x / b - 1)))
 
@@ -227,7 +260,9 @@ def fit_load(recs, n_boot=500) -> dict[str, Any]:
                 str(level): pred(q_b, lp_b, best_b, float(x.mean())) for level, x, _ in data if len(x)
             },
         },
-        "interval": list(bootstrap(groups, est_groups, n_boot)),
+        "profile_interval": list(prof),
+        "bootstrap_interval": list(boot),
+        "interval": [min(prof[0], boot[0]), max(prof[1], boot[1])],
         "n": int(sum(len(g) for g in groups)),
         "rates": {
             str(level): [float(y.mean()) if len(y) else None, len(y), float(x.mean()) if len(x) else None]
@@ -235,7 +270,8 @@ def fit_load(recs, n_boot=500) -> dict[str, Any]:
         },
         "conditions": list(LOADS),
         "context_budget_tokens": 1000,
-        "method": "binomial ML of q/(1+lp*max(0,L/1000-1)) over delivered tokens L, bootstrap 95% interval",
+        "method": "binomial ML of q/(1+lp*max(0,L/1000-1)) over delivered tokens L; interval: the union of "
+        "the 95% profile-likelihood and bootstrap intervals",
     }
 
 
@@ -247,13 +283,20 @@ def ratio(recs, cond: str, base: str = "supplement_right", n_boot=500) -> dict[s
         return min(1.0, a.mean() / b.mean()) if len(a) and len(b) and b.mean() > 0 else None
 
     v = est(a, b)
+    (alo, ahi), (blo, bhi) = wilson(int(a.sum()), len(a)), wilson(int(b.sum()), len(b))
+    wil = (min(1.0, alo / bhi) if bhi else 0.0, min(1.0, ahi / blo) if blo else 1.0)
+    boot = bootstrap([a, b], est, n_boot)
     return {
         "value": v,
-        "interval": list(bootstrap([a, b], est, n_boot)),
+        "interval": [min(wil[0], boot[0]), max(wil[1], boot[1])],
+        "wilson_ratio_interval": list(wil),
+        "bootstrap_interval": list(boot),
         "n": len(a),
         "rate": [float(a.mean()) if len(a) else None, int(a.sum()), len(a)],
         "conditions": [cond, base],
-        "method": f"rate({cond}) / rate({base}), clipped to [0, 1], bootstrap 95% interval",
+        "method": f"rate({cond}) / rate({base}), clipped to [0, 1]; interval: the union of the bootstrap one "
+        "and [Wilson low / Wilson high, Wilson high / Wilson low] of the two rates (not degenerate when "
+        "every probe agrees)",
     }
 
 
@@ -336,6 +379,8 @@ def fit(recs: list[dict[str, Any]], n_boot: int = 500) -> dict[str, Any]:
             "conditions": ["hold_right", "hold_wrong", "hold_irrelevant"],
         }
     conds = sorted({r["condition"] for r in recs})
+    counted = [{**r, "outcome": "missing"} if r["outcome"] == "missing_copied" else r for r in recs]
+    alt = fit_decay(counted, n_boot)
     reported = {
         "misled_by_wrong_note": rate(recs, "supplement_wrong"),
         "chance_of_note_value_without_note": chance(recs),
@@ -349,6 +394,11 @@ def fit(recs: list[dict[str, Any]], n_boot: int = 500) -> dict[str, Any]:
             for o in ("note", "stated", "default", "other", "missing")
         },
         "holds": h,
+        "if_missing_copied_counted_as_not_adopted": {
+            "p_use_delivered": rate(counted, "supplement_right"),
+            "decay_per_step": {k: alt[k] for k in ("value", "interval", "n", "rates")},
+            "p_follow_explicit": rate(counted, "explicit", "stated"),
+        },
     }
     per = {
         c: {
@@ -447,6 +497,7 @@ def write_readme(result: dict[str, Any], meta: dict[str, Any], out: Path, refit:
     dec, load = k["decay_per_step"], k["load_penalty"]
     sha = meta.get("sha256_value") or meta.get("sha256")
     server = " ".join(meta.get("server_command") or []) or meta.get("base_url")
+    alt = rep["if_missing_copied_counted_as_not_adopted"]
     misled, chance, irr = (
         rep[x]
         for x in (
@@ -491,6 +542,12 @@ Load (level: [rate, n, mean delivered tokens by pulse.agent.tokens.count_tokens]
 - Explicit probes: {json.dumps(rep["explicit_outcomes"])};
   conflict probes: {json.dumps(rep["conflict_outcomes"])}.
 - Holds ({h["n"]}): {json.dumps(h["counts"])}.
+- `missing_copied` replies (the call omits the target argument right after a prior call of the same
+  tool, which the probe showed without it: the model copied that call's shape) are left out of the
+  denominators above. Counted as not adopted instead: p_use_delivered {_fmt(alt["p_use_delivered"])},
+  decay_per_step {_fmt(alt["decay_per_step"])}
+  (rates by age {json.dumps(_r(alt["decay_per_step"]["rates"]))}),
+  p_follow_explicit {_fmt(alt["p_follow_explicit"])}.
 
 | hold evidence | n | outcomes | re-plan took the evidence value | re-plan changed the target argument |
 |---|---|---|---|---|
@@ -503,7 +560,8 @@ Load (level: [rate, n, mean delivered tokens by pulse.agent.tokens.count_tokens]
 {rows}
 
 Outcomes: `note` the call carries the note's value, `stated` the user's, `default` the slot default,
-`other` another value, `missing` no value, `off_target` a call to another tool/artifact, `no_call` text;
+`other` another value, `missing` no value (`missing_copied`: see above), `off_target` a call to another
+tool, `no_call` text;
 holds: `repeat`, `replan`, `ask_user`, `abandon` (eval/calibration/classify.py). Off-target and text
 replies are left out of a slot knob's denominator.
 

@@ -308,3 +308,12 @@ def test_the_plan_is_written_once_and_a_resumed_run_reads_it(tmp_path, monkeypat
     assert [p.to_dict() for p in probe.plan_probes(args, tmp_path)] == [p.to_dict() for p in first]
     with pytest.raises(probe.ProbeError, match="planned for"):
         probe.plan_probes(SimpleNamespace(suites=["mcp_persona_sim"], n=61, seed=0), tmp_path)
+
+
+def test_an_omitted_argument_after_a_same_tool_prior_call_is_a_probe_artifact():
+    from eval.calibration.fit import UNINFORMATIVE, reclassify
+
+    rec = {**_probe(), "call": {"tool": "reserve_room", "args": {"name": "x"}}, "reply": ""}
+    assert reclassify({**rec, "prior": []})["outcome"] == "missing"
+    copied = reclassify({**rec, "prior": [{"tool": "reserve_room", "args": {"name": "y"}}]})
+    assert copied["outcome"] == "missing_copied" and "missing_copied" in UNINFORMATIVE
