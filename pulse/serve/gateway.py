@@ -23,7 +23,8 @@ What a client sees:
 - prompt `pulse_preferences` and resource `pulse://preferences`: the user's current preferences.
 Sessions: one `GatewaySession` (its own memory agent, event stream, holds and confirmations) per
 MCP session, over one memory per user: a request naming its session (`_meta["pulse/session"]`, or
-the HTTP header `Pulse-Session`) gets that named session on any transport; otherwise stdio has one
+the HTTP header `Pulse-Session`) gets that named session on any transport (the 256 most recently
+used stay open; an older one is closed, i.e. written back, and starts afresh); otherwise stdio has one
 session, and streamable HTTP one per `Mcp-Session-Id` (handshake clients); a sessionless HTTP
 request (protocol 2026-07-28, unnamed) gets a fresh agent for that one call. Calls run
 concurrently: each session's agent decides one call at a time (its event stream is ordered), in a
@@ -59,6 +60,7 @@ HOLD_META = "pulse/hold"
 SESSION_META = "pulse/session"
 SESSION_HEADER = "pulse-session"
 MEMORIES_RESOURCE = "pulse://memories"
+MAX_NAMED_SESSIONS = 256  # named sessions kept open; the least recently used beyond that is closed
 PROMPT = "pulse_preferences"
 RESOURCE = "pulse://preferences"
 EVIDENCE_META = "pulse/evidence"
@@ -264,10 +266,17 @@ class Gateway:
         """This request's session (module docstring: Sessions)."""
         key = _session_key(ctx)
         if key:  # the client names its sessions (any transport: e.g. one per task over one stdio pipe)
+            stale = None
             async with self._new_lock:
-                if key not in self._named:
-                    self._named[key] = await self._open(f"named:{key}")
-                return self._named[key]
+                client = self._named.pop(key, None)  # re-inserted: the dict is oldest-used first
+                if client is None:
+                    client = await self._open(f"named:{key}")
+                    if len(self._named) >= MAX_NAMED_SESSIONS:  # the least recently used one ends
+                        stale = self._named.pop(next(iter(self._named)))
+                self._named[key] = client
+            if stale is not None:
+                await self._close(stale)
+            return client
         if self._stdio is not None:
             return self._stdio
         conn = getattr(getattr(ctx, "session", None), "_connection", None)  # the SDK's per-client state
