@@ -211,6 +211,11 @@ class SharedMemory:
             self._learn(m.slot, m.value)
         self.policy = LockedPolicy(policy if policy is not None else build_policy(cfg))
 
+    def changed(self) -> None:
+        """Memory changed through the gateway: every session decides its held calls afresh."""
+        with self._lock:
+            self.generation += 1
+
     # -- tool scopes ------------------------------------------------------------------------------
     def _load_scopes(self) -> dict[str, str]:
         try:
@@ -328,7 +333,7 @@ class SharedMemory:
                 for scope in scopes:
                     indexes.pop(scope, None)
         self.memory.invalidate(scopes)
-        self.generation += 1
+        self.changed()
         return [item_record(m) for m in hits]
 
     def preferences(self) -> str:
@@ -364,7 +369,11 @@ class ToolScopedMemory:
         if call is None or not got:
             return got
         tool_of = self._shared.tool_of
-        return [s for s in got if tool_of(s.item) in ("", call.tool)]
+        kept = [s for s in got if tool_of(s.item) in ("", call.tool)]
+        if len(kept) < len(got):  # other tools' items took places: look further, keep the best k
+            more = self._memory.retrieve(replace(query, k=3 * query.k))
+            kept = [s for s in more if tool_of(s.item) in ("", call.tool)][: query.k]
+        return kept
 
     def __getattr__(self, name):
         return getattr(self._memory, name)
@@ -521,7 +530,7 @@ class GatewaySession:
         by_arg = {f.argument: f.tool for f in facts if f.tool}
         shared.set_tool_scopes({m.item_id: (tool or by_arg.get(m.slot, "")) for m in stored if m.slot})
         if stored:
-            shared.generation += 1
+            shared.changed()
         self.held.clear()  # the user spoke: a held call is decided afresh
         return {
             "stored": [{**item_record(m), "tool": shared.tool_of(m)} for m in stored],
