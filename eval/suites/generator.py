@@ -35,6 +35,7 @@ the training data's snapshots, so an id says nothing about an item's role.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
@@ -225,6 +226,23 @@ def request_text(head: str, subgoals: list[str], request_args: Mapping[str, str]
     )
 
 
+def work_subgoal(spec: PersonaSpec, tool, k: int, artifact: str) -> str:
+    """A step's subgoal in words of the work, not of the tool: what the persona's past calls in the
+    tool's service were about (`spec.objects`), the k-th of them; a decision tool settles the
+    project's open decisions. No random draw (the suite's random stream is unchanged)."""
+    if tool.records_decision:
+        return f"settle the open project decisions '{artifact}'"
+    values = {v.lower().replace("_", " ") for t in spec.tools for vs in t.params.values() for v in vs}
+    objs = tuple(
+        o
+        for o in spec.objects.get(tool.service, ())
+        if not any(re.search(rf"\b{re.escape(v)}\b", o.lower()) for v in values)
+    )  # an object that names a tool value ("a monthly client letter") would state it
+    if not objs:
+        return f"take care of the {tool.service} work '{artifact}'"
+    return f"prepare {objs[k % len(objs)]} '{artifact}'"
+
+
 def message_text(slot: str, value: str) -> str:
     return f"By the way, from now on my preferred {_words(slot)} is {value}."
 
@@ -306,7 +324,8 @@ def build_tasks(
         n = len(seq)
         for i, name in enumerate(seq):
             t = tools[name]
-            artifact = f"{name}-{ti + 1}-{i + 1}"
+            # named by the work's service, not the tool ("docs-3-1", not "write_section-3-1")
+            artifact = f"{t.service}-{ti + 1}-{i + 1}"
             args = []
             umsg: dict[str, str] = {}
             utext = ""
@@ -324,7 +343,7 @@ def build_tasks(
                     f"{task_id}:{i + 1}",
                     name,
                     artifact,
-                    f"{_words(name)} '{artifact}'",
+                    work_subgoal(spec, t, ti + i, artifact),
                     tuple(args),
                     _stage(i, n),
                     umsg,

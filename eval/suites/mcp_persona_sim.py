@@ -19,7 +19,10 @@ from eval.suites.schema import Suite, ToolSpec, load_suite
 from eval.suites.vocab_mcp import CATEGORIES, HABIT_PRONE, PERSONA_ROLES, SERVICE_OBJECTS, SERVICES
 
 NAME = "mcp_persona_sim"
-VERSION = "2.0"  # 2.0: seed memory and gold preferences from data_gen.world (one world model)
+# 2.0: seed memory and gold preferences from data_gen.world (one world model); 2.1: subgoals and
+# artifact ids in words of the work, not the tool's name (text only: same random stream, same gold)
+VERSION = "2.1"
+STREAM = "2.0"  # the random stream's version key: a text-only version keeps every draw
 
 
 def all_tools() -> list[ToolSpec]:
@@ -43,7 +46,7 @@ def persona_spec(k: int) -> PersonaSpec:
 
 def stream(seed: int, user: str) -> str:
     """The persona's random stream (world first, then tasks)."""
-    return f"{NAME}-{VERSION}-{seed}-{user}"
+    return f"{NAME}-{STREAM}-{seed}-{user}"
 
 
 def generate(seed: int = 0, n_personas: int = 6) -> Suite:

@@ -23,7 +23,10 @@ from eval.suites.schema import Suite, ToolSpec, load_suite
 from eval.suites.vocab_pibench import PERSONAS
 
 NAME = "pibench_sim"
-VERSION = "2.0"  # 2.0: seed memory and gold preferences from data_gen.world (one world model)
+# 2.0: seed memory and gold preferences from data_gen.world (one world model); 2.1: subgoals and
+# artifact ids in words of the work, not the tool's name (text only: same random stream, same gold)
+VERSION = "2.1"
+STREAM = "2.0"  # the random stream's version key: a text-only version keeps every draw
 
 
 def persona_spec(user: str) -> PersonaSpec:
@@ -41,7 +44,7 @@ def persona_spec(user: str) -> PersonaSpec:
 
 def stream(seed: int, user: str) -> str:
     """The persona's random stream (world first, then projects, then tasks)."""
-    return f"{NAME}-{VERSION}-{seed}-{user}"
+    return f"{NAME}-{STREAM}-{seed}-{user}"
 
 
 def generate(seed: int = 0, tasks_per_persona: int = 8, personas: tuple[str, ...] = tuple(PERSONAS)) -> Suite:

@@ -295,3 +295,30 @@ def test_suite_shape_of_a_generated_suite_matches_it():
         == sum(len(t.checkpoints) for t in s.tasks)
     )
     assert sum(sh["tasks_per_category"].values()) == sh["tasks"] and len(sh["tasks_per_category"]) == 7
+
+
+# -- item 6: less template text --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("gen", [pibench_sim, mcp_persona_sim, independent_sim])
+def test_artifact_ids_and_subgoals_do_not_carry_tool_names(gen):
+    s = gen.generate(0)
+    for t in s.tasks:
+        names = [x.name for x in s.persona(t.user_id).tools]
+        for st in t.steps:
+            assert not any(n in st.artifact for n in names), st.artifact
+            words = st.tool.replace("_", " ")
+            assert st.tool not in st.subgoal and not st.subgoal.startswith(words), st.subgoal
+            assert not st.subgoal.startswith(words.split()[0] + " the " + words.split()[-1]), st.subgoal
+
+
+@pytest.mark.parametrize("gen", [pibench_sim, mcp_persona_sim])
+def test_request_subgoals_state_no_value(gen):
+    """The work's words never state a tool value: the request states exactly its request_args."""
+    from pulse.core.statements import parse_statement, vocab_from_params
+
+    s = gen.generate(1)
+    for t in s.tasks:
+        vocab = vocab_from_params({k: v for x in s.persona(t.user_id).tools for k, v in x.params.items()})
+        for st in t.steps:
+            assert parse_statement(st.subgoal, vocab) == {}, st.subgoal

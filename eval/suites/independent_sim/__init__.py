@@ -37,7 +37,10 @@ from eval.suites.independent_sim.vocab import PERSONAS
 from eval.suites.schema import Suite, SuiteError, load_suite
 
 NAME = "independent_sim"
-VERSION = "1.0"
+# 1.1: artifact ids name the service, not the tool; subgoals that echoed a tool's name reworded
+# (text only: the random stream keeps its 1.0 key, so every draw and gold value is the same)
+VERSION = "1.1"
+STREAM = "1.0"  # the random stream's version key
 TASKS_PER_PERSONA = (12, 16)  # a chain's length is drawn from this range per persona
 
 
@@ -46,7 +49,7 @@ def generate(seed: int = 0, personas: tuple[str, ...] = tuple(PERSONAS)) -> Suit
     for user in personas:
         if user not in PERSONAS:
             raise SuiteError(f"{NAME}: unknown persona {user!r} (known: {sorted(PERSONAS)})")
-        rng = random.Random(stream(NAME, VERSION, seed, user))
+        rng = random.Random(stream(NAME, STREAM, seed, user))
         persona, tasks, _ = build_persona(user, rng, rng.randint(*TASKS_PER_PERSONA))
         out_personas.append(persona)
         out_tasks.extend(tasks)

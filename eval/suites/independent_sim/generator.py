@@ -372,7 +372,9 @@ def make_tasks(p: _Persona, t: Truth, n_tasks: int) -> list[SimTask]:
     rng, d, user = p.rng, p.d, p.user
     tools = {name: slots for name, (_, _, _, slots) in d["tools"].items()}
     subgoal = {name: sg for name, (_, _, sg, _) in d["tools"].items()}
-    subgoal[DECISION_TOOL] = "record the project decision"
+    subgoal[DECISION_TOOL] = "settle the open project decisions"
+    service = {name: svc for name, (svc, _, _, _) in d["tools"].items()}
+    service[DECISION_TOOL] = DECISION_SERVICE
     ds, free = d["decision"], d["free_slot"]
     own_a, own_b, _ = d["projects"]
     tags = list(d["contexts"])
@@ -486,7 +488,7 @@ def make_tasks(p: _Persona, t: Truth, n_tasks: int) -> list[SimTask]:
         stage = _stage(ti, n_tasks)
         for i, name in enumerate(seq):
             step_id = f"{task_id}_s{i + 1}"
-            artifact = f"{task_id}-{i + 1}-{name}"
+            artifact = f"{task_id}-{i + 1}-{service[name]}"  # the service, not the tool's name
             umsg, utext = {}, ""
             if msg and msg[0] == i:
                 _, s, v, kind = msg

@@ -49,13 +49,13 @@ PERSONAS: dict[str, dict] = {
             "arrange_ride": (
                 "ground",
                 "Arrange ground transport from the airport.",
-                "arrange the ride from the airport",
+                "sort out getting from the airport into town",
                 ("ride_kind", "airport"),
             ),
             "file_expense": (
                 "expenses",
                 "File an expense claim.",
-                "file the expense claim",
+                "claim the costs back",
                 ("cost_center", "reimburse_to"),
             ),
         },
@@ -158,19 +158,19 @@ PERSONAS: dict[str, dict] = {
             "book_venue": (
                 "venues",
                 "Book an event venue.",
-                "book the venue",
+                "secure a place to hold it",
                 ("room_layout", "host_city", "event_day"),
             ),
             "order_catering": (
                 "catering",
                 "Order catering for an event.",
-                "order the catering",
+                "arrange the food and drinks",
                 ("menu_style", "drinks_plan", "budget_band"),
             ),
             "send_invites": (
                 "invites",
                 "Send the event invitations.",
-                "send the invitations",
+                "get the invitations out",
                 ("invite_medium", "rsvp_window", "event_day"),
             ),
         },
@@ -270,7 +270,7 @@ PERSONAS: dict[str, dict] = {
             "publish_story": (
                 "cms",
                 "Publish a story in the content system.",
-                "publish the story",
+                "put the piece live on the site",
                 ("headline_case", "embargo_mode", "style_guide", "section"),
             ),
             "make_graphic": (
@@ -282,7 +282,7 @@ PERSONAS: dict[str, dict] = {
             "share_story": (
                 "social",
                 "Share a story on a social site.",
-                "share the story",
+                "push the piece to our social accounts",
                 ("social_site", "post_slot", "section"),
             ),
         },
@@ -384,19 +384,19 @@ PERSONAS: dict[str, dict] = {
             "plan_meals": (
                 "recipes",
                 "Plan the week's meals.",
-                "plan the meals",
+                "work out what we eat this week",
                 ("spice_level", "portion_size", "headcount"),
             ),
             "order_groceries": (
                 "groceries",
                 "Order groceries for delivery.",
-                "order the groceries",
+                "get the food shopping delivered",
                 ("milk_kind", "delivery_window", "store_pick", "headcount"),
             ),
             "book_outing": (
                 "family",
                 "Book a family outing.",
-                "book the outing",
+                "set up the family day out",
                 ("outing_kind", "spend_cap"),
             ),
         },
@@ -502,7 +502,7 @@ PERSONAS: dict[str, dict] = {
             "book_session": (
                 "clinic",
                 "Book a therapy session.",
-                "book the session",
+                "put the appointment in the diary",
                 ("session_length", "intake_form", "visit_day"),
             ),
             "send_homework": (
@@ -514,7 +514,7 @@ PERSONAS: dict[str, dict] = {
             "bill_session": (
                 "billing",
                 "Bill a session.",
-                "bill the session",
+                "invoice the appointment",
                 ("payer_route", "invoice_detail"),
             ),
         },
@@ -605,13 +605,13 @@ PERSONAS: dict[str, dict] = {
             "open_incident": (
                 "incidents",
                 "Open an incident.",
-                "open the incident",
+                "log the outage",
                 ("severity_tag", "incident_room", "service_name"),
             ),
             "ship_release": (
                 "deploys",
                 "Ship a release.",
-                "ship the release",
+                "roll out the new version",
                 ("rollout_plan", "release_train", "review_gate", "service_name"),
             ),
             "notify_team": (
