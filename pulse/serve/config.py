@@ -27,6 +27,13 @@ class UpstreamConfig:
     # true: one call at a time to this upstream (for a server that cannot take concurrent requests);
     # false: calls from every session go out concurrently (MCP multiplexes them over one connection)
     serial: bool = False
+    # false: tool, prompt and resource names as the upstream lists them | true: "<upstream name>_"
+    # before each | a string: that prefix ("_" added after a letter or digit). Gating and memory use
+    # the prefixed name, so a preference about one upstream's tool never holds another's.
+    prefix: bool | str = False
+    # auto: the 2026-07-28 protocol where the server speaks it, else the initialize handshake |
+    # legacy: the initialize handshake always (for a server that mishandles server/discover)
+    mode: Literal["auto", "legacy"] = "auto"
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,16 @@ class ServeConfig:
     agent: ServeAgentConfig = field(default_factory=ServeAgentConfig)
 
 
+def up_prefix(name: str, up: UpstreamConfig) -> str:
+    """The prefix `upstreams.<name>.prefix` puts before the upstream's tool, prompt and resource names."""
+    if up.prefix is True:
+        return f"{name}_"
+    if not up.prefix:
+        return ""
+    pre = str(up.prefix)
+    return pre + "_" if pre[-1].isalnum() else pre
+
+
 def check(cfg: ServeConfig) -> ServeConfig:
     """What the schema cannot say: required values and the upstream list's consistency."""
     if not cfg.user_id:
@@ -115,6 +132,9 @@ def check(cfg: ServeConfig) -> ServeConfig:
         key = f"upstreams.{name}"
         if bool(up.command) == bool(up.url):
             raise ConfigError(f"config key '{key}': set exactly one of 'command' (stdio) or 'url' (http)")
+        pre = up_prefix(name, up)
+        if pre and not all(c.isalnum() or c in "_-./" for c in pre):
+            raise ConfigError(f"config key '{key}.prefix': {pre!r} holds characters a tool name cannot")
         if up.url and not up.url.startswith(("http://", "https://")):
             raise ConfigError(f"config key '{key}.url': {up.url!r} is not an http(s) URL")
     if cfg.policy.backend != "rule" and not cfg.policy.name_or_path:

@@ -1,8 +1,24 @@
 """The MCP gateway: one MCP server in front of the upstream servers, with Pulse between them.
 
 What a client sees:
-- tools: every upstream's tools exactly as the upstream lists them (name, description, schemas,
-  annotations), plus `pulse_remember`; two upstreams listing one tool name is refused at start;
+- tools: every upstream's tools exactly as the upstream lists them (title, description, schemas,
+  annotations, execution, icons, _meta), plus Pulse's own; an upstream with `prefix` set has its
+  tool, prompt and resource names prefixed (gating and memory use the prefixed name); two upstreams
+  listing one tool name without a prefix is refused at start;
+- resources, resource templates and prompts of every upstream beside Pulse's own, read and got
+  through the upstream that lists them (a resource by URI or template; a URI two upstreams list is
+  served by the first); an upstream that is down is left out of a listing;
+- progress notifications of a relayed call go to the client that made it (its progressToken);
+  cancelling the client's request cancels the upstream's;
+- what an upstream asks during a request (elicitation, roots, sampling): a 2026-07-28 upstream's
+  `InputRequiredResult` goes to a 2026-07-28 client that declared every capability it needs (its
+  retry, carrying the answers and the upstream's request_state, is relayed without being gated
+  again); otherwise the gateway asks a 2025-11-25 client that declared the capability
+  (elicitation/create, roots/list on the call's stream), or declines (`_meta["pulse/declined"]`
+  says why). A 2025-11-25 upstream's own elicitation/roots requests go to the one client with a call
+  to it in flight (declined when there is none, or several: `serial: true` makes it one);
+- a tool whose `execution.taskSupport` is "required" is refused with the reason: the SDK (mcp 2.3)
+  has the task types but dispatches no tasks/* method, so tasks cannot be relayed;
 - a call is relayed to its upstream and the upstream's result comes back unchanged, except that
   * a call the pre-commit gate holds is not relayed: the reply is a tool error (`isError`) whose
     text is the intervention message with the evidence, and `_meta["pulse/evidence"]` lists the
@@ -43,9 +59,10 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from pulse.core.errors import PulseUserError
-from pulse.serve.config import ServeConfig
+from pulse.serve.config import ServeConfig, up_prefix
 from pulse.serve.session import GatewaySession, RememberError, SharedMemory, call_key, item_record
 from pulse.serve.upstream import Upstream, UpstreamDown, describe_error
 
@@ -64,6 +81,8 @@ MAX_NAMED_SESSIONS = 256  # named sessions kept open; the least recently used be
 PROMPT = "pulse_preferences"
 RESOURCE = "pulse://preferences"
 EVIDENCE_META = "pulse/evidence"
+DECLINED_META = "pulse/declined"
+MAX_INPUT_ROUNDS = 8  # rounds of an upstream's input requests the gateway answers for one request
 
 REMEMBER_TOOL = types.Tool(
     name=REMEMBER,
@@ -119,6 +138,12 @@ MEMORIES_TOOL = types.Tool(
     input_schema={"type": "object", "properties": {}},
     annotations=types.ToolAnnotations(read_only_hint=True),
 )
+
+
+def _sdk_version() -> str:
+    from importlib.metadata import version
+
+    return version("mcp")
 
 
 class GatewayError(PulseUserError, RuntimeError):
@@ -186,7 +211,14 @@ class Gateway:
         self.upstreams = [
             Upstream(n, u, cfg.start_timeout_s, cfg.call_timeout_s) for n, u in cfg.upstreams.items()
         ]
-        self.route: dict[str, Upstream] = {}
+        self.route: dict[str, Upstream] = {}  # the name the client sees -> its upstream
+        self.original: dict[str, str] = {}  # the name the client sees -> the upstream's own name
+        self.tool_defs: dict[str, types.Tool] = {}  # the name the client sees -> the upstream's tool
+        self.prompt_route: dict[str, tuple[Upstream, str]] = {}
+        self.uri_route: dict[str, Upstream] = {}
+        self.templates: list[tuple[Upstream, Any]] = []  # (upstream, compiled uri template)
+        self._inflight: dict[str, dict[int, Any]] = {}  # upstream -> calls in flight (request contexts)
+        self._resuming: dict[str, str] = {}  # request_state passed to a client -> the call's key
         self.read_only: set[str] = set()
         self.shared: SharedMemory | None = None
         self.clients: list[_Client] = []  # open sessions (closed as their MCP session ends)
@@ -194,6 +226,11 @@ class Gateway:
         self._stdio: _Client | None = None
         self._new_lock = anyio.Lock()  # one session created at a time per key
         self._tokens: dict[str, tuple[str, int]] = {}  # hold token -> (call_key, memory generation)
+        for up in self.upstreams:
+            up.callbacks = {
+                "elicitation_callback": self._upstream_asks(up, "elicit"),
+                "list_roots_callback": self._upstream_asks(up, "roots"),
+            }
 
     @property
     def session(self) -> GatewaySession | None:
@@ -211,20 +248,21 @@ class Gateway:
                 raise GatewayError(f"upstream {up.name!r}: {up.error}")
         for up in self.upstreams:
             for t in up.tools:
-                if t.name in OWN_TOOLS:
+                name = self.exposed(up, t.name)
+                if name in OWN_TOOLS:
                     raise GatewayError(
-                        f"upstream {up.name!r} lists a tool named {t.name!r}, which the gateway owns"
+                        f"upstream {up.name!r} lists a tool named {name!r}, which the gateway owns"
                     )
-                if t.name in self.route:
+                if name in self.route:
                     raise GatewayError(
-                        f"tool {t.name!r} is listed by upstreams {self.route[t.name].name!r} and "
-                        f"{up.name!r}; serve them through two gateways"
+                        f"tool {name!r} is listed by upstreams {self.route[name].name!r} and "
+                        f"{up.name!r}; give one of them a prefix: upstreams.{up.name}.prefix=true"
                     )
-                self.route[t.name] = up
+                self.route[name], self.original[name], self.tool_defs[name] = up, t.name, t
                 hint = t.annotations.read_only_hint if t.annotations else None
-                if hint or t.name in up.cfg.read_only_tools:
-                    self.read_only.add(t.name)
-        tools = [t for up in self.upstreams for t in up.tools]
+                if hint or t.name in up.cfg.read_only_tools or name in up.cfg.read_only_tools:
+                    self.read_only.add(name)
+        tools = self._tools()
         self.shared = await anyio.to_thread.run_sync(lambda: SharedMemory(self.cfg, tools, self.policy))
         if self.cfg.transport == "stdio":
             self._stdio = await self._open("stdio")
@@ -291,10 +329,22 @@ class Gateway:
             return client
 
     # -- handlers ---------------------------------------------------------------------------------
+    @staticmethod
+    def exposed(up: Upstream, name: str) -> str:
+        """The name a client sees for the upstream's tool, prompt or resource `name` (its prefix)."""
+        return up_prefix(up.name, up.cfg) + name
+
+    def _tools(self) -> list[types.Tool]:
+        """Every upstream's tools as the client sees them: each field as the upstream sent it
+        (title, annotations, outputSchema, execution, icons, _meta), the name prefixed if configured."""
+        out = []
+        for up in self.upstreams:
+            pre = up_prefix(up.name, up.cfg)
+            out.extend(t.model_copy(update={"name": pre + t.name}) if pre else t for t in up.tools)
+        return out
+
     async def list_tools(self, ctx, params) -> types.ListToolsResult:
-        return types.ListToolsResult(
-            tools=[*(t for up in self.upstreams for t in up.tools), REMEMBER_TOOL, FORGET_TOOL, MEMORIES_TOOL]
-        )
+        return types.ListToolsResult(tools=[*self._tools(), REMEMBER_TOOL, FORGET_TOOL, MEMORIES_TOOL])
 
     async def call_tool(self, ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         name = params.name
@@ -310,12 +360,24 @@ class Gateway:
         if up is None:
             served = ", ".join(sorted([*self.route, *OWN_TOOLS]))
             return _error(f"unknown tool {name!r}; this gateway serves: {served}")
+        tool = self.tool_defs.get(name)
+        if tool is not None and tool.execution is not None and tool.execution.task_support == "required":
+            return _error(
+                f"{name!r} must run as an MCP task (its execution.taskSupport is 'required'), and this "
+                f"gateway cannot relay tasks: the MCP Python SDK it is built on (mcp "
+                f"{_sdk_version()}) defines the task types but dispatches no tasks/* method. Call "
+                f"{name!r} on its server directly (upstream {up.name!r}: {up.where})."
+            )
         confirm, token = _confirm_value(args)
+        relayed = args if CONFIRM_ARG in (params.arguments or {}) else params.arguments
+        state = params.request_state
+        if state is not None and self._resuming.pop(state, None) == call_key(name, args):
+            # the client answers what the upstream asked during this call, which the gate passed
+            return await self._relay_call(ctx, client, up, name, args, relayed, params)
         token_ok = False
         if token:  # a hold's token: this very call, memory unchanged since the hold
             assert self.shared is not None
             token_ok = self._tokens.get(token) == (call_key(name, args), self.shared.generation)
-        relayed = args if CONFIRM_ARG in (params.arguments or {}) else params.arguments
         session = client.session
         read_only = name in self.read_only
         try:
@@ -333,16 +395,38 @@ class Gateway:
             return self._held(name, args, gate)
         if gate.action == "confirmed":
             log.info("%s: confirmed by the user, relayed", name)
+        return await self._relay_call(ctx, client, up, name, args, relayed, params)
+
+    async def _relay_call(self, ctx, client: _Client, up: Upstream, name: str, args, relayed, params):
+        """Relay one gated call: progress back to the caller (its progressToken), the upstream's
+        input requests answered by or passed to the client; cancelling the client's request
+        cancels the upstream's (the SDK sends notifications/cancelled on the upstream connection)."""
         from mcp.shared.exceptions import MCPError
 
+        read_only = name in self.read_only
+        original = self.original.get(name, name)
+        session = getattr(ctx, "session", None)
+
+        async def progress(p: float, total: float | None, message: str | None) -> None:
+            if session is not None:
+                await session.report_progress(p, total, message)
+
+        async def send(responses, state):
+            return await up.call_tool(original, relayed, progress, responses, state)
+
+        inflight = self._inflight.setdefault(up.name, {})
+        inflight[id(ctx)] = ctx
         try:
             try:
-                result = await up.call_tool(name, relayed)
-            except UpstreamDown as e:
-                if not (read_only and e.lost):
-                    raise
-                log.info("upstream %s: retrying read-only %s after a restart", up.name, name)
-                result = await up.call_tool(name, relayed)
+                try:
+                    result = await self._interactive(ctx, up, name, send, params)
+                except UpstreamDown as e:
+                    if not (read_only and e.lost):
+                        raise
+                    log.info("upstream %s: retrying read-only %s after a restart", up.name, name)
+                    result = await self._interactive(ctx, up, name, send, params)
+            finally:
+                inflight.pop(id(ctx), None)
         except UpstreamDown as e:
             text = (
                 f"upstream {up.name!r} is unavailable: {e}. The call did not complete; "
@@ -353,6 +437,15 @@ class Gateway:
         except MCPError as e:  # a live upstream's protocol error: the client gets it unchanged
             await self._after(client, name, args, e.message)
             raise
+        if isinstance(result, types.InputRequiredResult):  # the client answers, then sends the call again
+            if result.request_state:
+                if len(self._resuming) > 10_000:
+                    for k in list(self._resuming)[:5_000]:
+                        del self._resuming[k]
+                self._resuming[result.request_state] = call_key(name, args)
+            return result
+        if not isinstance(result, types.CallToolResult):  # a result shape an extension claims
+            return result
         error = "".join(getattr(c, "text", "") for c in result.content) if result.is_error else ""
         notes = await self._after(client, name, args, error)
         if notes:
@@ -363,6 +456,100 @@ class Gateway:
     async def _after(self, client: _Client, name: str, args: dict[str, Any], error: str) -> list[str]:
         async with client.lock:
             return await anyio.to_thread.run_sync(client.session.after_call, name, args, error or "")
+
+    # -- what an upstream asks of the client (elicitation, roots, sampling) ---------------------------
+    async def _interactive(self, ctx, up: Upstream, what: str, send, params):
+        """`send(input_responses, request_state)` until the upstream answers. An upstream's
+        `InputRequiredResult` (2026-07-28) goes to a 2026-07-28 client that can answer every request
+        in it (the client sends the request again with its answers, relayed as they come); otherwise
+        the gateway answers each request itself: forwarded to a handshake-era client that declared
+        the capability, or declined with the reason in `_meta["pulse/declined"]`."""
+        from mcp.shared.exceptions import MCPError
+
+        responses = getattr(params, "input_responses", None)
+        state = getattr(params, "request_state", None)
+        for _ in range(MAX_INPUT_ROUNDS):
+            result = await send(responses, state)
+            if not isinstance(result, types.InputRequiredResult):
+                return result
+            asks = result.input_requests or {}
+            modern = getattr(ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS
+            if modern and all(self._client_can(ctx, r) for r in asks.values()):
+                return result
+            responses = {k: await self._answer(ctx, up, r) for k, r in asks.items()}
+            state = result.request_state
+        raise MCPError(
+            types.INTERNAL_ERROR, f"{what!r}: upstream {up.name!r} asked for input {MAX_INPUT_ROUNDS} times"
+        )
+
+    @staticmethod
+    def _client_can(ctx, req) -> bool:
+        session = getattr(ctx, "session", None)
+        if session is None:
+            return False
+        if isinstance(req, types.ElicitRequest):
+            cap = types.ClientCapabilities(elicitation=types.ElicitationCapability())
+        elif isinstance(req, types.ListRootsRequest):
+            cap = types.ClientCapabilities(roots=types.RootsCapability())
+        else:
+            cap = types.ClientCapabilities(sampling=types.SamplingCapability())
+        return session.check_client_capability(cap)
+
+    async def _answer(self, ctx, up: Upstream, req):
+        """One input request of `up`'s, answered through the client `ctx` came from, or declined."""
+        from mcp.shared.exceptions import MCPError
+        from mcp.shared.message import ServerMessageMetadata
+
+        session = getattr(ctx, "session", None)
+        kind = {types.ElicitRequest: "elicitation", types.ListRootsRequest: "roots"}.get(
+            type(req), "sampling"
+        )
+        if session is not None and self._client_can(ctx, req) and session.can_send_request:
+            result_type = {
+                "elicitation": types.ElicitResult,
+                "roots": types.ListRootsResult,
+                "sampling": types.CreateMessageResult,
+            }[kind]
+            related = ServerMessageMetadata(related_request_id=getattr(ctx, "request_id", None))
+            log.info("upstream %s asks the client for %s", up.name, kind)
+            return await session.send_request(req, result_type, metadata=related)
+        why = (
+            f"the client behind the Pulse gateway does not support {kind}"
+            if session is None or not self._client_can(ctx, req)
+            else f"the client behind the Pulse gateway cannot be asked for {kind} on this connection"
+        )
+        log.info("upstream %s asked for %s: declined (%s)", up.name, kind, why)
+        if kind == "elicitation":
+            return types.ElicitResult(action="decline", _meta={DECLINED_META: why})
+        if kind == "roots":
+            return types.ListRootsResult(roots=[], _meta={DECLINED_META: why})
+        raise MCPError(types.INVALID_REQUEST, f"upstream {up.name!r} asked for {kind}: {why}")
+
+    def _upstream_asks(self, up: Upstream, kind: str):
+        """The callback for a handshake-era upstream's own request (elicitation/create, roots/list):
+        forwarded to the client whose call to `up` is in flight; declined when there is none or when
+        calls of several clients are (over stdio nothing says which call the request belongs to)."""
+
+        async def ask(context, params=None):
+            calls = list(self._inflight.get(up.name, {}).values())
+            conns = {id(getattr(getattr(c, "session", None), "_connection", c)) for c in calls}
+            req = types.ElicitRequest(params=params) if kind == "elicit" else types.ListRootsRequest()
+            if len(conns) == 1:
+                try:
+                    return await self._answer(calls[-1], up, req)
+                except Exception as e:  # the client's error goes back to the upstream as one
+                    return types.ErrorData(code=types.INTERNAL_ERROR, message=describe_error(e))
+            why = (
+                "no call to this upstream is in flight through the Pulse gateway"
+                if not conns
+                else "calls of several clients are in flight through the Pulse gateway (set serial: true)"
+            )
+            log.info("upstream %s asked for %s: declined (%s)", up.name, kind, why)
+            if kind == "elicit":
+                return types.ElicitResult(action="decline", _meta={DECLINED_META: why})
+            return types.ErrorData(code=types.INVALID_REQUEST, message=f"roots unavailable: {why}")
+
+        return ask
 
     def _held(self, name: str, args: dict[str, Any], gate) -> types.CallToolResult:
         assert self.shared is not None
@@ -449,50 +636,134 @@ class Gateway:
             text += f"\nRead as: {read}"
         return types.CallToolResult(content=[_text(text)], structured_content=out)
 
+    # -- prompts and resources: Pulse's own, then every upstream's ------------------------------------
+    async def _each_upstream(self, what: str, fetch) -> list[tuple[Upstream, Any]]:
+        """`fetch(up)` for every upstream; one that is down (or fails) is left out of the listing."""
+        out = []
+        for up in self.upstreams:
+            try:
+                out.append((up, await fetch(up)))
+            except Exception as e:  # the others' listings still come through
+                log.warning("upstream %s: listing %s failed: %s", up.name, what, describe_error(e))
+        return out
+
+    async def _refresh_prompts(self) -> list[types.Prompt]:
+        route: dict[str, tuple[Upstream, str]] = {}
+        prompts = []
+        for up, listed in await self._each_upstream("prompts", lambda u: u.list_prompts()):
+            for p in listed:
+                name = self.exposed(up, p.name)
+                if name == PROMPT or name in route:
+                    log.warning("upstream %s: prompt %r is listed twice; set a prefix", up.name, name)
+                    continue
+                route[name] = (up, p.name)
+                prompts.append(p.model_copy(update={"name": name}) if name != p.name else p)
+        self.prompt_route = route
+        return prompts
+
     async def list_prompts(self, ctx, params) -> types.ListPromptsResult:
-        return types.ListPromptsResult(
-            prompts=[
-                types.Prompt(
-                    name=PROMPT, description="The user's current preferences from Pulse's long-term memory"
-                )
-            ]
+        own = types.Prompt(
+            name=PROMPT, description="The user's current preferences from Pulse's long-term memory"
         )
+        return types.ListPromptsResult(prompts=[own, *await self._refresh_prompts()])
 
     async def get_prompt(self, ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         from mcp.shared.exceptions import MCPError
 
-        if params.name != PROMPT:
-            raise MCPError(
-                types.INVALID_PARAMS, f"unknown prompt {params.name!r}; this gateway has {PROMPT!r}"
+        if params.name == PROMPT:
+            text = await self._preferences()
+            return types.GetPromptResult(
+                description="The user's current preferences",
+                messages=[types.PromptMessage(role="user", content=_text(text))],
             )
-        text = await self._preferences()
-        return types.GetPromptResult(
-            description="The user's current preferences",
-            messages=[types.PromptMessage(role="user", content=_text(text))],
-        )
+        if params.name not in self.prompt_route:
+            await self._refresh_prompts()
+        if params.name not in self.prompt_route:
+            have = ", ".join(sorted([PROMPT, *self.prompt_route]))
+            raise MCPError(types.INVALID_PARAMS, f"unknown prompt {params.name!r}; this gateway has {have}")
+        up, original = self.prompt_route[params.name]
+
+        async def send(responses, state):
+            return await up.request(
+                original,
+                lambda s: s.get_prompt(
+                    original,
+                    params.arguments,
+                    input_responses=responses,
+                    request_state=state,
+                    allow_input_required=True,
+                ),
+            )
+
+        return await self._upstream_read(ctx, up, original, send, params)
+
+    async def _upstream_read(self, ctx, up: Upstream, what: str, send, params):
+        from mcp.shared.exceptions import MCPError
+
+        try:
+            return await self._interactive(ctx, up, what, send, params)
+        except UpstreamDown as e:
+            raise MCPError(types.INTERNAL_ERROR, f"upstream {up.name!r} is unavailable: {e}") from None
+
+    async def _refresh_resources(self) -> tuple[list[types.Resource], list[types.ResourceTemplate]]:
+        from mcp.shared.uri_template import UriTemplate
+
+        routes: dict[str, Upstream] = {}
+        resources, templates, compiled = [], [], []
+        for up, (listed, tpls) in await self._each_upstream("resources", lambda u: u.list_resources()):
+            pre = up_prefix(up.name, up.cfg)
+            for r in listed:
+                uri = str(r.uri)
+                if uri in (RESOURCE, MEMORIES_RESOURCE) or uri in routes:
+                    log.warning("upstream %s: resource %s is listed twice; the first is served", up.name, uri)
+                    continue
+                routes[uri] = up
+                resources.append(r.model_copy(update={"name": pre + r.name}) if pre else r)
+            for t in tpls:
+                templates.append(t.model_copy(update={"name": pre + t.name}) if pre else t)
+                try:
+                    compiled.append((up, UriTemplate.parse(t.uri_template)))
+                except Exception as e:  # a template the SDK cannot parse is listed but never matched
+                    log.warning("upstream %s: template %r: %s", up.name, t.uri_template, describe_error(e))
+        self.uri_route, self.templates = routes, compiled
+        return resources, templates
 
     async def list_resources(self, ctx, params) -> types.ListResourcesResult:
-        return types.ListResourcesResult(
-            resources=[
-                types.Resource(
-                    name="preferences",
-                    uri=RESOURCE,
-                    mime_type="text/plain",
-                    description="The user's current preferences from Pulse's long-term memory",
-                ),
-                types.Resource(
-                    name="memories",
-                    uri=MEMORIES_RESOURCE,
-                    mime_type="application/json",
-                    description="Everything Pulse remembers about the user, with ids (for pulse_forget)",
-                ),
-            ]
-        )
+        own = [
+            types.Resource(
+                name="preferences",
+                uri=RESOURCE,
+                mime_type="text/plain",
+                description="The user's current preferences from Pulse's long-term memory",
+            ),
+            types.Resource(
+                name="memories",
+                uri=MEMORIES_RESOURCE,
+                mime_type="application/json",
+                description="Everything Pulse remembers about the user, with ids (for pulse_forget)",
+            ),
+        ]
+        resources, _ = await self._refresh_resources()
+        return types.ListResourcesResult(resources=[*own, *resources])
+
+    async def list_resource_templates(self, ctx, params) -> types.ListResourceTemplatesResult:
+        _, templates = await self._refresh_resources()
+        return types.ListResourceTemplatesResult(resource_templates=templates)
+
+    def _resource_upstream(self, uri: str) -> Upstream | None:
+        up = self.uri_route.get(uri)
+        if up is not None:
+            return up
+        for up, tpl in self.templates:
+            if tpl.match(uri) is not None:
+                return up
+        return None
 
     async def read_resource(self, ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         from mcp.shared.exceptions import MCPError
 
-        if str(params.uri) == MEMORIES_RESOURCE:
+        uri = str(params.uri)
+        if uri == MEMORIES_RESOURCE:
             assert self.shared is not None
             items = await anyio.to_thread.run_sync(self.shared.memories)
             return types.ReadResourceResult(
@@ -502,15 +773,31 @@ class Gateway:
                     )
                 ]
             )
-        if str(params.uri) != RESOURCE:
+        if uri == RESOURCE:
+            text = await self._preferences()
+            return types.ReadResourceResult(
+                contents=[types.TextResourceContents(uri=RESOURCE, mime_type="text/plain", text=text)]
+            )
+        up = self._resource_upstream(uri)
+        if up is None:
+            await self._refresh_resources()
+            up = self._resource_upstream(uri)
+        if up is None:
             raise MCPError(
                 types.INVALID_PARAMS,
-                f"unknown resource {params.uri!r}; this gateway has {RESOURCE!r}, {MEMORIES_RESOURCE!r}",
+                f"unknown resource {uri!r}: no upstream lists it or a template matching it "
+                f"(Pulse's own: {RESOURCE!r}, {MEMORIES_RESOURCE!r})",
             )
-        text = await self._preferences()
-        return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=RESOURCE, mime_type="text/plain", text=text)]
-        )
+
+        async def send(responses, state):
+            return await up.request(
+                uri,
+                lambda s: s.read_resource(
+                    uri, input_responses=responses, request_state=state, allow_input_required=True
+                ),
+            )
+
+        return await self._upstream_read(ctx, up, uri, send, params)
 
     async def _preferences(self) -> str:
         assert self.shared is not None
@@ -533,6 +820,7 @@ class Gateway:
             on_list_prompts=self.list_prompts,
             on_get_prompt=self.get_prompt,
             on_list_resources=self.list_resources,
+            on_list_resource_templates=self.list_resource_templates,
             on_read_resource=self.read_resource,
         )
 

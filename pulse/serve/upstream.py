@@ -75,6 +75,9 @@ class Upstream:
         self._restarting = False
         # one call at a time where the upstream needs it (`serial`); MCP multiplexes otherwise
         self._serial = anyio.Lock() if cfg.serial else None
+        # the upstream's own requests to its client (handshake-era upstreams ask for elicitation,
+        # roots and sampling this way): set by the gateway, which forwards them to its client
+        self.callbacks: dict[str, Any] = {}
 
     @property
     def where(self) -> str:
@@ -95,7 +98,9 @@ class Upstream:
             try:
                 # one scope for the connection's whole life: its deadline bounds the start only
                 with anyio.CancelScope(deadline=anyio.current_time() + self.start_timeout_s) as scope:
-                    async with Client(_target(self.cfg), cache=None) as client:
+                    async with Client(
+                        _target(self.cfg), cache=None, mode=self.cfg.mode, **self.callbacks
+                    ) as client:
                         self.tools = list((await client.list_tools()).tools)
                         scope.deadline = math.inf
                         self.client, self.error, connected = client, "", True
@@ -149,21 +154,79 @@ class Upstream:
         return self.client
 
     # -- requests ---------------------------------------------------------------------------------
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
-        """The upstream's result as it sent it; MCPError from a live upstream propagates unchanged;
-        a lost connection is `UpstreamDown` (the next call restarts the upstream)."""
+    async def request(self, what: str, send) -> Any:
+        """`await send(client.session)` under the call timeout (and `serial`): the upstream's answer
+        as it sent it; MCPError from a live upstream propagates unchanged; a lost connection is
+        `UpstreamDown` (the next request restarts the upstream)."""
         client = await self._connected()
         try:
             with anyio.fail_after(self.call_timeout_s):
                 if self._serial is None:
-                    return await client.session.call_tool(name, arguments)
+                    return await send(client.session)
                 async with self._serial:
-                    return await client.session.call_tool(name, arguments)
+                    return await send(client.session)
         except TimeoutError:
-            raise UpstreamDown(f"no answer to {name!r} within {self.call_timeout_s:g} s") from None
+            raise UpstreamDown(f"no answer to {what!r} within {self.call_timeout_s:g} s") from None
         except Exception as e:
             if _connection_lost(e):
-                why = f"the connection was lost during {name!r} ({describe_error(e)})"
+                why = f"the connection was lost during {what!r} ({describe_error(e)})"
                 self.mark_down(why)
                 raise UpstreamDown(why, lost=True) from None
             raise
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        progress=None,
+        input_responses=None,
+        request_state: str | None = None,
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """The upstream's result as it sent it: a `CallToolResult`, or (2026-07-28 upstreams) an
+        `InputRequiredResult` asking for elicitation, roots or sampling before it can finish."""
+        return await self.request(
+            name,
+            lambda s: s.call_tool(
+                name,
+                arguments,
+                progress_callback=progress,
+                input_responses=input_responses,
+                request_state=request_state,
+                allow_input_required=True,
+                allow_claimed=True,
+            ),
+        )
+
+    def _capable(self, what: str) -> bool:
+        caps = self.client.session.server_capabilities if self.client is not None else None
+        return caps is not None and getattr(caps, what, None) is not None
+
+    async def list_resources(self) -> tuple[list[types.Resource], list[types.ResourceTemplate]]:
+        """Every resource and template the upstream lists (all pages); none if it has no resources."""
+        await self._connected()
+        if not self._capable("resources"):
+            return [], []
+        res = await self._pages("resources/list", lambda s, p: s.list_resources(params=p), "resources")
+        tpl = await self._pages(
+            "resources/templates/list", lambda s, p: s.list_resource_templates(params=p), "resource_templates"
+        )
+        return res, tpl
+
+    async def list_prompts(self) -> list[types.Prompt]:
+        await self._connected()
+        if not self._capable("prompts"):
+            return []
+        return await self._pages("prompts/list", lambda s, p: s.list_prompts(params=p), "prompts")
+
+    async def _pages(self, what: str, send, field_name: str) -> list[Any]:
+        out: list[Any] = []
+        cursor = None
+        for _ in range(100):  # a paginator that never ends cannot hang a listing
+            page = await self.request(
+                what, lambda s, c=cursor: send(s, types.PaginatedRequestParams(cursor=c))
+            )
+            out.extend(getattr(page, field_name))
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return out
