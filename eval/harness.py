@@ -45,7 +45,7 @@ from eval.registry import AGENTS, BENCHMARKS, METHODS
 from eval.suites.schema import SimTask
 from pulse.agent.runtime import AgentStats
 from pulse.reading import make_reader
-from pulse.trace.record import traced  # PULSE_TRACE=1: a `trace` field per row (pulse trace)
+from pulse.trace.record import note_outcome, traced  # PULSE_TRACE=1: a `trace` field per row (pulse trace)
 from pulse.utils.atomic import atomic_write_text
 from pulse.utils.manifest import write_manifest
 
@@ -363,6 +363,7 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
                         row,
                     )
                     outcome = agent.run(task, env, session, cfg.seed, bench)
+                    note_outcome(row, outcome)  # the traced row's intervention verdicts (pulse trace)
                     stats = getattr(session, "stats", AgentStats())
                     row.update(
                         status="ok", **_score_fields(bench, task, env, outcome), **_counters(outcome, stats)

@@ -22,26 +22,21 @@ from pulse.cli.support import CONFIG_DIR, known_errors, report_and_exit
 def _run(cfg) -> Path:
     from pulse.config.schema import to_typed
     from pulse.trace.config import TraceConfig
-    from pulse.trace.html import render
-    from pulse.trace.load import TraceError, load
-    from pulse.utils.atomic import atomic_write_text
+    from pulse.trace.html import write_page
+    from pulse.trace.load import TraceError
 
     typed = to_typed(cfg, TraceConfig)
     if not typed.runs:
         raise TraceError("give a run directory: pulse trace RUN_DIR [RUN_DIR ...] (or runs=[...])")
-    data = load(list(typed.runs), typed.max_episodes)
     first = Path(typed.runs[0])
     out = Path(typed.out) if typed.out else (first if len(typed.runs) == 1 else first.parent) / "trace.html"
-    title = typed.title or "Pulse trace: " + ", ".join(
-        sorted({f"{r['method']} / {r['benchmark']}" for r in data["runs"]})
-    )
-    atomic_write_text(out, render(data, title))
-    n_traced = sum(e["traced"] for e in data["episodes"])
+    w = write_page(list(typed.runs), out, typed.title, typed.max_episodes, typed.lazy, typed.inline_mb)
+    where = f"; episode details in {w['lazy']}/ ({w['chunks']} files, loaded on demand)" if w["lazy"] else ""
     print(
-        f"pulse trace: {out} ({len(data['runs'])} run(s), {len(data['episodes'])} episodes, "
-        f"{n_traced} with a timeline)"
+        f"pulse trace: {out} ({w['runs']} run(s), {w['episodes']} episodes, {w['traced']} with a timeline; "
+        f"page {w['page_bytes'] / 1e6:.2f} MB{where})"
     )
-    if n_traced == 0:
+    if w["traced"] == 0:
         print(
             "pulse trace: no episode has a timeline; record one with PULSE_TRACE=1 pulse eval ...",
             file=sys.stderr,
@@ -49,14 +44,37 @@ def _run(cfg) -> Path:
     return out
 
 
+KEYS = ("runs", "out", "title", "max_episodes", "lazy", "inline_mb")
+
+
+def _quote(v: str) -> str:
+    return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _is_override(a: str) -> bool:
+    """`key=value` for a key of configs/trace.yaml (or a hydra `+`/`~`/`hydra.` override); any other
+    argument (`outputs/runs/seed=0`, an existing path) is a run directory."""
+    if a.startswith("-") or "=" not in a or Path(a).exists():
+        return False
+    key = a.split("=", 1)[0]
+    return key in KEYS or key.startswith(("+", "~", "hydra"))
+
+
 def _positional_to_overrides(argv: list[str]) -> list[str]:
-    """`pulse trace A B k=v` -> `runs=[A,B] k=v` (hydra takes only key=value overrides)."""
-    paths = [a for a in argv if "=" not in a and not a.startswith("-")]
-    rest = [a for a in argv if a not in paths]
+    """`pulse trace A B k=v` -> `runs=[A,B] k=v` (hydra takes only key=value overrides); paths are
+    quoted, so a path holding `=`, `,` or spaces works, also as `out=`."""
+    paths = [a for a in argv if not _is_override(a) and not a.startswith("-")]
+    rest = []
+    for a in argv:
+        if a in paths:
+            continue
+        key, _, value = a.partition("=")
+        if key == "out" and value and not value.startswith(("'", '"')):
+            a = f"out={_quote(value)}"
+        rest.append(a)
     if not paths:
         return rest
-    quoted = ",".join("'" + p.replace("\\", "\\\\").replace("'", "\\'") + "'" for p in paths)
-    return [f"runs=[{quoted}]", *rest]
+    return [f"runs=[{','.join(_quote(p) for p in paths)}]", *rest]
 
 
 def main() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pulse.config.schema import knob
 
@@ -17,3 +18,7 @@ class TraceConfig:
     title: str = ""
     # episodes read per run (0 = all)
     max_episodes: int = knob(0, ge=0)
+    # episode details: auto = in the page up to inline_mb, else in <page stem>_episodes/ loaded on
+    # demand; always | never
+    lazy: Literal["auto", "always", "never"] = "auto"
+    inline_mb: float = knob(4.0, ge=0.0)
