@@ -218,7 +218,8 @@ class Gateway:
         self.uri_route: dict[str, Upstream] = {}
         self.templates: list[tuple[Upstream, Any]] = []  # (upstream, compiled uri template)
         self._inflight: dict[str, dict[int, Any]] = {}  # upstream -> calls in flight (request contexts)
-        self._resuming: dict[str, str] = {}  # request_state passed to a client -> the call's key
+        # request_state passed to a client -> (its session, the call's key): its retry is not re-gated
+        self._resuming: dict[str, tuple[int, str]] = {}
         self.read_only: set[str] = set()
         self.shared: SharedMemory | None = None
         self.clients: list[_Client] = []  # open sessions (closed as their MCP session ends)
@@ -371,7 +372,7 @@ class Gateway:
         confirm, token = _confirm_value(args)
         relayed = args if CONFIRM_ARG in (params.arguments or {}) else params.arguments
         state = params.request_state
-        if state is not None and self._resuming.pop(state, None) == call_key(name, args):
+        if state is not None and self._resuming.pop(state, None) == (id(client), call_key(name, args)):
             # the client answers what the upstream asked during this call, which the gate passed
             return await self._relay_call(ctx, client, up, name, args, relayed, params)
         token_ok = False
@@ -442,7 +443,7 @@ class Gateway:
                 if len(self._resuming) > 10_000:
                     for k in list(self._resuming)[:5_000]:
                         del self._resuming[k]
-                self._resuming[result.request_state] = call_key(name, args)
+                self._resuming[result.request_state] = (id(client), call_key(name, args))
             return result
         if not isinstance(result, types.CallToolResult):  # a result shape an extension claims
             return result

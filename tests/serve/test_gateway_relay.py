@@ -214,3 +214,51 @@ def test_prefixes_let_two_upstreams_with_the_same_names_share_one_gateway_and_me
     }
     assert not ok.is_error and json.loads(text(ok))["tag"] == "a"  # relayed under the upstream's own name
     assert [m["tool"] for m in listed.structured_content["memories"]] == ["docs_write_note"]
+
+
+def test_over_streamable_http_progress_elicitation_and_resources_pass_through(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = gateway(tmp_path / "mem", *upstream("a"), "transport=http", f"port={port}")
+    proc = subprocess.Popen(
+        [cmd.command, *cmd.args], cwd=REPO, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read()[-2000:]
+                time.sleep(0.2)
+
+        async def elicit(ctx, params):
+            return types.ElicitResult(action="accept", content={"colour": "ochre"})
+
+        async def session(mode):
+            seen = []
+
+            async def progress(p, total, message):
+                seen.append(p)
+
+            url = f"http://127.0.0.1:{port}/mcp"
+            async with Client(url, cache=None, mode=mode, elicitation_callback=elicit) as c:
+                counted = await c.call_tool("count", {"steps": 2}, progress_callback=progress)
+                asked = json.loads(text(await c.call_tool("ask_colour", {})))
+                readme = await c.read_resource("relay://a/readme")
+                return text(counted), seen, asked["content"], readme.contents[0].text
+
+        for mode in ("auto", "legacy"):
+            assert anyio.run(session, mode) == (
+                "counted to 2",
+                [1.0, 2.0],
+                {"colour": "ochre"},
+                "readme of upstream a",
+            ), mode
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
