@@ -134,7 +134,10 @@ def check(cfg: ServeConfig) -> ServeConfig:
             raise ConfigError(f"config key '{key}': set exactly one of 'command' (stdio) or 'url' (http)")
         pre = up_prefix(name, up)
         if pre and not all(c.isalnum() or c in "_-./" for c in pre):
-            raise ConfigError(f"config key '{key}.prefix': {pre!r} holds characters a tool name cannot")
+            raise ConfigError(
+                f"config key '{key}.prefix': {up.prefix!r} holds characters a tool name cannot "
+                f"(letters, digits, _ - . /)"
+            )
         if up.url and not up.url.startswith(("http://", "https://")):
             raise ConfigError(f"config key '{key}.url': {up.url!r} is not an http(s) URL")
     if cfg.policy.backend != "rule" and not cfg.policy.name_or_path:

@@ -294,6 +294,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
         (["user_id=a", "+upstreams.r.args=[a,--db=x]"], "upstreams.r.args"),
         (["user_id=a", "upstreams.r.command=x"], "+upstreams.r.command=x"),
         (["user_id=a", "+upstreams.r.comand=x"], "did you mean 'command'"),
+        (["user_id=a", "memory.root=/m", "+upstreams.r.command=x", "+upstreams.r.prefix=a:b"], "'a:b'"),
     ],
 )
 def test_a_config_typo_exits_2_with_one_line(args, needle):
