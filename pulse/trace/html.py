@@ -81,7 +81,7 @@ function h(tag, attrs, ...kids) {
   for (const [k, v] of Object.entries(attrs || {})) {
     if (k === 'class') e.className = v; else if (k.startsWith('on')) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
   }
-  for (const c of kids.flat()) if (c !== null && c !== undefined && c !== false) e.append(c instanceof Node ? c : String(c));
+  for (const c of kids.flat(Infinity)) if (c !== null && c !== undefined && c !== false) e.append(c instanceof Node ? c : String(c));
   return e;
 }
 const fmt = v => v === null || v === undefined ? 'n/a' : (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(3)) : String(v));
@@ -147,7 +147,7 @@ function cpLink(e, id) {
   const k = (e.checkpoints || []).find(c => c.id === id) || {id: id};
   return h('a', {class: 'cp chip fail', href: '#', title: id, 'data-step': k.step === undefined ? '' : k.step,
     onclick: ev => { ev.preventDefault(); if (k.step !== undefined) { S.key = e.key; S.step = k.step; go(); } }},
-    '\u2717 ' + (k.slot ? k.slot + '=' + k.expected : id) + (k.step !== undefined ? ' \u2192 step ' + k.step : ''));
+    '\u2717 ' + (k.slot ? k.slot + '=' + k.expected + (k.stage ? ' (' + k.stage + ', ' + k.source + ')' : '') : id) + (k.step !== undefined ? ' \u2192 step ' + k.step : ''));
 }
 function pulseBox(e, t) {
   const g = t.gate, d = t.decision, action = (g || d).action;
@@ -187,7 +187,7 @@ function card(e) {
     e.error ? h('div', {class: 'err'}, e.error) : null);
   if (e.request) c.append(h('div', {class: 'req'}, h('b', {}, 'Request: '), e.request));
   if (e.checkpoints && e.checkpoints.length) c.append(h('div', {class: 'checkpoints'}, 'Checkpoints: ',
-    e.checkpoints.map(k => !k.passed && k.step !== undefined ? [cpChip(k), cpLink(e, k.id)] : cpChip(k))));
+    e.checkpoints.map(k => !k.passed && k.step !== undefined ? cpLink(e, k.id) : cpChip(k))));
   if (!e.traced) { c.append(h('p', {class: 'muted'}, 'No timeline: this run was recorded without PULSE_TRACE=1.')); return c; }
   if (e.initial) c.append(h('details', {}, h('summary', {}, 'Delivered with the request: ' + e.initial.items.length + ' item(s)'), h('pre', {}, e.initial.message), itemsTable(e, e.initial.items, false)));
   if (e.not_taken && e.not_taken.length) c.append(h('details', {}, h('summary', {}, 'Delivered but never taken by the task agent: ' + e.not_taken.length), e.not_taken.map(dl => deliveryBox(e, dl))));
@@ -219,7 +219,7 @@ function detail() {
   if (!S.compare) d.replaceChildren(card(full(e)));
   else d.replaceChildren(h('div', {class: 'muted'}, 'Side by side: ' + e.task_id + ' in ' + eps.length + ' run(s)'), h('div', {class: 'cols'}, eps.map(x => card(full(x)))));
   const at = S.step !== null ? document.getElementById('step-' + e.run + '-' + S.step) : null;
-  if (at && at.scrollIntoView) at.scrollIntoView({block: 'center'});
+  if (at && at.scrollIntoView) at.scrollIntoView({block: 'start'});
   document.body.setAttribute('data-detail', S.key);
 }
 function go() {
