@@ -369,26 +369,29 @@ def write_page(
     if lazy not in ("auto", "always", "never"):
         raise ValueError(f"lazy={lazy!r}: expected auto, always or never")
     base = out.parent
+    folder = out.with_name(out.stem + "_episodes")
+    if folder.is_dir() and all(f.suffix == ".js" for f in folder.iterdir()):
+        shutil.rmtree(folder)  # an earlier page's chunks (nothing but .js files)
     p = Pages()
-    roots: list[tuple[str, str]] = []
+    roots: list[tuple[str, str]] = [(str(base.resolve()), ""), (str(Path.cwd().resolve()), "")]
+    is_lazy, flushed, n_chunks = lazy == "always", 0, 0
     for i, run_dir in enumerate(find_runs(paths)):
         run, eps = load_run(run_dir, i, max_episodes, base)
         p.add_run(run, eps)
         roots.append((str(run_dir.resolve()), run["dir"] + "/"))
-    roots += [(str(base.resolve()), ""), (str(Path.cwd().resolve()), "")]
-    roots = sorted({r for r in roots if r[0] not in ("/", "")}, key=lambda r: -len(r[0]))
+        roots = sorted({r for r in roots if r[0] not in ("/", "")}, key=lambda r: -len(r[0]))
+        is_lazy = is_lazy or (lazy == "auto" and flushed + p.detail_bytes > inline_mb * 1e6)
+        if is_lazy:  # written as they come: a large set is never held in memory whole
+            folder.mkdir(parents=True, exist_ok=True)
+            os.chmod(folder, 0o755)
+            for cid, body in p.chunks.items():
+                _write(folder / f"{cid}.js", f"PulseTrace.chunk({json.dumps(cid)},{_scrub(body, roots)});\n")
+            flushed += p.detail_bytes
+            n_chunks += len(p.chunks)
+            p.chunks.clear()
     title = title or "Pulse trace: " + ", ".join(
         sorted({f"{r['method']} / {r['benchmark']}" for r in p.runs})
     )
-    is_lazy = lazy == "always" or (lazy == "auto" and p.detail_bytes > inline_mb * 1e6)
-    folder = out.with_name(out.stem + "_episodes")
-    if folder.is_dir() and all(f.suffix == ".js" for f in folder.iterdir()):
-        shutil.rmtree(folder)  # an earlier page's chunks (nothing but .js files)
-    if is_lazy:
-        folder.mkdir(parents=True, exist_ok=True)
-        os.chmod(folder, 0o755)
-        for cid, body in p.chunks.items():
-            _write(folder / f"{cid}.js", f"PulseTrace.chunk({json.dumps(cid)},{_scrub(body, roots)});\n")
     text = page_html(p.runs, p.index, title, None if is_lazy else p.chunks, folder.name if is_lazy else "")
     _write(out, _scrub(text, roots))
     return {
@@ -397,7 +400,7 @@ def write_page(
         "episodes": len(p.index),
         "traced": sum(e["traced"] for e in p.index),
         "page_bytes": out.stat().st_size,
-        "detail_bytes": p.detail_bytes,
+        "detail_bytes": flushed + p.detail_bytes,
         "lazy": folder if is_lazy else None,
-        "chunks": len(p.chunks),
+        "chunks": n_chunks + len(p.chunks),
     }
