@@ -36,6 +36,7 @@ the session or the agent do.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import asdict
 from typing import Any
 
@@ -112,6 +113,33 @@ def prompt_text(messages: Any) -> str:
     return "\n\n".join(f"[{m.get('role', '')}]\n{m.get('content', '')}" for m in messages)
 
 
+_local = threading.local()  # .recorder: the traced session of this thread, for memory-side LLM calls
+_install_lock = threading.Lock()
+
+
+def _install(llm: Any) -> bool:
+    """Make `llm` (a run's memory-side LLM, eval/methods/memory_llm.py, shared by every chain of the
+    run) report each call's prompt and raw text to the traced session of the calling thread; calls
+    outside a traced session (the seed build) report nothing. False where it has no `_complete`."""
+    with _install_lock:
+        if getattr(llm, "_pulse_trace_recording", False):
+            return True
+        complete = getattr(llm, "_complete", None)
+        if not callable(complete):
+            return False
+
+        def recording(purpose, system, user, standin):
+            out = complete(purpose, system, user, standin)
+            rec = getattr(_local, "recorder", None)
+            if rec is not None:
+                rec(purpose, system, user, out[1])
+            return out
+
+        llm._complete = recording
+        llm._pulse_trace_recording = True
+        return True
+
+
 class _RecordingMemory:
     """A memory whose `retrieve` also reports each query and its scored items; the rest delegates."""
 
@@ -156,37 +184,17 @@ class TracingSession:
         self._retrievals: list[dict[str, Any]] = []
         self._policy: list[dict[str, Any]] = []
         self._items: dict[str, dict[str, Any]] = {}
-        self._llm: Any = None
+        self._llm = False
         from pulse.agent.runtime import PulseAgent
 
         if isinstance(inner, PulseAgent):
             inner.memory = _RecordingMemory(inner.memory, self._on_retrieve)
             inner.policy = _RecordingPolicy(inner.policy, self._on_policy)
         else:  # a text method: its memory-side LLM calls (eval/methods/text_method.py Accountant)
-            acct = getattr(getattr(inner, "chain", None), "acct", None)
-            llm = getattr(acct, "llm", None)
-            if llm is not None and callable(getattr(llm, "_complete", None)):
-                self._llm = llm
-                complete = llm._complete
-
-                def recording(purpose, system, user, standin):
-                    out = complete(purpose, system, user, standin)
-                    self._policy.append(
-                        {
-                            "step": self._step(),
-                            "purpose": purpose,
-                            "prompt": cap(
-                                prompt_text(
-                                    [{"role": "system", "content": system}, {"role": "user", "content": user}]
-                                ),
-                                PROMPT_CAP,
-                            ),
-                            "output": cap(out[1], OUTPUT_CAP),
-                        }
-                    )
-                    return out
-
-                llm._complete = recording  # this task's calls only: removed at end()
+            llm = getattr(getattr(getattr(inner, "chain", None), "acct", None), "llm", None)
+            if llm is not None and _install(llm):
+                _local.recorder = self._on_llm  # this thread's session (a chain runs on one thread)
+                self._llm = True
 
     def __getattr__(self, name: str) -> Any:  # stats, config, ... of the wrapped session
         return getattr(self._inner, name)
@@ -251,9 +259,9 @@ class TracingSession:
         try:
             stats = self._inner.end(*args, **kwargs)
         finally:
-            if self._llm is not None:
-                self._llm.__dict__.pop("_complete", None)
-                self._llm = None
+            if self._llm and getattr(_local, "recorder", None) == self._on_llm:
+                _local.recorder = None
+            self._llm = False
         self._row["trace"] = self._build(stats)
         return stats
 
@@ -273,6 +281,17 @@ class TracingSession:
                     {"id": i, "score": round(float(s.score), 4), "reason": s.reason}
                     for i, s in zip(self._ids([s.item for s in scored]), scored)
                 ],
+            }
+        )
+
+    def _on_llm(self, purpose: str, system: str, user: str, text: str) -> None:
+        prompt = prompt_text([{"role": "system", "content": system}, {"role": "user", "content": user}])
+        self._policy.append(
+            {
+                "step": self._step(),
+                "purpose": purpose,
+                "prompt": cap(prompt, PROMPT_CAP),
+                "output": cap(text, OUTPUT_CAP),
             }
         )
 
