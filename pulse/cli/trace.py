@@ -13,6 +13,7 @@ line for a path that is not a run directory or a malformed row.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -44,20 +45,17 @@ def _run(cfg) -> Path:
     return out
 
 
-KEYS = ("runs", "out", "title", "max_episodes", "lazy", "inline_mb")
-
-
 def _quote(v: str) -> str:
     return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _is_override(a: str) -> bool:
-    """`key=value` for a key of configs/trace.yaml (or a hydra `+`/`~`/`hydra.` override); any other
-    argument (`outputs/runs/seed=0`, an existing path) is a run directory."""
+    """`key=value` whose key is a config key (a dotted name, or a hydra `+`/`~` override: a typo
+    is refused by the config check, exit 2); an existing path, or one whose part before `=` is not a
+    name (`outputs/runs/seed=0`), is a run directory."""
     if a.startswith("-") or "=" not in a or Path(a).exists():
         return False
-    key = a.split("=", 1)[0]
-    return key in KEYS or key.startswith(("+", "~", "hydra"))
+    return re.fullmatch(r"[+~]{0,2}[A-Za-z_][\w.]*", a.split("=", 1)[0]) is not None
 
 
 def _positional_to_overrides(argv: list[str]) -> list[str]:
@@ -78,8 +76,18 @@ def _positional_to_overrides(argv: list[str]) -> list[str]:
 
 
 def main() -> None:
+    from dataclasses import fields
+
     import hydra
 
+    from pulse.trace.config import TraceConfig
+
+    keys = [f.name for f in fields(TraceConfig)]
+    for a in sys.argv[1:]:
+        key = a.split("=", 1)[0].lstrip("+~").split(".", 1)[0]
+        if _is_override(a) and key not in keys and key != "hydra":
+            print(f"pulse trace: unknown key {key!r} (keys: {', '.join(keys)})", file=sys.stderr)
+            sys.exit(2)
     sys.argv = [sys.argv[0], *_positional_to_overrides(sys.argv[1:])]
 
     @hydra.main(config_path=str(CONFIG_DIR), config_name="trace", version_base="1.3")

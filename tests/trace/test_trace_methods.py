@@ -149,6 +149,13 @@ def test_cli_takes_run_paths_with_equals_signs(runs, tmp_path):
     assert r.returncode == 0, r.stderr
     assert out.is_file() and (out.parent / "t_episodes").is_dir() and "loaded on demand" in r.stdout
     assert "../runs/seed=0" in out.read_text() and str(tmp_path) not in out.read_text()
+    r = subprocess.run(
+        [sys.executable, "-m", "pulse.cli.trace", str(run), "titel=x"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 2 and "unknown key 'titel'" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_a_run_set_page_stays_small(runs, tmp_path):
