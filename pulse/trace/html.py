@@ -16,9 +16,9 @@ what was delivered with the request, and the timeline: each event with the memor
 the policy's prompt and raw output, the retrieval with each item's reason, the gate's message and
 the held call's verdict (correct / wrong / misled), every method's deliveries the task agent took
 (supplements, reminders, injected banks; a transient reminder is marked as context of the next call
-only) and what the task agent did next). "Side by side" shows every run's episode of the same task in
-columns (e.g. pulse vs none). The URL fragment holds the view (`#ep=<run>:<task>` or
-`#compare=<run>:<task>`, then `&only=1` for the memory actions only, `&method=`, `&persona=`,
+only) and what the task agent did next). "Side by side" shows every run's episode of the same task
+and seed in columns (e.g. pulse vs none; the method filter applies). The URL fragment holds the view
+(`#ep=<run>:<task>` or `#compare=<run>:<task>`, then `&only=1` for the memory actions only, `&method=`, `&persona=`,
 `&bench=`, `&show=wrong|misled|failed|error`, `&step=N`), so a link or a headless screenshot opens a
 given view. All data reach the page through `textContent`, never as markup, so tool outputs cannot
 inject HTML.
@@ -211,7 +211,7 @@ function detail() {
   const d = document.getElementById('detail');
   const e = D.episodes.find(x => x.key === S.key);
   if (!e) { d.replaceChildren(h('p', {class: 'muted'}, 'Select an episode.')); return; }
-  const eps = S.compare ? D.episodes.filter(x => x.task_id === e.task_id && x.benchmark === e.benchmark && (!S.persona || x.persona === S.persona)
+  const eps = S.compare ? D.episodes.filter(x => x.task_id === e.task_id && x.benchmark === e.benchmark && x.seed === e.seed && (!S.persona || x.persona === S.persona)
     && (!S.method || x.method === S.method || x.key === e.key)) : [e];
   const bad = eps.filter(x => BAD[x.chunk]);
   if (bad.length) { d.replaceChildren(h('p', {class: 'err'}, 'Could not load ' + BAD[bad[0].chunk] + ': keep the folder ' + D.lazy + '/ next to this page.')); return; }
