@@ -218,6 +218,7 @@ class Gateway:
         self.uri_route: dict[str, Upstream] = {}
         self.templates: list[tuple[Upstream, Any]] = []  # (upstream, compiled uri template)
         self._inflight: dict[str, dict[int, Any]] = {}  # upstream -> calls in flight (request contexts)
+        self._stdio_ctx: Any = None  # the stdio client's latest request (its connection asks for roots)
         # request_state passed to a client -> (its session, the call's key): its retry is not re-gated
         self._resuming: dict[str, tuple[int, str]] = {}
         self.read_only: set[str] = set()
@@ -348,6 +349,8 @@ class Gateway:
         return types.ListToolsResult(tools=[*self._tools(), REMEMBER_TOOL, FORGET_TOOL, MEMORIES_TOOL])
 
     async def call_tool(self, ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if self.cfg.transport == "stdio":
+            self._stdio_ctx = ctx
         name = params.name
         args = dict(params.arguments or {})
         if name == MEMORIES:
@@ -496,8 +499,9 @@ class Gateway:
             cap = types.ClientCapabilities(sampling=types.SamplingCapability())
         return session.check_client_capability(cap)
 
-    async def _answer(self, ctx, up: Upstream, req):
-        """One input request of `up`'s, answered through the client `ctx` came from, or declined."""
+    async def _answer(self, ctx, up: Upstream, req, related: bool = True):
+        """One input request of `up`'s, answered through the client `ctx` came from (on the stream of
+        the request `ctx` is, where `related`), or declined."""
         from mcp.shared.exceptions import MCPError
         from mcp.shared.message import ServerMessageMetadata
 
@@ -511,9 +515,13 @@ class Gateway:
                 "roots": types.ListRootsResult,
                 "sampling": types.CreateMessageResult,
             }[kind]
-            related = ServerMessageMetadata(related_request_id=getattr(ctx, "request_id", None))
+            meta = (
+                ServerMessageMetadata(related_request_id=getattr(ctx, "request_id", None))
+                if related
+                else None
+            )
             log.info("upstream %s asks the client for %s", up.name, kind)
-            return await session.send_request(req, result_type, metadata=related)
+            return await session.send_request(req, result_type, metadata=meta)
         why = (
             f"the client behind the Pulse gateway does not support {kind}"
             if session is None or not self._client_can(ctx, req)
@@ -535,8 +543,12 @@ class Gateway:
             calls = list(self._inflight.get(up.name, {}).values())
             conns = {id(getattr(getattr(c, "session", None), "_connection", c)) for c in calls}
             req = types.ElicitRequest(params=params) if kind == "elicit" else types.ListRootsRequest()
-            if len(conns) == 1:
+            # roots outside a call (e.g. after roots/list_changed): the stdio client's, on its connection
+            standalone = not conns and kind == "roots" and self._stdio_ctx is not None
+            if len(conns) == 1 or standalone:
                 try:
+                    if standalone:
+                        return await self._answer(self._stdio_ctx, up, req, related=False)
                     return await self._answer(calls[-1], up, req)
                 except Exception as e:  # the client's error goes back to the upstream as one
                     return types.ErrorData(code=types.INTERNAL_ERROR, message=describe_error(e))
@@ -551,6 +563,21 @@ class Gateway:
             return types.ErrorData(code=types.INVALID_REQUEST, message=f"roots unavailable: {why}")
 
         return ask
+
+    async def roots_changed(self, ctx, params) -> None:
+        """A 2025-11-25 stdio client's roots changed: tell the 2025-11-25 upstreams, which ask again
+        (answered from this client). Over HTTP each client has its own roots, so none is forwarded."""
+        if self.cfg.transport != "stdio":
+            return
+        self._stdio_ctx = ctx
+        for up in self.upstreams:
+            client = up.client
+            if client is None or client.session.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                continue
+            try:
+                await client.session.send_roots_list_changed()
+            except Exception as e:  # one upstream's broken pipe must not stop the others'
+                log.warning("upstream %s: roots/list_changed not sent: %s", up.name, describe_error(e))
 
     def _held(self, name: str, args: dict[str, Any], gate) -> types.CallToolResult:
         assert self.shared is not None
@@ -805,8 +832,15 @@ class Gateway:
         return await anyio.to_thread.run_sync(self.shared.preferences)
 
     def server(self):
+        import warnings
+
         from mcp.server.lowlevel import Server
 
+        with warnings.catch_warnings():  # roots/list_changed: deprecated in 2026-07-28, live in 2025-11-25
+            warnings.simplefilter("ignore")
+            return self._server(Server)
+
+    def _server(self, Server):
         return Server(
             "pulse-gateway",
             version="1",
@@ -823,6 +857,7 @@ class Gateway:
             on_list_resources=self.list_resources,
             on_list_resource_templates=self.list_resource_templates,
             on_read_resource=self.read_resource,
+            on_roots_list_changed=self.roots_changed,
         )
 
 

@@ -3,7 +3,8 @@ in front of two copies of a small upstream (fixtures/relay_server.py, tags a and
 templates and prompts of every upstream beside Pulse's own; progress notifications to the caller;
 cancellation of the upstream call; the tools' fields (title, annotations, outputSchema, execution,
 _meta) intact and a task-requiring tool refused with the reason; elicitation and roots forwarded to
-a client that declares them (else declined); opt-in name prefixes for upstreams with the same
+a client that declares them (else declined), a stdio client's roots change reaching a 2025-11-25
+upstream; opt-in name prefixes for upstreams with the same
 names, with gating and memory keyed by the prefixed name."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import anyio
 import mcp_types as types
+import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -262,3 +264,25 @@ def test_over_streamable_http_progress_elicitation_and_resources_pass_through(tm
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+@pytest.mark.filterwarnings("ignore:The roots capability is deprecated")
+def test_a_stdio_clients_roots_change_reaches_a_handshake_era_upstream_which_gets_them(tmp_path):
+    events = tmp_path / "events.txt"
+    current = ["file:///home/ada/one"]
+
+    async def roots(ctx):
+        return types.ListRootsResult(roots=[types.Root(uri=u) for u in current])
+
+    async def session():
+        params = gateway(tmp_path / "mem", *upstream("a", "+upstreams.a.mode=legacy", events=events))
+        async with Client(params, cache=None, mode="legacy", list_roots_callback=roots) as c:
+            current[:] = ["file:///home/ada/two", "file:///srv/data"]
+            await c.session.send_roots_list_changed()
+            deadline = time.monotonic() + 20
+            while "roots" not in (events.read_text() if events.exists() else ""):
+                assert time.monotonic() < deadline, "the upstream never got the client's roots"
+                await anyio.sleep(0.1)
+
+    anyio.run(session)
+    assert events.read_text().split() == ["roots", "file:///home/ada/two", "file:///srv/data"]
