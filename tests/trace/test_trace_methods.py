@@ -216,3 +216,56 @@ def test_the_pages_in_headless_chromium(runs, tmp_path):
     txt = tbc.text_of(dom)
     assert 'data-verdict="misled"' in dom and "MISLED: the held call was right" in txt
     assert "failed checkpoint(s) of this artifact" in txt and "1 of 3 episodes" in txt
+
+
+def test_a_version_1_trace_still_loads():
+    from pulse.trace.load import episode
+
+    item = {
+        "id": "m1",
+        "kind": "preference",
+        "slot": "seat",
+        "value": "window",
+        "text": "t",
+        "source": "user",
+    }
+    tr = {
+        "version": 1,
+        "request": "book",
+        "events": [
+            {"step": 1, "kind": "request", "text": "book"},
+            {"step": 2, "kind": "candidate_call", "tool": "book", "args": {"name": "a", "seat": "aisle"}},
+        ],
+        "gates": [
+            {"step": 2, "action": "intervene", "evidence": ["m1"], "message": "seat", "parse_ok": True}
+        ],
+        "taken": [{"after_step": 1, "step": 1, "items": ["m1"]}],
+        "retrievals": [
+            {
+                "step": 2,
+                "subgoal": "",
+                "entities": [],
+                "call": "book",
+                "items": [{**item, "score": 0.5, "reason": "r"}],
+            }
+        ],
+        "decisions": [],
+        "deliveries": [{"step": 1, "source": "supplement", "message": "m", "items": [item]}],
+        "checkpoints": [
+            {
+                "id": "c1",
+                "artifact": "a",
+                "slot": "seat",
+                "expected": "window",
+                "stage": "early",
+                "source": "preference",
+                "weight": 1.0,
+            }
+        ],
+    }
+    row = {"task_id": "t", "failed_checkpoints": ["c1"], "interventions": 1, "trace": tr}
+    ep = episode(row, 0, "m", "b")
+    held = ep["timeline"][1]
+    assert held["evidence_items"][0]["value"] == "window" and held["retrieval"]["items"][0]["reason"] == "r"
+    assert ep["timeline"][0]["deliveries"][0]["items"] == ["m1"] and ep["items"]["m1"]["slot"] == "seat"
+    assert ep["checkpoints"][0]["step"] == 2 and held["failed"] == ["c1"] and "verdict" not in held
