@@ -726,12 +726,17 @@ class Gateway:
         return await self._upstream_read(ctx, up, original, send, params)
 
     async def _upstream_read(self, ctx, up: Upstream, what: str, send, params):
+        """A prompt or resource from `up` (what it asks of the client on the way, as for a call)."""
         from mcp.shared.exceptions import MCPError
 
+        inflight = self._inflight.setdefault(up.name, {})
+        inflight[id(ctx)] = ctx
         try:
             return await self._interactive(ctx, up, what, send, params)
         except UpstreamDown as e:
             raise MCPError(types.INTERNAL_ERROR, f"upstream {up.name!r} is unavailable: {e}") from None
+        finally:
+            inflight.pop(id(ctx), None)
 
     async def _refresh_resources(self) -> tuple[list[types.Resource], list[types.ResourceTemplate]]:
         from mcp.shared.uri_template import UriTemplate
