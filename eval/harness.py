@@ -261,6 +261,9 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
         "benchmark": bench.name,
         "suite_version": bench.version,
         "suite_seed": bench.seed,
+        # what the suite's tasks are (generated suites; "" for the real benchmarks): two runs with
+        # one name but different content are never merged into one table cell (eval/tables.py)
+        "suite_fingerprint": getattr(bench, "fingerprint", ""),
         "method": cfg.method.name,
         "agent": agent.name,
         "agent_model": agent.model,
@@ -288,6 +291,7 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
             "seed": bench.seed,
             "tasks": len(bench.tasks),
             "metric": bench.metric,
+            "fingerprint": getattr(bench, "fingerprint", ""),
         },
         method=cfg.method.name,
         agent={"name": agent.name, "model": agent.model, "simulated": agent.simulated},
