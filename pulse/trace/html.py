@@ -40,13 +40,13 @@ CHUNK_EPISODES = 40  # episodes per detail chunk (one run, one persona chain)
 CSS = """
 *{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
 header{background:#1d2330;color:#fff;padding:10px 18px}header h1{font-size:18px;margin:0 0 4px}
-header table{border-collapse:collapse;font-size:12px;color:#cfd6e4}header td,header th{padding:1px 10px 1px 0;text-align:left}
+header summary{cursor:pointer;color:#cfd6e4;font-size:12px}header table{border-collapse:collapse;font-size:12px;color:#cfd6e4}header td,header th{padding:1px 10px 1px 0;text-align:left}
 #controls{display:flex;gap:12px;align-items:center;padding:8px 18px;background:#e9ecf2;border-bottom:1px solid #d4d9e3;flex-wrap:wrap}
 #controls label{font-size:12px;color:#4a5366}select,input{font:inherit;padding:2px 4px}
-main{display:flex;min-height:calc(100vh - 120px)}#list{width:460px;flex:none;overflow:auto;border-right:1px solid #d4d9e3;background:#fff}
+main{display:flex;min-height:calc(100vh - 120px)}#list{width:560px;flex:none;overflow:auto;border-right:1px solid #d4d9e3;background:#fff}
 #list table{width:100%;border-collapse:collapse;font-size:12px}#list td,#list th{padding:4px 6px;border-bottom:1px solid #eef0f4;text-align:left}
 #list tr.ep{cursor:pointer}#list tr.ep:hover{background:#f0f4ff}#list tr.sel{background:#dce6ff}
-#detail{flex:1;overflow:auto;padding:12px 18px}.cols{display:flex;gap:14px;align-items:flex-start}.cols>.card{flex:1;min-width:0}
+#detail{flex:1;overflow:auto;padding:12px 18px}.cols{display:flex;gap:14px;align-items:flex-start;overflow-x:auto}.cols>.card{flex:1;min-width:360px}
 .card{background:#fff;border:1px solid #d4d9e3;border-radius:6px;padding:10px 12px;margin-bottom:12px}
 .card h2{font-size:15px;margin:0 0 6px}.muted{color:#6b7385;font-size:12px}.req{background:#f3f5f9;padding:6px 8px;border-radius:4px;margin:6px 0}
 .chip{display:inline-block;border-radius:10px;padding:1px 8px;margin:2px 3px 2px 0;font-size:11px}
@@ -264,7 +264,18 @@ def _runs_table(runs: list[dict[str, Any]], limit: int = 60) -> str:
         for r in runs[:limit]
     )
     more = f"<tr><td colspan=8>… and {len(runs) - limit} more runs</td></tr>" if len(runs) > limit else ""
-    return f"<table>{rows}{more}</table>"
+    table = f"<table>{rows}{more}</table>"
+    if len(runs) <= 8:
+        return table
+    return f"<details><summary>{len(runs)} runs</summary>{table}</details>"
+
+
+def default_title(runs: list[dict[str, Any]]) -> str:
+    shown = sorted({f"{r['method']} / {r['benchmark']}" for r in runs})
+    if len(shown) <= 4:
+        return "Pulse trace: " + ", ".join(shown)
+    methods, benches = {r["method"] for r in runs}, {r["benchmark"] for r in runs}
+    return f"Pulse trace: {len(runs)} runs ({len(methods)} methods, {len(benches)} benchmarks)"
 
 
 def _json(obj: Any) -> str:
@@ -389,9 +400,7 @@ def write_page(
             flushed += p.detail_bytes
             n_chunks += len(p.chunks)
             p.chunks.clear()
-    title = title or "Pulse trace: " + ", ".join(
-        sorted({f"{r['method']} / {r['benchmark']}" for r in p.runs})
-    )
+    title = title or default_title(p.runs)
     text = page_html(p.runs, p.index, title, None if is_lazy else p.chunks, folder.name if is_lazy else "")
     _write(out, _scrub(text, roots))
     return {
