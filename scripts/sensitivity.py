@@ -40,9 +40,9 @@ GRID: dict[str, tuple] = {
     "p_override_stated": (0.0, 0.1, 0.5),
     "p_apply_out_of_context": (0.0, 0.6, 1.0),
     "max_interventions_per_step": (0, 2, 3),
-    "p_hold_abandon": (0.05, 0.1, 0.3),
+    "p_hold_abandon": (0.0, 0.05, 0.3),
     "p_hold_ask_user": (0.05, 0.1, 0.3),
-    "p_hold_repeat": (0.05, 0.1, 0.3),
+    "p_hold_repeat": (0.0, 0.05, 0.3),
 }
 METHODS = ("none", "mem0", "pma", "openclaw", "pulse_rule")
 

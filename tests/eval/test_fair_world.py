@@ -164,8 +164,9 @@ class Intervener(Supplementer):
 
 def test_an_intervention_fixes_a_call_no_more_often_than_a_fresh_supplement():
     """An intervention's only extra power is the re-plan: given the call was wrong, its evidence is
-    taken at the supplement's rate (the same uptake model)."""
-    agent = SimulatedAgent()
+    taken at the supplement's rate (the same uptake model). Held calls here always re-plan (the
+    hold's other outcomes, giving up, asking, repeating, are tests/eval/test_world_rules.py's)."""
+    agent = SimulatedAgent(BehaviourParams(p_hold_abandon=0.0, p_hold_ask_user=0.0, p_hold_repeat=0.0))
     sup = inter = 0
     n = 600
     for i in range(n):

@@ -136,7 +136,8 @@ def test_wrong_intervention_on_an_explicit_argument_is_misled(tmp_path):
 
 
 def test_rule_policy_interventions_fix_the_call(tmp_path):
-    recs = run_chains(RulePolicy(), tmp_path)
+    replan = BehaviourParams(p_hold_abandon=0.0, p_hold_repeat=0.0)  # a hold always re-plans here
+    recs = run_chains(RulePolicy(), tmp_path, behaviour=replan)
     correct = [r for r in recs if r.correct]
     # the re-plan takes the evidence value with the one uptake model's fresh-delivery probability
     # (p_use_delivered 0.9); `fixed` also needs every other argument of the call right

@@ -179,7 +179,9 @@ def test_the_same_deliveries_give_identical_episodes():
 def test_another_methods_extra_decision_does_not_shift_later_draws():
     """A hold on step 0 adds decisions; with decay and load switched off, steps 1 and 2 are decided
     on the same draws as without it (draws are keyed by task, step, purpose and slot)."""
-    flat = BehaviourParams(decay_per_step=0.0, load_penalty=0.0, p_use_delivered=0.5)
+    flat = BehaviourParams(
+        decay_per_step=0.0, load_penalty=0.0, p_use_delivered=0.5, p_hold_abandon=0.0, p_hold_repeat=0.0
+    )
     for i in range(40):
         a, ea = run(Session(at_start=NOTE), i, flat)
         b, eb = run(Session(at_start=NOTE, hold_first=True, evidence="Nothing to add."), i, flat)
@@ -198,7 +200,8 @@ def test_hold_responses_follow_their_shares():
 def test_a_hold_can_make_the_agent_give_up_ask_or_repeat():
     def once(**knobs):
         session = Session(hold_first=True)
-        out, env = run(session, params=BehaviourParams(p_follow_explicit=1.0, **knobs), steps=1)
+        hold = {"p_hold_abandon": 0.0, "p_hold_ask_user": 0.0, "p_hold_repeat": 0.0, **knobs}
+        out, env = run(session, params=BehaviourParams(p_follow_explicit=1.0, **hold), steps=1)
         return out, env, session
 
     out, env, _ = once(p_hold_abandon=1.0)
@@ -227,13 +230,14 @@ def test_the_upper_bound_holds_only_wrong_calls_and_beats_no_memory():
     from eval.suites.workspace import make_env
 
     suite = mcp_persona_sim.generate(0, n_personas=2)
+    replan = BehaviourParams(p_hold_abandon=0.0, p_hold_repeat=0.0)  # a hold always re-plans
     passed = {"gold_facts": 0, "none": 0}
     total = 0
     for t in suite.tasks:
         for name in passed:
             env = make_env(suite.persona(t.user_id).tools)
             session = GoldFacts().open_session(t, None, False) if name == "gold_facts" else Session()
-            out = SimulatedAgent().run(t, env, session, seed=0)
+            out = SimulatedAgent(replan).run(t, env, session, seed=0)
             checks = check_task(t, env.state)
             passed[name] += sum(c.passed for c in checks)
             total += len(checks) if name == "none" else 0
