@@ -119,6 +119,11 @@ _NOUN_BEFORE = re.compile(
     r"\b(?:my|our|your|the|a|an|this|that|these|those|preferred|usual|default|favou?rite|weekly|daily|"
     r"monthly|any|every|each|no)\s+$"
 )
+# a speech verb that opens the clause, after at most a few adverbs, is the user's own imperative
+# ("Always write files to ...", "Please tell the team ..."), not someone else's words
+_IMPERATIVE_BEFORE = re.compile(
+    r"^\W*(?:(?:please|always|never|only|just|also|then|and|so|do|don't|kindly|from\s+now\s+on)\s+)*$"
+)
 _OWN_SPEAKER = re.compile(r"\b(?:i|we)(?:\s+(?:have|had|already|just|once|also|always|did|do|'ve|'d))*\s*$")
 _QUOTED = re.compile(
     r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|\u2018([^\u2019]+)\u2019|(?:(?<=^)|(?<=[\s:(]))'(.+?)'(?=[\s.,;:!?)]|$)"
@@ -158,6 +163,8 @@ def _reported(text: str, start: int, end: int, whole: bool = False) -> str:
     for m in _SPEECH.finditer(scope):
         if _NOUN_BEFORE.search(scope[: m.start()]) or scope[m.end() : m.end() + 1] == "-":
             # a noun ("my preferred mention", "a detailed write-up"), not someone speaking
+            continue
+        if not m.group(0).startswith("according") and _IMPERATIVE_BEFORE.match(scope[: m.start()]):
             continue
         if not _OWN_SPEAKER.search(scope[: m.start()].rstrip(" ,:")):
             return f"reported speech ({scope.strip()[:40]!r}...): someone else's words"

@@ -164,6 +164,22 @@ def test_the_users_own_words_still_count(mem):
     assert all(i.value != "notion" for i in user_facts(mem))
 
 
+@pytest.mark.parametrize(
+    "text,slot,value",
+    [
+        ("Always write files to /home/ada/notes.txt.", "path", "/home/ada/notes.txt"),
+        ("Write my files only to /srv/out.", "path", "/srv/out"),
+        ("Always say dates as iso8601.", "date_format", "iso8601"),
+    ],
+)
+def test_an_imperative_speech_verb_is_the_users_own_instruction(mem, text, slot, value):
+    """'Always write files to X' is the user telling the agent, not a report of someone writing."""
+    ev = user_msg("e1", text, **{slot: value})
+    conv = commit(mem, ev, candidates=[cand(ev, slot, value)])
+    assert not any("reported speech" in r for _, r in conv.rejected)
+    assert (slot, value) in {(i.slot, i.value) for i in user_facts(mem)}
+
+
 # ------------------------------------------------------------------------------ prompt injection
 def test_injection_in_a_tool_result_or_web_page_creates_no_user_fact(mem):
     mem.create_user("u1")
