@@ -4,7 +4,8 @@ Retrieval is event-gated (paper §3, Algorithm 1), not run at every step: an eve
 it is a candidate call (always: the pre-commit gate needs evidence about the proposed arguments),
 when it introduces an entity not seen before in this episode (a new tool, a new argument slot or
 value, a new named artifact), or when it states a new subgoal (an agent message: its `subgoal`
-field where the agent gives one, else its words). Tool results and repeated messages about known entities do not trigger retrieval.
+field where the agent gives one, else its words). Tool results and repeated messages about known
+entities do not trigger retrieval.
 
 The listener is also where Pulse reads what a request or message *states*: their slot values are
 parsed from the text with the tools' vocabulary (`pulse.core.statements.parse_statement`), replacing
