@@ -20,8 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from eval.methods.none import NoMemorySession
 from pulse.agent.gate import GateDecision
-from pulse.agent.runtime import AgentStats, Delivery
+from pulse.agent.runtime import Delivery
 from pulse.core.errors import PulseUserError
 from pulse.core.records import Decision, MemoryItem
 
@@ -30,23 +31,19 @@ def _sentence(slot: str, value: str) -> str:
     return f"For this step, use {slot.replace('_', ' ')} {value}."
 
 
-class _GoldSession:
+class _GoldSession(NoMemorySession):
+    """A session that starts with nothing and observes nothing: it hands out the task's gold."""
+
     def __init__(self, task):
         from eval.agents.simulated import MEMORY_SOURCES
 
-        self.stats = AgentStats()
+        super().__init__()
         self.user = task.user_id
         self.held: set[int] = set()
         self.steps = [
             {a.slot: a.gold for a in step.args if a.source in MEMORY_SOURCES} for step in task.steps
         ]
         self.next_step = 0
-
-    def start(self, request):
-        return None
-
-    def observe(self, event):
-        pass
 
     def decide_call(self, event):
         """Hold the call when an argument memory should set is wrong (once per step)."""
@@ -81,9 +78,6 @@ class _GoldSession:
         self.stats.retrieve_tokens += d.tokens
         self.stats.deliveries.append(d)
         return [d]
-
-    def end(self, completed=True):
-        return self.stats
 
 
 @dataclass

@@ -8,7 +8,9 @@ from typing import Any
 from pulse.agent.runtime import AgentStats
 
 
-class _NoMemorySession:
+class NoMemorySession:
+    """No delivery, no gate, no writes (the base of sessions that hold no memory of their own)."""
+
     def __init__(self):
         self.stats = AgentStats()
 
@@ -38,7 +40,7 @@ class NoMemory:
         return None
 
     def open_session(self, task, memory: Any, concurrent: bool, tools=()):
-        return _NoMemorySession()
+        return NoMemorySession()
 
 
 def build(cfg, ctx) -> NoMemory:

@@ -302,9 +302,10 @@ def next_call(
         -1,
     )
     if plan >= 0 and (last is None or plan > last.index):
-        t = tool_named(stream[plan].args.get("subgoal", "") or stream[plan].text, tools, reading)
+        # the plan as the agent wrote it (its words; the values parsed from them are its args)
+        t = tool_named(stream[plan].text, tools, reading)
         if t:
-            return NextCall(t, {k: v for k, v in stream[plan].args.items() if k != "subgoal"}, "plan")
+            return NextCall(t, dict(stream[plan].args), "plan")
     # a user correction of the last call: the agent is expected to redo it
     if (
         last is not None
