@@ -105,10 +105,23 @@ def test_a_delivery_after_the_plan_never_changes_the_announced_call_but_reaches_
     assert env.state["trip0_1"]["seat"] == "aisle"  # the next decision took it
 
 
-@pytest.mark.parametrize(
-    "method", ["none", "pulse_rule", "pulse_intervene_all", "mem0", "pma", "openclaw", "dsh", "lightmem",
-               "a_mem", "zcode"],
-)  # fmt: skip
+def _one_config_per_method() -> list[str]:
+    """Every registered method by one config (Pulse by its rule and its blind intervene-all policy,
+    which needs no checkpoint), so a method added later is covered too."""
+    from pathlib import Path
+
+    import yaml
+
+    from eval.registry import METHODS
+
+    conf = Path(__file__).resolve().parents[2] / "configs" / "method"
+    impls = {p.stem: yaml.safe_load(p.read_text())["impl"] for p in conf.glob("*.yaml")}
+    names = [n for n, impl in impls.items() if n == impl and impl != "pulse"]
+    assert set(names) | {"pulse"} == set(METHODS.names())
+    return sorted(names) + ["pulse_rule", "pulse_intervene_all"]
+
+
+@pytest.mark.parametrize("method", _one_config_per_method())
 def test_every_method_changes_an_announced_call_only_by_a_counted_hold(
     method, tmp_path, monkeypatch, eval_cfg
 ):
