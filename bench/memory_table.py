@@ -1,6 +1,6 @@
-"""The README's "Memory at scale" tables, rendered from the committed benchmark JSON (never typed in).
+"""bench/README.md's "Memory at scale" tables, rendered from the committed benchmark JSON (never typed in).
 
-    .venv/bin/python bench/memory_table.py      # prints Markdown; paste it over the README section
+    .venv/bin/python bench/memory_table.py      # prints Markdown; paste it over that section
 
 Reads bench/results/retrieval.json (bench_retrieval.py) and bench/results/memory_scale.json
 (bench_memory_scale.py). A row carried over from an older run is marked stale.

@@ -30,12 +30,12 @@ def dataset_dir(sub: str, configured: str = "", key: str = "benchmark.data_dir")
     if root is None:
         raise DataNotFound(
             f"{key} is empty and ${ENV_VAR} is not set: set one to the folder "
-            f"holding {sub}/ (README: Real benchmarks)"
+            f"holding {sub}/ (docs/benchmarks.md: Real benchmarks)"
         )
     path = root / sub
     if not path.is_dir():
         src = key if configured else f"${ENV_VAR}"
         raise DataNotFound(
-            f"{path}: no such folder ({src}={root}); README: Real benchmarks says how to obtain it"
+            f"{path}: no such folder ({src}={root}); docs/benchmarks.md says how to obtain it"
         )
     return path

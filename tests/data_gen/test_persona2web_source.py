@@ -12,7 +12,7 @@ import pytest
 def p2w_dir():
     root = os.environ.get("PULSE_DATA_DIR", "")
     if not root or not (Path(root) / "persona2web").is_dir():
-        pytest.skip("needs the real persona2web data: set PULSE_DATA_DIR (README: Real benchmarks)")
+        pytest.skip("needs the real persona2web data: set PULSE_DATA_DIR (docs/benchmarks.md)")
     return root
 
 

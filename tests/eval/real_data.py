@@ -14,6 +14,6 @@ def real_data(sub: str) -> Path:
     if path is None or not path.is_dir():
         pytest.skip(
             f"needs the real {sub} data: set PULSE_DATA_DIR to the folder holding {sub}/ "
-            f"(README: Real benchmarks)"
+            f"(docs/benchmarks.md: Real benchmarks)"
         )
     return path

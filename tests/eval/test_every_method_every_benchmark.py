@@ -41,7 +41,7 @@ def first_real_chain(benchmark: str) -> tuple[str, str]:
 
     root = os.environ.get("PULSE_DATA_DIR", "")
     if not root:
-        pytest.skip(f"{benchmark}: needs PULSE_DATA_DIR (README: Real benchmarks)")
+        pytest.skip(f"{benchmark}: needs PULSE_DATA_DIR (docs/benchmarks.md: Real benchmarks)")
     try:
         suite = BENCHMARKS.get(benchmark)(BenchmarkConfig(name=benchmark, data_dir=root))
     except (PulseUserError, FileNotFoundError) as e:
