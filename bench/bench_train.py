@@ -141,6 +141,8 @@ def main() -> int:
     cfg = dataclasses.replace(
         base,
         out_dir=str(tmp),
+        # the prompt style the tokenizer above was built on (and bench/results/train.json measured)
+        model=dataclasses.replace(base.model, prompt_style="compact"),
         grpo=dataclasses.replace(base.grpo, steps=a.steps, learning_rate=0.0, save_every_steps=10**6),
         sft=dataclasses.replace(base.sft, steps=a.steps, save_every_steps=10**6),
     )

@@ -11,7 +11,7 @@ Pipeline (a module per step):
   build.py              generate_examples / build_dataset (atomic DatasetDict + card)
 Labels come from the one gold rule, `pulse.core.gold.gold_decision`, applied to what the policy sees.
 
-Run: `.venv/bin/python -m data_gen.build --out artifacts/data/policy_v1`;
+Run: `.venv/bin/python -m data_gen.build --out artifacts/data/pulse_v1`;
 tests: `.venv/bin/python -m pytest tests/data_gen -q`; bench: `.venv/bin/python bench/bench_generator.py`.
 Other domains (professional personas, personal apps) are data: pass `DomainSpec`s to
 `generate_examples(cfg, domains=...)`.

@@ -1,11 +1,11 @@
 """Generate the labeled policy dataset: personas -> histories -> preferences -> tasks -> prefixes.
 
 Run:
-    .venv/bin/python -m data_gen.build --out artifacts/data/policy_v1 [--seed 0] [--n-users 480]
+    .venv/bin/python -m data_gen.build --out artifacts/data/pulse_v1 [--seed 0] [--n-users 480]
 or from Python:
     from data_gen.config import GenDataConfig
     from data_gen.build import generate_examples, build_dataset
-    card = build_dataset(GenDataConfig(seed=0), "artifacts/data/policy_v1")
+    card = build_dataset(GenDataConfig(seed=0), "artifacts/data/pulse_v1")
 
 Deterministic from the seed, no LLM, no network, no files read. The output directory is a
 `datasets.DatasetDict` (train/validation/test, rows = `PolicyExample.to_row()`) plus

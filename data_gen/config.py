@@ -46,7 +46,7 @@ class GenDataConfig:
     val_user_fraction: float = 1 / 12
     test_user_fraction: float = 1 / 12
     # where build_dataset writes the DatasetDict and its card (relative to the working directory)
-    out_dir: str = "artifacts/data/policy_v1"
+    out_dir: str = "artifacts/data/pulse_v1"
     # events per prefix, request included (1 = the request alone); must be >= 4 for every case
     max_prefix_events: int = 6
     # memory items per snapshot, task items + distractors (the task's own items always fit)

@@ -135,8 +135,9 @@ class EvalConfig:
     benchmark: BenchmarkConfig = field(default_factory=BenchmarkConfig)
     method: MethodConfig = field(default_factory=MethodConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
-    policy: PolicyBackendConfig = field(default_factory=PolicyBackendConfig)
-    base_policy: PolicyBackendConfig = field(default_factory=PolicyBackendConfig)
+    # 8 prompts per generate() call in a run (configs/eval.yaml); `pulse eval-policy` batches 64
+    policy: PolicyBackendConfig = field(default_factory=lambda: PolicyBackendConfig(batch_size=8))
+    base_policy: PolicyBackendConfig = field(default_factory=lambda: PolicyBackendConfig(batch_size=8))
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
     reader: ReaderConfig = field(default_factory=ReaderConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)

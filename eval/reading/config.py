@@ -23,6 +23,8 @@ class EvalReadingConfig:
     suites: list[str] = field(default_factory=lambda: ["independent_sim", "pibench_sim", "mcp_persona_sim"])
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2])
     # the llm reader's endpoint and sampling (temperature 0)
-    endpoint: ChatConfig = field(default_factory=ChatConfig)
+    endpoint: ChatConfig = field(
+        default_factory=lambda: ChatConfig(timeout_s=300.0, retries=1, max_tokens=400)
+    )
     # where the result JSON and table go ("" = print only)
     out: str = ""

@@ -96,7 +96,8 @@ class ModelConfig:
     build: Literal["", "tiny_qwen3", "smollm2_135m"] = "tiny_qwen3"
     tiny: TinyModelSpec = field(default_factory=TinyModelSpec)
     dtype: Dtype = "float32"
-    prompt_style: PromptStyle = "compact"
+    # compact_marked: the tiny model learns it; plain compact never settled (results/README.md)
+    prompt_style: PromptStyle = "compact_marked"
     max_completion_tokens: int = knob(32, ge=1)
     sft_full_finetune: bool = True
     gradient_checkpointing: bool = False
@@ -273,10 +274,11 @@ class DemoConfig:
     seeds: list[int] = field(default_factory=lambda: [0])
     penalties: list[float] = field(default_factory=lambda: [-1.0, 0.0])
     suites: bool = True  # also run the offline suites (none / pulse_no_rl / pulse) after training
-    suite_max_tasks: int = knob(0, ge=0)  # 0 = every task of each suite persona chain
+    suite_max_tasks: int = knob(2, ge=0)  # 0 = every task of each suite persona chain
     # score every policy call of a run of each offline suite (pulse eval-policy source=suite) for the
-    # SFT-only, GRPO(0), GRPO(-1) checkpoints and the gold rule; writes suite_decisions.json
-    suite_decisions: bool = True
+    # SFT-only, GRPO(0), GRPO(-1) checkpoints and the gold rule; writes suite_decisions.json (off in
+    # `make demo`, on in the cpu/tiny_grpo recipe)
+    suite_decisions: bool = False
     suite_decision_benchmarks: list[str] = field(default_factory=lambda: ["pibench_sim", "mcp_persona_sim"])
     # also write demo_results.json, demo_table.md and reward_curves.png here (e.g. results/demo, the
     # committed folder the README's figures come from); "" = only the run directory
