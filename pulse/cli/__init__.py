@@ -38,6 +38,11 @@ VERBS: dict[str, tuple[str, str]] = {
         "a suite's shape: users, tasks, steps, tools, checkpoints per stage and source, fingerprint",
     ),
     "trace": ("pulse.cli.trace", "one self-contained HTML page of eval runs' episodes and decisions"),
+    "export": (
+        "pulse.cli.export",
+        "merge a trained LoRA adapter into its base: a model folder any backend loads",
+    ),
+    "fetch-model": ("pulse.cli.fetch_model", "download a hub model once (every other verb runs offline)"),
 }
 
 
@@ -59,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pulse: unknown verb {verb!r}.{hint}\n\n{usage()}", file=sys.stderr)
         return 2
     module = importlib.import_module(VERBS[verb][0])
-    if verb == "memory":  # argparse-based verb
+    if verb in ("memory", "export", "fetch-model"):  # argparse-based verbs
         return int(module.main(rest) or 0)
     sys.argv = [f"pulse {verb}", *rest]  # hydra reads sys.argv
     module.main()

@@ -26,10 +26,26 @@ def known_errors() -> tuple[type[BaseException], ...]:
     return (PulseUserError, FileNotFoundError)
 
 
+# True when HF_HUB_OFFLINE=1 was set by hydra_entry, not by the user (the error then says so)
+_OFFLINE_BY_DEFAULT = False
+
+
+def offline_hint(err: BaseException) -> str:
+    """Why a hub model could not load when this process turned the hub off itself, and the fix."""
+    from pulse.models.loading import ModelLoadError
+
+    if not (_OFFLINE_BY_DEFAULT and isinstance(err, ModelLoadError) and "could not load" in str(err)):
+        return ""
+    return (
+        " (pulse runs with HF_HUB_OFFLINE=1 unless you set it, so a hub id must already be downloaded: "
+        "run `pulse fetch-model <hub id>` once, or set HF_HUB_OFFLINE=0 for this run)"
+    )
+
+
 def report_and_exit(verb: str, err: BaseException) -> None:
     from pulse.core.errors import one_line
 
-    print(f"pulse {verb}: error: {one_line(err)}", file=sys.stderr, flush=True)
+    print(f"pulse {verb}: error: {one_line(err)}{offline_hint(err)}", file=sys.stderr, flush=True)
     sys.exit(2)
 
 
@@ -54,7 +70,10 @@ def hydra_entry(verb: str, run: Callable[[Any], Any], config_name: str | None = 
     import hydra
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub here; a hub id must be cached
+    global _OFFLINE_BY_DEFAULT
+    # no hub halfway through a run: a hub id must be downloaded first (`pulse fetch-model`)
+    _OFFLINE_BY_DEFAULT = "HF_HUB_OFFLINE" not in os.environ
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 
     quiet_libraries()

@@ -251,6 +251,11 @@ class PolicyBackendConfig:
     max_new_tokens: int = knob(32, ge=1)
     batch_size: int = knob(64, ge=1)
     dtype: Dtype = "float32"
+    # auto: cuda when a GPU is visible, else cpu (where transformers / vLLM put the model)
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    # apply_chat_template arguments (Qwen3: {enable_thinking: false}). None = what the checkpoint was
+    # trained with (its run's model.chat_template_kwargs, pulse/policy/record.py), {} = none
+    chat_template_kwargs: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -134,9 +134,12 @@ class EndpointClient:
         temperature: float | None = None,
         max_tokens: int | None = None,
         response_format: dict[str, Any] | None = None,
+        chat_template_kwargs: dict[str, Any] | None = None,
     ) -> Any:
         """One chat completion (the `openai` ChatCompletion: tool calls, finish_reason, usage).
-        temperature / max_tokens default to the config's (a ChatConfig), else greedy and uncapped."""
+        temperature / max_tokens default to the config's (a ChatConfig), else greedy and uncapped.
+        `chat_template_kwargs` (e.g. Qwen3's {"enable_thinking": False}) goes in the request body,
+        where vLLM's server passes it to the chat template; sent only when given (non-empty)."""
         kwargs: dict[str, Any] = {"model": self.model, "messages": list(messages)}
         if isinstance(self.cfg, ChatConfig):
             kwargs.update(temperature=self.cfg.temperature, max_tokens=self.cfg.max_tokens)
@@ -150,6 +153,8 @@ class EndpointClient:
             kwargs["tools"] = list(tools)
         if response_format is not None:
             kwargs["response_format"] = response_format
+        if chat_template_kwargs:
+            kwargs["extra_body"] = {"chat_template_kwargs": dict(chat_template_kwargs)}
         return self.request(lambda: self.client.chat.completions.create(**kwargs))
 
     def chat(self, messages: Sequence[dict[str, Any]], **kw: Any) -> str:

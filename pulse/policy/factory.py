@@ -2,37 +2,24 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from typing import Any
 
 from pulse.config.schema import ConfigError, PolicyBackendConfig
+from pulse.policy.record import trained_record
 from pulse.registry import POLICY_BACKENDS, RegistryError
 
 
 def trained_prompt_style(name_or_path: str) -> str:
-    """The prompt style a local checkpoint was trained with, "" if unrecorded: its provenance.json
-    (every final/ dir), else the run's config.yaml two levels up (trainer checkpoint-N dirs)."""
-    path = Path(name_or_path)
-    try:
-        if (path / "provenance.json").is_file():
-            return str(json.loads((path / "provenance.json").read_text()).get("prompt_style", ""))
-        run_config = path.parent.parent / "config.yaml"
-        if path.is_dir() and path.name.startswith("checkpoint-") and run_config.is_file():
-            from omegaconf import OmegaConf
-
-            return str(OmegaConf.select(OmegaConf.load(run_config), "model.prompt_style", default="") or "")
-    except Exception as e:  # unreadable record: say which file, never guess
-        raise ConfigError(
-            f"policy.name_or_path: the training record of {path} is unreadable ({type(e).__name__}: {e})"
-        ) from None
-    return ""
+    """The prompt style a local checkpoint was trained with, "" if unrecorded (pulse/policy/record.py)."""
+    return str(trained_record(name_or_path).get("prompt_style", "") or "")
 
 
 def resolve_prompt_style(cfg: PolicyBackendConfig) -> str:
     """`auto` -> the checkpoint's own style (compact when it records none; rich for an endpoint). An
     explicit style that differs from the recorded one is refused: the policy would read a prompt
     format it never saw, and its numbers would be meaningless."""
-    trained = "" if cfg.backend == "openai" else trained_prompt_style(cfg.name_or_path)
+    # an endpoint's model name is a record only when it is the local folder it was served from
+    trained = trained_prompt_style(cfg.name_or_path)
     if cfg.prompt_style == "auto":
         return trained or ("rich" if cfg.backend == "openai" else "compact")
     if trained and trained != cfg.prompt_style:
@@ -43,7 +30,36 @@ def resolve_prompt_style(cfg: PolicyBackendConfig) -> str:
     return cfg.prompt_style
 
 
+def resolve_device(device: str) -> str:
+    """`auto` -> cuda when a GPU is visible, else cpu; an explicit cuda without one is refused."""
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("policy.device: cuda, but torch sees no GPU (set policy.device=cpu or auto)")
+    return device
+
+
+def resolve_chat_template_kwargs(cfg: PolicyBackendConfig) -> dict[str, Any]:
+    """None -> the checkpoint's own (the prompt it was trained on); explicit arguments that differ
+    from the recorded ones are refused, as a differing prompt style is."""
+    trained = trained_record(cfg.name_or_path).get("chat_template_kwargs")
+    if cfg.chat_template_kwargs is None:
+        return dict(trained or {})
+    if trained is not None and dict(trained) != dict(cfg.chat_template_kwargs):
+        raise ConfigError(
+            f"policy.chat_template_kwargs: {cfg.name_or_path} was trained with chat_template_kwargs="
+            f"{dict(trained)}, not {dict(cfg.chat_template_kwargs)}; leave the key unset (null) to use "
+            f"the recorded ones"
+        )
+    return dict(cfg.chat_template_kwargs)
+
+
 def build_policy(cfg: PolicyBackendConfig):
+    """Every backend from one config: the checkpoint's record (pulse/policy/record.py) fills the
+    prompt style and chat-template arguments, so training's held-out evaluation, `pulse
+    eval-policy`, `pulse eval` and `pulse serve` render the prompt the policy was trained on."""
     try:
         cls = POLICY_BACKENDS.get(cfg.backend)
     except RegistryError as e:
@@ -51,6 +67,7 @@ def build_policy(cfg: PolicyBackendConfig):
     if not cfg.name_or_path:
         raise ConfigError("policy.name_or_path: give a checkpoint dir, LoRA adapter dir or model id")
     style = resolve_prompt_style(cfg)
+    template_kwargs = resolve_chat_template_kwargs(cfg)
     if cfg.backend == "openai":
         if not cfg.base_url:
             raise ConfigError("policy.base_url: required for policy.backend=openai")
@@ -63,13 +80,28 @@ def build_policy(cfg: PolicyBackendConfig):
             api_key_env=cfg.api_key_env,
             retries=4,
         )
-        return cls(endpoint, prompt_style=style, max_new_tokens=cfg.max_new_tokens)
+        return cls(
+            endpoint,
+            prompt_style=style,
+            max_new_tokens=cfg.max_new_tokens,
+            chat_template_kwargs=template_kwargs,
+        )
     if cfg.backend == "vllm":
-        return cls(cfg.name_or_path, prompt_style=style, dtype=cfg.dtype, max_new_tokens=cfg.max_new_tokens)
+        if resolve_device(cfg.device) != "cuda":
+            raise ConfigError("policy.backend=vllm: needs a CUDA GPU (policy.device resolves to cpu)")
+        return cls(
+            cfg.name_or_path,
+            prompt_style=style,
+            dtype=cfg.dtype,
+            max_new_tokens=cfg.max_new_tokens,
+            chat_template_kwargs=template_kwargs,
+        )
     return cls(
         cfg.name_or_path,
         prompt_style=style,
         dtype=cfg.dtype,
         max_new_tokens=cfg.max_new_tokens,
         batch_size=cfg.batch_size,
+        device=resolve_device(cfg.device),
+        chat_template_kwargs=template_kwargs,
     )

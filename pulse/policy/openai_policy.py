@@ -17,6 +17,7 @@ class OpenAIPolicy:
         prompt_style: PromptStyle = "rich",
         max_new_tokens: int = 64,
         concurrency: int = 8,
+        chat_template_kwargs: dict | None = None,
     ):
         self.client = EndpointClient(endpoint, role="policy")
         self.name = f"openai:{endpoint.model}@{self.client.base_url}"
@@ -25,10 +26,13 @@ class OpenAIPolicy:
         self.prompt_style = prompt_style
         self.max_new_tokens = max_new_tokens
         self.concurrency = concurrency
+        # sent with every request: the server renders the prompt the checkpoint was trained on
+        self.chat_template_kwargs = dict(chat_template_kwargs or {})
 
     def _one(self, inp: PolicyInput) -> tuple[str, int]:
+        extra = {"chat_template_kwargs": self.chat_template_kwargs} if self.chat_template_kwargs else {}
         r = self.client.complete(
-            render_prompt(inp, self.prompt_style), max_tokens=self.max_new_tokens, temperature=0.0
+            render_prompt(inp, self.prompt_style), max_tokens=self.max_new_tokens, temperature=0.0, **extra
         )
         choice = r.choices[0]
         text = choice.message.content or ""

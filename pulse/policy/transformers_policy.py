@@ -1,4 +1,5 @@
-"""Local transformers policy: batched greedy decoding on CPU (the default) or one GPU."""
+"""Local transformers policy: batched greedy decoding on CPU or one GPU (`device`, resolved from
+`policy.device` by pulse/policy/factory.py: cuda when one is visible)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections.abc import Sequence
 
 from pulse.core.policy_io import PolicyInput, PromptStyle, render_prompt
 from pulse.policy.base import PolicyOutput, outputs_from_texts
+from pulse.policy.end_tokens import end_token_ids
 from pulse.utils.gc_settle import settle_after_load
 
 
@@ -32,6 +34,7 @@ class TransformersPolicy:
         self.tokenizer = load_tokenizer(name_or_path)
         self.model = load_model(name_or_path, dtype).to(device).eval()
         self.device = device
+        self.end_ids = end_token_ids(self.tokenizer, getattr(self.model, "generation_config", None))
         self._torch = torch
         settle_after_load()  # the imports' and the model's long-lived objects: out of every full collection
 
@@ -62,14 +65,15 @@ class TransformersPolicy:
                     max_new_tokens=self.max_new_tokens,
                     do_sample=False,
                     pad_token_id=self.tokenizer.pad_token_id,
-                    eos_token_id=self.tokenizer.eos_token_id,
+                    eos_token_id=self.end_ids,
                 )
             new = out[:, batch["input_ids"].shape[1] :]
             for row in new:
                 ids = row.tolist()
-                terminated = self.tokenizer.eos_token_id in ids
+                ends = [k for k, t in enumerate(ids) if t in self.end_ids]
+                terminated = bool(ends)
                 if terminated:
-                    ids = ids[: ids.index(self.tokenizer.eos_token_id)]
+                    ids = ids[: ends[0]]
                 text = self.tokenizer.decode(ids, skip_special_tokens=True)
                 # A completion cut by the length cap is not a finished answer: mark it unparseable.
                 texts.append(text if terminated else text + "\u2026[truncated]")

@@ -1,50 +1,51 @@
 """GRPO with trl's GRPOTrainer + peft LoRA and the Eq. 12 reward terms (pulse/train/rewards.py).
 
-Batch units: `prompts_per_step` distinct prompts x `generations_per_prompt` completions per
-optimizer step. trl counts `per_device_train_batch_size` in completions, so
-    per_device_train_batch_size = prompts_per_step * generations_per_prompt
-                                  / (num_processes * gradient_accumulation_steps).
+Batch units and their check against trl: pulse/train/batch.py. The GRPO variant is trl's: the loss
+aggregation is `grpo.loss_type` (trl's default `dapo`), the KL term `grpo.beta` (trl's default 0:
+no reference model), dropout off (`disable_dropout`, so `model.lora.dropout` has no effect here).
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from pulse.config.schema import ConfigError, TrainConfig
 from pulse.core.examples import PolicyExample
+from pulse.train.batch import check_trl_batch, grpo_batch_sizes
 from pulse.train.data import grpo_rows
 from pulse.train.metrics_log import JsonlMetricsCallback
 from pulse.train.rewards import make_reward_terms, term_weights
-from pulse.train.trainer_common import common_args, last_checkpoint, lora_config, report_to, write_provenance
-from pulse.utils.atomic import atomic_dir
+from pulse.train.trainer_common import (
+    common_args,
+    last_checkpoint,
+    lora_config,
+    report_to,
+    save_final,
+    write_provenance,
+)
+
+log = logging.getLogger("pulse.train")
+
+derived_batch_sizes = grpo_batch_sizes  # the name the pipeline and tests use
 
 
-def derived_batch_sizes(cfg: TrainConfig, num_processes: int) -> dict[str, int]:
-    g = cfg.grpo
-    if g.generations_per_prompt < 2:
-        raise ConfigError(
-            "grpo.generations_per_prompt: GRPO needs at least 2 completions per prompt "
-            f"(got {g.generations_per_prompt})"
+def max_model_length(tokenizer, rows: list[dict], chat_template_kwargs: dict, completion_tokens: int) -> int:
+    """The longest rendered training prompt plus the completion cap: vLLM's context length for this
+    data (unset, vLLM sizes its KV cache for the model's full context, 40,960 tokens for Qwen3-8B)."""
+    texts = [
+        tokenizer.apply_chat_template(
+            r["prompt"], add_generation_prompt=True, tokenize=False, **chat_template_kwargs
         )
-    completions = g.prompts_per_step * g.generations_per_prompt
-    denom = num_processes * g.gradient_accumulation_steps
-    if g.prompts_per_step < 1 or completions % denom:
-        raise ConfigError(
-            f"grpo.prompts_per_step * grpo.generations_per_prompt = {completions} completions per step must "
-            f"divide by num_processes ({num_processes}) * grpo.gradient_accumulation_steps "
-            f"({g.gradient_accumulation_steps})"
-        )
-    return {
-        "prompts_per_step": g.prompts_per_step,
-        "generations_per_prompt": g.generations_per_prompt,
-        "completions_per_step": completions,
-        "num_processes": num_processes,
-        "gradient_accumulation_steps": g.gradient_accumulation_steps,
-        "per_device_train_batch_size": completions // denom,
-    }
+        for r in rows
+    ]
+    longest = max(len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"])
+    return longest + completion_tokens
 
 
-def build_grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1):
+def build_grpo_config(
+    cfg: TrainConfig, output_dir: Path, num_processes: int = 1, vllm_max_model_length: int | None = None
+):
     """The one place our typed config becomes trl's GRPOConfig."""
     from trl import GRPOConfig
 
@@ -58,6 +59,8 @@ def build_grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1
             vllm_gpu_memory_utilization=g.vllm.gpu_memory_utilization,
             vllm_tensor_parallel_size=g.vllm.tensor_parallel_size,
         )
+        if vllm_max_model_length:
+            vllm["vllm_max_model_length"] = vllm_max_model_length
         if g.vllm.mode == "server":
             if not g.vllm.server_base_url:
                 raise ConfigError(
@@ -139,26 +142,41 @@ def run_grpo(
     from trl import GRPOTrainer
 
     from pulse.models.loading import load_model, load_tokenizer
+    from pulse.policy.end_tokens import end_token_ids
 
     final = out_dir / "final"
     if final.exists():
         return final
     tokenizer = load_tokenizer(base_path)
     model = load_model(base_path, cfg.model.dtype)
-    terms = make_reward_terms(tokenizer.eos_token_id)
+    if cfg.model.lora.dropout:
+        log.info(
+            "model.lora.dropout=%s has no effect in GRPO (trl's disable_dropout)", cfg.model.lora.dropout
+        )
+    rows = grpo_rows(examples, cfg.model.prompt_style)
+    context = None
+    if cfg.grpo.vllm.enabled:
+        context = max_model_length(
+            tokenizer, rows, dict(cfg.model.chat_template_kwargs), cfg.model.max_completion_tokens
+        )
+        log.info("vllm_max_model_length %d (longest training prompt + max_completion_tokens)", context)
+    # the ids trl stops generation on: a completion ending with any of them is finished
+    terms = make_reward_terms(end_token_ids(tokenizer, getattr(model, "generation_config", None)))
     trainer = timed(GRPOTrainer)(
         model=model,
         reward_funcs=list(terms.values()),
-        args=build_grpo_config(cfg, out_dir, num_processes),
-        train_dataset=Dataset.from_list(grpo_rows(examples, cfg.model.prompt_style)),
+        args=build_grpo_config(cfg, out_dir, num_processes, context),
+        train_dataset=Dataset.from_list(rows),
         processing_class=tokenizer,
         peft_config=lora_config(cfg),
         callbacks=[JsonlMetricsCallback(Path(cfg.out_dir) / "metrics.jsonl", "grpo")],
     )
+    check_trl_batch(trainer, "grpo", grpo_batch_sizes(cfg, num_processes))
     trainer.train(resume_from_checkpoint=last_checkpoint(out_dir) if cfg.resume else None)
-    if trainer.accelerator.is_main_process:
-        with atomic_dir(final) as tmp:
-            trainer.model.save_pretrained(tmp)  # LoRA adapter; adapter_config names base_path
-            tokenizer.save_pretrained(tmp)
-            write_provenance(tmp, cfg, "grpo", base_path)
+
+    def finish(folder: Path) -> None:  # the LoRA adapter; adapter_config names base_path
+        tokenizer.save_pretrained(folder)
+        write_provenance(folder, cfg, "grpo", base_path)
+
+    save_final(trainer, final, finish)
     return final

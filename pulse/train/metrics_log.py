@@ -14,14 +14,29 @@ from pulse.utils.json_input import JsonInputError, parse_json_line
 
 
 class JsonlMetricsCallback(TrainerCallback):
+    """Appends one row per trainer log. A resumed stage replays the steps after its last checkpoint;
+    their rows from the killed attempt are dropped at its first log, so each step is written once."""
+
     def __init__(self, path: str | Path, stage: str):
         self.path = Path(path)
         self.stage = stage
         self.t0 = time.time()
+        self._first = True
+
+    def _drop_replayed(self, from_step: int) -> None:
+        rows = read_metrics(self.path)
+        keep = [r for r in rows if not (r.get("stage") == self.stage and int(r.get("step", 0)) >= from_step)]
+        if len(keep) != len(rows):
+            from pulse.utils.atomic import atomic_write_text
+
+            atomic_write_text(self.path, "".join(json.dumps(r) + "\n" for r in keep))
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         if not state.is_world_process_zero or not logs:
             return
+        if self._first:  # the state is the resumed one by now (on_train_begin comes before the load)
+            self._first = False
+            self._drop_replayed(state.global_step)
         row = {"stage": self.stage, "step": state.global_step, "wall_s": round(time.time() - self.t0, 3)}
         row.update(
             {

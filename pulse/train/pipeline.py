@@ -41,6 +41,7 @@ from pulse.config.schema import (
 )
 from pulse.core.examples import PolicyExample
 from pulse.models.loading import check_model_path
+from pulse.train import dist
 from pulse.train.data import load_examples, recorded_fingerprint, tokenizer_corpus
 from pulse.train.metrics_log import step_time_split
 from pulse.utils.atomic import atomic_write_json, atomic_write_text
@@ -244,26 +245,32 @@ def _stale_tiny(cfg: TrainConfig) -> bool:
     return bool(fp) and (not stamp.exists() or stamp.read_text().strip() != fp)
 
 
+def eval_backend_config(cfg: TrainConfig, path: str) -> PolicyBackendConfig:
+    """The policy backend of the held-out evaluation: the checkpoint read on the prompt it was trained
+    on (prompt style and chat-template arguments), in the training dtype, on the training device."""
+    return PolicyBackendConfig(
+        name_or_path=path,
+        prompt_style=cfg.model.prompt_style,
+        max_new_tokens=cfg.model.max_completion_tokens,
+        dtype=cfg.model.dtype,
+        device="cpu" if cfg.device == "cpu" else "auto",
+        chat_template_kwargs=dict(cfg.model.chat_template_kwargs),
+    )
+
+
 def evaluate_checkpoint(cfg: TrainConfig, path: str, examples: list[PolicyExample]) -> dict[str, Any]:
     from pulse.policy.evaluate import evaluate_policy
     from pulse.policy.factory import build_policy
 
-    policy = build_policy(
-        PolicyBackendConfig(
-            name_or_path=path,
-            prompt_style=cfg.model.prompt_style,
-            max_new_tokens=cfg.model.max_completion_tokens,
-            dtype=cfg.model.dtype,
-        )
-    )
+    policy = build_policy(eval_backend_config(cfg, path))
     metrics, _ = evaluate_policy(policy, examples)
+    del policy
+    dist.release_trainer()  # its memory back before the next checkpoint loads
     return metrics
 
 
 def num_processes() -> int:
-    from accelerate import PartialState
-
-    return PartialState().num_processes
+    return dist.num_processes()
 
 
 def run_training(cfg: TrainConfig, ensure_data: Callable[[DataConfig], Path]) -> dict[str, Any]:
@@ -273,19 +280,26 @@ def run_training(cfg: TrainConfig, ensure_data: Callable[[DataConfig], Path]) ->
     import torch
     from transformers import set_seed
 
-    from pulse.train.grpo import derived_batch_sizes
+    from pulse.train.batch import grpo_batch_sizes, sft_batch_sizes
 
+    dist.init(cfg)  # the process group as the trainers will count it (pulse/train/dist.py)
     cfg = prepare_run_dir(cfg)  # before any data or model is loaded: refuse a changed config early
     chash = config_hash(cfg)
     nproc = num_processes()
-    sizes = derived_batch_sizes(cfg, nproc) if cfg.grpo.enabled else {}  # fail fast on bad batches
+    sizes = grpo_batch_sizes(cfg, nproc) if cfg.grpo.enabled else {}  # fail fast on bad batches
+    sft_sizes = sft_batch_sizes(cfg, nproc) if cfg.sft.enabled else {}
+    if not cfg.model.build:  # a hub id or a folder that must exist: fail before minutes of data generation
+        from pulse.models.loading import load_tokenizer
+
+        load_tokenizer(cfg.model.name_or_path, key="model.name_or_path")
     if cfg.device == "cpu":
         torch.set_num_threads(max(1, torch.get_num_threads()))
     set_seed(cfg.seed)
-    data_path = ensure_data(cfg.data)
-    train = load_examples(data_path, "train", cfg.data.max_train_examples)
-    held_out = load_examples(data_path, "test", cfg.data.max_eval_examples)
-    base = ensure_model(cfg, train)
+    with dist.main_process_first():  # one process writes the dataset and the tiny model; the others read
+        data_path = ensure_data(cfg.data)
+        train = load_examples(data_path, "train", cfg.data.max_train_examples)
+        held_out = load_examples(data_path, "test", cfg.data.max_eval_examples)
+        base = ensure_model(cfg, train)
     if cfg.init_from:
         check_model_path(cfg.init_from, key="init_from")
     fps = run_fingerprints(train, held_out, cfg.init_from or base)
@@ -304,6 +318,7 @@ def run_training(cfg: TrainConfig, ensure_data: Callable[[DataConfig], Path]) ->
             model=base,
             fingerprints=fps,
             derived_batch_sizes=sizes,
+            sft_batch_sizes=sft_sizes,
             n_train=len(train),
             n_test=len(held_out),
         )
@@ -329,18 +344,23 @@ def run_training(cfg: TrainConfig, ensure_data: Callable[[DataConfig], Path]) ->
     if cfg.sft.enabled:
         from pulse.train.sft import run_sft
 
-        policy_path = str(run_sft(cfg, policy_path, train, out / "sft"))
+        policy_path = str(run_sft(cfg, policy_path, train, out / "sft", nproc))
+        dist.release_trainer()
         summary["checkpoints"]["sft"] = policy_path
     if cfg.grpo.enabled:
         from pulse.train.grpo import run_grpo
 
         policy_path = str(run_grpo(cfg, policy_path, train, out / "grpo", nproc))
         summary["checkpoints"]["grpo"] = policy_path
+        dist.release_trainer()
     summary["checkpoints"]["final"] = policy_path
     for stage in [s for s in ("sft", "grpo") if s in summary["checkpoints"]]:
         # which config produced the weights (read back from final/, not assumed)
         prov = stage_provenance(summary["checkpoints"][stage])
         summary["stage_config_hash"][stage] = prov.get("config_hash") if prov else None
+    # The held-out evaluation runs on the main process alone, after every trainer is released (no
+    # ZeRO-3 hook left: its model loads as a plain model) and with no collective after it: the other
+    # ranks are done and may have exited.
     if cfg.eval_after and _is_main():
         for stage in [s for s in ("sft", "grpo") if s in summary["checkpoints"]]:
             path = out / f"eval_{stage}.json"
@@ -355,12 +375,8 @@ def run_training(cfg: TrainConfig, ensure_data: Callable[[DataConfig], Path]) ->
 
 
 def _is_main() -> bool:
-    from accelerate import PartialState
-
-    return PartialState().is_main_process
+    return dist.is_main()
 
 
 def _wait_for_everyone() -> None:
-    from accelerate import PartialState
-
-    PartialState().wait_for_everyone()
+    dist.wait_for_everyone()

@@ -19,7 +19,9 @@ the weights in registry order.
 Eq. 12. Why the evidence bonus is a separate term: with evidence folded into `correct_action`, GRPO
 from a weak SFT policy (evidence right on few interventions) collapsed to always-silent in 60 steps
 on the CPU default (measured: all 400 held-out decisions silent under both penalties).
-A completion cut by the length cap (no EOS), or one that does not parse, earns no positive term.
+A completion cut by the length cap (it ends with none of the end ids trl stops on: the tokenizer's
+EOS and the model's generation_config eos ids, e.g. Qwen3's `<|im_end|>` and `<|endoftext|>`;
+pulse/policy/end_tokens.py), or one that does not parse, earns no positive term.
 Completions and labels are compared in the prompt's own ids (`label_evidence` of `grpo_rows`).
 
 Adding a term: a function `(parsed: ParseResult, gold: Decision) -> float` decorated with
@@ -82,15 +84,25 @@ def term_weights(weights: Mapping[str, float]) -> list[float]:
     return [float(weights[name]) for name in REWARD_TERMS]
 
 
+EndIds = int | Sequence[int] | None  # the ids that end a completion (one id for older callers)
+
+
+def _end_set(end_ids: EndIds) -> frozenset[int]:
+    if end_ids is None:
+        return frozenset()
+    return frozenset([end_ids] if isinstance(end_ids, int) else end_ids)
+
+
 def _parse_all(
-    completions: Sequence[Any], completion_ids: Sequence[Sequence[int]] | None, eos_token_id: int | None
+    completions: Sequence[Any], completion_ids: Sequence[Sequence[int]] | None, end_ids: EndIds
 ) -> list[ParseResult]:
+    ends = _end_set(end_ids)
     out = []
     for i, c in enumerate(completions):
         terminated = (
             completion_ids is None
-            or eos_token_id is None
-            or (len(completion_ids[i]) > 0 and completion_ids[i][-1] == eos_token_id)
+            or not ends
+            or (len(completion_ids[i]) > 0 and completion_ids[i][-1] in ends)
         )
         out.append(parse_completion(c) if terminated else ParseResult(None, "not terminated (length cap)"))
     return out
@@ -101,18 +113,19 @@ def _golds(label_action: Sequence[str], label_evidence: Sequence[Sequence[str]] 
     return [Decision(a, tuple(e)) for a, e in zip(label_action, evidence)]
 
 
-def _batch_fn(name: str, term: RewardTerm, eos_token_id: int | None) -> RewardFn:
+def _batch_fn(name: str, term: RewardTerm, end_ids: EndIds) -> RewardFn:
     def fn(completions, label_action, label_evidence=None, completion_ids=None, **_):
-        parsed = _parse_all(completions, completion_ids, eos_token_id)
+        parsed = _parse_all(completions, completion_ids, end_ids)
         return [term(p, g) for p, g in zip(parsed, _golds(label_action, label_evidence))]
 
     fn.__name__ = fn.__qualname__ = name  # trl logs rewards/<__name__>/mean
     return fn
 
 
-def make_reward_terms(eos_token_id: int | None) -> dict[str, RewardFn]:
-    """One trl reward function per registered term, in registry order."""
-    return {name: _batch_fn(name, term, eos_token_id) for name, term in REWARD_TERMS.items()}
+def make_reward_terms(end_ids: EndIds) -> dict[str, RewardFn]:
+    """One trl reward function per registered term, in registry order; `end_ids`: the token ids that
+    end a completion (pulse.policy.end_tokens.end_token_ids)."""
+    return {name: _batch_fn(name, term, end_ids) for name, term in REWARD_TERMS.items()}
 
 
 def total_reward(completion: Any, gold: Decision, weights: Mapping[str, float]) -> float:

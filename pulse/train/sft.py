@@ -7,20 +7,27 @@ from pathlib import Path
 
 from pulse.config.schema import TrainConfig
 from pulse.core.examples import PolicyExample
+from pulse.train.batch import check_trl_batch, sft_batch_sizes
 from pulse.train.data import sft_rows
 from pulse.train.metrics_log import JsonlMetricsCallback
-from pulse.train.trainer_common import common_args, last_checkpoint, lora_config, report_to, write_provenance
-from pulse.utils.atomic import atomic_dir
+from pulse.train.trainer_common import (
+    common_args,
+    last_checkpoint,
+    lora_config,
+    report_to,
+    save_final,
+    write_provenance,
+)
 
 
 def build_sft_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1):
     from trl import SFTConfig
 
-    per_device = max(1, cfg.sft.examples_per_step // num_processes)
+    sizes = sft_batch_sizes(cfg, num_processes)
     return SFTConfig(
         output_dir=str(output_dir),
         max_steps=cfg.sft.steps,
-        per_device_train_batch_size=per_device,
+        per_device_train_batch_size=sizes["per_device_train_batch_size"],
         learning_rate=cfg.sft.learning_rate,
         warmup_steps=int(cfg.sft.warmup_ratio * cfg.sft.steps),
         lr_scheduler_type="cosine",
@@ -33,12 +40,15 @@ def build_sft_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1)
     )
 
 
-def run_sft(cfg: TrainConfig, base_path: str, examples: list[PolicyExample], out_dir: Path) -> Path:
+def run_sft(
+    cfg: TrainConfig, base_path: str, examples: list[PolicyExample], out_dir: Path, num_processes: int = 1
+) -> Path:
     """Train and save the warm-started policy to out_dir/final (a plain model dir); returns it."""
     from datasets import Dataset
     from trl import SFTTrainer
 
     from pulse.models.loading import load_model, load_tokenizer
+    from pulse.policy.export import merge_adapter
 
     final = out_dir / "final"
     if final.exists():
@@ -46,19 +56,25 @@ def run_sft(cfg: TrainConfig, base_path: str, examples: list[PolicyExample], out
     tokenizer = load_tokenizer(base_path)
     model = load_model(base_path, cfg.model.dtype)
     peft_config = None if cfg.model.sft_full_finetune else lora_config(cfg)
+    rows = sft_rows(examples, cfg.model.prompt_style)
+    if cfg.model.chat_template_kwargs:  # trl's SFTTrainer reads them per row: the prompt GRPO and eval see
+        rows = [{**r, "chat_template_kwargs": dict(cfg.model.chat_template_kwargs)} for r in rows]
     trainer = SFTTrainer(
         model=model,
-        args=build_sft_config(cfg, out_dir),
-        train_dataset=Dataset.from_list(sft_rows(examples, cfg.model.prompt_style)),
+        args=build_sft_config(cfg, out_dir, num_processes),
+        train_dataset=Dataset.from_list(rows),
         processing_class=tokenizer,
         peft_config=peft_config,
         callbacks=[JsonlMetricsCallback(Path(cfg.out_dir) / "metrics.jsonl", "sft")],
     )
+    check_trl_batch(trainer, "sft", sft_batch_sizes(cfg, num_processes))
     trainer.train(resume_from_checkpoint=last_checkpoint(out_dir) if cfg.resume else None)
-    if trainer.accelerator.is_main_process:
-        model = trainer.model.merge_and_unload() if peft_config is not None else trainer.model
-        with atomic_dir(final) as tmp:
-            model.save_pretrained(tmp)
-            tokenizer.save_pretrained(tmp)
-            write_provenance(tmp, cfg, "sft", base_path)
+
+    def finish(folder: Path) -> None:
+        if peft_config is not None:  # the adapter becomes a plain model dir (merged from the files)
+            merge_adapter(str(folder), folder, cfg.model.dtype)
+        tokenizer.save_pretrained(folder)
+        write_provenance(folder, cfg, "sft", base_path)
+
+    save_final(trainer, final, finish)
     return final

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,9 +60,27 @@ def last_checkpoint(output_dir: Path) -> str | None:
     return get_last_checkpoint(str(output_dir)) if output_dir.is_dir() else None
 
 
+def save_final(trainer: Any, final: Path, finish: Callable[[Path], None]) -> None:
+    """Every rank calls the trainer's save (under ZeRO-3 the sharded weights are gathered by
+    accelerate's state dict, a collective; the main process writes) into `.final.partial`; the main
+    process then completes that folder with `finish(folder)` and renames it to `final`."""
+    from pulse.train import dist
+
+    partial = final.with_name(f".{final.name}.partial")
+    if dist.is_main() and partial.exists():
+        shutil.rmtree(partial)
+    dist.wait_for_everyone()
+    trainer.save_model(str(partial))
+    if dist.is_main():
+        finish(partial)
+        os.replace(partial, final)
+    dist.wait_for_everyone()  # the next stage loads `final` on every rank
+
+
 def write_provenance(final_dir: Path, cfg: TrainConfig, stage: str, base_path: str) -> None:
     """final/provenance.json: which config (hash) and commit produced these weights, from which base,
-    and the prompt style they read (`policy.prompt_style=auto` uses it)."""
+    and how they read their input: prompt style and chat-template arguments (every policy backend
+    renders the prompt from these, pulse/policy/record.py), dtype and, for an adapter, its rank."""
     from pulse.utils.atomic import atomic_write_json
     from pulse.utils.manifest import config_hash, git_commit
 
@@ -72,6 +92,8 @@ def write_provenance(final_dir: Path, cfg: TrainConfig, stage: str, base_path: s
             "run_name": cfg.run_name,
             "base": base_path,
             "prompt_style": cfg.model.prompt_style,
+            "chat_template_kwargs": dict(cfg.model.chat_template_kwargs),
+            "dtype": cfg.model.dtype,
             "git_commit": git_commit(),
         },
     )

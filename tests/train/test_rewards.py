@@ -42,7 +42,7 @@ def test_eq12_values(completion, gold, pulse, no_penalty):
 
 
 def test_untermintated_completion_is_not_paid():
-    terms = make_reward_terms(eos_token_id=2)
+    terms = make_reward_terms(end_ids=2)
     kw = dict(
         completions=['{"action": "silent"}'] * 2,
         label_action=["silent"] * 2,
@@ -147,7 +147,7 @@ def test_total_reward_unchanged_by_the_registry(completion, gold, pulse, no_pena
 def test_weighted_trl_batch_unchanged_by_the_registry():
     from pulse.train.rewards import term_weights
 
-    terms = make_reward_terms(eos_token_id=2)
+    terms = make_reward_terms(end_ids=2)
     kw = dict(
         completions=[c for c, *_ in FIXED],
         label_action=[g.action for _, g, *_ in FIXED],
