@@ -103,3 +103,38 @@ def test_the_walk_finds_a_drift():
     """The comparison itself: a nested key set differently is reported with its dotted path."""
     node = {"policy": {"batch_size": 3}, "seed": 0}
     assert drifts(EvalConfig(), node) == [("policy.batch_size", 3, EvalConfig().policy.batch_size)]
+
+
+def _method_files() -> dict[str, dict]:
+    import yaml
+
+    return {p.stem: yaml.safe_load(p.read_text()) for p in sorted((CONFIG_DIR / "method").glob("*.yaml"))}
+
+
+def _composed_method(name: str) -> dict:
+    with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
+        return OmegaConf.to_container(compose(f"method/{name}"), resolve=True)["method"]
+
+
+def test_method_variants_extend_one_base_and_state_only_what_differs():
+    """A method's variants (same `impl`) extend its base config through hydra `defaults` and set only
+    the keys whose value differs from the base's: one home for every shared key."""
+    files = _method_files()
+    standalone: dict[str, list[str]] = {}
+    for name, raw in files.items():
+        if "defaults" not in raw:
+            standalone.setdefault(raw["impl"], []).append(name)
+            continue
+        bases = [d for d in raw["defaults"] if d != "_self_"]
+        assert len(bases) == 1 and bases[0] in files, f"method/{name}: extends one method config"
+        base = _composed_method(bases[0])
+        for key, value in raw.items():
+            if key == "defaults":
+                continue
+            if isinstance(value, dict):
+                same = [k for k, v in value.items() if base.get(key, {}).get(k) == v]
+                assert not same, f"method/{name}: {key}.{same} repeat the base's values"
+            else:
+                assert base.get(key) != value, f"method/{name}: {key}={value!r} repeats the base's value"
+    copies = {impl: names for impl, names in standalone.items() if len(names) > 1}
+    assert copies == {}, f"several full method configs of one implementation (extend one): {copies}"

@@ -8,14 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
+from method_configs import method_configs
 
 from eval.harness import run_eval
 from eval.metrics import read_rows
 from eval.registry import BENCHMARKS, METHODS
 
 CONF = Path(__file__).resolve().parents[2] / "configs"
-CONFIGS = {p.stem: yaml.safe_load(p.read_text()) for p in sorted((CONF / "method").glob("*.yaml"))}
+CONFIGS = method_configs()  # composed: a variant states only what differs from its base
 # one config per registered implementation (Pulse's own: the rule policy, which needs no checkpoint)
 ONE_PER_IMPL = sorted(
     {

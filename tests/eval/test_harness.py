@@ -125,13 +125,12 @@ def test_tables_render_markdown_latex_and_plots(tmp_path, eval_cfg):
 def test_method_memory_kinds_are_pulse_memory_kinds_with_the_papers_layers(tmp_path):
     """Every method config names a pulse.memory kind; Flat + User keeps the structured *user* part,
     Flat + Project the structured *project* part (the paper's ablation rows)."""
-    import yaml
+    from method_configs import method_configs
 
     from eval.memory_backends import open_chain_memory
     from pulse.memory import KINDS
 
-    conf = Path(__file__).resolve().parents[2] / "configs" / "method"
-    cfgs = {p.stem: yaml.safe_load(p.read_text()) for p in conf.glob("*.yaml")}
+    cfgs = method_configs()
     # Pulse's configs and `none` (the baselines keep their own memory: eval/methods/<impl>.py)
     kinds = {k: c["memory"] for k, c in cfgs.items() if c["impl"] in ("pulse", "none")}
     assert set(kinds.values()) <= set(KINDS)

@@ -108,14 +108,11 @@ def test_a_delivery_after_the_plan_never_changes_the_announced_call_but_reaches_
 def _one_config_per_method() -> list[str]:
     """Every registered method by one config (Pulse by its rule and its blind intervene-all policy,
     which needs no checkpoint), so a method added later is covered too."""
-    from pathlib import Path
-
-    import yaml
+    from method_configs import method_configs
 
     from eval.registry import METHODS
 
-    conf = Path(__file__).resolve().parents[2] / "configs" / "method"
-    impls = {p.stem: yaml.safe_load(p.read_text())["impl"] for p in conf.glob("*.yaml")}
+    impls = {name: c["impl"] for name, c in method_configs().items()}
     names = [n for n, impl in impls.items() if n == impl and impl != "pulse"]
     assert set(names) | {"pulse"} == set(METHODS.names())
     return sorted(names) + ["pulse_rule", "pulse_intervene_all"]
