@@ -57,7 +57,7 @@ _PROJECT = re.compile(
     r"\b(?:for|in|on)\s+(?:the\s+)?(?:project\s+)?(?P<name>[A-Z][\w-]+(?:\s+[A-Z][\w-]+)?)(?:\s+project)?\b"
     r"|\bproject\s+(?P<name2>[A-Z][\w-]+)"
 )
-_NOT_NAMES = frozenset(
+NOT_NAMES = frozenset(
     "I I'm Im The A An For When If On In At By With Please And But Or So Just Also My Our We You It "
     "This That These Those Every Each Any All No Not Never Always Usually Normally Generally Quick Note "
     "Change Update Heads Context Same As Go Use Make Book Send Pay Ship Put Keep Let Let's Thanks Hi Hey "
@@ -120,7 +120,8 @@ _WITHDRAW = re.compile(
 )
 _OLD_VALUE = re.compile(
     r"\b(?:instead of|rather than|switched from|switching from|changed from|moved from|move from|"
-    r"away from|(?:prefer|choose|pick|take) (?!my\b)\S+(?: \S+)? over|replacing|replaced)\s+"
+    r"away from|(?:prefer|choose|pick|take) (?!my\b)\S+(?: \S+)? over|replacing|replaced"
+    r"|(?:moved|switched|changed|shifted|bumped|pushed|moving|switching|changing)(?:\s+(?!from\b)\S+){1,4}\s+from)\s+"
     r"(?P<old>.+?)(?=\s+(?:to|for|with|now|these)\b|[,.;!?]|$)",
     re.I,
 )
@@ -203,7 +204,7 @@ def split_clauses(sentence: str) -> list[str]:
 def speaker_name(text: str) -> str:
     """A self-introduction ("I'm Priya." / "This is Tomasz,"): the speaker is that person."""
     m = _INTRO.search(text or "")
-    if m and m.group("name").split()[0] not in _NOT_NAMES:
+    if m and m.group("name").split()[0] not in NOT_NAMES:
         return m.group("name")
     return ""
 
@@ -220,10 +221,10 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
             return f"team:{name}"
     for m in _NAMED.finditer(clause):
         name = m.group("name")
-        if name.split()[0] not in _NOT_NAMES:
+        if name.split()[0] not in NOT_NAMES:
             return f"person:{name}"
     pos = _POSSESSIVE.search(clause)
-    if pos and pos.group("name") not in _NOT_NAMES:
+    if pos and pos.group("name") not in NOT_NAMES:
         return f"person:{pos.group('name')}"
     if _THIRD.search(clause):
         return "person:"
@@ -235,7 +236,7 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
 def project_name(text: str) -> str:
     for m in _PROJECT.finditer(text):
         name = m.group("name") or m.group("name2") or ""
-        if name and name.split()[0] not in _NOT_NAMES:
+        if name and name.split()[0] not in NOT_NAMES:
             return name
     return ""
 

@@ -29,6 +29,7 @@ import numpy as np
 from pulse.core.values import canonical, find_typed
 from pulse.reading.clauses import (
     COND_TRAIL,
+    NOT_NAMES,
     Clause,
     analyse,
     is_not_condition,
@@ -38,6 +39,16 @@ from pulse.reading.clauses import (
 )
 from pulse.reading.facts import ReadFact, Schema
 from pulse.reading.lexicon import STOPWORDS, StaticLexicon, content_words, shared_lexicon
+from pulse.reading.typed import (
+    arg_unit,
+    clock_times,
+    codes,
+    in_unit,
+    notes,
+    proper_names,
+    quantities,
+    time_zones,
+)
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _IMPERATIVE = re.compile(
@@ -45,7 +56,8 @@ _IMPERATIVE = re.compile(
     r"|pick|"
     r"go|set|refund|order|keep|reserve|schedule|format|write|cite|deliver|give|add|include|stick|switch|move|"
     r"file|charge|bill|route|mark|label|save|default|select|opt|do|let|have|arrange|sign|reply|address|"
-    r"submit|plot|render|export|run|merge|deploy|push|return|reimburse|tag|assign|apply|turn|leave)\b",
+    r"submit|plot|render|export|run|merge|deploy|push|return|reimburse|tag|assign|apply|turn|leave|skip|drop|"
+    r"tell|cap|limit|warn|remind|notify|alert|target|open|dim|bump|lower|raise)\b",
     re.I,
 )
 _CUE = re.compile(
@@ -102,6 +114,7 @@ class _ValueSpace:
     arg_vectors: np.ndarray  # argument name (+ description head) per arg
     arg_words: dict[str, tuple[tuple[str, ...], ...]]  # exact names of each argument
     tool_vectors: np.ndarray  # each tool's name (the action it does: "book flight")
+    desc_vectors: np.ndarray  # each argument's name + whole description ("... note for the courier")
 
 
 # words of argument names that say nothing about which argument it is
@@ -195,6 +208,19 @@ class OfflineReader:
                 ],
                 np.float32,
             ).reshape(-1, lex.dim),
+            np.array(
+                [
+                    lex.phrase(
+                        tuple(
+                            content_words(
+                                f"{arg} {re.sub(r'[(].*?[)]', '', schema.by_name[arg][0].description)}"
+                            )
+                        )
+                    )
+                    for arg in args
+                ],
+                np.float32,
+            ).reshape(len(args), lex.dim),
         )
         self._spaces[key] = space
         return space
@@ -263,6 +289,9 @@ class OfflineReader:
                 if c0 <= start < c0 + len(cond):
                     cond = ""  # the "condition" was the value's own phrase ("on my Visa")
             negated = any(a <= start < b for a, b in clause.negated_spans)
+            if schema.by_name[arg][0].type == "boolean":
+                # a yes/no setting carries its refusal in its value; withdrawing it names the setting
+                negated, value = False, "true" if clause.withdraws else value
             facts.append(
                 ReadFact(
                     argument=arg,
@@ -317,23 +346,107 @@ class OfflineReader:
         return {a for a in space.args if any(_has_words(stems, w) for w in space.arg_words[a])}
 
     def _typed(self, part: str, toks: list[_Token], schema: Schema) -> list[tuple[str, str, int, int, float]]:
+        """Values given by their form (`typed.py`), each bound to the argument of its kind that the
+        clause's words mean; several of that kind: the closest by meaning, clearly ahead."""
         out = []
         low = part.lower()
         by_kind: dict[str, list[str]] = {}
         for arg in schema.by_name:
-            k = schema.kind(arg)
-            if k in ("number", "date", "email", "domain"):
-                by_kind.setdefault(k, []).append(arg)
+            by_kind.setdefault(_typed_kind(schema.by_name[arg][0]), []).append(arg)
         for kind, args in by_kind.items():
-            for pos, value in find_typed(kind, part):
-                named = [a for a in args if _named_near(low, pos, a, schema)]
-                if len(named) == 1:
-                    arg = named[0]
-                elif len(args) == 1 and kind != "number":
-                    arg = args[0]
-                else:
-                    continue
-                out.append((arg, canonical(kind, value), pos, pos + len(value), 1.0))
+            if kind in ("date", "email", "domain"):
+                for pos, value in find_typed(kind, part):
+                    named = [a for a in args if _named_near(low, pos, a, schema)]
+                    if len(named) == 1:
+                        arg = named[0]
+                    elif len(args) == 1:
+                        arg = args[0]
+                    else:
+                        continue
+                    out.append((arg, canonical(kind, value), pos, pos + len(value), 1.0))
+            elif kind in _MENTIONS:
+                out.extend(self._by_meaning(kind, part, args, schema))
+            elif kind == "boolean":
+                out.extend(self._switches(part, toks, args, schema))
+        return out
+
+    def _arg_closeness(
+        self, part: str, span: tuple[int, int], args: list[str], schema: Schema
+    ) -> list[float]:
+        """How much the clause's words outside `span` speak of each argument: the best 1-3-word
+        phrase against the argument's name + description, +1 when it names the argument's words."""
+        space = self._space(schema)
+        rest = part[: span[0]] + " " + part[span[1] :]
+        toks = [t for t in _tokens(rest) if t.word not in STOPWORDS and not t.word.isdigit()]
+        stems = [_stem(t.word) for t in _tokens(rest)]
+        lex = self._lex()
+        phrases = [
+            lex.phrase(tuple(t.word for t in toks[a : b + 1]))
+            for a in range(len(toks))
+            for b in range(a, min(a + 3, len(toks)))
+        ]
+        if phrases:
+            stacked = np.stack(phrases)
+            # the argument's name and description head first; its whole description a little behind
+            sims = np.maximum(stacked @ space.arg_vectors.T, stacked @ space.desc_vectors.T - 0.15)
+        else:
+            sims = None
+        out = []
+        for arg in args:
+            col = space.args.index(arg)
+            best = float(sims[:, col].max()) if sims is not None else 0.0
+            out.append(best + (1.0 if any(_has_words(stems, w) for w in space.arg_words[arg]) else 0.0))
+        return out
+
+    def _by_meaning(
+        self, kind: str, part: str, args: list[str], schema: Schema
+    ) -> list[tuple[str, str, int, int, float]]:
+        out = []
+        # a clock time's hour is not a quantity ("no calls after five")
+        clocks = [(c.start, c.end) for c in clock_times(part)] if kind == "number" else []
+        for m in _MENTIONS[kind](part):
+            if not m.unit and any(a <= m.start < b for a, b in clocks):
+                continue
+            fits = []
+            for arg in args:
+                spec = schema.by_name[arg][0]
+                value = in_unit(m, arg_unit(arg, spec.description)) if kind == "number" else m.value
+                if value is not None:
+                    fits.append((arg, value))
+            if not fits:
+                continue
+            close = self._arg_closeness(part, (m.start, m.end), [a for a, _ in fits], schema)
+            ranked = sorted(zip(close, fits), key=lambda c: -c[0])
+            top = ranked[0][0]
+            second = ranked[1][0] if len(ranked) > 1 else 0.0
+            # a unit the argument takes ("minutes") is the argument's own word
+            unit_named = (
+                kind == "number"
+                and bool(m.unit)
+                and m.unit == arg_unit(ranked[0][1][0], schema.by_name[ranked[0][1][0]][0].description)
+            )
+            need = _TYPED_MIN_CLOSENESS.get(kind, self.arg_similarity)
+            # a note to pass on or a city's zone is its own evidence when one argument takes it
+            own_form = kind in ("note", "zone") and len(ranked) == 1
+            if (top >= need or unit_named or own_form) and (top - second >= self.margin or len(ranked) == 1):
+                arg, value = ranked[0][1]
+                out.append((arg, value, m.start, m.end, 1.0))
+        return out
+
+    def _switches(
+        self, part: str, toks: list[_Token], args: list[str], schema: Schema
+    ) -> list[tuple[str, str, int, int, float]]:
+        """A yes/no setting the clause speaks of: "true", or "false" when it refuses it ("skip the
+        plastic forks"; a negator before the words that name it)."""
+        out = []
+        close = self._arg_closeness(part, (0, 0), args, schema)
+        for arg, c in zip(args, close):
+            if c < _SWITCH_CLOSENESS:
+                continue
+            refused = _REFUSAL.search(part)
+            value = "false" if refused else "true"
+            pos = refused.start() if refused else 0
+            out.append((arg, value, pos, pos, 1.0))
         return out
 
     def _enumerated(
@@ -481,6 +594,41 @@ class OfflineReader:
         return hits[0] if len(hits) == 1 else ""
 
 
+def _typed_kind(spec) -> str:
+    """Which mentions can fill an argument: its value kind, refined for free strings by what its
+    name and description say it holds (a clock time, a time zone, a note, a code or a name)."""
+    if spec.type == "boolean":
+        return "boolean"
+    if spec.enum or spec.kind not in ("string", "text"):
+        return spec.kind
+    text = f"{spec.name.replace('_', ' ')} {spec.description}".lower()
+    if "hh:mm" in text or re.search(r"\btime\b", spec.name.replace("_", " ")) and "zone" not in text:
+        return "time"
+    if re.search(r"\b(?:time ?zone|iana)\b", text):
+        return "zone"
+    if re.search(r"\b(?:free[- ]text|note|notes|instructions?|message to)\b", text):
+        return "note"
+    return "string"
+
+
+_MENTIONS = {
+    "number": quantities,
+    "time": clock_times,
+    "zone": time_zones,
+    "note": notes,
+    "string": lambda part: codes(part) + proper_names(part, NOT_NAMES),
+}
+# how clearly the clause must speak of the argument for a mention of that kind to fill it (a name
+# or a code can be anything: the clause must be about the argument)
+_TYPED_MIN_CLOSENESS = {"number": 0.5, "time": 0.45, "zone": 0.3, "note": 0.3, "string": 0.6}
+_SWITCH_CLOSENESS = 0.72
+_REFUSAL = re.compile(
+    r"\b(?:no|not|never|don't|do not|doesn't|skip|without|drop|stop|leave out|leave off|turn off|disable"
+    r"|switch off|none of|forget|hold off|no need)\b",
+    re.I,
+)
+
+
 def _covered(stems: list[str], words: tuple[str, ...]) -> set[int]:
     n = len(words)
     return {j + k for j in range(len(stems) - n + 1) if tuple(stems[j : j + n]) == words for k in range(n)}
@@ -513,7 +661,11 @@ def _trailing_condition(part: str, after: int) -> str:
     m = COND_TRAIL.search(part, after)
     if m is None or is_not_condition(m.group("cond")):
         return ""
-    return m.group("cond").strip()
+    # a reason after it is not part of when it applies ("on Saturdays since I have more time")
+    return _REASON.split(m.group("cond"), maxsplit=1)[0].strip()
+
+
+_REASON = re.compile(r"\s+(?:so|since|because|as|so that|to make sure|which)\s+", re.I)
 
 
 def _names_value(cond: str, found: list[tuple[str, str, int, int, float]], part: str) -> bool:
