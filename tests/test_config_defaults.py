@@ -18,30 +18,24 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from data_gen.config import GenDataConfig
-from eval.calibration.config import CalibrateConfig
 from eval.config import EvalConfig
-from eval.reading.config import EvalReadingConfig
-from eval.suites.shape import SuiteShapeConfig
-from pulse.config.schema import DemoConfig, EvalPolicyConfig, TrainConfig
-from pulse.serve.config import ServeConfig
-from pulse.trace.config import TraceConfig
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 
-# root config -> (its typed dataclass, the sub-key it is converted from; None = the whole config)
-ROOTS = {
-    "train": (TrainConfig, None),
-    "demo": (DemoConfig, "demo"),  # the rest of demo.yaml is train.yaml's keys, shortened on purpose
-    "eval_policy": (EvalPolicyConfig, None),
-    "eval": (EvalConfig, None),
-    "gen_data": (GenDataConfig, None),
-    "serve": (ServeConfig, None),
-    "trace": (TraceConfig, None),
-    "calibrate_agent": (CalibrateConfig, None),
-    "eval_reading": (EvalReadingConfig, None),
-    "suite_shape": (SuiteShapeConfig, None),
-}
+
+def _roots() -> dict:
+    """Root config -> (its typed dataclass, the sub-key it is converted from): the one list, in
+    scripts/reference_config.py (which writes the same pairs as docs/reference_config/)."""
+    import importlib.util
+
+    script = CONFIG_DIR.parent / "scripts" / "reference_config.py"
+    spec = importlib.util.spec_from_file_location("reference_config", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.roots()
+
+
+ROOTS = _roots()
 
 # Keys whose YAML value is a hydra interpolation of other keys (a run directory named from the
 # benchmark, method and seed, or a time stamp): a dataclass default cannot interpolate, so the two
