@@ -289,9 +289,13 @@ def run_training(cfg: TrainConfig, ensure_data: Callable[[DataConfig], Path]) ->
     sizes = grpo_batch_sizes(cfg, nproc) if cfg.grpo.enabled else {}  # fail fast on bad batches
     sft_sizes = sft_batch_sizes(cfg, nproc) if cfg.sft.enabled else {}
     if not cfg.model.build:  # a hub id or a folder that must exist: fail before minutes of data generation
-        from pulse.models.loading import load_tokenizer
+        from pulse.models.loading import ModelLoadError, load_tokenizer
 
-        load_tokenizer(cfg.model.name_or_path, key="model.name_or_path")
+        try:
+            load_tokenizer(cfg.model.name_or_path, key="model.name_or_path")
+        except ModelLoadError as e:
+            msg = str(e)
+            raise ModelLoadError(msg if msg.startswith("model.") else f"model.name_or_path: {msg}") from e
     if cfg.device == "cpu":
         torch.set_num_threads(max(1, torch.get_num_threads()))
     set_seed(cfg.seed)
