@@ -59,7 +59,7 @@ def _check_two_rank_run(run: Path, sft: bool = True) -> None:
     assert json.loads((run / "eval_grpo.json").read_text())["n"] == 8  # evaluated what it trained
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     steps = sorted((r["stage"], r["step"]) for r in rows if "loss" in r)  # one training row per step
-    assert steps == [("grpo", 1), ("grpo", 2), ("sft", 1), ("sft", 2)][-len(steps) :] and steps
+    assert steps == [("grpo", 1), ("grpo", 2)] + ([("sft", 1), ("sft", 2)] if sft else [])
 
 
 @pytest.mark.slow
@@ -85,9 +85,10 @@ def test_two_cpu_ranks_torchrun(tmp_path, small_dataset):
 def test_paper_config_under_deepspeed_on_two_cpu_ranks(tmp_path, small_dataset, zero):
     """`+experiment=paper/qwen3_8b_grpo` with the tiny model, ZeRO-2 and ZeRO-3 on two CPU ranks:
     every rank saves (ZeRO-3 gathers the adapter), the evaluation loads a plain model after the
-    trainer is released (it crashed under ZeRO-3 before). ~1-2 min each: opt in with PULSE_SLOW=1."""
-    if os.environ.get("PULSE_SLOW") != "1":
-        pytest.skip("set PULSE_SLOW=1 to run the DeepSpeed launches (about 1-2 minutes each)")
+    trainer is released (it crashed under ZeRO-3 before). ~25 s each on 2 cores; skipped without
+    DeepSpeed or with PULSE_SKIP_DEEPSPEED=1."""
+    if os.environ.get("PULSE_SKIP_DEEPSPEED") == "1":
+        pytest.skip("PULSE_SKIP_DEEPSPEED=1")
     pytest.importorskip("deepspeed")
     cmd = [
         str(BIN / "accelerate"), "launch", "--config_file", f"configs/accelerate/{zero}.yaml",
