@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from pulse.core.records import Event
 from pulse.core.statements import SlotTerms, parse_statement
@@ -48,11 +49,19 @@ class Trigger:
     subgoal: str = ""
 
 
-def read_statement(event: Event, vocab: Mapping[str, SlotTerms]) -> Event:
-    """`event` with the slot values of its text parsed by Pulse (requests and messages)."""
+def read_statement(event: Event, vocab: Mapping[str, SlotTerms], reading: Any = None) -> Event:
+    """`event` with the slot values of its text parsed by Pulse (requests and messages). With a
+    reading layer (`pulse.reading.BoundReader`), the user's own words are also read: a value the
+    tools' vocabulary missed fills its slot, and a value given in words nothing could bind marks the
+    slot `UNREAD` (`pulse.core.statements`: the user chose it for this task; memory must not
+    override it). A slot the vocabulary already read, or saw referred to ("my usual X"), stays."""
     if event.kind not in ("request", "message") or not vocab:
         return event
     args = parse_statement(event.text, vocab)
+    if reading is not None and (event.kind == "request" or event.role == "user") and event.text.strip():
+        for slot, value in reading.stated(event.text).items():
+            if slot in vocab and slot not in args:  # "my usual X" (IMPLICIT) stays a reference
+                args[slot] = value
     if event.kind == "message" and event.args.get(SUBGOAL_KEY):
         args = {SUBGOAL_KEY: event.args[SUBGOAL_KEY], **args}
     return replace(event, args=args)
@@ -71,13 +80,14 @@ def announced_subgoal(event: Event) -> str:
 @dataclass
 class Listener:
     vocab: Mapping[str, SlotTerms] = field(default_factory=dict)
+    reading: Any = None  # the reading layer bound to the tools (read_statement); None = vocabulary only
     prefix: list[Event] = field(default_factory=list)
     seen_entities: set[str] = field(default_factory=set)
     subgoals: list[str] = field(default_factory=list)
 
     def observe(self, event: Event) -> Trigger:
         """Append `event` (as Pulse reads it) to the prefix; say whether it triggers retrieval."""
-        event = read_statement(event, self.vocab)
+        event = read_statement(event, self.vocab, self.reading)
         self.prefix.append(event)
         ents = event_entities(event)
         new = tuple(e for e in ents if e not in self.seen_entities)

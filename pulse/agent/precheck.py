@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from pulse.core.gold import ABSENT, binding_items, context_values, task_slots, user_stated
 from pulse.core.policy_io import PolicyInput
-from pulse.core.statements import IMPLICIT
+from pulse.core.statements import IMPLICIT, UNREAD
 from pulse.core.values import allows
 
 
@@ -42,8 +42,8 @@ def needs_decision(inp: PolicyInput, can_hold: bool = True) -> bool:
     ctx, stated = context_values(earlier), user_stated(earlier)
     for slot in task_slots(prefix):
         items = binding_items(inp.snapshot, slot)
-        if not items:
-            continue
+        if not items or stated.get(slot) == UNREAD:
+            continue  # no memory, or the user chose this task's value in words Pulse could not read
         now = str(last.args.get(slot, ABSENT))
         implicit = ctx.get(slot, ABSENT) == IMPLICIT
         if now == ABSENT:

@@ -156,8 +156,9 @@ class PulseAgentConfig:
     # concurrent streaming only: decide ahead the gate input of the call an agent message announces,
     # used at the gate only when the real input is exactly equal (module docstring, "Speculation")
     speculate: bool = True
-    # the reading layer bound to the tools' schema (`pulse.reading.BoundReader`): at task end the
-    # user's statements are filed by what it reads (pulse.memory.extraction); None = cue rules only
+    # the reading layer bound to the tools' schema (`pulse.reading.BoundReader`): the listener reads
+    # the user's words with it (values for this task, `UNREAD`), and at task end the user's
+    # statements are filed by what it reads (pulse.memory.extraction); None = cue rules only
     reading: Any = None
     # tool -> the words that describe it (its description, its service): what a tool-scoped fact's
     # condition ("For slides, ...") is matched against when that tool is proposed; empty = from
@@ -340,7 +341,7 @@ class PulseAgent:
         self.memory = memory
         self.policy = policy
         self.config = config
-        self.listener = Listener(vocab=config.slot_vocab)
+        self.listener = Listener(vocab=config.slot_vocab, reading=config.reading)
         self.tools = {t.name: t for t in config.tool_schemas}
         self.call_kinds = config.call_kinds or CallKinds.build(
             read_only=[t.name for t in config.tool_schemas if t.call_kind == "read_only"]

@@ -30,7 +30,7 @@ from typing import Any
 
 from pulse.core.policy_io import PolicyInput
 from pulse.core.records import Event
-from pulse.core.statements import IMPLICIT
+from pulse.core.statements import is_value
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ def predict_call(message: Event, specs: Sequence[CallSpec]) -> Event | None:
         args[spec.artifact_param] = quoted[0]
     for p in spec.params:
         v = message.args.get(p)
-        if v and v != IMPLICIT and p != spec.artifact_param:
+        if is_value(v) and p != spec.artifact_param:
             args[p] = v
     if any(p not in args for p in spec.needed):
         return None

@@ -25,6 +25,7 @@ from dataclasses import replace
 
 from pulse.agent.listener import SUBGOAL_KEY
 from pulse.core.records import Event, MemoryItem, Provenance
+from pulse.core.statements import is_value
 from pulse.memory.extraction import Reader
 from pulse.memory.interface import WriteCandidate
 
@@ -42,7 +43,7 @@ def extract_candidates(
     for ev in events:
         if ev.kind == "message" and ev.role == "user" and include_user_statements:
             for slot, value in ev.args.items():
-                if slot == SUBGOAL_KEY or not value or value == "?":
+                if slot == SUBGOAL_KEY or not is_value(value):
                     continue
                 out.append(
                     WriteCandidate(

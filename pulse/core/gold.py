@@ -7,8 +7,10 @@ only what a deployed memory agent observes: the prefix (request and message `arg
 `pulse.core.statements`, structured candidate calls and tool results) and the retrieved memory.
 
 Per slot the task has touched so far (`task_slots`):
-- `stated`: what the *user* said (request, user messages): a value, "?" (referred to, not stated)
-  or "-" (not mentioned). A value the user stated overrides memory.
+- `stated`: what the *user* said (request, user messages): a value, "?" (referred to, not stated),
+  "!" (a value for this task in words Pulse could not read) or "-" (not mentioned). A value the user
+  stated overrides memory; so does "!": the task-specific request keeps its scope, and memory
+  neither intervenes nor supplements on that slot.
 - `ctx`: what the context before the newest event says, from anyone (user, agent, delivered memory).
 - `now`: the newest event's value for the slot, "-" if absent.
 - binding memory: CURRENT items of kind preference or project_state. Habits and superseded
@@ -31,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pulse.core.records import Decision, Event, MemoryItem
-from pulse.core.statements import IMPLICIT
+from pulse.core.statements import IMPLICIT, UNREAD
 from pulse.core.values import allows
 
 ABSENT = "-"
@@ -92,7 +94,7 @@ def gold_decision(prefix: Sequence[Event], snapshot: Sequence[MemoryItem]) -> De
         evidence = [
             m.item_id
             for s in slots
-            if (now := last.args.get(s, ABSENT)) != ABSENT and stated.get(s, ABSENT) != now
+            if (now := last.args.get(s, ABSENT)) != ABSENT and stated.get(s, ABSENT) not in (now, UNREAD)
             for m in binding_items(snapshot, s)
             if not allows(m.value, now)
         ]
@@ -103,6 +105,8 @@ def gold_decision(prefix: Sequence[Event], snapshot: Sequence[MemoryItem]) -> De
     if last.kind in ("candidate_call", "tool_result") or agent_msg:
         evidence = []
         for s in slots:
+            if stated.get(s) == UNREAD:
+                continue  # the user chose this task's value in their own words: memory stays out
             now = last.args.get(s, ABSENT)
             if ctx.get(s, ABSENT) != IMPLICIT:
                 # a plan that announces a value memory contradicts, which the user did not state:

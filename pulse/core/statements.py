@@ -17,6 +17,9 @@ words that name an argument) -- `SlotTerms` per slot:
   when several slots share the form, or the form is a number or a date, only right after the
   slot's name ("my preferred budget is 300");
 - otherwise the slot is not mentioned (absent from the result).
+
+The listener adds what the reading layer reads in the user's words on top (`read_statement`): a
+value the parser missed, or `UNREAD` where the user gave the slot a value it could not bind.
 """
 
 from __future__ import annotations
@@ -29,6 +32,16 @@ from pulse.core.values import PATTERNS as _TYPED
 from pulse.core.values import find_typed
 
 IMPLICIT = "?"  # the text refers to the slot ("my usual size") without stating a value
+# the user gives the slot a value for this task in words Pulse could not read ("go with the cheapest
+# cabin for the cabin"): the user's own choice, which memory must not override (set by the reading
+# layer, `pulse.reading.BoundReader.stated`, never by `parse_statement`)
+UNREAD = "!"
+
+
+def is_value(value: str) -> bool:
+    """Whether a parsed slot value is a value (not absent, `IMPLICIT` or `UNREAD`)."""
+    return isinstance(value, str) and bool(value.strip()) and value not in (IMPLICIT, UNREAD)
+
 
 # Words that mark a reference to the user's standing choice ("my usual size", "my home airport").
 _CUES = frozenset(

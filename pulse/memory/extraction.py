@@ -42,6 +42,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from pulse.core.records import Event, MemoryItem, Provenance
+from pulse.core.statements import is_value
 from pulse.core.values import AVOID
 from pulse.memory.interface import WriteCandidate
 from pulse.memory.project import Workflow, WorkflowStep, state_slot
@@ -127,7 +128,7 @@ def extract(
                 out.extend(_filed(facts, ev, conversation_id, user_id, project_id, t))
                 continue
         if event_source(ev) == "user_statement":
-            stated = {k: v for k, v in ev.args.items() if k not in _NOT_SLOTS and v.strip() and v != "?"}
+            stated = {k: v for k, v in ev.args.items() if k not in _NOT_SLOTS and is_value(v)}
             if ev.kind == "message" and stated:
                 # structured user statement (slot values in args): one preference per slot; the
                 # request's own values are task parameters, not standing preferences

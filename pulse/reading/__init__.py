@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pulse.core.statements import UNREAD
 from pulse.reading.facts import ArgSpec, ReadFact, ReadingError, Schema
 from pulse.registry import Registry
 
@@ -30,6 +31,11 @@ def make_reader(name: str = "offline", **kwargs: Any) -> Any:
     return READERS.get(name)(**kwargs)
 
 
+# a value read by meaning counts as stated for the task at this confidence, or where the clause
+# gives the argument a value in a construction (`OfflineReader.spoken_of`)
+STATED_CONFIDENCE = 0.75
+
+
 @dataclass(frozen=True)
 class BoundReader:
     """A reader bound to one agent's tools: what Pulse's write path and the gateway call."""
@@ -39,6 +45,31 @@ class BoundReader:
 
     def read(self, text: str, project: str = "", speaker: str = "user") -> list[ReadFact]:
         return self.reader.read(text, self.schema, speaker=speaker, project=project)
+
+    def stated(self, text: str, project: str = "", speaker: str = "user") -> dict[str, str]:
+        """What `text` (a request, a user message) states for this task per argument: the value read,
+        or `UNREAD` where a clause gives the argument a value the reader could not bind or a value to
+        avoid (`OfflineReader.spoken_of`). Habits and withdrawals state nothing for the task."""
+        spoken = getattr(self.reader, "spoken_of", None)
+        if spoken is None:
+            from pulse.reading.offline import OfflineReader
+
+            spoken = OfflineReader().spoken_of
+        assigned = spoken(text, self.schema, speaker=speaker, project=project)
+        out: dict[str, str] = {}
+        facts = [
+            f
+            for f in self.read(text, project, speaker)
+            if f.kind != "habit"
+            and not f.withdraws
+            # a loose match in a list of steps ("claim the costs back") is not a stated value
+            and (f.confidence >= STATED_CONFIDENCE or f.argument in assigned)
+        ]
+        for f in sorted(facts, key=lambda f: f.polarity == "prefer"):  # a wanted value beats an avoided one
+            out[f.argument] = f.value if f.polarity == "prefer" else UNREAD
+        for arg in assigned:
+            out.setdefault(arg, UNREAD)
+        return out
 
     def link_tool(self, text: str, tools=None) -> str:
         """The tool `text` means (among `tools`, default all), "" when none clearly (the offline

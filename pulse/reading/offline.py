@@ -240,7 +240,7 @@ class OfflineReader:
                 clause = analyse(sentence, part, speaker, project)
                 if not clause.statement or not (_CUE.search(part) or _IMPERATIVE.match(clause.text)):
                     continue
-                for fact in self._bind(part, clause, schema, frozenset(context)):
+                for fact in self._bind(part, clause, schema, frozenset(context), project):
                     context.add(fact.argument)
                     if fact.withdraws:
                         withdrawn[fact.argument] = fact.value
@@ -259,14 +259,20 @@ class OfflineReader:
         return _dedupe(out)
 
     def _bind(
-        self, part: str, clause: Clause, schema: Schema, context: frozenset[str] = frozenset()
+        self,
+        part: str,
+        clause: Clause,
+        schema: Schema,
+        context: frozenset[str] = frozenset(),
+        project: str = "",
     ) -> list[ReadFact]:
         space = self._space(schema)
-        toks = _tokens(part)
+        scan = _masked_names(part)  # same length: spans stay the part's
+        toks = _tokens(scan)
         found: list[tuple[str, str, int, int, float]] = []  # arg, value, start, end, score
-        found.extend(self._typed(part, toks, schema))
+        found.extend(self._typed(scan, toks, schema))
         if space.pairs and toks:
-            found.extend(self._enumerated(part, toks, space, schema, context))
+            found.extend(self._enumerated(scan, toks, space, schema, context))
         if not found:
             return []
         if _MEMORY_REFERENCE.search(part) and all(s < 1.0 for *_, s in found):
@@ -311,7 +317,11 @@ class OfflineReader:
             )
         if not cond and facts:
             cond = _trailing_condition(part, max(end for _, _, _, end, _ in found))
-        if cond and (_scope_only(cond, space, self._lex()) or _names_value(cond, found, part)):
+        if cond and (
+            _scope_only(cond, space, self._lex())
+            or _names_value(cond, found, part)
+            or _names_project(cond, project)
+        ):
             cond = ""
         return [
             replace(
@@ -339,6 +349,30 @@ class OfflineReader:
         )
         top, second = scored[0][0], (scored[1][0] if len(scored) > 1 else 0.0)
         return scored[0][1] if top >= min_similarity and top - second >= margin else ""
+
+    def spoken_of(self, text: str, schema: Schema, speaker: str = "user", project: str = "") -> list[str]:
+        """Arguments a clause of `text` gives a value to ("a car service for the ride", "the section
+        should be Climate", "seat: window", "make the portions light"), whether or not the value is
+        one the reader can bind; a reference to memory ("my usual seat"), a question or a habit
+        gives none. What a request says of the task when its words are not the tools' words."""
+        space = self._space(schema)
+        out: list[str] = []
+        for sentence in split_sentences(text):
+            for part in split_clauses(sentence):
+                clause = analyse(sentence, part, speaker, project)
+                if not clause.statement or clause.kind == "habit" or _REFERS_TO_MEMORY.search(part):
+                    continue
+                toks = _tokens(part)
+                stems = [_stem(t.word) for t in toks]
+                for arg in space.args:
+                    own = {w for n in space.arg_words[arg] for w in n}
+                    if arg not in out and any(
+                        _assigns(toks, i, i + len(words), part, own)
+                        for words in space.arg_words[arg]
+                        for i in _occurrences(stems, words)
+                    ):
+                        out.append(arg)
+        return out
 
     def _named_args(self, sentence: str, schema: Schema) -> set[str]:
         space = self._space(schema)
@@ -629,6 +663,56 @@ _REFUSAL = re.compile(
 )
 
 
+# a clause that points at memory rather than stating a value ("my usual seat", "as always")
+_REFERS_TO_MEMORY = re.compile(
+    r"\bmy (?:usual|normal|regular|standard|default|home|preferred|typical|go-to)\b"
+    r"|\bas (?:usual|always|normal|before|last time)\b|\bthe usual\b|\bnormally\b|\busually\b"
+    r"|\bas i (?:normally|usually|always)\b",
+    re.I,
+)
+# words that frame a statement ("for this one, go with ... for the seat") and say nothing of a value
+_FRAME = frozenset(
+    "go want need like love choose pick time one please book sort handle get set should must be would "
+    "make keep put also same way".split()
+)
+
+
+# a quoted name of a thing ("prepare a summary 'docs-5-2'") names it; its letters and digits state
+# no value (a name with spaces, "'Hi there'", is still read)
+_QUOTED_NAME = re.compile(r"(?<![\w])(['\"‘“])([\w.-]*[\d_-][\w.-]*)(['\"’”])")
+
+
+def _masked_names(text: str) -> str:
+    return _QUOTED_NAME.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def _occurrences(stems: list[str], words: tuple[str, ...]) -> list[int]:
+    n = len(words)
+    return [j for j in range(len(stems) - n + 1) if n and tuple(stems[j : j + n]) == words]
+
+
+def _assigns(toks: list[_Token], i: int, j: int, part: str, own: set[str]) -> bool:
+    """Whether the argument named by tokens [i, j) is given a value in a construction: "X for the
+    <arg>", "the <arg> should be X", "<arg>: X", "make the <arg> X" -- with some X besides the
+    argument's own words and the statement's frame. ("on the site" is where, not a value.)"""
+    rest = [
+        t.word
+        for k, t in enumerate(toks)
+        if not i <= k < j and t.word not in STOPWORDS and t.word not in _FRAME and _stem(t.word) not in own
+    ]
+    if not rest:
+        return False
+    before = [t.word for t in toks[max(0, i - 2) : i]]
+    after = toks[j].word if j < len(toks) else ""
+    if len(before) == 2 and before[0] == "for" and before[1] in ("the", "my", "our", "your"):
+        return True
+    if after in ("should", "must", "needs", "has", "will", "is", "to"):
+        return True
+    if part[toks[j - 1].end :].lstrip().startswith((":", "=")):
+        return True
+    return len(before) == 2 and before[0] in ("make", "set", "keep", "put") and before[1] in ("the", "my")
+
+
 def _covered(stems: list[str], words: tuple[str, ...]) -> set[int]:
     n = len(words)
     return {j + k for j in range(len(stems) - n + 1) if tuple(stems[j : j + n]) == words for k in range(n)}
@@ -666,6 +750,15 @@ def _trailing_condition(part: str, after: int) -> str:
 
 
 _REASON = re.compile(r"\s+(?:so|since|because|as|so that|to make sure|which)\s+", re.I)
+
+
+def _names_project(cond: str, project: str) -> bool:
+    """ "For harbor-audit, let's settle ...": the statement's own project is its scope (the memory
+    keeps it), not a situation within it."""
+    if not project:
+        return False
+    said = {w for w in content_words(cond) if w not in ("project", "team", "the")}
+    return bool(said) and said <= set(content_words(project))
 
 
 def _names_value(cond: str, found: list[tuple[str, str, int, int, float]], part: str) -> bool:

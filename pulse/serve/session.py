@@ -258,6 +258,11 @@ class SharedMemory:
         reading = self.reading
         return reading.read(text, project) if reading is not None else []
 
+    def stated(self, text: str, project: str = "") -> dict[str, str]:
+        """What the user's words state for this task (`pulse.reading.BoundReader.stated`)."""
+        reading = self.reading
+        return reading.stated(text, project) if reading is not None else {}
+
     def _learn(self, slot: str, value: str) -> None:
         if not slot or not value:
             return
