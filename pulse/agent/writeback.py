@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from pulse.agent.listener import SUBGOAL_KEY
-from pulse.core.records import Event, MemoryItem, Provenance
+from pulse.core.records import USER_FACT_KINDS, Event, MemoryItem, Provenance
 from pulse.core.statements import is_value
 from pulse.memory.extraction import Reader
 from pulse.memory.interface import WriteCandidate
@@ -87,7 +87,6 @@ def extract_candidates(
 _CONTEXT = re.compile(
     r"^\W*(?:from now on,?\s+)?(?:for|when|whenever|during|on)\s+([^,:;]{3,90}?),\s+\S", re.I
 )
-USER_FACT_KINDS = ("preference", "habit", "attribute")
 
 
 def statement_context(sentence: str) -> str:

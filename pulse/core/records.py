@@ -26,8 +26,19 @@ ACTIONS: tuple[str, ...] = ("silent", "supplement", "intervene")
 # Memory item kinds. `preference` is a constraint the user holds; `habit` is an observed regularity
 # that must NOT be enforced as a constraint (the paper's Notion-vs-Obsidian case); `attribute` is a
 # plain user fact; `workflow` and `project_state` belong to project memory.
-MemoryKind = Literal["preference", "habit", "attribute", "workflow", "project_state"]
-MEMORY_KINDS: tuple[str, ...] = ("preference", "habit", "attribute", "workflow", "project_state")
+MemoryKind = Literal["preference", "habit", "attribute", "withdrawal", "workflow", "project_state"]
+MEMORY_KINDS: tuple[str, ...] = (
+    "preference",
+    "habit",
+    "attribute",
+    "withdrawal",
+    "workflow",
+    "project_state",
+)
+# What a user states about themselves: versions of one fact per slot and context (the newer
+# supersedes). A `withdrawal` ("I no longer want the lunch hour") ends the fact it revises and binds
+# nothing itself.
+USER_FACT_KINDS: tuple[str, ...] = ("preference", "habit", "attribute", "withdrawal")
 
 SourceKind = Literal["user_statement", "tool_receipt", "history", "system"]
 SOURCE_KINDS: tuple[str, ...] = ("user_statement", "tool_receipt", "history", "system")

@@ -318,13 +318,15 @@ def _filed(
             continue  # a colleague's, a partner's, another team's words: theirs, not this user's
         if request and (f.kind == "requirement" or not f.lasting or not has_lasting_cue(quote)):
             continue  # the request's values are this task's parameters
-        if f.withdraws:
+        if f.withdraws:  # supersedes the fact it withdraws (same slot and context), binds nothing
             text = f"The user no longer wants {f.argument} = {f.value}."
             item = MemoryItem(
-                f"pref-{cid}",
-                "preference",
+                f"withdrawal-{cid}",
+                "withdrawal",
                 user_scope_of(user_id),
                 text,
+                slot=f.argument,
+                value=f.value,
                 conditions=cond,
                 provenance=prov,
                 valid_from=t,

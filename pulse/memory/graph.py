@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from pulse.core.records import MemoryItem
+from pulse.core.records import USER_FACT_KINDS, MemoryItem
 from pulse.memory.interface import ItemMeta
 
 GENERAL_TOPIC = "general"
@@ -132,5 +132,5 @@ def revision_key(item: MemoryItem, task_id: str) -> tuple[str, ...] | None:
     """
     if not item.slot or item.kind == "workflow" and not item.slot.startswith("workflow:"):
         return None
-    group = "user" if item.kind in ("preference", "habit", "attribute") else item.kind
+    group = "user" if item.kind in USER_FACT_KINDS else item.kind
     return (item.scope, group, slot_key(item.slot), _SPACE.sub(" ", item.conditions.strip().lower()), task_id)

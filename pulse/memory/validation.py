@@ -27,11 +27,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from pulse.core.records import Event
+from pulse.core.records import USER_FACT_KINDS, Event
 from pulse.memory.interface import WriteCandidate
 from pulse.memory.project import RECEIPT_ONLY_STATE_KINDS, state_kind_of
 
-USER_FACT_KINDS: frozenset[str] = frozenset({"preference", "habit", "attribute"})
 _FAILED = frozenset({"error", "failed", "fail", "failure", "timeout", "denied", "rejected", "cancelled"})
 _SPACE = re.compile(r"\s+")
 

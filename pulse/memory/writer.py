@@ -28,7 +28,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from pulse.core.records import Event, MemoryItem
+from pulse.core.records import USER_FACT_KINDS, Event, MemoryItem
+from pulse.core.values import fold
 from pulse.memory import graph
 from pulse.memory.embedders.base import Embedder
 from pulse.memory.extraction import extract
@@ -42,7 +43,7 @@ from pulse.memory.interface import (
 )
 from pulse.memory.store import MemoryStore, text_hash
 from pulse.memory.timeutil import parse_time
-from pulse.memory.validation import USER_FACT_KINDS, check, find_source
+from pulse.memory.validation import check, find_source
 
 
 class WriteTarget(Protocol):
@@ -271,6 +272,12 @@ def plan_and_write(
                 else:
                     cur = store.find_by_key(db, "rev_key", rk, newest=True)
                     target = cur[0] if cur else None
+            if item.kind == "withdrawal" and (
+                target is None or target.kind == "withdrawal" or not same_fold(target.value, item.value)
+            ):
+                # "I no longer want X" ends the current X; with no current X there is nothing to end
+                conv.rejected.append((c, f"withdraws {item.slot} = {item.value}, which is not current"))
+                continue
             if target is not None:
                 if parse_time(item.valid_from) < parse_time(target.valid_from or item.valid_from):
                     conv.rejected.append(
@@ -311,6 +318,10 @@ def plan_and_write(
         store.bump(db, scopes)
     memory.invalidate(scopes)
     return written
+
+
+def same_fold(a: str, b: str) -> bool:
+    return fold(a) == fold(b)
 
 
 def current_version(store: MemoryStore, item: MemoryItem, meta: ItemMeta) -> MemoryItem | None:

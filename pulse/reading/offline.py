@@ -787,15 +787,26 @@ def _scope_only(cond: str, space: _ValueSpace, lex: StaticLexicon) -> bool:
     words = [w for w in content_words(re.sub(r"^\w+\s+", "", cond)) if w not in _GENERIC]
     if not words:
         return True
-    names = {w for n in space.arg_words.values() for p in n for w in p}
-    if {_stem(w) for w in words} <= names:
+    names = {_root(w) for n in space.arg_words.values() for p in n for w in p}
+    if {_root(w) for w in words} <= names:  # "for the posting time" names `post_time`
         return True
     if len(words) > 3:
         return False
     v = lex.phrase(tuple(words))
-    near_arg = bool(len(space.args)) and float((space.arg_vectors @ v).max()) >= 0.6
+    sims = sorted((space.arg_vectors @ v).tolist(), reverse=True) if len(space.args) else [0.0]
+    # close to one argument's name, or clearly closer to one than to any other ("the posting time")
+    near_arg = sims[0] >= 0.6 or (sims[0] >= 0.45 and sims[0] - (sims[1] if len(sims) > 1 else 0.0) >= 0.15)
     near_tool = bool(len(space.tool_vectors)) and float((space.tool_vectors @ v).max()) >= 0.6
     return near_arg or near_tool
+
+
+def _root(word: str) -> str:
+    """A word without its plural or verb ending ("posting" -> "post", "booked" -> "book")."""
+    w = _stem(word)
+    for end in ("ing", "ed"):
+        if len(w) > len(end) + 3 and w.endswith(end):
+            return w[: -len(end)]
+    return w
 
 
 def _dedupe(facts: list[ReadFact]) -> list[ReadFact]:

@@ -45,7 +45,7 @@ from typing import Any
 
 from pulse.agent.runtime import PulseAgent, PulseAgentConfig, render_items
 from pulse.core.gold import BINDING_KINDS
-from pulse.core.records import Event, MemoryItem
+from pulse.core.records import USER_FACT_KINDS, Event, MemoryItem
 from pulse.core.statements import IMPLICIT, SlotTerms
 from pulse.memory.interface import RetrievalQuery
 from pulse.serve.config import ServeConfig
@@ -342,7 +342,7 @@ class SharedMemory:
         return [item_record(m) for m in hits]
 
     def preferences(self) -> str:
-        items = [m for m in self._current() if m.kind in ("preference", "habit", "attribute")]
+        items = [m for m in self._current() if m.kind in USER_FACT_KINDS]
         if not items:
             return f"No preferences are stored for user {self.cfg.user_id!r} yet."
         prefs = [m for m in items if m.kind == "preference"]

@@ -80,6 +80,31 @@ def test_the_requests_values_are_task_parameters_unless_stated_as_lasting(mem, r
     assert [(m.slot, m.value) for m in file(mem, reading, lasting, conv="c2")] == [("seat", "aisle")]
 
 
+def _current(mem, slot):
+    return sorted((m.kind, m.value) for m, _ in mem.snapshot_with_meta("u1") if m.slot == slot and m.is_current)
+
+
+def test_a_withdrawal_ends_the_preference_it_withdraws_and_binds_nothing(mem, reading):
+    t = "2025-0{}-01T00:00:00Z"
+    file(mem, reading, user_msg("e1", "My standing choice for the seat is the aisle.", time=t.format(1)))
+    assert _current(mem, "seat") == [("preference", "aisle")]
+    file(mem, reading, user_msg("e2", "I no longer want the aisle seat.", time=t.format(2)), conv="c2")
+    assert _current(mem, "seat") == [("withdrawal", "aisle")]  # not binding (pulse.core.gold)
+    file(mem, reading, user_msg("e3", "From now on I'd like the aisle seat again.", time=t.format(3)), conv="c3")
+    assert _current(mem, "seat") == [("preference", "aisle")]  # stated again: binding again
+
+
+def test_withdrawing_what_memory_does_not_hold_writes_nothing(mem, reading):
+    file(mem, reading, user_msg("e1", "My standing choice for the seat is the aisle."))
+    assert file(mem, reading, user_msg("e2", "I no longer want a window seat."), conv="c2") == []
+    assert _current(mem, "seat") == [("preference", "aisle")]
+
+
+def test_a_scope_phrase_in_other_words_is_not_a_condition(mem, reading):
+    (item,) = file(mem, reading, user_msg("e1", "From now on I'd like business for the cabin class."))
+    assert (item.slot, item.value, item.conditions) == ("cabin", "business", "")
+
+
 def test_a_statement_the_reader_finds_nothing_in_goes_through_the_cue_rules(mem, reading):
     (item,) = file(mem, reading, user_msg("e1", "I prefer vegetarian restaurants."))
     assert item.kind == "preference" and not item.slot
