@@ -81,7 +81,9 @@ def test_the_requests_values_are_task_parameters_unless_stated_as_lasting(mem, r
 
 
 def _current(mem, slot):
-    return sorted((m.kind, m.value) for m, _ in mem.snapshot_with_meta("u1") if m.slot == slot and m.is_current)
+    return sorted(
+        (m.kind, m.value) for m, _ in mem.snapshot_with_meta("u1") if m.slot == slot and m.is_current
+    )
 
 
 def test_a_withdrawal_ends_the_preference_it_withdraws_and_binds_nothing(mem, reading):
@@ -90,7 +92,12 @@ def test_a_withdrawal_ends_the_preference_it_withdraws_and_binds_nothing(mem, re
     assert _current(mem, "seat") == [("preference", "aisle")]
     file(mem, reading, user_msg("e2", "I no longer want the aisle seat.", time=t.format(2)), conv="c2")
     assert _current(mem, "seat") == [("withdrawal", "aisle")]  # not binding (pulse.core.gold)
-    file(mem, reading, user_msg("e3", "From now on I'd like the aisle seat again.", time=t.format(3)), conv="c3")
+    file(
+        mem,
+        reading,
+        user_msg("e3", "From now on I'd like the aisle seat again.", time=t.format(3)),
+        conv="c3",
+    )
     assert _current(mem, "seat") == [("preference", "aisle")]  # stated again: binding again
 
 
