@@ -115,6 +115,7 @@ class _ValueSpace:
     arg_words: dict[str, tuple[tuple[str, ...], ...]]  # exact names of each argument
     tool_vectors: np.ndarray  # each tool's name (the action it does: "book flight")
     desc_vectors: np.ndarray  # each argument's name + whole description ("... note for the courier")
+    pair_index: dict[str, list[int]] = field(default_factory=dict)  # argument -> its rows of `pairs`
 
 
 # words of argument names that say nothing about which argument it is
@@ -150,7 +151,7 @@ class OfflineReader:
     @property
     def reader_id(self) -> str:
         return (
-            f"offline:v1:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
+            f"offline:v2:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
             f"{self.arg_similarity}"
         )
 
@@ -222,6 +223,10 @@ class OfflineReader:
                 np.float32,
             ).reshape(len(args), lex.dim),
         )
+        for i, (arg, _) in enumerate(pairs):
+            space.pair_index.setdefault(arg, []).append(i)
+        for arg in args:
+            space.pair_index.setdefault(arg, [])
         self._spaces[key] = space
         return space
 
@@ -363,7 +368,7 @@ class OfflineReader:
                 if not clause.statement or clause.kind == "habit" or _REFERS_TO_MEMORY.search(part):
                     continue
                 toks = _tokens(part)
-                stems = [_stem(t.word) for t in toks]
+                stems = _Stems(_stem(t.word) for t in toks)
                 for arg in space.args:
                     own = {w for n in space.arg_words[arg] for w in n}
                     if arg not in out and any(
@@ -376,7 +381,7 @@ class OfflineReader:
 
     def _named_args(self, sentence: str, schema: Schema) -> set[str]:
         space = self._space(schema)
-        stems = [_stem(t.word) for t in _tokens(sentence)]
+        stems = _Stems(_stem(t.word) for t in _tokens(sentence))
         return {a for a in space.args if any(_has_words(stems, w) for w in space.arg_words[a])}
 
     def _typed(self, part: str, toks: list[_Token], schema: Schema) -> list[tuple[str, str, int, int, float]]:
@@ -412,7 +417,7 @@ class OfflineReader:
         space = self._space(schema)
         rest = part[: span[0]] + " " + part[span[1] :]
         toks = [t for t in _tokens(rest) if t.word not in STOPWORDS and not t.word.isdigit()]
-        stems = [_stem(t.word) for t in _tokens(rest)]
+        stems = _Stems(_stem(t.word) for t in _tokens(rest))
         lex = self._lex()
         phrases = [
             lex.phrase(tuple(t.word for t in toks[a : b + 1]))
@@ -491,7 +496,7 @@ class OfflineReader:
         schema: Schema,
         context: frozenset[str] = frozenset(),
     ) -> list[tuple[str, str, int, int, float]]:
-        stems = [_stem(t.word) for t in toks]
+        stems = _Stems(_stem(t.word) for t in toks)
         # exact occurrences of a value's words
         exact: dict[int, tuple[int, int]] = {}
         for i, vw in enumerate(space.words):
@@ -541,40 +546,39 @@ class OfflineReader:
         owners: dict[str, int] = {}
         for _, v in space.pairs:
             owners[v] = owners.get(v, 0) + 1
+        # positions each argument's full (several-word) name covers: never another argument's value
+        covered = {
+            other: _covered(stems, space.arg_words[other][0])
+            for other in space.args
+            if len(space.arg_words[other][0]) > 1
+        }
+        inside_of = [[t for t in content if a <= t <= b] for a, b in spans]  # content tokens per span
         candidates: list[tuple[float, str, str, int, int]] = []
-        for arg in space.args:
-            idx = [i for i, (a, _) in enumerate(space.pairs) if a == arg]
+        for col_arg, arg in enumerate(space.args):
+            idx = space.pair_index[arg]
             best: list[tuple[float, int, int, int]] = []  # score, pair index, start, end
             own = {w for n in space.arg_words[arg] for w in n}
+            own_toks = {t for t in content if stems[t] in own}
             # words that name this argument by meaning ("food" names `meal`) are not its value
-            col_arg = space.args.index(arg)
-            names_arg = {t for t in content if stems[t] not in own and tok_arg[t][col_arg] >= 0.6}
+            names_arg = {t for t in content if t not in own_toks and tok_arg[t][col_arg] >= 0.6}
             # another argument's full name ("doc format") is that argument, never this one's value
-            named_other = {
-                t
-                for other in space.args
-                if other != arg and len(space.arg_words[other][0]) > 1
-                for t in _covered(stems, space.arg_words[other][0])
-            }
+            named_other = {t for other, ts in covered.items() if other != arg for t in ts}
             # a span's meaning without the argument's own words ("a seat by the corridor" -> "corridor")
             usable, arg_span_vecs = [], []
-            for k, (a, b) in enumerate(spans):
-                kept = tuple(
-                    toks[t].word
-                    for t in content
-                    if a <= t <= b and stems[t] not in own and t not in names_arg
-                )
-                # a span of the argument's own words alone never names a value
-                if kept and not any(a <= t <= b for t in named_other):
-                    usable.append(k)
+            for k, inside in enumerate(inside_of):
+                if any(t in named_other for t in inside):
+                    continue
+                kept = [t for t in inside if t not in own_toks and t not in names_arg]
+                if not kept:
+                    continue  # a span of the argument's own words alone never names a value
+                usable.append(k)
+                if any(t in names_arg for t in inside):
                     # a word naming the argument by meaning ("food" for `meal`) says nothing of its value
-                    inside = [t for t in content if a <= t <= b]
-                    if any(t in names_arg for t in inside):
-                        arg_span_vecs.append(
-                            lex.phrase(tuple(toks[t].word for t in inside if t not in names_arg))
-                        )
-                    else:
-                        arg_span_vecs.append(span_vecs[k])
+                    arg_span_vecs.append(
+                        lex.phrase(tuple(toks[t].word for t in inside if t not in names_arg))
+                    )
+                else:
+                    arg_span_vecs.append(span_vecs[k])
             arg_sims_v = np.stack(arg_span_vecs) @ space.vectors[idx].T if usable else None
             for col, i in enumerate(idx):
                 if i in exact:
@@ -718,11 +722,27 @@ def _covered(stems: list[str], words: tuple[str, ...]) -> set[int]:
     return {j + k for j in range(len(stems) - n + 1) if tuple(stems[j : j + n]) == words for k in range(n)}
 
 
+class _Stems(list):
+    """A clause's stems, with the lookups `_has_words` repeats per argument built once."""
+
+    def __init__(self, stems):
+        super().__init__(stems)
+        self.set = frozenset(self)
+        self.by_prefix: dict[str, list[str]] = {}
+        for s in self.set:
+            self.by_prefix.setdefault(s[:4], []).append(s)
+
+
 def _has_words(stems: list[str], words: tuple[str, ...]) -> bool:
     n = len(words)
     if n == 1:  # one word: also its derivations ("spicy" names `spice`, "meetings" names `meeting`)
-        return any(_same_root(s, words[0]) for s in stems)
-    return bool(n) and any(tuple(stems[j : j + n]) == words for j in range(len(stems) - n + 1))
+        w = words[0]
+        if isinstance(stems, _Stems):  # two words of one root share at least their first 4 letters
+            return w in stems.set or any(_same_root(s, w) for s in stems.by_prefix.get(w[:4], ()))
+        return any(_same_root(s, w) for s in stems)
+    if not n or (isinstance(stems, _Stems) and not all(w in stems.set for w in words)):
+        return False
+    return any(tuple(stems[j : j + n]) == words for j in range(len(stems) - n + 1))
 
 
 def _same_root(a: str, b: str) -> bool:
