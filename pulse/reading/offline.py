@@ -637,8 +637,8 @@ def _typed_kind(spec) -> str:
     name and description say it holds (a clock time, a time zone, a note, a code or a name)."""
     if spec.type == "boolean":
         return "boolean"
-    if spec.enum or spec.kind not in ("string", "text"):
-        return spec.kind
+    if spec.enum or spec.kind != "string":
+        return spec.kind  # a free text (a query, an answer, a message) is what a call says, not a setting
     text = f"{spec.name.replace('_', ' ')} {spec.description}".lower()
     if "hh:mm" in text or re.search(r"\btime\b", spec.name.replace("_", " ")) and "zone" not in text:
         return "time"
