@@ -40,7 +40,9 @@ from pulse.memory.interface import (
 from pulse.memory.query_features import QueryFeatures, features, query_text
 from pulse.memory.retrieval_flat import FlatRetriever
 from pulse.memory.retrieval_graph import GraphRetriever
-from pulse.memory.scope_index import ScopeIndex, build_scope_index, catch_up, embed_with_cache
+from pulse.memory.scope_build import build_scope_index, embed_with_cache
+from pulse.memory.scope_compaction import catch_up
+from pulse.memory.scope_index import ScopeIndex
 from pulse.memory.store import MemoryStore, text_hash
 from pulse.memory.timeutil import check_time, parse_time, utc_now
 from pulse.memory.wal_checkpoint import DEFAULT_SYNC

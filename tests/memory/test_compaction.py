@@ -17,7 +17,7 @@ import pytest
 from memory_helpers import pref
 from test_incremental_index import TOPICS, _batches, _item, _queries, _results
 
-from pulse.memory import make_embedder, open_memory, scope_index
+from pulse.memory import make_embedder, open_memory, scope_compaction, scope_index
 
 
 @pytest.fixture
@@ -254,7 +254,7 @@ def test_an_evicted_index_drops_its_compaction(tmp_path, small_thresholds):
 
 def test_copy_step_before_build_is_an_error(tmp_path, small_thresholds):
     mem, rng = _load(tmp_path / "mem", "hash")
-    comp = scope_index.Compaction(mem.index("user:u1"), mem.embedder)
+    comp = scope_compaction.Compaction(mem.index("user:u1"), mem.embedder)
     with pytest.raises(RuntimeError, match="before the build finished"):
         comp.copy_step(None)
     mem.close()

@@ -20,7 +20,7 @@ import pytest
 from memory_helpers import kill_harness, pref
 
 from pulse.core.records import Event, MemoryItem
-from pulse.memory import ItemMeta, RetrievalQuery, make_embedder, open_memory, scope_index
+from pulse.memory import ItemMeta, RetrievalQuery, make_embedder, open_memory, scope_build, scope_index
 from pulse.memory.embedders.bm25 import BM25Index, tokenize
 
 REPO = Path(__file__).resolve().parents[2]
@@ -128,7 +128,7 @@ def test_commits_update_the_index_like_a_full_rebuild(tmp_path, monkeypatch, emb
     builds = []
     monkeypatch.setattr(
         "pulse.memory.store_memory.build_scope_index",
-        lambda *a, **k: builds.append(a) or scope_index.build_scope_index(*a, **k),
+        lambda *a, **k: builds.append(a) or scope_build.build_scope_index(*a, **k),
     )
     for batch, metas in _batches(rng, 6, 25, 1000):
         mem.add_items(batch, metas)
