@@ -15,13 +15,15 @@ For each scope (the user, then the project) at the information cutoff:
    gain is measured against what the task agent acts on: a delivered fact whose slot the candidate
    call sets to a *different* value was evidently not taken up, so it counts as new again (it is
    the evidence a pre-commit intervention needs).
-Only the located slices of the embedding matrix are scored, so latency grows with the located
-Topics' size, not the whole memory. Each item carries the reason it was selected.
+The steps are named stages of `GraphRetriever.candidates`: `_locate`, `_expand`, `_score_pool` and
+`GraphRetriever._select`. Only the located slices of the embedding matrix are scored, so latency
+grows with the located Topics' size, not the whole memory. Each item carries the reason it was
+selected.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -59,6 +61,16 @@ class GraphRetrievalConfig:
 
 
 class GraphRetriever:
+    """Graph retrieval (the module docstring's three steps) over one scope's `ScopeIndex`.
+
+    `candidates(ix, qrep, f, task_id, delivered, k)`: `qrep` is the query's representation from the
+    index's embedder (a unit vector for a dense embedder, the embedder's lexical query otherwise),
+    `f` the query's features (`QueryFeatures`: words, entities, the candidate call's argument slots,
+    the cutoff), `delivered` the item ids already delivered this task. Returns at most
+    `k + (delivered items that qualify)` `Candidate`s, best first, each with its score, its item
+    (made on access) and the reason it was selected; [] for an empty scope or an empty pool.
+    """
+
     name = "graph"
 
     def __init__(self, config: GraphRetrievalConfig | None = None):
@@ -68,144 +80,35 @@ class GraphRetriever:
         self, ix: ScopeIndex, qrep: Any, f: QueryFeatures, task_id: str, delivered: set[str], k: int
     ) -> list[Candidate]:
         cfg = self.config
-        n = len(ix)
-        if n == 0:
+        if len(ix) == 0:
             return []
         dense = ix.vectors is not None
         full = None if dense else np.asarray(ix.scores.scores(qrep), np.float32)  # lexical: scores are cheap
-
-        # 1. locate Topics
-        if dense:
-            tscore = ix.centroids @ qrep
-        else:
-            tscore = ix.topic_best(np.where(ix.valid_mask(f.as_of, task_id), full, np.float32(-np.inf)))
-        tscore = np.where(ix.has_members, tscore, -np.inf).astype(np.float32)
-        named: set[int] = set()
-        for t in sorted({t for w in f.content_words for t in ix.topic_by_word.get(w, ())}):
-            if ix.topic_words[t] <= f.content_words and ix.has_members[t]:
-                tscore[t] = max(tscore[t], 0.0) + cfg.topic_name_bonus
-                named.add(t)
-        ent_hits = ix.match_entities(f.words, f.entity_keys)
-        for key in ent_hits:  # per Topic, the same float32 operations in the same order as one at a time
-            ts = ix.entity_topic_array(key)
-            tscore[ts] = np.maximum(tscore[ts], np.float32(0.0)) + np.float32(cfg.topic_entity_bonus)
-        order = ix.topic_order(tscore)[: cfg.topics_to_locate]
-        located = [int(t) for t in order if np.isfinite(tscore[t]) and tscore[t] >= cfg.min_topic_score]
-        # why each located Topic scored (only these are ever shown): its name, then the entities in query
-        # order
-        how: dict[int, list[str]] = {}
-        for t in located:
-            parts = ["its name is in the query"] if t in named else []
-            parts += [
-                f"it holds entity '{ix.entity_names[key]}'" for key in ent_hits if t in ix.entity_topics[key]
-            ]
-            if parts:
-                how[t] = parts
-
-        # 2. expand: contiguous slices (own facts, subtopics, parent's own facts) + gathered facts
-        ranges: list[tuple[int, int, float]] = []
-        gathered: list[np.ndarray] = []
-        tails: list[tuple[np.ndarray, float]] = []
-        expanded_via: dict[int, str] = {}
-        for t in located:
-            lo, hi = (int(x) for x in ix.own_range[t])
-            slo, shi = (int(x) for x in ix.subtree_range[t])
-            for a, b in ((slo, lo), (hi, shi)):  # subtopics (own slice sits at the subtree's start)
-                if b > a:
-                    ranges.append((a, b, cfg.expanded_bonus))
-                    for i in range(a, min(b, a + 256)):
-                        expanded_via.setdefault(i, f"subtopic of '{ix.topic_names[t]}'")
-            p = ix.topic_parent[t]
-            if p >= 0:
-                plo, phi = (int(x) for x in ix.own_range[p])
-                if phi > plo:
-                    ranges.append((plo, phi, cfg.expanded_bonus))
-                    for i in range(plo, min(phi, plo + 256)):
-                        expanded_via.setdefault(i, f"parent Topic of '{ix.topic_names[t]}'")
-            if hi > lo:
-                ranges.append((lo, hi, cfg.located_bonus))
-            if len(ix.link_members[t]):
-                gathered.append(ix.link_members[t])
-            if ix.n_tail:  # facts appended since the last compaction: the same relations, by member list
-                own_tail = ix.tail_of(t)
-                below = ix.tail_of(t, below=True)
-                parent_tail = ix.tail_of(p) if p >= 0 else below[:0]
-                tails += [
-                    (own_tail, cfg.located_bonus),
-                    (below, cfg.expanded_bonus),
-                    (parent_tail, cfg.expanded_bonus),
-                ]
-                for m, via in ((below, "subtopic of"), (parent_tail, "parent Topic of")):
-                    for i in m[:256].tolist():
-                        expanded_via.setdefault(i, f"{via} '{ix.topic_names[t]}'")
-        bonus = np.zeros(n, np.float32)  # structural bonus: the best relation that reached the fact
-        for a, b, v in ranges:
-            np.maximum(bonus[a:b], v, out=bonus[a:b])
-        for m, v in tails:
-            if len(m):
-                gathered.append(m)
-                bonus[m] = np.maximum(bonus[m], v)
-        for t in located:
-            m = ix.link_members[t]
-            if len(m):
-                bonus[m] = np.maximum(bonus[m], cfg.located_bonus)
-        # additive bonuses of the few facts hit by entities (counted at most twice), tools and slots
-        add_idx: list[np.ndarray] = []
-        add_val: list[np.ndarray] = []
-        ent_arrays = []
-        for key in ent_hits:
-            m = ix.entity_members[key]
-            gathered.append(m)
-            if key.startswith("tool:"):
-                add_idx.append(m)
-                add_val.append(np.full(len(m), cfg.tool_bonus, np.float32))
-            else:
-                ent_arrays.append(m)
-        if ent_arrays:
-            u, c = np.unique(np.concatenate(ent_arrays), return_counts=True)
-            add_idx.append(u)
-            add_val.append(cfg.entity_bonus * np.minimum(c, 2).astype(np.float32))
-        slot_hit: dict[str, str] = {}
-        for sk in f.arg_slots:
-            m = ix.slot_members.get(sk)
-            if m is not None:
-                gathered.append(m)
-                add_idx.append(m)
-                add_val.append(np.full(len(m), cfg.slot_bonus, np.float32))
-                slot_hit[sk] = f.arg_slots[sk]
-
-        # 3. select: score only the pool (matrix slices are views; only gathered rows are copied)
-        if not ranges and not gathered:
+        loc = _locate(cfg, ix, qrep, f, task_id, full)
+        exp = _expand(cfg, ix, f, loc)
+        if not exp.ranges and not exp.gathered:
             return []
-        in_pool = np.zeros(n, bool)
-        for a, b, _ in ranges:
-            in_pool[a:b] = True
-        for m in gathered:
-            in_pool[m] = True
-        pidx = np.flatnonzero(in_pool)
-        pidx = pidx[ix.valid_subset(pidx, f.as_of, task_id)]
-        if not len(pidx):
+        pool = _score_pool(ix, qrep, f, task_id, exp, full)
+        if pool is None:
             return []
-        if dense:
-            buf = np.empty(n, np.float32)
-            covered = np.zeros(n, bool)
-            for a, b, _ in ranges:
-                if not covered[a:b].all():
-                    buf[a:b] = ix.vectors[a:b] @ qrep
-                    covered[a:b] = True
-            rest = pidx[~covered[pidx]]
-            if len(rest):
-                buf[rest] = ix.vectors[rest] @ qrep
-            raw = buf[pidx]
-        else:
-            raw = full[pidx]
-        final = np.maximum(raw, 0) + bonus[pidx]
-        if add_idx:  # pidx is sorted (np.unique): place the additive bonuses by binary search
-            ai, av = np.concatenate(add_idx), np.concatenate(add_val)
-            at = np.searchsorted(pidx, ai)
-            ok = at < len(pidx)
-            ok[ok] = pidx[at[ok]] == ai[ok]
-            np.add.at(final, at[ok], av[ok])
+        return self._select(ix, f, delivered, k, loc, exp, pool)
+
+    def _select(
+        self,
+        ix: ScopeIndex,
+        f: QueryFeatures,
+        delivered: set[str],
+        k: int,
+        loc: _Located,
+        exp: _Expansion,
+        pool: tuple[np.ndarray, np.ndarray, np.ndarray],
+    ) -> list[Candidate]:
+        """Step 3's selection: the best-scoring valid facts with information gain (nothing delivered,
+        nothing restating a known slot value, no near-duplicate), plus the delivered ones that qualify
+        (marked `delivered`; a delivered fact the candidate call contradicts counts as new again)."""
+        cfg = self.config
+        pidx, raw, final = pool
+        dense = ix.vectors is not None
         d_pos = {ix.pos[i] for i in delivered if i in ix.pos}
         reopened: set[int] = set()
         if f.arg_slots:  # delivered, but the candidate call contradicts it: not known to the agent
@@ -227,7 +130,7 @@ class GraphRetriever:
         )
         chosen: list[int] = []  # positions in `sel` of the facts taken
         out: list[Candidate] = []
-        loc_set = set(located)
+        loc_set = set(loc.located)
         for r, j in enumerate(sel.tolist()):
             i = int(pidx[j])
             if len(out) >= k + len(d_pos):
@@ -249,10 +152,10 @@ class GraphRetriever:
                 i,
                 float(raw[j]),
                 loc_set,
-                how,
-                expanded_via,
-                ent_hits,
-                slot_hit,
+                loc.how,
+                exp.expanded_via,
+                loc.ent_hits,
+                exp.slot_hit,
                 f,
                 i in reopened,
             )
@@ -320,3 +223,181 @@ class GraphRetriever:
         if reopened:
             parts.append("delivered before, but the candidate call sets another value")
         return "; ".join(parts)
+
+
+@dataclass
+class _Located:
+    """Step 1's result: the located Topics, why each scored, the entity keys the query names."""
+
+    located: list[int]
+    how: dict[int, list[str]]
+    ent_hits: list[str]
+
+
+@dataclass
+class _Expansion:
+    """Step 2's result: the pool's contiguous slices and gathered members, their bonuses, and why
+    each expanded fact was reached."""
+
+    ranges: list[tuple[int, int, float]] = field(default_factory=list)
+    gathered: list[np.ndarray] = field(default_factory=list)
+    bonus: np.ndarray | None = None  # structural bonus per position: the best relation that reached it
+    add_idx: list[np.ndarray] = field(default_factory=list)  # additive bonuses (entities, tools, slots)
+    add_val: list[np.ndarray] = field(default_factory=list)
+    expanded_via: dict[int, str] = field(default_factory=dict)
+    slot_hit: dict[str, str] = field(default_factory=dict)
+
+
+def _locate(
+    cfg: GraphRetrievalConfig,
+    ix: ScopeIndex,
+    qrep: Any,
+    f: QueryFeatures,
+    task_id: str,
+    full: np.ndarray | None,
+) -> _Located:
+    """Step 1: score every Topic (centroid similarity, or its best fact's lexical score, plus the
+    name and entity bonuses) and keep the top `topics_to_locate` that reach `min_topic_score`."""
+    if full is None:
+        tscore = ix.centroids @ qrep
+    else:
+        tscore = ix.topic_best(np.where(ix.valid_mask(f.as_of, task_id), full, np.float32(-np.inf)))
+    tscore = np.where(ix.has_members, tscore, -np.inf).astype(np.float32)
+    named: set[int] = set()
+    for t in sorted({t for w in f.content_words for t in ix.topic_by_word.get(w, ())}):
+        if ix.topic_words[t] <= f.content_words and ix.has_members[t]:
+            tscore[t] = max(tscore[t], 0.0) + cfg.topic_name_bonus
+            named.add(t)
+    ent_hits = ix.match_entities(f.words, f.entity_keys)
+    for key in ent_hits:  # per Topic, the same float32 operations in the same order as one at a time
+        ts = ix.entity_topic_array(key)
+        tscore[ts] = np.maximum(tscore[ts], np.float32(0.0)) + np.float32(cfg.topic_entity_bonus)
+    order = ix.topic_order(tscore)[: cfg.topics_to_locate]
+    located = [int(t) for t in order if np.isfinite(tscore[t]) and tscore[t] >= cfg.min_topic_score]
+    # why each located Topic scored (only these are ever shown): its name, then the entities in query
+    # order
+    how: dict[int, list[str]] = {}
+    for t in located:
+        parts = ["its name is in the query"] if t in named else []
+        parts += [
+            f"it holds entity '{ix.entity_names[key]}'" for key in ent_hits if t in ix.entity_topics[key]
+        ]
+        if parts:
+            how[t] = parts
+    return _Located(located, how, ent_hits)
+
+
+def _expand(cfg: GraphRetrievalConfig, ix: ScopeIndex, f: QueryFeatures, loc: _Located) -> _Expansion:
+    """Step 2: the located Topics' own facts, subtopics, parent Topic and linked facts (contiguous
+    slices plus member lists), the tail's facts by the same relations, and the facts hit by the
+    query's entities, the candidate tool and the call's argument slots."""
+    exp = _Expansion()
+    ranges, gathered, tails, expanded_via = exp.ranges, exp.gathered, [], exp.expanded_via
+    for t in loc.located:
+        lo, hi = (int(x) for x in ix.own_range[t])
+        slo, shi = (int(x) for x in ix.subtree_range[t])
+        for a, b in ((slo, lo), (hi, shi)):  # subtopics (own slice sits at the subtree's start)
+            if b > a:
+                ranges.append((a, b, cfg.expanded_bonus))
+                for i in range(a, min(b, a + 256)):
+                    expanded_via.setdefault(i, f"subtopic of '{ix.topic_names[t]}'")
+        p = ix.topic_parent[t]
+        if p >= 0:
+            plo, phi = (int(x) for x in ix.own_range[p])
+            if phi > plo:
+                ranges.append((plo, phi, cfg.expanded_bonus))
+                for i in range(plo, min(phi, plo + 256)):
+                    expanded_via.setdefault(i, f"parent Topic of '{ix.topic_names[t]}'")
+        if hi > lo:
+            ranges.append((lo, hi, cfg.located_bonus))
+        if len(ix.link_members[t]):
+            gathered.append(ix.link_members[t])
+        if ix.n_tail:  # facts appended since the last compaction: the same relations, by member list
+            own_tail = ix.tail_of(t)
+            below = ix.tail_of(t, below=True)
+            parent_tail = ix.tail_of(p) if p >= 0 else below[:0]
+            tails += [
+                (own_tail, cfg.located_bonus),
+                (below, cfg.expanded_bonus),
+                (parent_tail, cfg.expanded_bonus),
+            ]
+            for m, via in ((below, "subtopic of"), (parent_tail, "parent Topic of")):
+                for i in m[:256].tolist():
+                    expanded_via.setdefault(i, f"{via} '{ix.topic_names[t]}'")
+    bonus = exp.bonus = np.zeros(len(ix), np.float32)
+    for a, b, v in ranges:
+        np.maximum(bonus[a:b], v, out=bonus[a:b])
+    for m, v in tails:
+        if len(m):
+            gathered.append(m)
+            bonus[m] = np.maximum(bonus[m], v)
+    for t in loc.located:
+        m = ix.link_members[t]
+        if len(m):
+            bonus[m] = np.maximum(bonus[m], cfg.located_bonus)
+    # additive bonuses of the few facts hit by entities (counted at most twice), tools and slots
+    ent_arrays = []
+    for key in loc.ent_hits:
+        m = ix.entity_members[key]
+        gathered.append(m)
+        if key.startswith("tool:"):
+            exp.add_idx.append(m)
+            exp.add_val.append(np.full(len(m), cfg.tool_bonus, np.float32))
+        else:
+            ent_arrays.append(m)
+    if ent_arrays:
+        u, c = np.unique(np.concatenate(ent_arrays), return_counts=True)
+        exp.add_idx.append(u)
+        exp.add_val.append(cfg.entity_bonus * np.minimum(c, 2).astype(np.float32))
+    for sk in f.arg_slots:
+        m = ix.slot_members.get(sk)
+        if m is not None:
+            gathered.append(m)
+            exp.add_idx.append(m)
+            exp.add_val.append(np.full(len(m), cfg.slot_bonus, np.float32))
+            exp.slot_hit[sk] = f.arg_slots[sk]
+    return exp
+
+
+def _score_pool(
+    ix: ScopeIndex,
+    qrep: Any,
+    f: QueryFeatures,
+    task_id: str,
+    exp: _Expansion,
+    full,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Step 3's scoring, over the pool only (matrix slices are views; only gathered rows are copied):
+    the valid pool positions (ascending), their similarity and their relevance (similarity floored at
+    0 plus bonuses); None when no pool fact is valid at the cutoff."""
+    n = len(ix)
+    in_pool = np.zeros(n, bool)
+    for a, b, _ in exp.ranges:
+        in_pool[a:b] = True
+    for m in exp.gathered:
+        in_pool[m] = True
+    pidx = np.flatnonzero(in_pool)
+    pidx = pidx[ix.valid_subset(pidx, f.as_of, task_id)]
+    if not len(pidx):
+        return None
+    if full is None:
+        buf = np.empty(n, np.float32)
+        covered = np.zeros(n, bool)
+        for a, b, _ in exp.ranges:
+            if not covered[a:b].all():
+                buf[a:b] = ix.vectors[a:b] @ qrep
+                covered[a:b] = True
+        rest = pidx[~covered[pidx]]
+        if len(rest):
+            buf[rest] = ix.vectors[rest] @ qrep
+        raw = buf[pidx]
+    else:
+        raw = full[pidx]
+    final = np.maximum(raw, 0) + exp.bonus[pidx]
+    if exp.add_idx:  # pidx is sorted (np.unique): place the additive bonuses by binary search
+        ai, av = np.concatenate(exp.add_idx), np.concatenate(exp.add_val)
+        at = np.searchsorted(pidx, ai)
+        ok = at < len(pidx)
+        ok[ok] = pidx[at[ok]] == ai[ok]
+        np.add.at(final, at[ok], av[ok])
+    return pidx, raw, final
