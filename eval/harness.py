@@ -30,6 +30,7 @@ import shutil
 import threading
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from eval.memory_backends import describe as describe_memory
 from eval.methods.base import MethodContext, task_view
 from eval.methods.seed import ChainSeed
 from eval.metrics import dumps_strict, read_rows, read_rows_checked, summarize
+from eval.policy_sources import build_policy_source
 from eval.provenance import config_hash, policy_provenance
 from eval.registry import AGENTS, BENCHMARKS, METHODS
 from eval.suites.schema import SimTask
@@ -53,7 +55,9 @@ ROWS = "episodes.jsonl"
 
 
 def make_policy_getter(cfg: EvalConfig) -> Callable[[str], Any]:
-    """get(source) -> the policy; `get.used` lists the sources asked for (the provenance)."""
+    """get(source) -> the policy for `method.policy: <source>` (eval/policy_sources.py), built once per
+    source; `get.used` lists the sources asked for (the provenance), `get.batched` the policies wrapped
+    for concurrent chains. Raises ConfigError for an unknown source or a checkpoint not given."""
     cache: dict[str, Any] = {}
 
     def get(source: str):
@@ -61,32 +65,7 @@ def make_policy_getter(cfg: EvalConfig) -> Callable[[str], Any]:
             get.used.append(source)
         if source in cache:
             return cache[source]
-        from pulse.config.schema import ConfigError
-
-        if source == "rule":
-            from pulse.agent.rule_policy import RulePolicy
-
-            pol = RulePolicy()
-        elif source in ("supplement_all", "intervene_all"):
-            from pulse.agent.blind_policies import BlindPolicy
-
-            pol = BlindPolicy(source)
-        elif source in ("trained", "base"):
-            from pulse.policy.factory import build_policy
-
-            pcfg = cfg.policy if source == "trained" else cfg.base_policy
-            key = "policy" if source == "trained" else "base_policy"
-            if not pcfg.name_or_path:
-                raise ConfigError(
-                    f"{key}.name_or_path: method {cfg.method.name!r} needs the "
-                    f"{'trained checkpoint' if source == 'trained' else 'untrained base model'}"
-                )
-            pol = build_policy(pcfg)
-        else:
-            raise ConfigError(
-                f"method.policy: {source!r} not in ('trained', 'base', 'rule', 'supplement_all', "
-                f"'intervene_all')"
-            )
+        pol = build_policy_source(cfg, source)
         if cfg.chains_parallel > 1:  # concurrent chains: their decisions go out as one batch
             from pulse.policy.batching import BatchingPolicy
 
@@ -128,7 +107,9 @@ def _finite(obj: Any, path: str = "", bad: list[str] | None = None) -> Any:
     return obj
 
 
-def _row_json(row: dict[str, Any]) -> str:
+def row_json(row: dict[str, Any]) -> str:
+    """One episodes.jsonl line (no newline): strict JSON, sorted keys; a NaN or infinite value is
+    written as null and its path listed under `undefined`."""
     bad: list[str] = []
     row = _finite(row, bad=bad)
     if bad:
@@ -186,12 +167,12 @@ def plan_resume(
     rerun = {t.task_id for ts in todo.values() for t in ts}
     kept = [r for r in rows if r.get("task_id") not in rerun]
     if rows_path.exists() and (not clean or len(kept) != len(rows)):
-        atomic_write_text(rows_path, "".join(_row_json(r) + "\n" for r in kept))
+        atomic_write_text(rows_path, "".join(row_json(r) + "\n" for r in kept))
     return todo
 
 
 def _append_row(path: Path, row: dict[str, Any]) -> None:
-    line = _row_json(row) + "\n"
+    line = row_json(row) + "\n"
     with open(path, "a") as f:
         f.write(line)
         f.flush()
@@ -242,10 +223,67 @@ def _quiet_libraries() -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
+@dataclass
+class _Run:
+    """What one evaluation run is made of, opened before any episode: the benchmark, the task agent,
+    the method, its policy getter and the fields every row carries (`base`)."""
+
+    bench: Any
+    agent: Any
+    method: Any
+    getter: Any
+    prov: dict[str, Any]  # policy_checkpoints, checkpoint_hash, config_hash
+    base: dict[str, Any]
+
+
+# the row fields a summary repeats
+SUMMARY_KEYS = (
+    "benchmark",
+    "suite_version",
+    "method",
+    "agent",
+    "simulated",
+    "seed",
+    "experiment",
+    "policy_checkpoints",
+    "checkpoint_hash",
+    "config_hash",
+)
+
+
 def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
+    """Run `cfg`'s benchmark x method x task agent into `cfg.out_dir` (the module docstring's run
+    directory) and return that directory.
+
+    `resolved_config_yaml`: the composed config, written as config.yaml ("" = not written). Raises
+    ConfigError / RegistryError before any episode for a config that cannot run (an unknown name, an
+    agent or method that cannot run the benchmark, a missing checkpoint) and ConfigError when
+    resuming a run dir made by something else; an episode that raises is recorded, not raised.
+    """
     _quiet_libraries()
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    run = _open_run(cfg, out)
+    rows_path = out / ROWS
+    rows, clean = read_rows_checked(rows_path) if cfg.resume else ([], True)
+    if rows:
+        check_resume(rows, run.base, out)  # before anything in the run dir is touched
+    _write_records(cfg, out, run, resolved_config_yaml)
+    if not cfg.resume and rows_path.exists():
+        rows_path.unlink()
+    chains = run.bench.chains()
+    todo = plan_resume(rows_path, rows, clean, chains, cfg.retry_failed) if cfg.resume else chains
+    _run_chains(cfg, out, run, todo)
+    summary = summarize(read_rows(rows_path))
+    summary.update({k: run.base[k] for k in SUMMARY_KEYS})
+    summary.update(judge=run.bench.judge_label, nonstandard=run.bench.nonstandard)
+    atomic_write_text(out / "summary.json", dumps_strict(summary, indent=2, sort_keys=True) + "\n")
+    return out
+
+
+def _open_run(cfg: EvalConfig, out: Path) -> _Run:
+    """The benchmark, task agent and method of `cfg`, each refused up front if it cannot run the
+    benchmark, and the provenance fields every row carries."""
     bench = BENCHMARKS.get(cfg.benchmark.name)(cfg.benchmark)
     agent = AGENTS.get(cfg.agent.name)(cfg.agent)
     agent.check(bench)  # an agent that cannot run this benchmark is refused before any episode
@@ -254,8 +292,6 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
     if hasattr(method, "check"):  # a method that cannot run this benchmark is refused up front too
         method.check(bench)
     prov = {**policy_provenance(getter.used, cfg), "config_hash": config_hash(cfg)}
-    rows_path = out / ROWS
-    rows, clean = read_rows_checked(rows_path) if cfg.resume else ([], True)
     base = {
         "run": cfg.experiment or out.name,
         "benchmark": bench.name,
@@ -273,18 +309,22 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
         "metric": bench.metric,
         **prov,
     }
-    if rows:
-        check_resume(rows, base, out)  # before anything in the run dir is touched
-    if resolved_config_yaml:
-        atomic_write_text(out / "config.yaml", resolved_config_yaml)
+    return _Run(bench, agent, method, getter, prov, base)
+
+
+def _write_records(cfg: EvalConfig, out: Path, run: _Run, resolved_config_yaml: str) -> None:
+    """config.yaml (when given) and manifest.json."""
     from pulse.config.schema import as_dict
 
+    bench, agent, method = run.bench, run.agent, run.method
+    if resolved_config_yaml:
+        atomic_write_text(out / "config.yaml", resolved_config_yaml)
     write_manifest(
         out,
         seed=cfg.seed,
         experiment=cfg.experiment,
         config=as_dict(cfg),
-        policy={"sources": list(getter.used), **prov},
+        policy={"sources": list(run.getter.used), **run.prov},
         suite={
             "name": bench.name,
             "version": bench.version,
@@ -300,34 +340,63 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
         memory=describe_memory(method.memory_kind, cfg.embedder.name) if method.uses_memory else "none",
         transport=cfg.benchmark.transport,
     )
-    if not cfg.resume and rows_path.exists():
-        rows_path.unlink()
-    todo = (
-        plan_resume(rows_path, rows, clean, bench.chains(), cfg.retry_failed)
-        if cfg.resume
-        else bench.chains()
-    )
+
+
+def _run_chains(cfg: EvalConfig, out: Path, run: _Run, todo: dict[str, list[SimTask]]) -> None:
+    """Every chain of `todo`, one after another or on `chains_parallel` threads (their policy
+    decisions meet in one batch, pulse/policy/batching.py); rows appended as episodes finish."""
     n_todo = sum(len(ts) for ts in todo.values())
     bar = None
     if cfg.progress and n_todo:
         from tqdm import tqdm
 
         bar = tqdm(
-            total=n_todo, desc=f"{bench.name}/{cfg.method.name}/seed{cfg.seed}", unit="ep", leave=False
+            total=n_todo, desc=f"{run.bench.name}/{cfg.method.name}/seed{cfg.seed}", unit="ep", leave=False
         )
-    # the run's embedder, shared by every chain that needs memory
-    embedder = build_embedder(cfg.embedder) if method.uses_memory and todo else None
-    # the run's reader (pulse/reading/), shared like the embedder; None: the cue rules alone
-    reader = (
-        make_reader(cfg.reader.name) if method.uses_memory and todo and cfg.reader.name != "rule" else None
+    uses_memory = run.method.uses_memory and bool(todo)
+    chain = _ChainRunner(
+        cfg,
+        out,
+        run,
+        # the run's embedder and reader (pulse/reading/; None: the cue rules alone), shared by every chain
+        embedder=build_embedder(cfg.embedder) if uses_memory else None,
+        reader=make_reader(cfg.reader.name) if uses_memory and cfg.reader.name != "rule" else None,
+        bar=bar,
     )
-    write_lock = threading.Lock()
+    if cfg.chains_parallel <= 1 or len(todo) <= 1:
+        for user, tasks in todo.items():
+            chain.run(user, tasks)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
 
-    def run_chain(user: str, tasks: list) -> None:
+        def pooled(item):
+            with contextlib.ExitStack() as live:
+                for pol in run.getter.batched:
+                    live.enter_context(pol.chain())
+                chain.run(*item)
+
+        with ThreadPoolExecutor(max_workers=cfg.chains_parallel) as pool:
+            list(pool.map(pooled, todo.items()))
+    if bar:
+        bar.close()
+
+
+class _ChainRunner:
+    """Runs one persona's chain of tasks: its memory seeded and opened once, then each episode in
+    order, each recorded as a row (status "failed" with the error when it raises)."""
+
+    def __init__(self, cfg: EvalConfig, out: Path, run: _Run, embedder: Any, reader: Any, bar: Any):
+        self.cfg, self.out, self.ctx = cfg, out, run
+        self.embedder, self.reader, self.bar = embedder, reader, bar
+        self.rows_path = out / ROWS
+        self.write_lock = threading.Lock()
+
+    def run(self, user: str, tasks: list) -> None:
+        bench, method = self.ctx.bench, self.ctx.method
         tools = bench.tools(user)
         memory = None
         if method.uses_memory:
-            root = out / "memory" / user
+            root = self.out / "memory" / user
             shutil.rmtree(root, ignore_errors=True)
             # the seed hook: every method builds its own memory from the same seed history
             memory = method.open_chain(
@@ -336,98 +405,63 @@ def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
                     tuple(t.project_id for t in tasks),
                     bench.seed_history(user),
                     root,
-                    embedder,
+                    self.embedder,
                     tuple(tools),
-                    reader=reader,
+                    reader=self.reader,
                 )
             )
-        env = bench.open_env(user, cfg.benchmark.transport)
+        env = bench.open_env(user, self.cfg.benchmark.transport)
         try:
             for task in tasks:
-                row = {
-                    **base,
-                    "task_id": task.task_id,
-                    "user_id": task.user_id,
-                    "category": task.category,
-                    "level": task.level,
-                    "depends_on": list(task.depends_on),
-                    "scored": getattr(task, "scored", True),
-                }
-                session = None
-                try:
-                    env.begin(task)
-                    session = traced(
-                        method.open_session(
-                            task if getattr(method, "reads_gold", False) else task_view(task),
-                            memory,
-                            cfg.agent.concurrent,
-                            tools=tools,
-                        ),
-                        task,
-                        row,
-                    )
-                    outcome = agent.run(task, env, session, cfg.seed, bench)
-                    note_outcome(row, outcome)  # the traced row's intervention verdicts (pulse trace)
-                    stats = getattr(session, "stats", AgentStats())
-                    row.update(
-                        status="ok", **_score_fields(bench, task, env, outcome), **_counters(outcome, stats)
-                    )
-                except Exception as e:  # recorded; the run goes on
-                    if session is not None:
-                        try:
-                            session.end(False)
-                        except Exception:
-                            pass
-                    row.update(
-                        status="failed",
-                        score=0.0,
-                        error=f"{type(e).__name__}: {e}",
-                        traceback=traceback.format_exc(limit=6)[-2000:],
-                    )
-                with write_lock:
-                    _append_row(rows_path, row)
-                    if bar:
-                        bar.update(1)
+                row = self.episode(task, env, memory, tools)
+                with self.write_lock:
+                    _append_row(self.rows_path, row)
+                    if self.bar:
+                        self.bar.update(1)
         finally:
             env.close()
             if memory is not None:
                 memory.close()
 
-    if cfg.chains_parallel <= 1 or len(todo) <= 1:
-        for user, tasks in todo.items():
-            run_chain(user, tasks)
-    else:
-        # chains on threads; their policy decisions meet in one batch (pulse/policy/batching.py)
-        from concurrent.futures import ThreadPoolExecutor
-
-        def pooled(item):
-            with contextlib.ExitStack() as live:
-                for pol in getter.batched:
-                    live.enter_context(pol.chain())
-                run_chain(*item)
-
-        with ThreadPoolExecutor(max_workers=cfg.chains_parallel) as pool:
-            list(pool.map(pooled, todo.items()))
-    if bar:
-        bar.close()
-    summary = summarize(read_rows(rows_path))
-    summary.update(
-        {
-            k: base[k]
-            for k in (
-                "benchmark",
-                "suite_version",
-                "method",
-                "agent",
-                "simulated",
-                "seed",
-                "experiment",
-                "policy_checkpoints",
-                "checkpoint_hash",
-                "config_hash",
-            )
+    def episode(self, task: SimTask, env: Any, memory: Any, tools: Any) -> dict[str, Any]:
+        """One task's row: the run's fields, the task's, and its score and counters (or the error)."""
+        bench, method, agent = self.ctx.bench, self.ctx.method, self.ctx.agent
+        row = {
+            **self.ctx.base,
+            "task_id": task.task_id,
+            "user_id": task.user_id,
+            "category": task.category,
+            "level": task.level,
+            "depends_on": list(task.depends_on),
+            "scored": getattr(task, "scored", True),
         }
-    )
-    summary.update(judge=bench.judge_label, nonstandard=bench.nonstandard)
-    atomic_write_text(out / "summary.json", dumps_strict(summary, indent=2, sort_keys=True) + "\n")
-    return out
+        session = None
+        try:
+            env.begin(task)
+            session = traced(
+                method.open_session(
+                    task if getattr(method, "reads_gold", False) else task_view(task),
+                    memory,
+                    self.cfg.agent.concurrent,
+                    tools=tools,
+                ),
+                task,
+                row,
+            )
+            outcome = agent.run(task, env, session, self.cfg.seed, bench)
+            note_outcome(row, outcome)  # the traced row's intervention verdicts (pulse trace)
+            stats = getattr(session, "stats", AgentStats())
+            row.update(status="ok", **_score_fields(bench, task, env, outcome), **_counters(outcome, stats))
+        except Exception as e:  # recorded; the run goes on
+            if session is not None:
+                try:
+                    session.end(False)
+                except Exception:
+                    pass
+            row.update(
+                status="failed",
+                score=0.0,
+                error=f"{type(e).__name__}: {e}",
+                traceback=traceback.format_exc(limit=6)[-2000:],
+            )
+        return row
