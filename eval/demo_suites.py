@@ -7,7 +7,7 @@ simulated task agent, render Tables 1 and 2, and check the paper's training clai
                     "no_penalty": "outputs/demo/s0/grpo_no_penalty/grpo/final"}}, "outputs/demo/suites")
 
 `checkpoints` maps each seed to the demo's checkpoints by role (`sft`, and one per GRPO penalty as
-`pulse.cli.demo.penalty_name` names it). Rows: `none` (no memory), `pulse_no_rl` (the SFT-only policy),
+`eval.demo_report.penalty_name` names it). Rows: `none` (no memory), `pulse_no_rl` (the SFT-only policy),
 `pulse_penalty0` (GRPO with penalty 0) and `pulse` (GRPO with penalty -1), each present when its
 checkpoint is. Evaluation seed s uses training seed s's checkpoints, so the spread over seeds
 includes training variance. `max_tasks` > 0 keeps the first N tasks of each persona chain (a faster

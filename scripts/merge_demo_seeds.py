@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from pulse.cli.demo import merge_seed_results
+from eval.demo_report import merge_seed_results
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -17,3 +17,12 @@ def mean_stderr(xs: Sequence[float | None]) -> tuple[float | None, float | None]
         return m, None
     var = sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
     return m, math.sqrt(var / len(xs))
+
+
+def format_mean_stderr(values: Sequence[float | None], pct: bool = True) -> str:
+    """ "mean ± stderr" of `values` over seeds (in % unless `pct=False`, one decimal); "n/a" for none."""
+    m, se = mean_stderr(values)
+    if m is None:
+        return "n/a"
+    scale = 100 if pct else 1
+    return f"{scale * m:.1f}" + ("" if se is None else f" ± {scale * se:.1f}")

@@ -1,7 +1,7 @@
 """The demo's checks of the paper's training claims read the right numbers and say "not run" honestly."""
 
+from eval.demo_report import policy_checks
 from eval.demo_suites import suite_checks
-from pulse.cli.demo import policy_checks
 
 
 def _m(acc, interventions, success, silent, n=100):
@@ -58,7 +58,8 @@ def test_suite_decision_checks_and_seed_merge(tmp_path):
     on GRPO(-1)'s suite decision points against the oracle's intervention count."""
     import json
 
-    from pulse.cli.demo import SUITE_DECISION_KEYS, merge_seed_results, suite_decision_checks
+    from eval.demo_report import merge_seed_results
+    from eval.demo_suite_decisions import SUITE_DECISION_KEYS, suite_decision_checks
 
     def cell(acc, succ, n_int, n_or):
         vals = dict.fromkeys(SUITE_DECISION_KEYS, 0.5)
