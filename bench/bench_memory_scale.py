@@ -74,7 +74,7 @@ sys.path.insert(0, str(REPO / "bench"))
 from bench_retrieval import _git_commit, embed_vectors, make_queries, make_world, pct  # noqa: E402
 
 from pulse.core.records import Event, MemoryItem, Provenance  # noqa: E402
-from pulse.memory import RetrievalQuery, make_embedder, open_memory, scope_index  # noqa: E402
+from pulse.memory import RetrievalQuery, make_embedder, open_memory, scope_compaction, scope_index  # noqa: E402
 from pulse.memory.graph import embed_text  # noqa: E402
 from pulse.memory.interface import WriteCandidate  # noqa: E402
 from pulse.memory.packed_records import pack_meta, packed_items, unpack_meta  # noqa: E402
@@ -396,7 +396,7 @@ def bench_commits(
     full_collect_s = time.perf_counter() - t0
     tail = ix.n_tail
     t0 = time.perf_counter()
-    ix.compact(emb)  # the whole re-sort work of one compaction, all at once
+    scope_compaction.compact(ix, emb)  # the whole re-sort work of one compaction, all at once
     compact_s = time.perf_counter() - t0
     crossing = (
         bench_crossing(mem, items.head(n), vecs, vocab, emb, queries, qvecs, conversations, crossing_max)

@@ -1,8 +1,10 @@
 """Reproduce the offline Table 1-3 rows: every experiment config x suites x seeds, each distinct run once.
 
-    .venv/bin/python scripts/reproduce_tables.py --runs outputs/tables/runs --out results/tables \
+    pulse reproduce --runs outputs/tables/runs --out results/tables \
         --checkpoint 'outputs/demo/s{seed}/grpo_pulse/grpo/final' \
         --base 'outputs/demo/s{seed}/sft_run/sft/final'
+
+(`python scripts/reproduce_tables.py ...` is the same command; `main(argv)` returns its exit status.)
 
 Each run is `pulse eval experiment=<table>/<row> benchmark=<suite> seed=<seed>` composed from
 configs/ exactly as the CLI composes it (hydra compose API) and run by `eval.harness.run_eval` in a
@@ -55,7 +57,7 @@ SECONDS_FILE = "run_seconds.json"  # <runs>/run_seconds.json: measured seconds p
 NAME_ONLY_KEYS = ("experiment",)
 REUSE_REASON = (
     "identical resolved config except the run's name (experiment label, out_dir and the keys the "
-    "config hash leaves out); see scripts/reproduce_tables.py reuse_key"
+    "config hash leaves out); see eval/reproduce.py reuse_key"
 )
 # rough seconds per run on 2 cores when nothing was measured: learned policies are the slow rows
 LEARNED_S, OTHER_S = 25.0, 2.0
@@ -238,7 +240,7 @@ def materialise_reused(run: Run) -> str:
     episode rows and summary relabelled with this run's `run`/`experiment` and config hash, this run's
     config.yaml, and a manifest with `reused_from`. A run dir that already holds this run's complete
     rows (a real run or an earlier reuse) is left as it is (resume). Returns "reused" or "complete"."""
-    from eval.harness import ROWS, _row_json, check_resume
+    from eval.harness import ROWS, check_resume, row_json
     from eval.metrics import dumps_strict, read_rows
     from eval.provenance import config_hash
     from pulse.config.schema import ConfigError, as_dict
@@ -267,7 +269,7 @@ def materialise_reused(run: Run) -> str:
             shutil.copytree(p, dst / p.name)
         else:
             shutil.copy2(p, dst / p.name)
-    atomic_write_text(dst / ROWS, "".join(_row_json(r) + "\n" for r in rows))
+    atomic_write_text(dst / ROWS, "".join(row_json(r) + "\n" for r in rows))
     summary = {**_read_json(src / "summary.json"), **{k: label[k] for k in ("experiment", "config_hash")}}
     atomic_write_text(dst / "summary.json", dumps_strict(summary, indent=2, sort_keys=True) + "\n")
     atomic_write_text(dst / "config.yaml", run.yaml)
@@ -337,9 +339,6 @@ class Workers:
     def __init__(self, n: int):
         import multiprocessing as mp
 
-        here = str(Path(__file__).resolve().parent)
-        if here not in sys.path:  # a spawned worker imports this module by name
-            sys.path.insert(0, here)
         ctx = mp.get_context("spawn")
         self.jobs, self.results = ctx.Queue(), ctx.Queue()
         self.procs = [
@@ -407,7 +406,9 @@ class Workers:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    """`pulse reproduce [options] [overrides...]`: plan, run and tabulate the grid; the exit status
+    (1 when a run fails, 2 when the runs cannot be tabulated)."""
+    ap = argparse.ArgumentParser(prog="pulse reproduce", description=__doc__.splitlines()[0])
     ap.add_argument("--runs", default="outputs/tables/runs", help="run directories go here")
     ap.add_argument("--out", default="outputs/tables", help="tables (Markdown, LaTeX, JSON, PNG) go here")
     ap.add_argument("--tables", nargs="+", default=["table1", "table2", "table3", "tableB4"])
@@ -493,7 +494,7 @@ def _reproduce(a: argparse.Namespace, t0: float, runs_dir: Path, workers: Worker
         try:
             workers.run(todo, on_done)
         except RunFailed as e:
-            print(f"reproduce_tables: {e}", file=sys.stderr, flush=True)
+            print(f"pulse reproduce: {e}", file=sys.stderr, flush=True)
             return 1
     if skipped:
         print("rows not run: " + "; ".join(dict.fromkeys(skipped)))
@@ -504,12 +505,24 @@ def _reproduce(a: argparse.Namespace, t0: float, runs_dir: Path, workers: Worker
         + (f", {counts['complete']} identical ones already complete" if counts["complete"] else "")
         + ")"
     )
-    from pulse.cli.tables import main as tables_main
-
     per_seed = "{seed}" in a.checkpoint or "{seed}" in a.base
-    return (
-        tables_main([str(runs_dir), "--out", a.out, *(["--per-seed-checkpoints"] if per_seed else [])]) or 0
-    )
+    return render_tables([str(runs_dir)], a.out, per_seed_checkpoints=per_seed)
+
+
+def render_tables(
+    runs: list[str], out: str | None, plots: bool = True, per_seed_checkpoints: bool = False
+) -> int:
+    """`pulse tables`: print the tables of the run directories `runs` (written to `out` with the PNG
+    plots unless `plots=False`); 0, or 2 with one message on stderr when the runs cannot be tabulated
+    honestly (eval/tables.py)."""
+    from eval.tables import render
+
+    try:
+        print(render(runs, out, plots=plots, per_seed_checkpoints=per_seed_checkpoints))
+    except (FileNotFoundError, ValueError) as e:
+        print(f"pulse tables: {e}", file=sys.stderr)
+        return 2
+    return 0
 
 
 if __name__ == "__main__":

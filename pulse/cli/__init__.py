@@ -20,6 +20,10 @@ VERBS: dict[str, tuple[str, str]] = {
     "demo": ("pulse.cli.demo", "end-to-end CPU demo: data -> SFT -> GRPO(-1, 0) -> comparison table"),
     "eval": ("pulse.cli.eval", "benchmark x method x task-agent evaluation runs"),
     "tables": ("pulse.cli.tables", "render paper-style tables from run directories"),
+    "reproduce": (
+        "pulse.cli.reproduce",
+        "the paper tables' grid: every experiment row x suite x seed, identical runs once, then tables",
+    ),
     "memory": ("pulse.cli.memory", "inspect, export or import a memory store (show | export | import)"),
     "serve": (
         "pulse.cli.serve",
@@ -64,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pulse: unknown verb {verb!r}.{hint}\n\n{usage()}", file=sys.stderr)
         return 2
     module = importlib.import_module(VERBS[verb][0])
-    if verb in ("memory", "export", "fetch-model"):  # argparse-based verbs
+    if verb in ("memory", "export", "fetch-model", "reproduce"):  # argparse-based verbs
         return int(module.main(rest) or 0)
     sys.argv = [f"pulse {verb}", *rest]  # hydra reads sys.argv
     module.main()

@@ -21,13 +21,11 @@ def main(argv: list[str] | None = None) -> int:
         help="allow one policy checkpoint per seed in a row (training seed s evaluated at seed s)",
     )
     a = p.parse_args(sys.argv[1:] if argv is None else argv)
-    from eval.tables import render
+    from eval.reproduce import render_tables
 
-    try:
-        print(render(a.runs, a.out, plots=not a.no_plots, per_seed_checkpoints=a.per_seed_checkpoints))
-    except (FileNotFoundError, ValueError) as e:
-        print(f"pulse tables: {e}", file=sys.stderr)
-        sys.exit(2)
+    rc = render_tables(a.runs, a.out, plots=not a.no_plots, per_seed_checkpoints=a.per_seed_checkpoints)
+    if rc:
+        sys.exit(rc)
     return 0
 
 

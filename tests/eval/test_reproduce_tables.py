@@ -1,4 +1,5 @@
-"""scripts/reproduce_tables.py: identical runs share one key (and only they do), a reused run directory
+"""`pulse reproduce` (eval/reproduce.py; scripts/reproduce_tables.py calls it): identical runs share one
+key (and only they do), a reused run directory
 tabulates and resumes exactly like a real run of that row, and a failing run in a worker process
 surfaces with its name and exit status 1."""
 
@@ -6,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,11 +17,8 @@ TINY = ["benchmark.max_tasks=1", "benchmark.personas=[researcher]"]
 
 @pytest.fixture(scope="module")
 def rt():
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import reproduce_tables
-    finally:
-        sys.path.pop(0)
+    import eval.reproduce as reproduce_tables
+
     return reproduce_tables
 
 

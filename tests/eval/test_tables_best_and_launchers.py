@@ -3,7 +3,6 @@ the reproduction script runs a baseline row without any checkpoint."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from eval.tables import mark_best
@@ -29,11 +28,8 @@ def test_multirun_launchers_compose():
 
 
 def test_reproduce_script_runs_a_table_b4_baseline_row_and_labels_its_backing(tmp_path):
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import reproduce_tables
-    finally:
-        sys.path.pop(0)
+    import eval.reproduce as reproduce_tables
+
     rc = reproduce_tables.main(
         [
             "--tables",
