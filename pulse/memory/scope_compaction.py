@@ -32,7 +32,7 @@ from pulse.memory import scope_index as params
 from pulse.memory.embedders.base import Embedder
 from pulse.memory.interface import ItemMeta
 from pulse.memory.packed_records import PackedRecords
-from pulse.memory.scope_build import build_steps, cached_vectors
+from pulse.memory.scope_build import append_rows, build_steps, cached_vectors, drive
 from pulse.memory.scope_index import ScopeIndex
 from pulse.memory.store import MemoryStore
 
@@ -48,7 +48,7 @@ def catch_up(ix: ScopeIndex, store: MemoryStore, embedder: Embedder, generation:
     if rows:
         texts = [graph.embed_text(item) for _, item, _ in rows]
         vectors = cached_vectors(store, embedder, texts) if embedder.dense else None
-        ix.append(rows, vectors)
+        append_rows(ix, rows, vectors)
         ended = [item.supersedes for _, item, _ in rows if item.supersedes and item.supersedes in ix.pos]
         for item, _, _ in store.get_many(ended).values():
             ix.set_valid_to(item)
@@ -56,6 +56,12 @@ def catch_up(ix: ScopeIndex, store: MemoryStore, embedder: Embedder, generation:
     if ix.compaction is None and ix.needs_compaction():
         ix.compaction = Compaction(ix, embedder)
     return ix
+
+
+def compact(ix: ScopeIndex, embedder: Embedder) -> ScopeIndex:
+    """The same records re-sorted into one base, all at once (from memory: no store read, no
+    embedding). Commits never call this; they advance a `Compaction` slice by slice."""
+    return drive(compaction_steps(ix.snapshot(), embedder))
 
 
 class Compaction:
@@ -107,7 +113,8 @@ class Compaction:
             if self.copied < len(src):
                 a, b = self.copied, min(len(src), self.copied + params._COPY_SLICE)
                 rowids = src.rowids[a:b].tolist()
-                new.append(
+                append_rows(
+                    new,
                     [(rowids[j], src.items[a + j], src.metas[a + j]) for j in range(b - a)],
                     src.vectors[a:b] if src.vectors is not None else None,
                 )

@@ -17,19 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from pulse.core.records import MemoryItem
-from pulse.memory.embedders.base import Embedder, GrowingArray, ScoreIndex
+from pulse.memory.embedders.base import GrowingArray, ScoreIndex
 from pulse.memory.interface import ItemMeta
 from pulse.memory.packed_records import PackedRecords
 from pulse.memory.timeutil import bound_to
-
-if TYPE_CHECKING:
-    from pulse.memory.scope_compaction import Compaction
-
 
 _EMPTY = np.zeros(0, np.int64)
 # compaction when the appended tail exceeds max(COMPACT_MIN_TAIL, COMPACT_FRACTION * base size):
@@ -127,7 +123,9 @@ class ScopeIndex:
     centroids: np.ndarray | None  # (T, dim) normalised own sum (subtree sum when it has no own facts)
     columns: dict[str, GrowingArray] = field(default_factory=dict)
     _name_rank: np.ndarray | None = None  # rank of each Topic name (see topic_order)
-    compaction: Compaction | None = None  # a re-sort being built from a snapshot of this index
+    # a re-sort being built from a snapshot of this index (scope_compaction.Compaction; not imported:
+    # that module builds on this one)
+    compaction: Any = None
     _entity_topic_arrays: dict[str, np.ndarray] = field(default_factory=dict)  # see entity_topic_array
     _tail_arrays: dict[tuple[bool, int], np.ndarray] = field(default_factory=dict)  # see tail_of
     # views of `columns`, refreshed after every append (see _COLUMNS)
@@ -262,13 +260,6 @@ class ScopeIndex:
         return hits
 
     # ------------------------------------------------------------------ incremental updates
-    def append(self, rows: Sequence[tuple[int, MemoryItem, ItemMeta]], vectors: np.ndarray | None) -> None:
-        """Add records (store rowid, item, meta) in insertion order as tail items
-        (`scope_build.append_rows`)."""
-        from pulse.memory.scope_build import append_rows  # it builds ScopeIndex: imported here
-
-        append_rows(self, rows, vectors)
-
     def set_valid_to(self, item: MemoryItem) -> None:
         """A stored record's validity ended (the only change a stored row ever gets)."""
         p = self.pos.get(item.item_id)
@@ -292,14 +283,6 @@ class ScopeIndex:
 
     def needs_compaction(self) -> bool:
         return self.n_tail > max(COMPACT_MIN_TAIL, COMPACT_FRACTION * self.n_base)
-
-    def compact(self, embedder: Embedder) -> ScopeIndex:
-        """The same records re-sorted into one base, all at once (from memory: no store read, no
-        embedding). Commits never call this; they advance a `Compaction` slice by slice."""
-        from pulse.memory.scope_build import drive  # these modules build ScopeIndex: imported here
-        from pulse.memory.scope_compaction import compaction_steps
-
-        return drive(compaction_steps(self.snapshot(), embedder))
 
     def snapshot(self) -> dict[str, Any]:
         """What a compaction reads: copies of the records and rowids (cheap: references), and views
