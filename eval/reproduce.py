@@ -65,6 +65,8 @@ BENCH_FACTOR = {"independent_sim": 1.1, "pibench_sim": 1.0, "mcp_persona_sim": 0
 
 
 def rows_of(tables: list[str], only: list[str]) -> list[str]:
+    """The experiment rows ("tableK/<row>") of `tables` under configs/experiment/, in file order;
+    only those in `only` when it is not empty."""
     out = []
     for t in tables:
         for p in sorted((CONF / "experiment" / t).glob("*.yaml")):
@@ -107,6 +109,9 @@ def reuse_key(cfg: Any) -> str:
 
 @dataclass(eq=False)
 class Run:
+    """One row x benchmark x seed of the grid: its typed config, where it runs, its reuse key, and
+    the identical run it reuses (`source`) or the runs that reuse it (`reused_by`)."""
+
     row: str
     bench: str
     seed: int
@@ -195,6 +200,7 @@ def plan(a: argparse.Namespace) -> tuple[list[Run], list[str]]:
 
 
 def estimated_seconds(run: Run, measured: dict[str, float]) -> float:
+    """The run's seconds as measured by an earlier reproduction, else a rough guess (for ordering)."""
     if run.seconds_key in measured:
         return float(measured[run.seconds_key])
     return (LEARNED_S if run.learned else OTHER_S) * BENCH_FACTOR.get(run.bench, 1.0)
@@ -329,7 +335,7 @@ def _worker(jobs, results) -> None:
 
 
 class RunFailed(RuntimeError):
-    pass
+    """A run raised in a worker, or a worker died; the message names the run."""
 
 
 class Workers:

@@ -74,6 +74,16 @@ DEFAULT_BEHAVIOUR = BehaviourParams()  # frozen: one shared default is safe
 
 
 class SimulatedAgent:
+    """The simulated task agent (`agent=simulated`): it follows a generated task's plan of typed calls,
+    and what it does with memory (take a supplement up, revise or give up on a held call, ask the
+    user) follows the behaviour model's knobs (`BehaviourParams`, calibrated by
+    `pulse calibrate-agent`). Latencies are modelled, not slept (unless `realtime`).
+
+    `run(task, env, session, seed, bench)` plays one episode against the memory `session` and returns
+    its `EpisodeOutcome`; `check(bench)` raises ConfigError for a benchmark that is not a generated
+    suite (the real benchmarks need an LLM or scripted agent). Seeded: the same seed, the same episode.
+    """
+
     name = "simulated"
     simulated = True
     model = "simulated-agent (behaviour model, eval/agents/simulated.py)"
@@ -278,4 +288,5 @@ class SimulatedAgent:
 
 
 def build(cfg) -> SimulatedAgent:
+    """The agent of `agent=simulated` (`cfg`: the agent config with its typed `behaviour`)."""
     return SimulatedAgent(cfg.behaviour)  # typed and range-checked at start (eval/config.py)

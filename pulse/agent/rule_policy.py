@@ -19,10 +19,14 @@ from pulse.policy.base import PolicyOutput
 
 
 def rule_decision(inp: PolicyInput) -> Decision:
+    """The gold rule's decision on `inp` (its prefix and snapshot)."""
     return gold_decision(inp.prefix, inp.snapshot)
 
 
 class RulePolicy:
+    """The gold rule as a policy (the module docstring): `decide_batch(inputs)` returns one
+    `PolicyOutput` per `PolicyInput`, with the canonical JSON completion; never fails to parse."""
+
     name = "rule"
 
     def decide_batch(self, inputs: Sequence[PolicyInput]) -> list[PolicyOutput]:

@@ -51,12 +51,14 @@ VERBS: dict[str, tuple[str, str]] = {
 
 
 def usage() -> str:
+    """`pulse`'s help: every verb with its one-line description."""
     width = max(map(len, VERBS))
     rows = "\n".join(f"  {v.ljust(width)}  {doc}" for v, (_, doc) in VERBS.items())
     return f"usage: pulse <verb> [args...]\n\nverbs:\n{rows}\n\n`pulse <verb> --help` shows a verb's options."
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`pulse <verb> [args...]`: run the verb's module; 2 with close names for an unknown verb."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(usage())

@@ -8,6 +8,7 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`pulse reproduce` (eval.reproduce.main); returns its exit status."""
     from eval.reproduce import main as reproduce
 
     return reproduce(sys.argv[1:] if argv is None else argv)

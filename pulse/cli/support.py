@@ -43,6 +43,7 @@ def offline_hint(err: BaseException) -> str:
 
 
 def report_and_exit(verb: str, err: BaseException) -> None:
+    """Print `err` as one line on stderr ("pulse <verb>: error: ...") and exit with status 2."""
     from pulse.core.errors import one_line
 
     print(f"pulse {verb}: error: {one_line(err)}{offline_hint(err)}", file=sys.stderr, flush=True)
@@ -67,6 +68,8 @@ def quiet_libraries() -> None:
 
 
 def hydra_entry(verb: str, run: Callable[[Any], Any], config_name: str | None = None) -> Callable[[], Any]:
+    """A verb's `main()`: composes configs/<config_name or verb>.yaml with the command line's
+    overrides and calls `run(cfg)`; a config or user error exits 2 with one line naming the key."""
     import hydra
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

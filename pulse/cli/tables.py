@@ -11,6 +11,7 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`pulse tables` (the module docstring); exits 2 when the runs cannot be tabulated honestly."""
     p = argparse.ArgumentParser(prog="pulse tables", description=__doc__)
     p.add_argument("runs", nargs="+", help="run directories or folders containing them")
     p.add_argument("--out", default=None, help="write tables.md, tables.tex and PNG plots here")

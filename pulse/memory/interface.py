@@ -65,6 +65,8 @@ class RetrievalQuery:
 
 @dataclass(frozen=True)
 class ScoredItem:
+    """One retrieved item with its relevance score and the reason it was selected."""
+
     item: MemoryItem
     score: float
     reason: str  # why it was selected, for traces
@@ -110,6 +112,10 @@ class ConversationWriter(Protocol):
 
 @runtime_checkable
 class Memory(Protocol):
+    """What every memory backend offers the agent: `retrieve` (scored items for a query at its
+    cutoff), `snapshot` (a scope's current items), `add_items` (bulk load) and `conversation` (a
+    writer that commits a conversation's items at its end). Errors are MemoryStoreError subclasses."""
+
     def retrieve(self, query: RetrievalQuery) -> list[ScoredItem]: ...
 
     def snapshot(self, user_id: str, project_id: str = "", as_of: str = "") -> list[MemoryItem]: ...

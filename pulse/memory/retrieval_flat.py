@@ -30,6 +30,8 @@ from pulse.memory.scope_index import ScopeIndex
 
 @dataclass(frozen=True)
 class FlatRetrievalConfig:
+    """The flat retriever's knobs: whether superseded versions are hidden, the similarity floor."""
+
     # True drops superseded versions (a flat store that still honours valid_to); False = the ablation.
     hide_superseded: bool = False
     # A record is returned only if its similarity to the query is strictly above this (the
@@ -41,6 +43,9 @@ class FlatRetrievalConfig:
 
 
 class FlatRetriever:
+    """Flat top-k retrieval (the module docstring) with the same `candidates(...)` interface as
+    `GraphRetriever`: the k most similar valid records (score > `min_similarity`), best first."""
+
     name = "flat"
 
     def __init__(self, config: FlatRetrievalConfig | None = None):

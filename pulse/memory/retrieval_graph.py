@@ -36,6 +36,9 @@ from pulse.memory.scope_index import ScopeIndex
 
 @dataclass(frozen=True)
 class GraphRetrievalConfig:
+    """The graph retriever's knobs: how many Topics are located, the bonuses of each relation, and
+    the relevance and duplicate thresholds of selection."""
+
     # How many Topic nodes are located per scope before expansion.
     topics_to_locate: int = 3
     # A Topic is located only if its score (centroid similarity + bonuses) reaches this.

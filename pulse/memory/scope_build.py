@@ -451,6 +451,7 @@ def append_rows(
 
 
 def add_topics(ix: ScopeIndex, names: list[str]) -> None:
+    """New Topic nodes `names` (parents before children) at the end of `ix`'s node arrays, empty."""
     for name in names:  # topic_chain order: a parent is always added before its children
         ix.topic_ids[name] = len(ix.topic_names)
         ix.topic_names.append(name)

@@ -159,6 +159,8 @@ def _error(text: str, meta: dict[str, Any] | None = None) -> types.CallToolResul
 
 
 def held_message(tool: str, message: str, token: str = "") -> str:
+    """The tool error text of a held call to `tool`: the evidence `message` and how to go on (revise,
+    remember a new preference, or confirm once with `token`)."""
     return (
         f"NOT EXECUTED: Pulse, the user's memory agent, held this call to {tool!r} before it ran: it "
         f"conflicts with what the user asked for earlier. Evidence from the user's memory:\n"
@@ -170,6 +172,7 @@ def held_message(tool: str, message: str, token: str = "") -> str:
 
 
 def still_held_message(tool: str, ids: list[str], token: str) -> str:
+    """The tool error text of the same held call sent again unchanged (evidence ids `ids`)."""
     return (
         f"STILL HELD: this exact call to {tool!r} was held before and nothing has changed since "
         f"(evidence: {', '.join(ids) or 'none'}). Change the arguments to follow the user's preference; "
@@ -205,6 +208,17 @@ class _Client:
 
 
 class Gateway:
+    """The MCP server a client talks to (the module docstring says what it sees): the upstream MCP
+    servers' tools, prompts and resources behind one name space, each tool call passed through one
+    Pulse session's pre-commit gate (`GatewaySession`, pulse/serve/session.py).
+
+    Args: `cfg` (`ServeConfig`: upstreams, memory, the agent's knobs, transport, timeouts) and the
+    memory `policy` (None: built from `cfg`). `start(task_group)` starts the upstreams (raises
+    GatewayError when one is unreachable or two list one tool name), `server()` is the MCP server
+    whose handlers (`list_tools`, `call_tool`, `read_resource`, ...) relay to them, `stop()` stops
+    them. A held call comes back as a tool error with the evidence, never relayed.
+    """
+
     def __init__(self, cfg: ServeConfig, policy=None):
         self.cfg = cfg
         self.policy = policy

@@ -114,6 +114,16 @@ def _request(instr: dict[str, Any]) -> str:
 
 @dataclass
 class Tau2Retail(RealBenchmarkBase):
+    """τ²-bench's retail domain as a benchmark (`benchmark=tau2_retail`): its tasks, tools and
+    database, an LLM-simulated user, and τ²'s own score over the task's reward basis (the final
+    database against the gold actions' database, the required outputs said).
+
+    Built by `load(cfg)` from the dataset folder (`data_dir`); raises BenchmarkDataError for a
+    malformed dataset and ConfigError for an option of another benchmark. `chains()` groups tasks
+    per user, `open_env(user)` gives the episode's tool environment, `score(task, env, outcome)` its
+    `Score`; with a seed history (`seed_history`) a user's past is memory the methods start from.
+    """
+
     root: Path
     raw: dict[str, dict[str, Any]]
     tasks: tuple[RealTask, ...]
@@ -411,6 +421,7 @@ def _read_json(path: Path) -> Any:
 
 
 def load_tasks(root: Path) -> list[dict[str, Any]]:
+    """τ²'s tasks.json in `root` as a list of task dicts; BenchmarkDataError when a task is malformed."""
     path = root / "tasks.json"
     raw = _read_json(path)
     if not isinstance(raw, list):
@@ -448,6 +459,8 @@ class Options:
 
 
 def load(cfg) -> Tau2Retail:
+    """The benchmark of `benchmark=tau2_retail` (`cfg`: its options); raises ConfigError on an option
+    of another benchmark, BenchmarkDataError on a malformed dataset."""
     own_options(cfg, Options, NAME)  # a knob of another benchmark is refused, named
     from eval.real.judge import LLMJudge
     from pulse.llm.endpoint import optional_client

@@ -25,6 +25,8 @@ EMBEDDERS: Registry[Any] = Registry(
 
 
 def make_embedder(name: str, **kwargs: Any) -> Embedder:
+    """The embedder registered as `name` (see EMBEDDERS), built with `kwargs`; RegistryError (with
+    close names) for an unknown name."""
     return EMBEDDERS.get(name)(**kwargs)
 
 
