@@ -117,7 +117,9 @@ def suite_comp(rows: Sequence[dict[str, Any]]) -> tuple[float, dict[str, float]]
     return sum(per.values()) / len(per), per
 
 
-def pibench_proc(rows: Sequence[dict[str, Any]]) -> tuple[float | None, dict[str, float]]:
+def pibench_proc(
+    rows: Sequence[dict[str, Any]],
+) -> tuple[float | None, dict[str, float]]:
     """π-Bench's PROC (proactiveness_evaluator.py) from the hidden-intent user simulator's record of
     each task (`score_detail.proc`: intents, covered = inferred + matched): for a scored task t with
     direct dependencies D(t), PROC_t = (covered_t + Σ_d covered_d) / (HI_t + Σ_d HI_d); per persona
@@ -175,7 +177,9 @@ def component_means(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     return out
 
 
-def components_by_category(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
+def components_by_category(
+    rows: Sequence[dict[str, Any]],
+) -> dict[str, dict[str, float]]:
     """`component_means` per task category (e.g. Persona2Web's ambiguity levels L1 / L2 / L3)."""
     cats: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
@@ -224,7 +228,9 @@ def suite_score(rows: Sequence[dict[str, Any]], metric: str) -> tuple[float, dic
     raise ValueError(f"metric {metric!r} not in ('comp', 'acc', 'mean')")
 
 
-def stage_accuracy(rows: Sequence[dict[str, Any]]) -> tuple[dict[str, float | None], dict[str, list[int]]]:
+def stage_accuracy(
+    rows: Sequence[dict[str, Any]],
+) -> tuple[dict[str, float | None], dict[str, list[int]]]:
     """Checkpoint pass rate by execution stage over the episodes that ran (unweighted checkpoints;
     the paper's Fig. 4). A stage with no checkpoints is None. Returns (rates, {stage: [passed, total]})."""
     counts = {s: [0, 0] for s in STAGES}
@@ -252,9 +258,9 @@ def _mean(xs: Iterable[float]) -> float | None:
 
 
 def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """All metrics of one run (one benchmark x method x seed) from its rows; standard JSON values only."""
-    n = len(rows)
-    if not n:
+    """All metrics of one run (one benchmark x method x seed) from its rows; standard JSON values only.
+    `undefined` names each metric that has no value (null) and why."""
+    if not rows:
         return {
             "episodes": 0,
             "ok": 0,
@@ -266,6 +272,20 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "undefined": {"score": "no episodes"},
         }
     undefined: dict[str, str] = {}
+    ok = [r for r in rows if r.get("status") == "ok"]
+    out = _score_fields(rows, undefined)
+    out.update(_cost_fields(ok, undefined))
+    out.update(_intervention_fields(ok, undefined))
+    if any((r.get("score_detail") or {}).get("proc") for r in rows):  # π-Bench with its user simulator
+        out["proc"], out["proc_per_persona"] = pibench_proc(rows)
+        if out["proc"] is None:
+            undefined["proc"] = "a persona has a task without a user-simulator record (failed episode)"
+    out["undefined"] = undefined
+    return out
+
+
+def _score_fields(rows: Sequence[dict[str, Any]], undefined: dict[str, str]) -> dict[str, Any]:
+    """Episodes and failures, the suite score (per persona, category, stage) and its components."""
     ok = [r for r in rows if r.get("status") == "ok"]
     failed = [r for r in rows if r.get("status") != "ok"]
     metric = suite_metric(rows)
@@ -281,8 +301,8 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for s, v in stage.items():
         if v is None:
             undefined[f"stage_accuracy.{s}"] = f"no checkpoints in the {s} stage of an episode that ran"
-    out: dict[str, Any] = {
-        "episodes": n,
+    return {
+        "episodes": len(rows),
         "ok": len(ok),
         "failed": len(failed),
         "failed_task_ids": [r.get("task_id", "") for r in failed],
@@ -298,6 +318,11 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "components_by_category": components_by_category(rows),
         "proxy_judge": any((r.get("score_detail") or {}).get("judge") == "proxy" for r in rows),
     }
+
+
+def _cost_fields(ok: Sequence[dict[str, Any]], undefined: dict[str, str]) -> dict[str, Any]:
+    """Means over the episodes that ran: tokens stored and delivered, seconds, time blocked."""
+    out: dict[str, Any] = {}
     for key, field in (
         ("store_tokens", "store_tokens"),
         ("retrieve_tokens", "retrieve_tokens"),
@@ -307,27 +332,30 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         out[key] = _mean(r.get(field, 0) for r in ok)
         if out[key] is None:
             undefined[key] = "no episode ran (all failed)"
-    totals = {
-        k: sum(int(r.get(k, 0) or 0) for r in ok)
-        for k in (
-            "interventions",
-            "interventions_correct",
-            "interventions_fixed",
-            "interventions_misled",
-            "tool_errors",
-            "abandoned_steps",
-            "holds_abandon",
-            "holds_ask_user",
-            "holds_repeat",
-            "holds_replan",
-            "parse_failures",
-            "policy_calls",
-        )
-    }
-    out.update(totals)
-    out["interruption_success"] = interruption_success(
-        totals["interventions_correct"], totals["interventions"]
-    )
+    return out
+
+
+# counters summed over the episodes that ran
+TOTALS = (
+    "interventions",
+    "interventions_correct",
+    "interventions_fixed",
+    "interventions_misled",
+    "tool_errors",
+    "abandoned_steps",
+    "holds_abandon",
+    "holds_ask_user",
+    "holds_repeat",
+    "holds_replan",
+    "parse_failures",
+    "policy_calls",
+)
+
+
+def _intervention_fields(ok: Sequence[dict[str, Any]], undefined: dict[str, str]) -> dict[str, Any]:
+    """Totals of the episode counters, interruption success, policy calls and the reader's recall."""
+    out: dict[str, Any] = {k: sum(int(r.get(k, 0) or 0) for r in ok) for k in TOTALS}
+    out["interruption_success"] = interruption_success(out["interventions_correct"], out["interventions"])
     if out["interruption_success"] is None:
         undefined["interruption_success"] = "no interventions"
     out["policy_calls_per_task"] = _mean(r.get("policy_calls", 0) for r in ok)
@@ -338,9 +366,4 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     out["reader_recall"] = (
         sum(int(r.get("reader_attributed", 0) or 0) for r in ok) / mentions if mentions else None
     )
-    if any((r.get("score_detail") or {}).get("proc") for r in rows):  # π-Bench with its user simulator
-        out["proc"], out["proc_per_persona"] = pibench_proc(rows)
-        if out["proc"] is None:
-            undefined["proc"] = "a persona has a task without a user-simulator record (failed episode)"
-    out["undefined"] = undefined
     return out
