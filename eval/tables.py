@@ -43,7 +43,11 @@ from eval.table_format import (
 from pulse.core.errors import PulseUserError
 
 BENCH_ORDER = ("pibench_sim", "mcp_persona_sim", "independent_sim")
-BENCH_METRIC = {"pibench_sim": "COMP", "mcp_persona_sim": "Acc", "independent_sim": "COMP"}
+BENCH_METRIC = {
+    "pibench_sim": "COMP",
+    "mcp_persona_sim": "Acc",
+    "independent_sim": "COMP",
+}
 NOT_RECORDED = "<not recorded>"
 
 
@@ -259,55 +263,73 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
     )
     # Table 1, and Table B4 (the same columns for the shared-backend rows) when its runs exist
     for table in ("table1", "tableB4"):
-        if table == "tableB4" and not any(k[0] == "tableB4" for k in data):
-            continue
-        fails = _Failures()
-        head = ["Method", "memory LLM"] + [f"{b} {BENCH_METRIC.get(b, 'score')} (%)" for b in benches]
-        # the price of each row's score, per benchmark: holds per task, how many of them were right,
-        # time per task, tokens
-        for b in benches:
-            head += [f"{b} holds/task", f"{b} IS (%)", f"{b} s/task", f"{b} Store tok", f"{b} Retrieve tok"]
-        rows = []
-        for m in methods_in(data, table):
-            per = [summaries_for(data, table, m, b) for b in benches]
-            failed = any([fails.mark(m, b, ss) for b, ss in zip(benches, per)])
-            row = [row_label(m, per, failed), _backing(per)] + [
-                cell([s["score"] for s in ss], pct=True) for ss in per
+        if table == "table1" or any(k[0] == "tableB4" for k in data):
+            tables[table] = _main_table(data, table, benches, comp_note + note)
+    tables["table2"] = _ablation_table(data, benches, note)
+    tables["table3"] = _stage_table(data, benches, note)
+    # Persona2Web's Table B3 lives with its benchmark
+    from eval.real.persona2web.table import table_b3
+
+    tables["tableB3"] = table_b3(data)
+    return tables
+
+
+def _main_table(data, table: str, benches: list[str], notes: str) -> tuple[list[str], list[list[str]], str]:
+    """Table 1 (or Table B4, its columns for the shared-backend rows): per benchmark the score, and
+    its price: holds per task, interruption success, time per task, tokens."""
+    fails = _Failures()
+    head = ["Method", "memory LLM"] + [f"{b} {BENCH_METRIC.get(b, 'score')} (%)" for b in benches]
+    # the price of each row's score, per benchmark: holds per task, how many of them were right,
+    # time per task, tokens
+    for b in benches:
+        head += [
+            f"{b} holds/task",
+            f"{b} IS (%)",
+            f"{b} s/task",
+            f"{b} Store tok",
+            f"{b} Retrieve tok",
+        ]
+    rows = []
+    for m in methods_in(data, table):
+        per = [summaries_for(data, table, m, b) for b in benches]
+        failed = any([fails.mark(m, b, ss) for b, ss in zip(benches, per)])
+        row = [row_label(m, per, failed), _backing(per)] + [
+            cell([s["score"] for s in ss], pct=True) for ss in per
+        ]
+        for ss in per:
+            row += [
+                cell([_per_task(s, "interventions") for s in ss], digits=2),
+                cell([s.get("interruption_success") for s in ss], pct=True),
+                cell([s["seconds_per_task"] for s in ss], digits=2),
+                cell([s["store_tokens"] for s in ss]),
+                cell([s["retrieve_tokens"] for s in ss]),
             ]
-            for ss in per:
-                row += [
-                    cell([_per_task(s, "interventions") for s in ss], digits=2),
-                    cell([s.get("interruption_success") for s in ss], pct=True),
-                    cell([s["seconds_per_task"] for s in ss], digits=2),
-                    cell([s["store_tokens"] for s in ss]),
-                    cell([s["retrieve_tokens"] for s in ss]),
-                ]
-            rows.append(row)
-        nb = len(benches)
-        cols = {2 + i: True for i in range(nb)}
-        for i in range(nb):  # IS higher is better; time and tokens lower; holds/task is not ranked
-            base = 2 + nb + 5 * i
-            cols.update({base + 1: True, base + 2: False, base + 3: False, base + 4: False})
-        mark_best(rows, cols)
-        title = (
-            "Table 1: main results."
-            if table == "table1"
-            else "Table B4: Pulse, Mem0 and dsh on one backend (the same embedder and memory-side LLM)."
-        )
-        tables[table] = (
-            head,
-            rows,
-            title + " Best per column in bold, second best underlined, among methods: "
-            "the reference rows (the gold rule over Pulse's memory, the situation-blind policies, the "
-            "upper bound) are not ranked (scores and IS: higher; tokens and s/task: lower). holds/task: "
-            "interventions per task; IS: interruption success (correct holds / holds). memory LLM: "
-            "what backed the memory-side calls "
-            "(stand-in (rules): eval/methods/standins.py, latency modelled)."
-            + comp_note
-            + note
-            + fails.footnote(),
-        )
-    # Table 2
+        rows.append(row)
+    nb = len(benches)
+    cols = {2 + i: True for i in range(nb)}
+    for i in range(nb):  # IS higher is better; time and tokens lower; holds/task is not ranked
+        base = 2 + nb + 5 * i
+        cols.update({base + 1: True, base + 2: False, base + 3: False, base + 4: False})
+    mark_best(rows, cols)
+    title = (
+        "Table 1: main results."
+        if table == "table1"
+        else "Table B4: Pulse, Mem0 and dsh on one backend (the same embedder and memory-side LLM)."
+    )
+    return (
+        head,
+        rows,
+        title + " Best per column in bold, second best underlined, among methods: "
+        "the reference rows (the gold rule over Pulse's memory, the situation-blind policies, the "
+        "upper bound) are not ranked (scores and IS: higher; tokens and s/task: lower). holds/task: "
+        "interventions per task; IS: interruption success (correct holds / holds). memory LLM: "
+        "what backed the memory-side calls "
+        "(stand-in (rules): eval/methods/standins.py, latency modelled)." + notes + fails.footnote(),
+    )
+
+
+def _ablation_table(data, benches: list[str], note: str) -> tuple[list[str], list[list[str]], str]:
+    """Table 2: one row per method and benchmark, with the intervention counts and their outcomes."""
     fails = _Failures()
     head = [
         "Method",
@@ -360,7 +382,7 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
     for b in benches:  # best / second best per benchmark (score, interruption success)
         sub = [r for r in rows if r[2].startswith(f"{b} (")]
         mark_best(sub, {3: True, 4: False, 9: True})
-    tables["table2"] = (
+    return (
         head,
         rows,
         "Table 2: ablations. Best per benchmark in bold, second best underlined "
@@ -370,7 +392,10 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
         "mentions in the method's delivered text that the suite's reader attributed to one slot "
         "(eval/suites/reader.py)." + note + fails.footnote(),
     )
-    # Table 3
+
+
+def _stage_table(data, benches: list[str], note: str) -> tuple[list[str], list[list[str]], str]:
+    """Table 3: accuracy per execution stage of each benchmark, and per MCP category."""
     fails = _Failures()
     cats = sorted(
         {c for ss in data.values() for s in ss for c in s.get("per_category", {})} - {"professional"}
@@ -390,20 +415,21 @@ def build_tables(data) -> dict[str, tuple[list[str], list[list[str]], str]]:
         mcp = per.get("mcp_persona_sim", [])
         row += [cell([s["per_category"].get(c) for s in mcp], pct=True) for c in cats]
         rows.append(row)
-    tables["table3"] = (
+    return (
         head,
         rows,
         "Table 3: accuracy by execution stage and MCP category." + note + fails.footnote(),
     )
-    from eval.real.persona2web.table import table_b3  # Persona2Web's Table B3 lives with its benchmark
-
-    tables["tableB3"] = table_b3(data)
-    return tables
 
 
 def to_markdown(head, rows, caption) -> str:
     title, *notes = caption.split("\n")
-    lines = [f"**{title}**", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [
+        f"**{title}**",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     if notes:
         lines += [""] + [f"{n}  " for n in notes]
@@ -501,7 +527,8 @@ def render(
         atomic_write_text(out / "tables.md", md)
         atomic_write_text(out / "tables.tex", "\n".join(to_latex(*t) for t in tables.values() if t[1]))
         atomic_write_text(
-            out / "table_data.json", dumps_strict({"|".join(k): v for k, v in data.items()}, indent=1)
+            out / "table_data.json",
+            dumps_strict({"|".join(k): v for k, v in data.items()}, indent=1),
         )
         if plots:
             plot_stage_accuracy(data, out)
