@@ -138,18 +138,7 @@ def run_logged(
                 }
                 session = method.open_session(task_view(task), memory, False, tools=tools)
                 outcome = agent.run(task, env, session, seed, bench)
-                ivs = outcome.interventions
-                episodes.append(
-                    {
-                        "task_id": task.task_id,
-                        "user_id": user,
-                        "score": bench.score(task, env, outcome).score,
-                        "interventions": len(ivs),
-                        "interventions_correct": sum(i.correct for i in ivs),
-                        "interventions_fixed": sum(i.fixed for i in ivs),
-                        "interventions_misled": sum(i.misled for i in ivs),
-                    }
-                )
+                episodes.append(_episode_row(bench, task, user, env, outcome))
                 if bar:
                     bar.update(1)
         finally:
@@ -158,6 +147,20 @@ def run_logged(
     if bar:
         bar.close()
     return rec.calls, episodes
+
+
+def _episode_row(bench, task, user: str, env, outcome) -> dict[str, Any]:
+    """A logged episode's row: its score and what its interventions came to."""
+    ivs = outcome.interventions
+    return {
+        "task_id": task.task_id,
+        "user_id": user,
+        "score": bench.score(task, env, outcome).score,
+        "interventions": len(ivs),
+        "interventions_correct": sum(i.correct for i in ivs),
+        "interventions_fixed": sum(i.fixed for i in ivs),
+        "interventions_misled": sum(i.misled for i in ivs),
+    }
 
 
 def suite_decision_metrics(calls: Sequence[LoggedCall], episodes: Sequence[dict[str, Any]]) -> dict[str, Any]:
