@@ -40,15 +40,11 @@ ALLOWED: dict[str, int] = {
     "eval/suites/independent_sim/generator.py:make_history": 116,
     "eval/suites/generator.py:build_tasks": 128,
     "eval/suites/schema.py:suite_from_json": 164,
-    # simulated and memory-following task agents: one episode loop each
-    "eval/agents/simulated.py:SimulatedAgent.run": 175,
+    # the memory-following task agent: one episode loop
     "eval/agents/memory_following.py:MemoryFollowingAgent.run": 121,
     # reporting and calibration
-    "eval/tables.py:build_tables": 160,
-    "eval/metrics.py:summarize": 93,
     "eval/calibration/fit.py:write_readme": 125,
     "eval/calibration/probe.py:run": 101,
-    "eval/policy_decisions.py:run_logged": 84,
     # baselines (eval/methods: the lead's area while issue 34 was done)
     "eval/methods/pma_rules.py:manage_calls": 103,
     "eval/methods/a_mem.py:AMemChain.add_note": 84,
