@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from pulse.core.records import USER_FACT_KINDS, Event, MemoryItem
-from pulse.core.values import fold
+from pulse.core.values import same_value
 from pulse.memory import graph
 from pulse.memory.embedders.base import Embedder
 from pulse.memory.extraction import extract
@@ -273,7 +273,9 @@ def plan_and_write(
                     cur = store.find_by_key(db, "rev_key", rk, newest=True)
                     target = cur[0] if cur else None
             if item.kind == "withdrawal" and (
-                target is None or target.kind == "withdrawal" or not same_fold(target.value, item.value)
+                target is None
+                or target.kind == "withdrawal"
+                or not same_value("string", target.value, item.value)
             ):
                 # "I no longer want X" ends the current X; with no current X there is nothing to end
                 conv.rejected.append((c, f"withdraws {item.slot} = {item.value}, which is not current"))
@@ -318,10 +320,6 @@ def plan_and_write(
         store.bump(db, scopes)
     memory.invalidate(scopes)
     return written
-
-
-def same_fold(a: str, b: str) -> bool:
-    return fold(a) == fold(b)
 
 
 def current_version(store: MemoryStore, item: MemoryItem, meta: ItemMeta) -> MemoryItem | None:

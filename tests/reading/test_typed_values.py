@@ -104,7 +104,15 @@ def test_units_convert_or_clash():
     ],
 )
 def test_bound_to_the_argument_meant(read, text, fact):
+    if fact[0] == "timezone" and not _has_zone_database():
+        pytest.skip("no IANA time-zone database on this system (zoneinfo; pip install tzdata)")
     assert fact in read(text)
+
+
+def _has_zone_database() -> bool:
+    from zoneinfo import available_timezones
+
+    return bool(available_timezones())
 
 
 def test_a_clock_hour_is_not_a_quantity(read):
