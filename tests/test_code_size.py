@@ -28,7 +28,6 @@ ALLOWED: dict[str, int] = {
     "pulse/memory/store_memory.py:StoreMemory": 439,
     "pulse/memory/store_memory.py:StoreMemory.add_items": 93,
     "pulse/memory/store.py:MemoryStore": 306,
-    "pulse/memory/writer.py:plan_and_write": 127,
     "pulse/memory/snapshot.py:snapshot_from_dict": 98,
     "pulse/memory/extraction.py:extract": 166,
     "pulse/memory/extraction.py:_filed": 89,

@@ -200,21 +200,9 @@ def plan_and_write(
     """Merge, link revisions, and write everything in one transaction. Returns the new records."""
     store = memory.store
     scopes = {f"user:{conv.user_id}"} | ({f"project:{conv.project_id}"} if conv.project_id else set())
-    # vectors first (placement by similarity uses them; enrichment never changes the embedded text),
-    # and like near-duplicate detection before the write lock is taken
-    texts = [graph.embed_text(i) for _, i, _ in prepared]
-    vec_by_hash = memory.embed_cached(texts)
-    prepared = [
-        (c, *_enrich(memory, item, meta, vec_by_hash.get(text_hash(t))))
-        for (c, item, meta), t in zip(prepared, texts)
-    ]
+    prepared, vec_by_hash, dups = _embedded(memory, prepared)
     # process in time order so a later statement in the same conversation revises an earlier one
     order = sorted(range(len(prepared)), key=lambda j: (parse_time(prepared[j][1].valid_from), j))
-    # the index may need building (and caching vectors): do it before the write lock is held
-    dups = {
-        j: memory.near_duplicate(item, meta, vec_by_hash.get(text_hash(texts[j])))
-        for j, (_, item, meta) in enumerate(prepared)
-    }
     written: list[MemoryItem] = []
     ended: dict[str, str] = {}  # item_id -> valid_to set in this transaction
     with store.transaction() as db:
@@ -238,58 +226,11 @@ def plan_and_write(
             if dup:
                 conv.merged.append((c, dup))
                 continue
-            # revision: explicit `supersedes`, else the current record with the same slot in this scope
-            target: MemoryItem | None = None
-            rk = graph.revision_key(item, meta.task_id)
-            if item.supersedes:
-                prev = next((w for w in written if w.item_id == item.supersedes), None)
-                got = store.get(item.supersedes)
-                target = prev or (got[0] if got else None)
-                if target is None:
-                    raise MissingRecordError(
-                        f"conversation {conv.conversation_id}: candidate {item.item_id} revises "
-                        f"record {item.supersedes!r}, which does not exist in {store.path}"
-                    )
-                if target.valid_to or target.item_id in ended:
-                    raise MemoryStoreError(
-                        f"conversation {conv.conversation_id}: record {target.item_id} was already "
-                        f"superseded; revise its current version instead"
-                    )
-                if (target.kind in USER_FACT_KINDS) != (
-                    item.kind in USER_FACT_KINDS
-                ) or target.scope != item.scope:
-                    conv.rejected.append(
-                        (
-                            c,
-                            f"a {item.kind} in {item.scope} cannot supersede the {target.kind} "
-                            f"{target.item_id} in {target.scope}",
-                        )
-                    )
-                    continue
-            elif rk is not None:
-                if rk in batch_rev:
-                    target = written[batch_rev[rk]]
-                else:
-                    cur = store.find_by_key(db, "rev_key", rk, newest=True)
-                    target = cur[0] if cur else None
-            if item.kind == "withdrawal" and (
-                target is None
-                or target.kind == "withdrawal"
-                or not same_value("string", target.value, item.value)
-            ):
-                # "I no longer want X" ends the current X; with no current X there is nothing to end
-                conv.rejected.append((c, f"withdraws {item.slot} = {item.value}, which is not current"))
+            target, why_not = _revision_target(store, db, conv, item, meta, written, ended, batch_rev)
+            if why_not:
+                conv.rejected.append((c, why_not))
                 continue
             if target is not None:
-                if parse_time(item.valid_from) < parse_time(target.valid_from or item.valid_from):
-                    conv.rejected.append(
-                        (
-                            c,
-                            f"revision at {item.valid_from} predates {target.item_id} "
-                            f"(valid from {target.valid_from})",
-                        )
-                    )
-                    continue
                 item = replace(item, supersedes=target.item_id)
                 store.end_validity(db, target.item_id, item.valid_from)
                 ended[target.item_id] = item.valid_from
@@ -299,6 +240,7 @@ def plan_and_write(
                 ]
             store.insert_item(db, item, meta, conv.conversation_id)
             batch_eq[eq] = item.item_id
+            rk = graph.revision_key(item, meta.task_id)
             if rk is not None:
                 batch_rev[rk] = len(written)
             written.append(item)
@@ -307,19 +249,87 @@ def plan_and_write(
             store.put_vectors(
                 db, memory.embedder.embedder_id, wtexts, np.stack([vec_by_hash[text_hash(t)] for t in wtexts])
             )
-        store.record_conversation(
-            db,
-            conv.conversation_id,
-            f"user:{conv.user_id}",
-            f"project:{conv.project_id}" if conv.project_id else "",
-            now,
-            len(written),
-            len(conv.merged),
-            len(conv.rejected),
-        )
+        project = f"project:{conv.project_id}" if conv.project_id else ""
+        counts = (len(written), len(conv.merged), len(conv.rejected))
+        store.record_conversation(db, conv.conversation_id, f"user:{conv.user_id}", project, now, *counts)
         store.bump(db, scopes)
     memory.invalidate(scopes)
     return written
+
+
+def _embedded(
+    memory: WriteTarget, prepared: Sequence[tuple[WriteCandidate, MemoryItem, ItemMeta]]
+) -> tuple[list[tuple[WriteCandidate, MemoryItem, ItemMeta]], dict[str, Any], dict[int, str]]:
+    """Vectors first (placement by similarity uses them; enrichment never changes the embedded text),
+    then near-duplicate detection, which may build the index: all before the write lock is taken.
+
+    Returns the enriched candidates, their vectors by text hash and, per candidate, the id of the
+    record it nearly duplicates (or "")."""
+    texts = [graph.embed_text(i) for _, i, _ in prepared]
+    vec_by_hash = memory.embed_cached(texts)
+    enriched = [
+        (c, *_enrich(memory, item, meta, vec_by_hash.get(text_hash(t))))
+        for (c, item, meta), t in zip(prepared, texts)
+    ]
+    dups = {
+        j: memory.near_duplicate(item, meta, vec_by_hash.get(text_hash(texts[j])))
+        for j, (_, item, meta) in enumerate(enriched)
+    }
+    return enriched, vec_by_hash, dups
+
+
+def _revision_target(
+    store: MemoryStore,
+    db,
+    conv: Conversation,
+    item: MemoryItem,
+    meta: ItemMeta,
+    written: list[MemoryItem],
+    ended: dict[str, str],
+    batch_rev: dict[tuple[str, ...], int],
+) -> tuple[MemoryItem | None, str]:
+    """The record `item` revises (explicit `supersedes`, else the current record with the same slot in
+    this scope, this transaction's writes first) and, when the candidate must be rejected, why.
+
+    Raises MissingRecordError / MemoryStoreError for an explicit `supersedes` that names no record or an
+    already superseded one: the caller asked for something impossible, which is not a soft rejection."""
+    target: MemoryItem | None = None
+    if item.supersedes:
+        prev = next((w for w in written if w.item_id == item.supersedes), None)
+        got = store.get(item.supersedes)
+        target = prev or (got[0] if got else None)
+        if target is None:
+            raise MissingRecordError(
+                f"conversation {conv.conversation_id}: candidate {item.item_id} revises "
+                f"record {item.supersedes!r}, which does not exist in {store.path}"
+            )
+        if target.valid_to or target.item_id in ended:
+            raise MemoryStoreError(
+                f"conversation {conv.conversation_id}: record {target.item_id} was already "
+                f"superseded; revise its current version instead"
+            )
+        if (target.kind in USER_FACT_KINDS) != (item.kind in USER_FACT_KINDS) or target.scope != item.scope:
+            return None, (
+                f"a {item.kind} in {item.scope} cannot supersede the {target.kind} "
+                f"{target.item_id} in {target.scope}"
+            )
+    else:
+        rk = graph.revision_key(item, meta.task_id)
+        if rk is not None:
+            if rk in batch_rev:
+                target = written[batch_rev[rk]]
+            else:
+                cur = store.find_by_key(db, "rev_key", rk, newest=True)
+                target = cur[0] if cur else None
+    if item.kind == "withdrawal" and (
+        target is None or target.kind == "withdrawal" or not same_value("string", target.value, item.value)
+    ):
+        # "I no longer want X" ends the current X; with no current X there is nothing to end
+        return None, f"withdraws {item.slot} = {item.value}, which is not current"
+    if target is not None and parse_time(item.valid_from) < parse_time(target.valid_from or item.valid_from):
+        since = target.valid_from
+        return None, f"revision at {item.valid_from} predates {target.item_id} (valid from {since})"
+    return target, ""
 
 
 def current_version(store: MemoryStore, item: MemoryItem, meta: ItemMeta) -> MemoryItem | None:
