@@ -120,6 +120,7 @@ def demo_provenance(
     the content hash of every model evaluated (pulse/utils/fingerprint.py). A fresh clone's commit
     differs by construction, so scripts/reproduce_check.py reports these and compares the figures."""
     from pulse.train.data import recorded_fingerprint
+    from pulse.utils import cpu_numerics
     from pulse.utils.fingerprint import model_fingerprint
     from pulse.utils.manifest import git_commit
 
@@ -131,6 +132,7 @@ def demo_provenance(
         "dataset_fingerprint": recorded_fingerprint(Path(data_path)),
         "runs": run_fps,
         "models": models,
+        "cpu_numerics": cpu_numerics.describe(),  # pulse/utils/cpu_numerics.py: why figures reproduce
     }
 
 

@@ -35,7 +35,5 @@ def dataset_dir(sub: str, configured: str = "", key: str = "benchmark.data_dir")
     path = root / sub
     if not path.is_dir():
         src = key if configured else f"${ENV_VAR}"
-        raise DataNotFound(
-            f"{path}: no such folder ({src}={root}); docs/benchmarks.md says how to obtain it"
-        )
+        raise DataNotFound(f"{path}: no such folder ({src}={root}); docs/benchmarks.md says how to obtain it")
     return path

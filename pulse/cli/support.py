@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pulse.utils.cpu_numerics import pin_cpu_numerics
+
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 
 
@@ -73,6 +75,11 @@ def hydra_entry(verb: str, run: Callable[[Any], Any], config_name: str | None = 
     import hydra
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    # before torch's first operation: one arithmetic on every x86 machine (pulse/utils/cpu_numerics.py)
+    try:
+        pin_cpu_numerics()
+    except known_errors() as e:
+        report_and_exit(verb, e)
     global _OFFLINE_BY_DEFAULT
     # no hub halfway through a run: a hub id must be downloaded first (`pulse fetch-model`)
     _OFFLINE_BY_DEFAULT = "HF_HUB_OFFLINE" not in os.environ

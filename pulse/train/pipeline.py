@@ -45,6 +45,7 @@ from pulse.train import dist
 from pulse.train.data import load_examples, recorded_fingerprint, tokenizer_corpus
 from pulse.train.metrics_log import step_time_split
 from pulse.utils.atomic import atomic_write_json, atomic_write_text
+from pulse.utils.cpu_numerics import cpu_threads
 from pulse.utils.fingerprint import code_fingerprint, examples_fingerprint, model_fingerprint
 from pulse.utils.json_input import read_json_file
 from pulse.utils.manifest import canonical_json, config_diff, config_hash, format_diff, write_manifest
@@ -296,8 +297,8 @@ def run_training(cfg: TrainConfig, ensure_data: Callable[[DataConfig], Path]) ->
         except ModelLoadError as e:
             msg = str(e)
             raise ModelLoadError(msg if msg.startswith("model.") else f"model.name_or_path: {msg}") from e
-    if cfg.device == "cpu":
-        torch.set_num_threads(max(1, torch.get_num_threads()))
+    if cfg.device == "cpu":  # the thread count is part of the arithmetic (pulse/utils/cpu_numerics.py)
+        torch.set_num_threads(cpu_threads())
     set_seed(cfg.seed)
     with dist.main_process_first():  # one process writes the dataset and the tiny model; the others read
         data_path = ensure_data(cfg.data)

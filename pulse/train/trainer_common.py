@@ -81,6 +81,7 @@ def write_provenance(final_dir: Path, cfg: TrainConfig, stage: str, base_path: s
     """final/provenance.json: which config (hash) and commit produced these weights, from which base,
     and how they read their input: prompt style and chat-template arguments (every policy backend
     renders the prompt from these, pulse/policy/record.py), dtype and, for an adapter, its rank."""
+    from pulse.utils import cpu_numerics
     from pulse.utils.atomic import atomic_write_json
     from pulse.utils.manifest import config_hash, git_commit
 
@@ -95,5 +96,6 @@ def write_provenance(final_dir: Path, cfg: TrainConfig, stage: str, base_path: s
             "chat_template_kwargs": dict(cfg.model.chat_template_kwargs),
             "dtype": cfg.model.dtype,
             "git_commit": git_commit(),
+            "cpu_numerics": cpu_numerics.describe(),  # the arithmetic a CPU run trained with
         },
     )
