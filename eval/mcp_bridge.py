@@ -130,7 +130,7 @@ class MCPBridge:
 
 
 class MCPToolEnv:
-    """A benchmark's tool environment (eval/real/base.py `ToolEnv`) served over MCP. Attributes the
+    """A benchmark's tool environment (eval/benchmark.py `ToolEnv`) served over MCP. Attributes the
     scorers read (the database, the workspace, the opened sites) are the wrapped environment's."""
 
     transport = "mcp"

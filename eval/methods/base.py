@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from eval.real.base import RealTask
+from eval.benchmark import RealTask
 from eval.suites.schema import SimTask, ToolSpec
 from pulse.agent.gate import GateDecision
 from pulse.agent.runtime import AgentStats, Delivery

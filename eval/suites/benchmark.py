@@ -1,4 +1,4 @@
-"""A generated suite behind the one benchmark protocol (eval/real/base.py), so the harness runs the
+"""A generated suite behind the one benchmark protocol (eval/benchmark.py), so the harness runs the
 offline suites and the real benchmarks on one path.
 
 What a generated suite adds to the protocol: `tools(user)` (the persona's `ToolSpec`s, what a
@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from eval.benchmark import Score, own_options, select
 from eval.methods.seed import SeedHistory, seed_history
-from eval.real.base import Score, own_options, select
 from eval.suites.reader import ValueReader, tool_vocabulary
 from eval.suites.schema import STAGES, SimTask, Suite, SuiteError, ToolSpec
 from eval.suites.scoring import check_task, task_score
@@ -107,7 +107,7 @@ class Options:
 def finish(suite: Suite, cfg, name: str | None) -> SuiteBenchmark:
     """A loaded or generated suite checked against its config: no other benchmark's knob, its name
     (`name` None: any name, the suite file's own, as `benchmark=suite_file` runs it), then
-    benchmark.personas and benchmark.max_tasks applied by `eval.real.base.select`, as for the real
+    benchmark.personas and benchmark.max_tasks applied by `eval.benchmark.select`, as for the real
     benchmarks."""
     own_options(cfg, Options, name or "suite_file")
     if name is not None and suite.name != name:

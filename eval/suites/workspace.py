@@ -32,7 +32,7 @@ class Workspace:
         return list(self.tools.values())
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        """OpenAI function-tool schemas (the benchmark protocol's ToolEnv, eval/real/base.py)."""
+        """OpenAI function-tool schemas (the benchmark protocol's ToolEnv, eval/benchmark.py)."""
         return [
             {
                 "type": "function",

@@ -219,8 +219,8 @@ def test_history_reads_back_with_the_suite_reader(suites):
 
 
 def test_load_applies_personas_and_max_tasks():
+    from eval.benchmark import BenchmarkDataError
     from eval.config import BenchmarkConfig
-    from eval.real.base import BenchmarkDataError
 
     cfg = BenchmarkConfig(name=NAME, personas=["physio", "sre_lead"], max_tasks=3)
     s = load(cfg)  # the suite behind the benchmark protocol

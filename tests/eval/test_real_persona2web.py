@@ -82,8 +82,8 @@ def test_real_450_tasks_oracle_is_100_and_request_only_scores_what_the_levels_im
 def test_bad_task_file_names_file_and_key(tmp_path):
     import shutil
 
+    from eval.benchmark import BenchmarkDataError
     from eval.config import BenchmarkConfig
-    from eval.real.base import BenchmarkDataError
     from eval.real.persona2web.benchmark import load
 
     shutil.copytree(FIXTURE, tmp_path / "p")

@@ -112,7 +112,7 @@ def test_file_tools_are_confined_to_the_workspace(tmp_path):
 def test_bad_task_file_names_the_file_and_key(tmp_path):
     import shutil
 
-    from eval.real.base import BenchmarkDataError
+    from eval.benchmark import BenchmarkDataError
 
     shutil.copytree(FIXTURE, tmp_path / "pb")
     y = tmp_path / "pb" / "beta" / "tasks" / "beta_task_001" / "task.yaml"

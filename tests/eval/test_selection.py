@@ -1,5 +1,5 @@
 """One task selection for every benchmark: `benchmark.personas`, `benchmark.max_tasks` and (real
-benchmarks) `benchmark.task_ids` go through `eval.real.base.select` for the generated suites and the
+benchmarks) `benchmark.task_ids` go through `eval.benchmark.select` for the generated suites and the
 real benchmarks alike, and select exactly the tasks they selected before the refactor (issue 20):
 the expected (count, digest of the task ids in order) pairs below were recorded at d8751b5.
 The real-data rows are skipped without PULSE_DATA_DIR; the digests carry no text of the data."""
@@ -111,8 +111,8 @@ def test_every_benchmark_selects_the_tasks_it_selected_before(key):
 
 
 def test_selection_is_one_function_for_suites_and_real_benchmarks(monkeypatch):
-    """Every loader selects through `eval.real.base.select` (patched here to record its calls)."""
-    import eval.real.base as base_mod
+    """Every loader selects through `eval.benchmark.select` (patched here to record its calls)."""
+    import eval.benchmark as base_mod
     import eval.real.persona2web.benchmark as p2w
     import eval.real.pibench.benchmark as pib
     import eval.suites.benchmark as suites

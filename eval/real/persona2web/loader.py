@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eval.real.base import BenchmarkDataError, RealTask
+from eval.benchmark import BenchmarkDataError, RealTask
 from eval.real.data_dir import dataset_dir
 from eval.real.persona2web.gold import gold_sites
 from pulse.utils.json_input import read_json_file, read_jsonl_file

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eval.real.base import (
+from eval.benchmark import (
     BenchmarkDataError,
     RealBenchmarkBase,
     RealTask,

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from eval.real.base import BenchmarkDataError, RealTask
+from eval.benchmark import BenchmarkDataError, RealTask
 
 PERSONAS = ("researcher", "marketer", "pharmacist", "law_trainee", "Financier")
 OBJECTIVE_KEYS = {"checklist", "files_read", "tools", "tools_evaluation_path"}

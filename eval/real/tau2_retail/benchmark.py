@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eval.real.base import (
+from eval.benchmark import (
     BenchmarkDataError,
     RealBenchmarkBase,
     RealTask,

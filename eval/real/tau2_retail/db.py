@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from eval.real.base import BenchmarkDataError
+from eval.benchmark import BenchmarkDataError
 from pulse.utils.json_input import read_json_file
 
 ORDER_OPTIONAL = (

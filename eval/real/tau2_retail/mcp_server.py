@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(a.db).is_file():
         print(f"tau2 retail mcp_server: error: --db {a.db}: no such file", file=sys.stderr)
         return 2
-    from eval.real.base import BenchmarkDataError
+    from eval.benchmark import BenchmarkDataError
 
     try:
         server = build_server(a.db)

@@ -1,6 +1,7 @@
-"""The protocols a real benchmark implements, and the task record every method may read.
+"""The one benchmark protocol, and the task record every method may read.
 
-A benchmark (`load(cfg) -> Benchmark`) gives:
+Every benchmark, generated (eval/suites/<name>/) or real (eval/real/<name>/), implements it; it lives
+here, above both, so neither imports the other. A benchmark (`load(cfg) -> Benchmark`) gives:
   tasks            `RealTask`s in execution order; one user's tasks form a chain (shared memory)
   open_env(user)   a `ToolEnv` for that chain; `env.begin(task)` before each task (τ² resets its
                    database there, π-Bench keeps the persona's workspace)
@@ -13,9 +14,10 @@ A benchmark (`load(cfg) -> Benchmark`) gives:
   tools(user)    -> what a memory agent may read about the tools: for the real benchmarks their JSON
                    schemas as `pulse.agent.schema.SchemaTool`s (arguments, types, enums, and whether
                    a call is read-only: `read_only_tools`, or MCP annotations, pulse.agent.call_kinds)
-The generated suites implement the same protocol (eval/suites/benchmark.py); the harness has one
-run path for both. Adding a benchmark: one folder (its loader `load(cfg)` and its benchmark class),
-one `configs/benchmark/<name>.yaml`, one line in eval/registry.py.
+The generated suites implement it in eval/suites/benchmark.py; the harness has one run path for all.
+Adding a benchmark: copy the template eval/real/mock/ (one folder: `__init__.py` exporting
+`load(cfg)`, `benchmark.py` with the class; docs/benchmarks.md "Adding a benchmark"), one
+`configs/benchmark/<name>.yaml`, one line in eval/registry.py.
 The methods see only `RealTask`'s documented attributes (eval/methods/base.py).
 """
 
