@@ -79,7 +79,8 @@ def test_gold_and_defaults_in_tool_enums(suites):
 
 
 def test_own_vocabulary_disjoint_from_other_suites(suites):
-    from eval.suites import vocab_mcp, vocab_pibench
+    from eval.suites.mcp_persona_sim import vocab as vocab_mcp
+    from eval.suites.pibench_sim import vocab as vocab_pibench
 
     theirs_slots, theirs_tools = set(), set()
     for d in vocab_pibench.PERSONAS.values():

@@ -188,7 +188,7 @@ def test_request_and_message_texts_parse_exactly_with_the_tools_vocabulary(gen):
 
 def test_suites_are_deterministic_with_their_shapes_and_every_source():
     for gen in GENS:
-        assert gen.VERSION == "2.1"  # 2.1: text only (eval/suites/pibench_sim.py)
+        assert gen.VERSION == "2.1"  # 2.1: text only (eval/suites/pibench_sim/)
         assert gen.generate(0) == suite(gen.NAME) and gen.generate(1) != suite(gen.NAME)
     pb, mp = suite("pibench_sim"), suite("mcp_persona_sim")
     assert len(pb.personas) == 5 and all(len(c) == 8 for c in pb.chains().values())

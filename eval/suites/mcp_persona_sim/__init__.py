@@ -15,8 +15,14 @@ from __future__ import annotations
 import random
 
 from eval.suites.generator import PersonaSpec, build_persona, build_tasks
+from eval.suites.mcp_persona_sim.vocab import (
+    CATEGORIES,
+    HABIT_PRONE,
+    PERSONA_ROLES,
+    SERVICE_OBJECTS,
+    SERVICES,
+)
 from eval.suites.schema import Suite, ToolSpec, load_suite
-from eval.suites.vocab_mcp import CATEGORIES, HABIT_PRONE, PERSONA_ROLES, SERVICE_OBJECTS, SERVICES
 
 NAME = "mcp_persona_sim"
 # 2.0: seed memory and gold preferences from data_gen.world (one world model); 2.1: subgoals and

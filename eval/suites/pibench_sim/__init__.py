@@ -19,8 +19,8 @@ from __future__ import annotations
 import random
 
 from eval.suites.generator import PersonaSpec, build_persona, build_tasks
+from eval.suites.pibench_sim.vocab import PERSONAS
 from eval.suites.schema import Suite, ToolSpec, load_suite
-from eval.suites.vocab_pibench import PERSONAS
 
 NAME = "pibench_sim"
 # 2.0: seed memory and gold preferences from data_gen.world (one world model); 2.1: subgoals and
