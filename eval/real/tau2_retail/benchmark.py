@@ -1,4 +1,6 @@
-"""τ²-bench retail as a Pulse benchmark (MIT; see NOTICE): tasks, environment, scorer, user simulator.
+"""τ²-bench retail as a Pulse benchmark (MIT; see NOTICE): the benchmark class, its scorer and `load`.
+Its parts, one file each: the tool environment (env.py), the LLM user simulator (user_sim.py), the
+non-standard seed history from the retail database (seed_history.py), tasks.json (loader.py).
 
 Standard setting: every task is its own chain (a fresh database and, for memory methods, a fresh
 memory), as in τ². `benchmark.chain_users=true` is a *non-standard* Pulse variant: the tasks of one
@@ -19,7 +21,7 @@ pass^k over trials (seeds) is `eval.metrics.pass_hat_k`.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,82 +36,14 @@ from eval.benchmark import (
     select,
 )
 from eval.real.data_dir import dataset_dir
-from eval.real.tau2_retail.db import canonical, load_db
+from eval.real.tau2_retail.db import load_db
+from eval.real.tau2_retail.env import RetailEnv, same_db
+from eval.real.tau2_retail.loader import customer_of, load_tasks, read_json, request_of
 from eval.real.tau2_retail.tools import SCHEMAS, RetailTools
-from pulse.utils.json_input import read_json_file
+from eval.real.tau2_retail.user_sim import Tau2User
 
 NAME = "tau2_retail"
 VERSION = "tau2-a2c0247"
-STOP, TRANSFER, OUT_OF_SCOPE = "###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"
-GREETING = "Hi! How can I help you today?"  # τ²'s agent opens every conversation with this line
-# τ²'s user-simulation guidelines, in our words (the task's own instructions follow them)
-USER_GUIDELINES = (
-    "You play a customer contacting a customer service agent. Follow the scenario instructions below. "
-    "Write one message at a time, like a real customer. Never invent information the instructions do "
-    "not give: treat it as unknown. Do not repeat the instructions word for word. Give information only "
-    f"when the agent asks for it. When the goal of the instructions is reached, reply with {STOP} only. "
-    f"If you are transferred to another agent, reply with {TRANSFER}. If the instructions do not say how "
-    f"to go on, reply with {OUT_OF_SCOPE}."
-)
-
-
-class RetailEnv:
-    """One task's retail database (fresh at `begin`: an empty copy-on-write layer over the shared
-    base) behind the 16 tools."""
-
-    transport = "direct"
-
-    def __init__(self, db_path: Path):
-        self.base = load_db(db_path)
-        self.tools = RetailTools(self.base)
-        self.calls: list[tuple[str, dict[str, Any]]] = []
-
-    def begin(self, task: RealTask) -> None:
-        self.tools = RetailTools(self.base)
-        self.calls = []
-
-    def tool_schemas(self) -> list[dict[str, Any]]:
-        return [{"type": "function", "function": s} for s in SCHEMAS.values()]
-
-    def __call__(self, tool: str, args: Mapping[str, Any]) -> Any:
-        self.calls.append((tool, dict(args)))
-        return self.tools.call(tool, dict(args))
-
-    @property
-    def db(self) -> dict[str, Any]:
-        """The whole database (τ²'s `db_hash(env.db)` is its hash)."""
-        return self.tools.db
-
-    def close(self) -> None:
-        pass
-
-
-def same_db(a: RetailTools, b: RetailTools) -> bool:
-    """τ²'s database check, `hash(a) == hash(b)`, computed on the entries either copy touched: the
-    canonical JSON of the whole database is equal exactly when that of every touched entry is (the
-    rest is the shared base), so the answer is the hash comparison's without hashing 2.8 MB twice."""
-    return all(canonical(a.entry(c, k)) == canonical(b.entry(c, k)) for c, k in a.touched() | b.touched())
-
-
-def _customer_of(task: dict[str, Any], db: dict[str, Any]) -> str:
-    """The retail user id the gold actions act for ("" when none names one)."""
-    tools = RetailTools(db)
-    for a in task["evaluation_criteria"].get("actions") or []:
-        args = a.get("arguments") or {}
-        if "user_id" in args:
-            return str(args["user_id"])
-        if "order_id" in args and args["order_id"] in db["orders"]:
-            return db["orders"][args["order_id"]]["user_id"]
-        if a["name"] in ("find_user_id_by_name_zip", "find_user_id_by_email"):
-            try:
-                return tools.call(a["name"], args)
-            except ValueError:
-                continue
-    return ""
-
-
-def _request(instr: dict[str, Any]) -> str:
-    return " ".join(str(instr.get(k) or "") for k in ("known_info", "reason_for_call")).strip()
 
 
 @dataclass
@@ -151,6 +85,8 @@ class Tau2Retail(RealBenchmarkBase):
             "calculate",
         }
     )
+    history_kind: str = "none"  # benchmark.seed_history: none | retail_db (non-standard)
+    customers: dict = field(default_factory=dict)  # chain user id -> retail user id (retail_db histories)
 
     @property
     def judge_label(self) -> str:
@@ -177,9 +113,6 @@ class Tau2Retail(RealBenchmarkBase):
     def chains(self) -> dict[str, list[RealTask]]:
         return chains_of(self.tasks)
 
-    history_kind: str = "none"  # benchmark.seed_history: none | retail_db (non-standard)
-    customers: dict = field(default_factory=dict)  # chain user id -> retail user id (retail_db histories)
-
     def seed_memory(self, user_id: str) -> tuple:
         return ()
 
@@ -187,80 +120,16 @@ class Tau2Retail(RealBenchmarkBase):
         """`benchmark.seed_history=retail_db` (non-standard): the customer's past as sessions rendered
         from the retail database, dated before the task: who they are (name, e-mail, zip), their
         address, the payment methods on file, and one session per earlier order (its items, where it
-        shipped, how it was paid, its status). Otherwise no history (τ²'s standard setting)."""
-        from eval.methods.seed import SeedHistory
-        from eval.suites.schema import SeedSession, SeedTurn
-
+        shipped, how it was paid, its status; seed_history.py). Otherwise no history (τ²'s standard
+        setting)."""
         customer = self.customers.get(user_id, "")
         if self.history_kind != "retail_db" or not customer:
+            from eval.methods.seed import SeedHistory
+
             return SeedHistory(user_id, ())
-        db = load_db(self.root / "db.json")
-        u = db["users"].get(customer)
-        if u is None:
-            raise BenchmarkDataError(
-                f"{self.root / 'db.json'}: users[{customer!r}] missing (seed history of {user_id})"
-            )
-        name, a = u["name"], u["address"]
-        addr = f"{a['address1']}, {a.get('address2') or ''}, {a['city']}, {a['state']} {a['zip']}".replace(
-            ", ,", ","
-        )
-        ack = SeedTurn("assistant", "Thanks, noted.")
-        sessions = [
-            SeedSession(
-                "2024-01-02T10:00:00",
-                f"user:{user_id}",
-                (
-                    SeedTurn(
-                        "user",
-                        f"Hi, I'm {name['first_name']} {name['last_name']}. "
-                        f"My email is {u['email']} and my zip code is {a['zip']}.",
-                    ),
-                    ack,
-                ),
-            ),
-            SeedSession(
-                "2024-01-03T10:00:00", f"user:{user_id}", (SeedTurn("user", f"My address is {addr}."), ack)
-            ),
-            SeedSession(
-                "2024-01-04T10:00:00",
-                f"user:{user_id}",
-                (
-                    SeedTurn(
-                        "user",
-                        "The payment methods on my account are "
-                        + "; ".join(
-                            f"{pid} ({pm['source'].replace('_', ' ')}"
-                            + (f", {pm['brand']} ending {pm['last_four']}" if pm.get("last_four") else "")
-                            + ")"
-                            for pid, pm in u["payment_methods"].items()
-                        )
-                        + ".",
-                    ),
-                    ack,
-                ),
-            ),
-        ]
-        for i, oid in enumerate(u.get("orders") or []):
-            o = db["orders"].get(oid)
-            if o is None:
-                continue
-            items = ", ".join(f"{it['name']} (item {it['item_id']})" for it in o["items"])
-            pays = ", ".join(p.get("payment_method_id", "") for p in o.get("payment_history") or [])
-            sessions.append(
-                SeedSession(
-                    f"2024-02-{1 + min(i, 27):02d}T12:00:00",
-                    f"user:{user_id}",
-                    (
-                        SeedTurn("user", f"I ordered {items} as order {oid}."),
-                        SeedTurn(
-                            "assistant",
-                            f"Order {oid} is {o['status']}; it ships to {o['address']['address1']}, "
-                            f"{o['address']['city']}" + (f" and was paid with {pays}" if pays else "") + ".",
-                        ),
-                    ),
-                )
-            )
-        return SeedHistory(user_id, tuple(sessions))
+        from eval.real.tau2_retail.seed_history import retail_db_history
+
+        return retail_db_history(user_id, customer, self.root / "db.json")
 
     def intervention_correct(self, task: RealTask, tool: str, args: Mapping[str, Any], evidence) -> bool:
         """Right when the held call differs from every gold action of that tool on some argument and the
@@ -377,69 +246,6 @@ class Tau2Retail(RealBenchmarkBase):
         return Score(reward, comps, detail)
 
 
-class Tau2User:
-    """τ²'s LLM user simulator: guidelines + the task's instructions; stop / transfer / out-of-scope
-    tokens."""
-
-    def __init__(self, endpoint, scenario: dict[str, Any], opening: str | None = None):
-        self.endpoint = endpoint
-        self.opening = opening  # None: the simulator writes the first message (τ²'s standard)
-        instr = scenario.get("instructions") or {}
-        text = "\n".join(
-            f"{k.replace('_', ' ').capitalize()}: {instr[k]}"
-            for k in ("domain", "reason_for_call", "known_info", "unknown_info", "task_instructions")
-            if instr.get(k)
-        )
-        persona = scenario.get("persona")
-        self.system = (
-            USER_GUIDELINES + ("\n\nPersona: " + persona if persona else "") + "\n\nInstructions:\n" + text
-        )
-
-    def _ask(self, transcript: Sequence[dict[str, Any]]) -> str:
-        # the simulator sees the conversation from the customer's side: agent turns are "user" to it
-        flipped = [
-            {"role": "user" if m["role"] == "assistant" else "assistant", "content": m.get("content") or ""}
-            for m in transcript
-            if m.get("role") in ("user", "assistant") and m.get("content")
-        ]
-        return self.endpoint.chat([{"role": "system", "content": self.system}, *flipped]).strip()
-
-    def first_message(self) -> str:
-        if self.opening is not None:
-            return self.opening
-        return self._ask([{"role": "assistant", "content": GREETING}])
-
-    def reply(self, transcript: Sequence[dict[str, Any]]) -> str:
-        return self._ask(transcript)
-
-    def is_stop(self, text: str) -> bool:
-        return any(tok in text for tok in (STOP, TRANSFER, OUT_OF_SCOPE))
-
-
-def _read_json(path: Path) -> Any:
-    return read_json_file(path, BenchmarkDataError, "benchmark data")
-
-
-def load_tasks(root: Path) -> list[dict[str, Any]]:
-    """τ²'s tasks.json in `root` as a list of task dicts; BenchmarkDataError when a task is malformed."""
-    path = root / "tasks.json"
-    raw = _read_json(path)
-    if not isinstance(raw, list):
-        raise BenchmarkDataError(f"{path}: expected a list of tasks")
-    for i, t in enumerate(raw):
-        for key in ("id", "user_scenario", "evaluation_criteria"):
-            if key not in t:
-                raise BenchmarkDataError(f"{path}: task #{i} ({t.get('id', '?')}): key {key!r} missing")
-        if t.get("initial_state"):
-            raise BenchmarkDataError(f"{path}: task {t['id']}: initial_state is not supported in process")
-        for j, a in enumerate(t["evaluation_criteria"].get("actions") or []):
-            if a.get("name") not in SCHEMAS:
-                raise BenchmarkDataError(
-                    f"{path}: task {t['id']}: actions[{j}].name {a.get('name')!r} is not a retail tool"
-                )
-    return raw
-
-
 # gold databases per data folder, shared by every load in a process (the data are read-only)
 _GOLD: dict[str, dict[str, RetailTools]] = {}
 
@@ -468,7 +274,7 @@ def load(cfg) -> Tau2Retail:
     root = dataset_dir("tau2/retail", cfg.data_dir)
     raw = load_tasks(root)
     split = (
-        _read_json(root / "split_tasks.json")
+        read_json(root / "split_tasks.json")
         if (root / "split_tasks.json").exists()
         else {"base": [t["id"] for t in raw]}
     )
@@ -483,14 +289,14 @@ def load(cfg) -> Tau2Retail:
     for t in raw:
         if str(t["id"]) not in keep:
             continue
-        customer = _customer_of(t, db)
+        customer = customer_of(t, db)
         user = customer if (cfg.chain_users and customer) else f"task_{t['id']}"
         tasks.append(
             RealTask(
                 task_id=f"tau2_retail_{t['id']}",
                 user_id=user,
                 project_id="retail",
-                request_text=_request(t["user_scenario"].get("instructions") or {}),
+                request_text=request_of(t["user_scenario"].get("instructions") or {}),
                 time="",
                 system_prompt=policy,
                 category="retail",
@@ -505,7 +311,7 @@ def load(cfg) -> Tau2Retail:
             f"benchmark.seed_history: {cfg.seed_history!r} is not a {NAME} history (none, retail_db)"
         )
     seeded = cfg.seed_history == "retail_db"
-    customers = {t.user_id: (t.user_id if cfg.chain_users else _customer_of(t.data, db)) for t in tasks}
+    customers = {t.user_id: (t.user_id if cfg.chain_users else customer_of(t.data, db)) for t in tasks}
     return Tau2Retail(
         name=NAME
         + ("-chained-nonstandard" if cfg.chain_users else "")
