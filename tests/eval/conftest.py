@@ -1,3 +1,7 @@
+"""Fixtures of every test under tests/eval/ and its subfolders (which mirror eval/'s subpackages). pytest
+puts this folder on sys.path when it loads this file, so the helper modules beside it (`real_data`,
+`method_configs`) import by name from every subfolder."""
+
 from __future__ import annotations
 
 import pytest

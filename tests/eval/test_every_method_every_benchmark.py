@@ -49,8 +49,9 @@ def first_real_chain(benchmark: str) -> tuple[str, str]:
     return root, next(iter(suite.chains()))
 
 
-# suite_file (any suite JSON under its own name) runs end to end in tests/eval/test_suite_file.py
-@pytest.mark.parametrize("benchmark", sorted(set(BENCHMARKS.names()) - set(SIM) - {"suite_file"}))
+# suite_file (any suite JSON under its own name) runs end to end in tests/eval/suites/test_suite_file.py,
+# the template `mock` (no data folder) in tests/eval/real/test_mock.py
+@pytest.mark.parametrize("benchmark", sorted(set(BENCHMARKS.names()) - set(SIM) - {"suite_file", "mock"}))
 @pytest.mark.parametrize("method", ONE_PER_IMPL)
 def test_every_method_runs_one_episode_on_every_real_benchmark(method, benchmark, tmp_path, eval_cfg):
     root, chain = first_real_chain(benchmark)

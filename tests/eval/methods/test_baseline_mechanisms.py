@@ -129,7 +129,7 @@ def test_dsh_compacts_at_the_threshold_and_keeps_the_newest_tail_verbatim(tmp_pa
 
 
 def test_pma_status_changes_after_a_step_and_reminder_is_null_when_nothing_applies(tmp_path):
-    """More of the Proactive Memory Agent's mechanisms: tests/eval/test_pma.py."""
+    """More of the Proactive Memory Agent's mechanisms: tests/eval/methods/test_pma.py."""
     from eval.methods.pma import Options, PMAChain, PMASession
 
     chain = PMAChain(seed(tmp_path, "For docs, my preferred citation style is ACM."), LLM(), Options())

@@ -16,7 +16,7 @@ from eval.suites.independent_sim import NAME, generate, load
 from eval.suites.independent_sim.vocab import PERSONAS
 from eval.suites.schema import suite_from_json
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FORBIDDEN = ("data_gen", "pulse.core.gold", "pulse.core.statements", "eval.suites.generator")
 SEEDS = (0, 1, 2)
 

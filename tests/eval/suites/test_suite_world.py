@@ -5,7 +5,7 @@ year of tool-call history -> preferences, habits and revisions from repetition -
 gold preference values and sources come from that memory, request and message texts parse to the
 suite's own args with Pulse's parser, and the suites stay deterministic with every source present.
 
-Run: .venv/bin/python -m pytest -q tests/eval/test_suite_world.py
+Run: .venv/bin/python -m pytest -q tests/eval/suites/test_suite_world.py
 """
 
 from __future__ import annotations

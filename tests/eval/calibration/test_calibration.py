@@ -24,7 +24,7 @@ from eval.calibration.build import (
 from eval.calibration.classify import classify
 from pulse.agent.tokens import count_tokens
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[3]
 
 
 @pytest.fixture(scope="module")

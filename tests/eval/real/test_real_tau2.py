@@ -213,8 +213,8 @@ def test_pass_k_cli_over_seed_runs(tmp_path):
 def test_touched_entry_comparison_is_taus_full_hash_comparison_and_the_base_stays_untouched(tau2_dir):
     from eval.config import BenchmarkConfig
     from eval.real.tau2_retail.benchmark import load
-    from eval.real.tau2_retail.env import same_db
     from eval.real.tau2_retail.db import db_hash, load_db
+    from eval.real.tau2_retail.env import same_db
     from eval.real.tau2_retail.tools import RetailTools
 
     base = load_db(tau2_dir / "db.json")

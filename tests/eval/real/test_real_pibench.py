@@ -11,7 +11,7 @@ from real_data import real_data
 from eval.harness import run_eval
 from eval.metrics import read_rows, suite_comp, summarize
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "pibench"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "pibench"
 
 
 def _bench(path):

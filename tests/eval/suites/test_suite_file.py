@@ -15,7 +15,7 @@ from eval.config import BenchmarkConfig
 from eval.suites import independent_sim, mcp_persona_sim, pibench_sim
 from eval.suites.schema import SuiteError, load_suite, suite_from_json
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 _BIN = Path(sys.executable).parent / "pulse"
 PULSE = [str(_BIN)] if _BIN.exists() else [sys.executable, "-m", "pulse.cli"]
 

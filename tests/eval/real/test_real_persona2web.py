@@ -11,7 +11,7 @@ from real_data import real_data
 from eval.harness import run_eval
 from eval.metrics import read_rows
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "persona2web"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "persona2web"
 
 
 def test_gold_normalisation_handles_the_datas_quirks():

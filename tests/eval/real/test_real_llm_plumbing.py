@@ -13,7 +13,7 @@ from real_data import real_data
 from eval.harness import run_eval
 from eval.metrics import read_rows
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 @pytest.fixture(scope="module")
