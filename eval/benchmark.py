@@ -138,6 +138,9 @@ class RealBenchmarkBase:
         return tuple(SchemaTool.from_openai(s, self.read_only_tools) for s in self.tool_schemas(user_id))
 
 
+# benchmarks that are templates for a new one, never a result: `pulse tables` leaves their runs out
+TEMPLATE_BENCHMARKS = frozenset({"mock"})
+
 # keys every benchmark takes (eval/config.py BenchmarkConfig); the rest belong to some benchmarks only
 COMMON_KEYS = ("name", "seed", "path", "transport", "max_tasks", "personas")
 

@@ -18,9 +18,11 @@ BENCHMARKS: Registry[Any] = Registry(
         "independent_sim": "eval.suites.independent_sim:load",
         # any suite JSON under its own name and version (benchmark.path=FILE)
         "suite_file": "eval.suites.suite_file:load",
-        "tau2_retail": "eval.real.tau2_retail.benchmark:load",
-        "pibench": "eval.real.pibench.benchmark:load",
-        "persona2web": "eval.real.persona2web.benchmark:load",
+        "tau2_retail": "eval.real.tau2_retail:load",
+        "pibench": "eval.real.pibench:load",
+        "persona2web": "eval.real.persona2web:load",
+        # TEMPLATE, not a result: the folder a new benchmark is copied from (never tabulated)
+        "mock": "eval.real.mock:load",
     },
 )
 

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from eval.benchmark import TEMPLATE_BENCHMARKS
 from eval.metrics import STAGES, dumps_strict, mean_stderr, read_rows, summarize
 from eval.table_format import (
     FAILED_MARK,
@@ -86,7 +87,7 @@ def collect(
     idents: dict[tuple[str, int], dict[str, str]] = {}  # (run, seed) -> its suite's identity
     for run in runs:
         rows = read_rows(run / "episodes.jsonl")
-        if not rows:
+        if not rows or rows[0].get("benchmark") in TEMPLATE_BENCHMARKS:  # a template is never a result
             continue
         by_seed: dict[int, list[dict]] = defaultdict(list)
         for r in rows:
