@@ -1,6 +1,6 @@
 """Persona2Web as a Pulse benchmark: 450 tasks (50 users × 3 task groups × 3 levels), offline web stub.
 
-Tools (a stub: no live web offline, every result says so): `web_search(query)`, `open_website(site)`
+Tools (env.py, a stub: no live web offline, every result says so): `web_search(query)`, `open_website(site)`
 (the site the agent chooses), `submit_answer(answer)`. Score (the Pulse paper's Table B3 metrics,
 from the gold in gold.py):
   web_em  1 when the last site the agent opened matches the level-3 website (Web EM);
@@ -36,6 +36,7 @@ from eval.benchmark import (
     select,
 )
 from eval.real.data_dir import dataset_dir
+from eval.real.persona2web.env import SCHEMAS, WebStub
 from eval.real.persona2web.gold import (
     location_key,
     normalise_text,
@@ -44,73 +45,9 @@ from eval.real.persona2web.gold import (
     value_satisfied,
 )
 from eval.real.persona2web.loader import P2WGold, load_groups, load_tasks
-from pulse.agent.gate import ToolCallError
 
 NAME = "persona2web"
 VERSION = "persona2web-5dee4d5"
-STUB = "offline stub: no live web in this environment"
-
-
-def _tool(name: str, desc: str, param: str, pdesc: str) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": desc,
-            "parameters": {
-                "type": "object",
-                "properties": {param: {"type": "string", "description": pdesc}},
-                "required": [param],
-            },
-        },
-    }
-
-
-SCHEMAS = [
-    _tool(
-        "web_search", "Search the web (an offline stub: returns no live results).", "query", "search query"
-    ),
-    _tool(
-        "open_website",
-        "Open a website to do the task there (the site you choose).",
-        "site",
-        "the website (domain or URL)",
-    ),
-    _tool(
-        "submit_answer", "Submit the final result: the options you chose and why.", "answer", "final answer"
-    ),
-]
-
-
-class WebStub:
-    transport = "direct"
-
-    def __init__(self):
-        self.opened: list[str] = []
-        self.texts: list[str] = []
-
-    def begin(self, task: RealTask) -> None:
-        self.opened, self.texts = [], []
-
-    def tool_schemas(self) -> list[dict[str, Any]]:
-        return SCHEMAS
-
-    def __call__(self, tool: str, args: Mapping[str, Any]) -> Any:
-        param = {"web_search": "query", "open_website": "site", "submit_answer": "answer"}.get(tool)
-        if param is None:
-            raise ToolCallError(f"unknown tool {tool!r}; available: web_search, open_website, submit_answer")
-        if not isinstance(args.get(param), str):
-            raise ToolCallError(f"{tool}: missing or non-text argument {param!r}")
-        self.texts.append(args[param])
-        if tool == "open_website":
-            self.opened.append(args[param])
-            return {"status": STUB, "opened": args[param]}
-        if tool == "web_search":
-            return {"status": STUB, "results": []}
-        return {"status": "submitted"}
-
-    def close(self) -> None:
-        pass
 
 
 @dataclass

@@ -33,8 +33,8 @@ from eval.benchmark import (
 )
 from eval.real.data_dir import dataset_dir
 from eval.real.judge import Verdicts
+from eval.real.pibench.env import Workspace
 from eval.real.pibench.loader import appworld_tools, load_all
-from eval.real.pibench.workspace import Workspace
 
 NAME = "pibench"
 VERSION = "pibench-d1d1ed3"

@@ -83,7 +83,7 @@ def test_task_comp_uses_criterion_weights_and_files_read(tmp_path):
 
 
 def test_file_tools_are_confined_to_the_workspace(tmp_path):
-    from eval.real.pibench.workspace import Workspace
+    from eval.real.pibench.env import Workspace
     from pulse.agent.gate import ToolCallError
 
     (tmp_path / "secret.txt").write_text("no")
