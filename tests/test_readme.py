@@ -38,10 +38,14 @@ FOLDER_READMES = [
     "tests/README.md",
     "results/README.md",
     "eval/suites/README.md",
+    "eval/suites/pibench_sim/README.md",
+    "eval/suites/mcp_persona_sim/README.md",
+    "eval/suites/independent_sim/README.md",
     "eval/real/README.md",
     "eval/real/tau2_retail/README.md",
     "eval/real/pibench/README.md",
     "eval/real/persona2web/README.md",
+    "eval/real/mock/README.md",
 ]
 
 
