@@ -87,9 +87,7 @@ def test_python_quick_start_runs(tmp_path):
     code = blocks[0]
     assert "out_dir=outputs/quickstart" in code
     code = code.replace("out_dir=outputs/quickstart", f"out_dir={tmp_path / 'run'}")
-    r = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     expected = re.search(r"^# (\[\(.*\)\])$", blocks[0], flags=re.M).group(1)
     assert r.stdout.splitlines()[0] == expected
