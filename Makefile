@@ -17,6 +17,10 @@ $(STAMP): pyproject.toml Makefile
 	# pull a multi-GB CUDA build.
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e '.[dev]'
+	# DeepSpeed for the two-rank ZeRO-2/3 CPU tests (tests/train/test_launch.py): an sdist whose setup.py
+	# imports torch, so it is built against this torch (no build isolation: isolation would fetch a CUDA
+	# torch); no ops are compiled (JIT on use). The version the GPU set pins (constraints/gpu-py311.txt).
+	$(PY) -m pip install -q --no-build-isolation deepspeed==0.19.8
 	touch $(STAMP)
 
 install: $(STAMP)
