@@ -17,6 +17,9 @@ from pulse.memory.timeutil import parse_time
 
 @dataclass(frozen=True)
 class Candidate:
+    """One scored item of one scope before the merge: its score, the item and the reason (each possibly a
+    callable worked out only if selected), and whether it was already delivered in this episode."""
+
     score: float
     # callables are only worked out for the candidates selected (an index keeps its records packed)
     item: MemoryItem | Callable[[], MemoryItem]
@@ -24,9 +27,11 @@ class Candidate:
     delivered: bool
 
     def record(self) -> MemoryItem:
+        """The memory item (calling the deferred callable if there is one)."""
         return self.item() if callable(self.item) else self.item
 
     def why(self) -> str:
+        """The reason text (calling the deferred callable if there is one)."""
         return self.reason() if callable(self.reason) else self.reason
 
 
@@ -44,6 +49,8 @@ def seen_at(items: Sequence[MemoryItem], i: int, as_of: float | None) -> MemoryI
 
 
 def select(cands: list[Candidate], k: int) -> list[ScoredItem]:
+    """Merge candidates into the top `k` scored items, best first: those not yet delivered if any, else all of
+    them, with "already delivered" added to their reason."""
     fresh = [c for c in cands if not c.delivered]
     pool = fresh if fresh else [c for c in cands]
     pool.sort(key=lambda c: -c.score)

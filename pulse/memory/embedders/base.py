@@ -47,6 +47,7 @@ class GrowingArray:
         self._buf[: self._n] = data
 
     def append(self, rows: Any) -> None:
+        """Add rows at the end, doubling the reserved buffer when it is full."""
         if self._buf.dtype.hasobject and not isinstance(rows, np.ndarray):
             # one object per row, whatever it is (np.asarray would turn equal-length tuples into a 2-D array)
             rows = np.fromiter(rows, object, len(rows))
@@ -60,6 +61,7 @@ class GrowingArray:
         self._n = need
 
     def view(self) -> np.ndarray:
+        """The rows added so far (a view of the buffer, not a copy)."""
         return self._buf[: self._n]
 
     def __len__(self) -> int:
@@ -70,7 +72,8 @@ class ScoreIndex(ABC):
     """Relevance of every indexed text to one encoded query, higher is better (about [-1, 1])."""
 
     @abstractmethod
-    def scores(self, query: Any) -> np.ndarray: ...
+    def scores(self, query: Any) -> np.ndarray:
+        """One score per indexed text for the encoded query, in index order."""
 
     @abstractmethod
     def add(self, texts: Sequence[str], vectors: np.ndarray | None) -> None:
@@ -89,14 +92,17 @@ class DenseIndex(ScoreIndex):
 
     @property
     def matrix(self) -> np.ndarray:
+        """The (n, dim) matrix of the indexed vectors."""
         return self.rows.view()
 
     def add(self, texts: Sequence[str], vectors: np.ndarray | None) -> None:
+        """Append the new texts' vectors; raises ValueError when `vectors` is None."""
         if vectors is None:
             raise ValueError("a dense index needs the new texts' vectors")
         self.rows.append(vectors)
 
     def scores(self, query: Any) -> np.ndarray:
+        """Dot product of every row with the query vector (cosine, rows being L2-normalised)."""
         return self.matrix @ query
 
     def __len__(self) -> int:
@@ -130,6 +136,7 @@ class Embedder(ABC):
 
 
 def l2_normalise(m: np.ndarray) -> np.ndarray:
+    """The rows of `m` scaled to unit L2 norm, as float32 (all-zero rows are left zero)."""
     m = np.asarray(m, dtype=np.float32)
     norms = np.linalg.norm(m, axis=1, keepdims=True)
     norms[norms == 0] = 1.0

