@@ -370,6 +370,7 @@ def _filed(
 
 
 def user_scope_of(user_id: str) -> str:
+    """The scope name of a user's memory, "user:<user_id>"."""
     return f"user:{user_id}"
 
 

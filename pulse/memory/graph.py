@@ -24,6 +24,8 @@ _WORD = re.compile(r"\w+")
 
 
 def topic_key(path: str) -> str:
+    """The normalised Topic path: segments lower-cased, whitespace collapsed, empty segments dropped
+    ("general" when nothing is left)."""
     parts = [_SPACE.sub(" ", p.strip().lower()) for p in path.replace("\\", "/").split("/")]
     return "/".join(p for p in parts if p) or GENERAL_TOPIC
 
@@ -35,10 +37,13 @@ def topic_chain(key: str) -> list[str]:
 
 
 def topic_parent(key: str) -> str:
+    """The parent Topic path of a key ("" for a top-level Topic)."""
     return key.rsplit("/", 1)[0] if "/" in key else ""
 
 
 def entity_key(name: str) -> str:
+    """The normalised entity name: stripped of surrounding punctuation and quotes, whitespace collapsed,
+    lower-cased."""
     return _SPACE.sub(" ", name.strip().strip(".,;:!?\"'()[]").lower())
 
 
@@ -48,6 +53,7 @@ def slot_key(slot: str) -> str:
 
 
 def words(text: str) -> list[str]:
+    """The lower-cased words of a text."""
     return _WORD.findall(text.lower())
 
 

@@ -101,13 +101,17 @@ class ConversationWriter(Protocol):
     """Collects write candidates for one conversation; `commit` applies them in one transaction,
     `abort` discards them."""
 
-    def observe(self, event: Event) -> None: ...
+    def observe(self, event: Event) -> None:
+        """Record one event of the conversation."""
 
-    def add_candidate(self, candidate: WriteCandidate) -> None: ...
+    def add_candidate(self, candidate: WriteCandidate) -> None:
+        """Queue one write candidate until `commit`."""
 
-    def commit(self) -> list[MemoryItem]: ...
+    def commit(self) -> list[MemoryItem]:
+        """Apply the queued candidates in one transaction and return the items written."""
 
-    def abort(self) -> None: ...
+    def abort(self) -> None:
+        """Discard the queued candidates; nothing is written."""
 
 
 @runtime_checkable
@@ -116,9 +120,11 @@ class Memory(Protocol):
     cutoff), `snapshot` (a scope's current items), `add_items` (bulk load) and `conversation` (a
     writer that commits a conversation's items at its end). Errors are MemoryStoreError subclasses."""
 
-    def retrieve(self, query: RetrievalQuery) -> list[ScoredItem]: ...
+    def retrieve(self, query: RetrievalQuery) -> list[ScoredItem]:
+        """The scored items for a query, best first, as seen at its cutoff."""
 
-    def snapshot(self, user_id: str, project_id: str = "", as_of: str = "") -> list[MemoryItem]: ...
+    def snapshot(self, user_id: str, project_id: str = "", as_of: str = "") -> list[MemoryItem]:
+        """The items of a user's (and optionally a project's) scopes at `as_of` ("" = now)."""
 
     def add_items(self, items: Sequence[MemoryItem]) -> None:
         """Bulk-load already validated items (e.g. a generated world's histories), one transaction."""
@@ -126,7 +132,8 @@ class Memory(Protocol):
 
     def conversation(
         self, user_id: str, project_id: str = "", conversation_id: str = ""
-    ) -> ConversationWriter: ...
+    ) -> ConversationWriter:
+        """A writer for one conversation of this user (and project), committed at its end."""
 
 
 @dataclass
@@ -136,4 +143,5 @@ class DeliveryLog:
     ids: list[str] = field(default_factory=list)
 
     def add(self, items: Sequence[MemoryItem]) -> None:
+        """Record the ids of `items` not delivered yet, in order."""
         self.ids.extend(i.item_id for i in items if i.item_id not in self.ids)

@@ -29,6 +29,7 @@ _META_FIELDS = tuple(f.name for f in fields(ItemMeta))
 
 
 def pack_item(item: MemoryItem) -> tuple:
+    """A memory item as a plain tuple of its fields (the provenance as a nested tuple)."""
     p = item.provenance
     values = [getattr(item, name) for name in _ITEM_FIELDS]
     values[_PROVENANCE_AT] = tuple(getattr(p, name) for name in _PROVENANCE_FIELDS)
@@ -43,16 +44,19 @@ def _made(cls: type, names: tuple[str, ...], values: Iterable) -> object:
 
 
 def unpack_item(row: tuple) -> MemoryItem:
+    """The memory item a `pack_item` tuple stands for."""
     values = list(row)
     values[_PROVENANCE_AT] = _made(Provenance, _PROVENANCE_FIELDS, row[_PROVENANCE_AT])
     return _made(MemoryItem, _ITEM_FIELDS, values)  # type: ignore[return-value]
 
 
 def pack_meta(meta: ItemMeta) -> tuple:
+    """An item's graph metadata as a plain tuple of its fields."""
     return tuple(getattr(meta, name) for name in _META_FIELDS)
 
 
 def unpack_meta(row: tuple) -> ItemMeta:
+    """The `ItemMeta` a `pack_meta` tuple stands for."""
     return _made(ItemMeta, _META_FIELDS, row)  # type: ignore[return-value]
 
 
@@ -105,6 +109,7 @@ class PackedRecords(Generic[T]):
         return map(self._unpack, self.rows)
 
     def append(self, record: T) -> None:
+        """Pack one record and add it at the end, doubling the buffer when it is full."""
         if self._n == len(self._buf):
             grown = np.empty(max(16, 2 * len(self._buf)), object)
             grown[: self._n] = self._buf
@@ -122,8 +127,10 @@ class PackedRecords(Generic[T]):
 
 
 def packed_items(rows: Sequence[tuple] | None = None) -> PackedRecords[MemoryItem]:
+    """A `PackedRecords` of memory items, optionally holding already packed `rows`."""
     return PackedRecords(pack_item, unpack_item, rows)
 
 
 def packed_metas(rows: Sequence[tuple] | None = None) -> PackedRecords[ItemMeta]:
+    """A `PackedRecords` of item metadata, optionally holding already packed `rows`."""
     return PackedRecords(pack_meta, unpack_meta, rows)

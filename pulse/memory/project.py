@@ -27,6 +27,8 @@ _SYSTEM = Provenance("system")  # the default provenance of a workflow record th
 
 
 def state_slot(state_kind: str, name: str) -> str:
+    """The slot of a project-state record, "<state_kind>:<name>"; raises RecordError for a state kind not in
+    STATE_KINDS."""
     if state_kind not in STATE_KINDS:
         raise RecordError(f"state kind {state_kind!r} not in {STATE_KINDS}")
     return f"{state_kind}:{name}"
@@ -40,6 +42,8 @@ def state_kind_of(item: MemoryItem) -> str:
 
 @dataclass(frozen=True)
 class WorkflowStep:
+    """One step of a workflow: its name, tool, inputs, outputs and the earlier steps it depends on."""
+
     name: str
     tool: str = ""
     inputs: tuple[str, ...] = ()
@@ -49,6 +53,9 @@ class WorkflowStep:
 
 @dataclass(frozen=True)
 class Workflow:
+    """A reusable project workflow: name, goal, applicability conditions and ordered steps; raises RecordError
+    when a step depends on a step that is not an earlier one."""
+
     name: str
     goal: str
     conditions: str = ""
@@ -64,9 +71,12 @@ class Workflow:
 
     @property
     def tools(self) -> tuple[str, ...]:
+        """The tools the steps use, in first-use order, without repeats."""
         return tuple(dict.fromkeys(s.tool for s in self.steps if s.tool))
 
     def render(self) -> str:
+        """The workflow as one line of text (the item's text): goal, conditions, numbered steps with their
+        tools and dependencies."""
         steps = "; ".join(
             f"{i + 1}. {s.name}"
             + (f" [{s.tool}]" if s.tool else "")
@@ -80,6 +90,7 @@ class Workflow:
         )
 
     def to_json(self) -> str:
+        """The goal and steps as sorted-key JSON (the item's value)."""
         return json.dumps(
             {
                 "goal": self.goal,
@@ -106,6 +117,8 @@ class Workflow:
         topic: str = "workflows",
         entities: tuple[str, ...] = (),
     ) -> MemoryItem:
+        """The workflow as a `workflow` memory item in scope "project:<project_id>", slot
+        "workflow:<name>"."""
         return MemoryItem(
             item_id=item_id,
             kind="workflow",

@@ -22,6 +22,9 @@ _STOP = frozenset(
 
 @dataclass(frozen=True)
 class QueryFeatures:
+    """What the retrievers read from one query: its text, words, content words, entity keys, argument slots,
+    tool and cutoff."""
+
     text: str  # what is embedded
     words: list[str]
     content_words: frozenset[str]  # stemmed, stop words removed: matched against Topic names
@@ -32,6 +35,8 @@ class QueryFeatures:
 
 
 def query_text(q: RetrievalQuery) -> str:
+    """The text embedded for a query: the subgoal, the candidate call's tool, arguments and text, and the
+    entities, joined by spaces."""
     parts = [q.subgoal]
     if q.candidate_call is not None:
         c = q.candidate_call
@@ -43,6 +48,7 @@ def query_text(q: RetrievalQuery) -> str:
 
 
 def features(q: RetrievalQuery) -> QueryFeatures:
+    """The `QueryFeatures` of a query; raises ValueError when its `as_of` is not an ISO-8601 time."""
     text = query_text(q)
     ws = graph.words(text)
     keys = {graph.entity_key(e) for e in q.entities if graph.entity_key(e)}

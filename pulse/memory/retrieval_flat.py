@@ -54,6 +54,8 @@ class FlatRetriever:
     def candidates(
         self, ix: ScopeIndex, qrep: Any, f: QueryFeatures, task_id: str, delivered: set[str], k: int
     ) -> list[Candidate]:
+        """The k most similar valid records of one scope as candidates, best first (empty if none scores above
+        `min_similarity`)."""
         n = len(ix)
         if n == 0:
             return []

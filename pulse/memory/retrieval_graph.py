@@ -82,6 +82,8 @@ class GraphRetriever:
     def candidates(
         self, ix: ScopeIndex, qrep: Any, f: QueryFeatures, task_id: str, delivered: set[str], k: int
     ) -> list[Candidate]:
+        """The selected candidates of one scope: locate entry points, expand through the graph, score the pool
+        and select (empty when nothing is reached)."""
         cfg = self.config
         if len(ix) == 0:
             return []

@@ -87,6 +87,7 @@ class Compaction:
 
     @property
     def built(self) -> bool:
+        """Whether the snapshot's re-sorted copy is finished (`copy_step` may run)."""
         return self.result is not None
 
     def build_step(self, budget_s: float | None) -> bool:

@@ -149,9 +149,11 @@ class ScopeIndex:
 
     @property
     def n_tail(self) -> int:
+        """The number of appended items after the sorted base."""
         return len(self.items) - self.n_base
 
     def sync_views(self) -> None:
+        """Refresh the column attributes and `vectors` as views of their growing arrays (after an append)."""
         for name, col in self.columns.items():
             setattr(self, name, col.view())
         self.vectors = self.vector_rows.view() if self.vector_rows is not None else None
@@ -282,6 +284,7 @@ class ScopeIndex:
         self.centroids[idx] = np.where((norm > 0)[:, None], s / safe, 0.0)
 
     def needs_compaction(self) -> bool:
+        """Whether the appended tail has outgrown max(COMPACT_MIN_TAIL, COMPACT_FRACTION * base size)."""
         return self.n_tail > max(COMPACT_MIN_TAIL, COMPACT_FRACTION * self.n_base)
 
     def snapshot(self) -> dict[str, Any]:

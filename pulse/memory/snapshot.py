@@ -40,6 +40,9 @@ _TOP_KEYS = frozenset({"format", "version", "user_id", "project_id", "as_of", "i
 
 @dataclass
 class Snapshot:
+    """One user's (and optionally one project's) memory at `as_of`: the items and their non-default
+    metadata."""
+
     user_id: str
     project_id: str = ""
     as_of: str = ""
@@ -47,6 +50,7 @@ class Snapshot:
     meta: dict[str, ItemMeta] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The snapshot in the JSON file format (version 1), default metadata left out."""
         return {
             "format": FORMAT,
             "version": VERSION,
@@ -62,6 +66,8 @@ class Snapshot:
         }
 
     def write(self, path: str | Path) -> Path:
+        """Write the snapshot as JSON to `path` (through a temporary file, so never half-written) and return
+        the path."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(path.suffix + ".tmp")
@@ -71,6 +77,7 @@ class Snapshot:
 
 
 def export_snapshot(memory: StoreMemory, user_id: str, project_id: str = "", as_of: str = "") -> Snapshot:
+    """The snapshot of a user's (and optionally a project's) memory from a store, at `as_of` ("" = now)."""
     pairs = memory.snapshot_with_meta(user_id, project_id, as_of)
     return Snapshot(
         user_id, project_id, as_of, [i for i, _ in pairs], {i.item_id: m for i, m in pairs if m != ItemMeta()}

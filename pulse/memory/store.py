@@ -88,10 +88,12 @@ _ITEM_COLS = (
 
 
 def text_hash(text: str) -> str:
+    """A 32-hex-digit BLAKE2b hash of a text."""
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 def key_hash(key: tuple[str, ...]) -> str:
+    """A 24-hex-digit BLAKE2b hash of a key tuple (parts joined by a unit separator)."""
     return hashlib.blake2b("\x1f".join(key).encode(), digest_size=12).hexdigest()
 
 

@@ -26,14 +26,17 @@ def parse_time(value: str, where: str = "time") -> float:
 
 
 def bound_from(value: str) -> float:
+    """Epoch seconds of a `valid_from` ("" = -inf); raises ValueError when it is not ISO-8601."""
     return NEG_INF if not value else parse_time(value, "valid_from")
 
 
 def bound_to(value: str) -> float:
+    """Epoch seconds of a `valid_to` ("" = +inf); raises ValueError when it is not ISO-8601."""
     return POS_INF if not value else parse_time(value, "valid_to")
 
 
 def utc_now() -> str:
+    """The current UTC time as an ISO-8601 string to the second ("...Z")."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

@@ -47,6 +47,8 @@ def event_source(ev: Event) -> str:
 
 
 def receipt_succeeded(ev: Event) -> bool:
+    """Whether a tool receipt reports success: no failed `status`/`ok` argument and no text starting with
+    "error", "failed", "exception" or "traceback"."""
     status = (ev.args.get("status") or ev.args.get("ok") or "").strip().lower()
     if status in _FAILED or status == "false":
         return False
@@ -241,6 +243,9 @@ def read_voice_problem(item, ev: Event) -> str | None:
 
 
 def check(cand: WriteCandidate, observed: Sequence[Event]) -> str | None:
+    """Why a write candidate must be rejected, or None when it is accepted: its source event must be observed
+    and match its provenance and quote, user facts must be the user's own statement, and project state and
+    workflows must come from the event kinds that can confirm them."""
     item = cand.item
     ev, why = find_source(cand, observed)
     if ev is None:

@@ -51,6 +51,9 @@ def fsync_log(db_path: Path) -> bool:
 
 
 class Checkpointer:
+    """The daemon thread that runs a store's passive WAL checkpoints (and, with `sync_log`, the log's fsync)
+    at most every `min_interval_s` after a commit."""
+
     def __init__(self, path: Path, min_interval_s: float = 0.5, sync_log: bool = False):
         self.path, self.min_interval_s = path, min_interval_s
         self.sync_log = sync_log  # background sync mode: fsync the log before each checkpoint
@@ -75,6 +78,7 @@ class Checkpointer:
         self._wake.set()
 
     def close(self) -> None:
+        """Stop the thread and wait for it to finish (no-op if it never started)."""
         with self._lock:
             self._stop.set()
             self._wake.set()

@@ -54,7 +54,8 @@ class WriteTarget(Protocol):
     store: MemoryStore
     embedder: Embedder
 
-    def now(self) -> str: ...
+    def now(self) -> str:
+        """The current time as an ISO-8601 string (the commit time of the conversation's records)."""
 
     def embed_cached(self, texts: list[str]) -> dict[str, Any]:
         """text hash -> vector, from the store's cache or embedded now."""
@@ -106,10 +107,14 @@ class Conversation:
 
     # ------------------------------------------------------------------ ConversationWriter
     def observe(self, event: Event) -> None:
+        """Record one event of the conversation; raises ConversationClosedError once committed or aborted."""
         self._check_open()
         self.events.append(event)
 
     def add_candidate(self, candidate: WriteCandidate) -> None:
+        """Queue a write candidate; raises UnknownScopeError when its scope is not this conversation's user
+        (user facts) or project (project memory), MissingRecordError when it revises a record that neither the
+        store nor an earlier candidate has, and ConversationClosedError once closed."""
         self._check_open()
         item = candidate.item
         user_kind = item.kind in USER_FACT_KINDS
@@ -138,11 +143,16 @@ class Conversation:
         self.candidates.append(candidate)
 
     def abort(self) -> None:
+        """Drop the queued candidates and close the conversation; raises ConversationClosedError once
+        closed."""
         self._check_open()
         self.candidates.clear()
         self.state = "aborted"
 
     def commit(self) -> list[MemoryItem]:
+        """Validate the queued (and, with `extract_candidates`, extracted) candidates against the observed
+        events, write the accepted ones in one transaction and return the items written; the rejected ones and
+        their reasons are kept in `rejected`. Raises ConversationClosedError once closed."""
         self._check_open()
         self.merged, self.rejected = [], []  # a commit that raised (and rolled back) may be retried
         now = self.memory.now()
