@@ -60,10 +60,12 @@ class AheadSlot:
                 self.stats.speculative_misses += 1
 
     def hit(self) -> None:
+        """Count a decision made ahead that a gate used."""
         with self.lock:
             self.stats.speculative_hits += 1
 
     def miss(self) -> None:
+        """Count a decision made ahead that no gate used."""
         with self.lock:
             self.stats.speculative_misses += 1
 

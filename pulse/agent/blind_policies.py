@@ -18,6 +18,8 @@ from pulse.policy.base import PolicyOutput
 
 
 def blind_decision(inp: PolicyInput, mode: str) -> Decision:
+    """The blind decision for `mode`: silent with an empty snapshot; `intervene_all` intervenes with every
+    line at a candidate call and is silent elsewhere; `supplement_all` supplements every line."""
     ids = tuple(m.item_id for m in inp.snapshot)
     if not ids:
         return Decision("silent")
@@ -27,12 +29,16 @@ def blind_decision(inp: PolicyInput, mode: str) -> Decision:
 
 
 class BlindPolicy:
+    """A situation-blind reference policy, `supplement_all` or `intervene_all` (ValueError for another mode),
+    with the Policy interface."""
+
     def __init__(self, mode: str):
         if mode not in ("supplement_all", "intervene_all"):
             raise ValueError(f"blind policy {mode!r} not in ('supplement_all', 'intervene_all')")
         self.name = mode
 
     def decide_batch(self, inputs: Sequence[PolicyInput]) -> list[PolicyOutput]:
+        """One `PolicyOutput` per input: the blind decision as the canonical JSON completion, parsed back."""
         outs = []
         for inp in inputs:
             text = gold_completion(inp, blind_decision(inp, self.name))

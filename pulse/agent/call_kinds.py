@@ -98,9 +98,11 @@ class CallKinds:
         return cls(known, default)
 
     def kind(self, tool: str) -> CallKind:
+        """The kind of a tool's calls (the default for a tool not known)."""
         return self.known.get(tool, self.default)  # type: ignore[return-value]
 
     def is_read_only(self, tool: str) -> bool:
+        """Whether the tool's calls are read-only."""
         return self.kind(tool) == READ_ONLY
 
     def gated(self, tool: str) -> bool:
@@ -108,6 +110,7 @@ class CallKinds:
         return not self.is_read_only(tool)
 
     def as_dict(self) -> dict[str, str]:
+        """The known tools and their kinds, as a new dict."""
         return dict(self.known)
 
     def annotations(self, tool: str) -> dict[str, bool]:

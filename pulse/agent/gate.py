@@ -24,6 +24,9 @@ from pulse.core.records import Decision, Event, MemoryItem
 
 
 class ToolExecutor(Protocol):
+    """Any callable that runs a tool call, `(tool, args) -> result`; raises ToolCallError for an unknown tool
+    or bad arguments."""
+
     def __call__(self, tool: str, args: Mapping[str, Any]) -> Any: ...
 
 
@@ -33,6 +36,9 @@ class ToolCallError(Exception):
 
 @dataclass(frozen=True)
 class GateDecision:
+    """The memory agent's decision on one candidate call, its evidence items, the message shown to the task
+    agent and whether the policy's output parsed."""
+
     decision: Decision
     evidence: tuple[MemoryItem, ...] = ()
     message: str = ""  # text shown to the task agent (evidence rendered)
@@ -41,6 +47,9 @@ class GateDecision:
 
 @dataclass(frozen=True)
 class GateResult:
+    """What became of one call at the gate: executed or not, intervened or not, the tool's result or error,
+    the decision and the time it was held."""
+
     executed: bool
     intervened: bool
     result: Any = None
@@ -50,6 +59,7 @@ class GateResult:
 
     @property
     def evidence_text(self) -> str:
+        """The evidence message shown to the task agent ("" when there was no decision)."""
         return self.decision.message if self.decision else ""
 
 
@@ -58,12 +68,18 @@ Decider = Callable[[Event], GateDecision]
 
 @dataclass
 class PreCommitGate:
+    """Holds each candidate call until `decide` (None = pass-through) has decided, then executes it or not;
+    every result is kept in `calls`."""
+
     executor: ToolExecutor
     decide: Decider | None = None  # None = pass-through (no memory agent)
     step: int = 0
     calls: list[GateResult] = field(default_factory=list)
 
     def call(self, tool: str, args: Mapping[str, Any], event: Event | None = None) -> GateResult:
+        """Gate one tool call (an event is made for it when none is given): not executed on an intervention,
+        otherwise executed, a ToolCallError or any other exception becoming the result's `error`. Never raises
+        the tool's errors."""
         if event is None:
             self.step += 1
             event = Event("candidate_call", self.step, tool=tool, args={k: str(v) for k, v in args.items()})

@@ -43,6 +43,9 @@ def event_entities(event: Event) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Trigger:
+    """Whether an observed event triggers retrieval, why, the entities it mentions for the first time and the
+    subgoal it announces."""
+
     fire: bool
     reason: str  # "candidate_call" | "new_entity" | "subgoal" | "request" | ""
     new_entities: tuple[str, ...] = ()
@@ -79,6 +82,9 @@ def announced_subgoal(event: Event) -> str:
 
 @dataclass
 class Listener:
+    """Reads the task agent's events into a prefix and says which ones trigger retrieval; keeps the entities
+    seen and the subgoals announced so far."""
+
     vocab: Mapping[str, SlotTerms] = field(default_factory=dict)
     reading: Any = None  # the reading layer bound to the tools (read_statement); None = vocabulary only
     prefix: list[Event] = field(default_factory=list)
@@ -106,4 +112,5 @@ class Listener:
 
     @property
     def current_subgoal(self) -> str:
+        """The last subgoal announced ("" if none)."""
         return self.subgoals[-1] if self.subgoals else ""

@@ -33,6 +33,8 @@ from pulse.core.values import allows
 
 
 def needs_decision(inp: PolicyInput, can_hold: bool = True) -> bool:
+    """Whether the policy must be asked at this decision point (the module docstring): False only where the
+    gold rule is sure to be silent."""
     prefix, last = inp.prefix, inp.prefix[-1]
     if last.kind not in ("candidate_call", "tool_result") and not (
         last.kind == "message" and (last.role or "agent") == "agent"

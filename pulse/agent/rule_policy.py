@@ -30,6 +30,8 @@ class RulePolicy:
     name = "rule"
 
     def decide_batch(self, inputs: Sequence[PolicyInput]) -> list[PolicyOutput]:
+        """One `PolicyOutput` per input: the gold rule's decision as the canonical JSON completion, parsed
+        back."""
         outs = []
         for inp in inputs:
             text = gold_completion(inp, rule_decision(inp))

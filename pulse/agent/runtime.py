@@ -116,6 +116,7 @@ class PulseAgent:
 
     @property
     def memory(self) -> Memory:
+        """The memory backend the agent reads and writes (settable: the trace recorder wraps it)."""
         return self.inputs.memory
 
     @memory.setter
@@ -124,6 +125,7 @@ class PulseAgent:
 
     @property
     def stats_scoped_out(self) -> int:
+        """The number of facts the scope rules dropped from counted retrievals so far."""
         return self.inputs.scoped_out
 
     # ---- public API ---------------------------------------------------------------------------

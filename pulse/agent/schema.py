@@ -46,10 +46,12 @@ def _stem(w: str) -> str:
 
 
 def words(text: str) -> list[str]:
+    """The stemmed words of a text, underscores read as spaces, stop words dropped."""
     return [_stem(w) for w in _WORD.findall((text or "").replace("_", " ").lower()) if w not in _STOP]
 
 
 def word_cosine(a: str, b: str) -> float:
+    """Cosine similarity of the word counts of two texts (0.0 when either has no words)."""
     ca, cb = Counter(words(a)), Counter(words(b))
     if not ca or not cb:
         return 0.0
@@ -59,6 +61,8 @@ def word_cosine(a: str, b: str) -> float:
 
 @dataclass(frozen=True)
 class ArgInfo:
+    """One argument of a tool schema: its path, name, description, JSON type, enum values and value kind."""
+
     path: str  # "site", "address.zip", "item_ids[]"
     name: str  # the last path element ("zip", "item_ids")
     description: str = ""
@@ -130,6 +134,8 @@ class SchemaTool:
 
     @classmethod
     def from_openai(cls, schema: Mapping[str, Any], read_only: Iterable[str] = ()) -> SchemaTool:
+        """The tool of an OpenAI (or MCP) function schema, its kind from the schema's annotations or else
+        `read_only`; raises ValueError when the schema has no name."""
         fn = schema.get("function", schema)
         name = str(fn.get("name") or "")
         if not name:
@@ -142,9 +148,11 @@ class SchemaTool:
     # what the generated suites' ToolSpec offers (eval.methods.pulse_method.tools_vocab reads it)
     @property
     def params(self) -> dict[str, list[str]]:
+        """The arguments that have enum values, name -> values."""
         return {a.name: list(a.enum) for a in self.args if a.enum}
 
     def arg(self, name: str) -> ArgInfo | None:
+        """The argument with this name or path, or None."""
         return next((a for a in self.args if a.name == name or a.path == name), None)
 
 

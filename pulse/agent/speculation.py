@@ -46,6 +46,8 @@ class CallSpec:
 
     @property
     def needed(self) -> tuple[str, ...]:
+        """The parameters a call needs before it can be decided ahead: `required`, else the artifact parameter
+        and every parameter."""
         if self.required:
             return self.required
         return ((self.artifact_param,) if self.artifact_param else ()) + self.params

@@ -23,6 +23,7 @@ class Delivery:
 
     @property
     def tokens(self) -> int:
+        """The number of tokens of the delivered message (`count_tokens`)."""
         return count_tokens(self.message)
 
 
@@ -67,6 +68,7 @@ class AgentStats:
     deliveries: list[Delivery] = field(default_factory=list)
 
     def to_dict(self) -> dict:
+        """The counters as a dict, times rounded to microseconds."""
         return {
             "retrieve_tokens": self.retrieve_tokens,
             "store_tokens": self.store_tokens,

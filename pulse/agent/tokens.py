@@ -15,4 +15,5 @@ _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
 def count_tokens(text: str) -> int:
+    """The approximate token count of a text: its word pieces and punctuation marks."""
     return len(_TOKEN.findall(text or ""))

@@ -25,18 +25,22 @@ class EventWorker:
         self._thread.start()
 
     def put(self, event: Event) -> None:
+        """Queue an event for the worker thread."""
         self._queue.put(event)
 
     def flush(self) -> None:
+        """Wait until every queued event was handled, then raise the worker's error if one failed."""
         self._queue.join()
         self.raise_error()
 
     def raise_error(self) -> None:
+        """Raise RuntimeError from the worker's last exception, if any, and clear it."""
         if self._error is not None:
             err, self._error = self._error, None
             raise RuntimeError(f"memory agent worker failed: {type(err).__name__}: {err}") from err
 
     def stop(self) -> None:
+        """Ask the thread to end after the queued events and wait up to 10 s for it."""
         self._queue.put(None)
         self._thread.join(timeout=10)
 

@@ -39,6 +39,9 @@ def _item_id(*parts: str) -> str:
 def extract_candidates(
     events: Sequence[Event], user_id: str, project_id: str = "", include_user_statements: bool = True
 ) -> list[WriteCandidate]:
+    """Write candidates read from events: a preference for every slot value a user message states (unless
+    `include_user_statements` is False) and, with a project, a project decision for every "decision.*"
+    argument of a tool result."""
     out: list[WriteCandidate] = []
     for ev in events:
         if ev.kind == "message" and ev.role == "user" and include_user_statements:

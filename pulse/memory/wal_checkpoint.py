@@ -78,7 +78,7 @@ class Checkpointer:
         self._wake.set()
 
     def close(self) -> None:
-        """Stop the thread and wait for it to finish (no-op if it never started)."""
+        """Stop the thread (later pokes start none) and wait for it to end if it was running."""
         with self._lock:
             self._stop.set()
             self._wake.set()
