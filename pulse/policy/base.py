@@ -12,6 +12,9 @@ from pulse.core.records import Decision
 
 @dataclass(frozen=True)
 class PolicyOutput:
+    """One policy decision: the decision (a parse failure already mapped to silent), the parse result, the raw
+    completion and its token count."""
+
     decision: Decision  # real item ids; parse failures already mapped to silent
     parse: ParseResult  # as parsed, evidence mapped back to real item ids
     completion: str
@@ -35,6 +38,9 @@ def outputs_from_texts(
 
 @runtime_checkable
 class Policy(Protocol):
+    """What every policy backend offers: a `name` and `decide_batch`."""
+
     name: str
 
-    def decide_batch(self, inputs: Sequence[PolicyInput]) -> list[PolicyOutput]: ...
+    def decide_batch(self, inputs: Sequence[PolicyInput]) -> list[PolicyOutput]:
+        """One `PolicyOutput` per input, in order."""

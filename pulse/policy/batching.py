@@ -32,6 +32,9 @@ class _Request:
 
 
 class BatchingPolicy:
+    """Wraps a policy so that the concurrent chains' waiting `decide_batch` calls become one call of it (the
+    module docstring); other attributes are the wrapped policy's."""
+
     def __init__(self, inner: Any, max_batch: int = 64, max_wait_s: float = 0.02):
         self.inner = inner
         self.name = getattr(inner, "name", "policy")
@@ -60,6 +63,8 @@ class BatchingPolicy:
                 self._cv.notify_all()
 
     def decide_batch(self, inputs: Sequence[Any]) -> list:
+        """The wrapped policy's outputs for these inputs, sent together with the other chains' waiting inputs;
+        re-raises the wrapped policy's error."""
         req = _Request(list(inputs))
         if not req.inputs:
             return []

@@ -9,6 +9,8 @@ from typing import Any
 
 
 def end_token_ids(tokenizer: Any, generation_config: Any = None) -> list[int]:
+    """The token ids that end a completion: the tokenizer's EOS id and the generation config's `eos_token_id`
+    (one id or a list), without repeats."""
     ids: list[int] = []
     if tokenizer.eos_token_id is not None:
         ids.append(int(tokenizer.eos_token_id))

@@ -28,6 +28,8 @@ def _ratio(num: float, den: float) -> float | None:
 
 
 def policy_metrics(examples: Sequence[PolicyExample], outputs: Sequence[PolicyOutput]) -> dict[str, Any]:
+    """The metrics of the module docstring for outputs against their examples' gold decisions, overall, per
+    action and per case type."""
     n = len(examples)
     correct = [is_correct(o.decision, ex.gold) for ex, o in zip(examples, outputs)]
     same_action = [o.decision.action == ex.gold.action for ex, o in zip(examples, outputs)]

@@ -11,6 +11,9 @@ from pulse.policy.base import PolicyOutput, outputs_from_texts
 
 
 class OpenAIPolicy:
+    """A policy served by an OpenAI-compatible chat endpoint: greedy completions, `concurrency` requests at a
+    time."""
+
     def __init__(
         self,
         endpoint: EndpointConfig,
@@ -41,6 +44,8 @@ class OpenAIPolicy:
         return text, (r.usage.completion_tokens if r.usage else 0)
 
     def decide_batch(self, inputs: Sequence[PolicyInput]) -> list[PolicyOutput]:
+        """One `PolicyOutput` per input, each from one request (a completion cut by the length cap is marked
+        truncated, so it does not parse); raises the endpoint client's errors."""
         with ThreadPoolExecutor(self.concurrency) as pool:
             results = list(pool.map(self._one, inputs))
         return outputs_from_texts([t for t, _ in results], inputs, self.prompt_style, [n for _, n in results])

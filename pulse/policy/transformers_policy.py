@@ -12,6 +12,9 @@ from pulse.utils.gc_settle import settle_after_load
 
 
 class TransformersPolicy:
+    """A local transformers model as a policy: greedy decoding on `device`, `batch_size` prompts per
+    `generate()` call."""
+
     def __init__(
         self,
         name_or_path: str,
@@ -50,6 +53,8 @@ class TransformersPolicy:
         ]
 
     def decide_batch(self, inputs: Sequence[PolicyInput]) -> list[PolicyOutput]:
+        """One `PolicyOutput` per input; a completion without an end token (cut by `max_new_tokens`) is marked
+        truncated, so it does not parse."""
         texts, counts = [], []
         prompts = self._prompt_texts(inputs)
         for start in range(0, len(prompts), self.batch_size):

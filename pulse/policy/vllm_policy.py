@@ -23,6 +23,7 @@ VLLM_DTYPES = {"bf16": "bfloat16", "fp32": "float32", "fp16": "float16"}
 
 
 def vllm_dtype(dtype: str) -> str:
+    """The torch dtype name vLLM takes for a dtype ("bf16" -> "bfloat16"; others unchanged)."""
     return VLLM_DTYPES.get(dtype, dtype)
 
 
@@ -43,6 +44,9 @@ def engine_args(name_or_path: str, dtype: str, gpu_memory_utilization: float) ->
 
 
 class VLLMPolicy:
+    """A vLLM engine as a policy (a merged model or a LoRA adapter on its base); raises RuntimeError when vLLM
+    is not installed."""
+
     def __init__(
         self,
         name_or_path: str,
@@ -72,6 +76,8 @@ class VLLMPolicy:
         self.params = SamplingParams(temperature=0.0, max_tokens=max_new_tokens)
 
     def decide_batch(self, inputs: Sequence[PolicyInput]) -> list[PolicyOutput]:
+        """One `PolicyOutput` per input, greedy, in one `chat` call; a completion cut by the length cap is
+        marked truncated, so it does not parse."""
         convs = [render_prompt(i, self.prompt_style) for i in inputs]
         outs = self.llm.chat(
             convs,
