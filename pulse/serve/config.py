@@ -38,6 +38,9 @@ class UpstreamConfig:
 
 @dataclass(frozen=True)
 class ServeMemoryConfig:
+    """Where and how `pulse serve` keeps the user's memory: root folder, memory kind, embedder, sync mode and
+    reader."""
+
     root: str = ""  # this user's memory root (a folder; created if missing)
     kind: Literal["structured", "flat", "flat_user", "flat_project"] = "structured"
     # bm25 (lexical, no model) | minilm (packaged weights) | openai (an /v1/embeddings endpoint)
@@ -66,6 +69,7 @@ class ServePolicyConfig:
     dtype: Dtype = "float32"
 
     def backend_config(self) -> PolicyBackendConfig:
+        """The `PolicyBackendConfig` for these settings (one decision per batch)."""
         return PolicyBackendConfig(
             backend=self.backend,
             name_or_path=self.name_or_path,  # type: ignore[arg-type]
@@ -81,6 +85,9 @@ class ServePolicyConfig:
 
 @dataclass(frozen=True)
 class ServeAgentConfig:
+    """The gateway's memory agent settings: interventions allowed, retrieval k, prompt prefix length,
+    write-back at the end and the session's opening line."""
+
     # False: every intervene becomes a supplement (nothing is ever held)
     allow_intervene: bool = True
     retrieve_k: int = knob(6, ge=1)
@@ -94,6 +101,9 @@ class ServeAgentConfig:
 
 @dataclass(frozen=True)
 class ServeConfig:
+    """The whole `pulse serve` configuration: user and project, transport, timeouts, upstream MCP servers, and
+    the memory, policy and agent settings."""
+
     user_id: str = ""
     project_id: str = ""  # "" = user memory only
     transport: Literal["stdio", "http"] = "stdio"

@@ -68,6 +68,9 @@ def _understood(f) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Gate:
+    """The gate's answer on one tool call: held or not, the intervention message, the evidence and the
+    action."""
+
     held: bool
     message: str = ""  # held: the intervention message (evidence rendered)
     evidence: tuple[MemoryItem, ...] = ()
@@ -161,6 +164,8 @@ def item_record(m: MemoryItem) -> dict[str, str]:
 
 
 def build_policy(cfg: ServeConfig):
+    """The policy the gateway's config names: the gold rule for backend "rule", else the backend the policy
+    factory builds."""
     if cfg.policy.backend == "rule":
         from pulse.agent.rule_policy import RulePolicy
 
@@ -179,6 +184,7 @@ class LockedPolicy:
         self._lock = threading.Lock()
 
     def decide_batch(self, inputs):
+        """The wrapped policy's outputs, one call at a time (under the lock)."""
         with self._lock:
             return self.policy.decide_batch(inputs)
 
@@ -342,6 +348,8 @@ class SharedMemory:
         return [item_record(m) for m in hits]
 
     def preferences(self) -> str:
+        """The user's current preferences (binding) and habits and facts (not binding) as text, or a line
+        saying none is stored yet."""
         items = [m for m in self._current() if m.kind in USER_FACT_KINDS]
         if not items:
             return f"No preferences are stored for user {self.cfg.user_id!r} yet."
@@ -356,6 +364,7 @@ class SharedMemory:
         return "\n".join(out)
 
     def close(self) -> None:
+        """Close the memory store."""
         self.memory.close()
 
 
@@ -369,6 +378,8 @@ class ToolScopedMemory:
         self._memory = shared.memory
 
     def retrieve(self, query: RetrievalQuery):
+        """The retrieved items, at a candidate call only those of no tool or of the called tool (looking
+        further, up to 3k, when other tools' items took places)."""
         got = self._memory.retrieve(query)
         call = query.candidate_call
         if call is None or not got:
@@ -427,6 +438,7 @@ class GatewaySession:
 
     @property
     def memory(self):
+        """The shared memory backend."""
         return self.shared.memory
 
     # -- events ---------------------------------------------------------------------------------
@@ -561,12 +573,15 @@ class GatewaySession:
         return stored, [rid for _, rid in conv.merged], [reason for _, reason in conv.rejected]
 
     def read(self, text: str, project: str = ""):
+        """What the reading layer reads in `text` (the shared memory's `read`)."""
         return self.shared.read(text, project)
 
     def preferences(self) -> str:
+        """The user's current preferences as text (`SharedMemory.preferences`)."""
         return self.shared.preferences()
 
     def close(self) -> None:
+        """End the session's agent as completed (its memory is written); later calls do nothing."""
         if self._closed:
             return
         self._closed = True
