@@ -77,6 +77,23 @@ class ToolEnv(Protocol):
     def close(self) -> None: ...
 
 
+def string_tool(name: str, description: str, params: Mapping[str, str]) -> dict[str, Any]:
+    """An OpenAI function-tool schema whose arguments are all required strings (`params`: argument name ->
+    its description), the shape `ToolEnv.tool_schemas` returns."""
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": {p: {"type": "string", "description": d} for p, d in params.items()},
+                "required": list(params),
+            },
+        },
+    }
+
+
 class UserSimulator(Protocol):
     def first_message(self) -> str: ...
 

@@ -7,39 +7,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from eval.benchmark import RealTask
+from eval.benchmark import RealTask, string_tool
 from pulse.agent.gate import ToolCallError
 
 STUB = "offline stub: no live web in this environment"
 
 
-def _tool(name: str, desc: str, param: str, pdesc: str) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": desc,
-            "parameters": {
-                "type": "object",
-                "properties": {param: {"type": "string", "description": pdesc}},
-                "required": [param],
-            },
-        },
-    }
-
-
 SCHEMAS = [
-    _tool(
-        "web_search", "Search the web (an offline stub: returns no live results).", "query", "search query"
+    string_tool(
+        "web_search", "Search the web (an offline stub: returns no live results).", {"query": "search query"}
     ),
-    _tool(
+    string_tool(
         "open_website",
         "Open a website to do the task there (the site you choose).",
-        "site",
-        "the website (domain or URL)",
+        {"site": "the website (domain or URL)"},
     ),
-    _tool(
-        "submit_answer", "Submit the final result: the options you chose and why.", "answer", "final answer"
+    string_tool(
+        "submit_answer", "Submit the final result: the options you chose and why.", {"answer": "final answer"}
     ),
 ]
 

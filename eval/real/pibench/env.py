@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from eval.benchmark import string_tool
 from pulse.agent.gate import ToolCallError
 
 UNAVAILABLE = "unavailable offline"
@@ -46,21 +47,6 @@ OFFLINE_TOOLS = {
 MAX_READ_CHARS = 20000
 
 
-def _schema(name: str, desc: str, params: Mapping[str, str]) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": desc,
-            "parameters": {
-                "type": "object",
-                "properties": {p: {"type": "string", "description": d} for p, d in params.items()},
-                "required": list(params),
-            },
-        },
-    }
-
-
 class Workspace:
     transport = "direct"
 
@@ -80,8 +66,8 @@ class Workspace:
             shutil.copyfile(src, dst)
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        out = [_schema(n, d, p) for n, (d, p) in {**FILE_TOOLS, **OFFLINE_TOOLS}.items()]
-        out += [_schema(n, "AppWorld API (unavailable offline).", {}) for n in self.appworld]
+        out = [string_tool(n, d, p) for n, (d, p) in {**FILE_TOOLS, **OFFLINE_TOOLS}.items()]
+        out += [string_tool(n, "AppWorld API (unavailable offline).", {}) for n in self.appworld]
         return out
 
     # -- confinement ------------------------------------------------------------------------------
