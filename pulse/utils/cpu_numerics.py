@@ -4,17 +4,17 @@ Why: a CPU run's floating-point results depend on the machine. PyTorch picks its
 CPU (AVX2 on one, AVX-512 on another), MKL picks its matrix-multiply code path the same way, and the
 number of threads changes how sums are split. The tiny policy's training amplifies a last-bit
 difference into another model: the same commit trained the `make demo` SFT policy to 95.8 % action
-accuracy on an AVX-512 Xeon and to 91.2 % on an AVX2 EPYC. Measured here (bench-free, a 15-step
-tiny-Qwen3 probe): AVX-512 vs AVX2 kernels, and 1 vs 2 threads, each give other weights; with the
-settings below an AVX-512 machine restricted to AVX2 code paths gives bit-identical weights whatever
-MKL would otherwise pick.
+accuracy on an AVX-512 Xeon and to 91.2 % on an AVX2 EPYC. Measured with 15 training steps of
+the tiny Qwen3 (`bench/bench_cpu_numerics.py`): AVX-512 vs AVX2 kernels, and 1 vs 2 threads, each give
+other weights; with the settings below an AVX-512 machine gives the same weights as with MKL
+restricted to AVX2 code paths (as a machine without AVX-512 computes).
 
 What: `pin_cpu_numerics()` sets, unless already set by the user, ATen's kernel level and MKL's
 conditional-numerical-reproducibility branch to AVX2 (the level every x86-64 machine here has) and
 oneDNN's ISA cap to match; `cpu_threads()` fixes the torch thread count (PULSE_CPU_THREADS, default 2,
-the cores of the machines these figures are made on). Cost: about 30 % slower matrix arithmetic than
-AVX-512 where that exists. `PULSE_CPU_NUMERICS=native` turns the pinning off (fastest, not
-reproducible across machines). Both are read before torch runs its first operation (the settings are
+the cores of the machines these figures are made on). Cost: 1.38x the native time of those steps on
+an AVX-512 Xeon (bench/results/cpu_numerics.json). `PULSE_CPU_NUMERICS=native` turns the pinning
+off (fastest, not reproducible across machines). Both are read before torch runs its first operation (the settings are
 read lazily, at first dispatch), which `hydra_entry` guarantees for every verb.
 """
 
