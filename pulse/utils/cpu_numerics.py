@@ -14,8 +14,8 @@ conditional-numerical-reproducibility branch to AVX2 (the level every x86-64 mac
 oneDNN's ISA cap to match; `cpu_threads()` fixes the torch thread count (PULSE_CPU_THREADS, default 2,
 the cores of the machines these figures are made on). Cost: 1.38x the native time of those steps on
 an AVX-512 Xeon (bench/results/cpu_numerics.json). `PULSE_CPU_NUMERICS=native` turns the pinning
-off (fastest, not reproducible across machines). Both are read before torch runs its first operation (the settings are
-read lazily, at first dispatch), which `hydra_entry` guarantees for every verb.
+off (fastest, not reproducible across machines). Both are read before torch runs its first operation
+(the settings are read lazily, at first dispatch), which `hydra_entry` guarantees for every verb.
 """
 
 from __future__ import annotations
