@@ -52,8 +52,13 @@ def pin_cpu_numerics() -> None:
 
 
 def cpu_threads() -> int:
-    """The torch thread count for CPU work: PULSE_CPU_THREADS (default 2; under `native`, torch's own)."""
+    """The torch thread count for CPU work: PULSE_CPU_THREADS, else an OMP_NUM_THREADS already set (a
+    launcher's per-rank share), else 2 (under `native`, torch's own)."""
     raw = os.environ.get("PULSE_CPU_THREADS", "")
+    omp = os.environ.get("OMP_NUM_THREADS", "")
+    if not raw and omp.isdigit() and int(omp) > 0:
+        # set by a launcher (torchrun gives each rank 1 so that ranks do not oversubscribe the cores)
+        return int(omp)
     if not raw:
         if not pinned():
             import torch

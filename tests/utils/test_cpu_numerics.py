@@ -40,6 +40,8 @@ def test_native_pins_nothing(clean_env):
 
 def test_thread_count_from_the_environment(clean_env):
     assert cpu_numerics.cpu_threads() == cpu_numerics.DEFAULT_THREADS
+    clean_env.setenv("OMP_NUM_THREADS", "1")  # torchrun's share per rank: no oversubscription
+    assert cpu_numerics.cpu_threads() == 1
     clean_env.setenv("PULSE_CPU_THREADS", "3")
     assert cpu_numerics.cpu_threads() == 3
     for bad in ("0", "two", "-1"):
