@@ -18,11 +18,17 @@ T = TypeVar("T")
 
 
 class RegistryError(PulseUserError, KeyError):
+    """An unknown or conflicting registry name; the message names the kind, the name and close known names."""
+
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0])
 
 
 class Registry(Generic[T]):
+    """A lazy name -> object registry of one `kind` (the module docstring): `register(name, "module:attr")`
+    adds an entry, `get(name)` imports and returns it, `names()` lists the known names, and `in` / iteration
+    work on names. Unknown names raise RegistryError with close matches."""
+
     def __init__(self, kind: str, entries: dict[str, str] | None = None):
         self.kind = kind
         self._targets: dict[str, str] = dict(entries or {})

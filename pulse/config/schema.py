@@ -80,6 +80,10 @@ class TinyModelSpec:
 
 @dataclass(frozen=True)
 class LoraSpec:
+    """The LoRA adapter (`model.lora`): rank `r`, scaling `alpha`, `dropout` and the projection modules it
+    wraps. GRPO always trains one (its dropout has no effect there: trl disables dropout); SFT trains one only
+    when `model.sft_full_finetune` is false."""
+
     r: int = knob(16, ge=1)
     alpha: int = knob(32, gt=0)
     dropout: float = knob(0.0, ge=0.0, lt=1.0)
@@ -90,6 +94,10 @@ class LoraSpec:
 
 @dataclass(frozen=True)
 class ModelConfig:
+    """The policy model to train (`model.*`): where its weights are (`name_or_path`) and what builds them when
+    missing (`build`), its dtype, the prompt style and completion cap it is trained with, chat-template
+    arguments, gradient checkpointing, and full fine-tuning vs LoRA for SFT."""
+
     name: str = "tiny_qwen3"
     name_or_path: str = "artifacts/models/tiny_qwen3"
     # "" = must exist; otherwise the builder used when name_or_path is missing (pulse/train/pipeline.py)
@@ -155,6 +163,10 @@ def check_reward_weights(weights: dict[str, Any], key: str = "reward.weights") -
 
 @dataclass(frozen=True)
 class DataConfig:
+    """The policy dataset (`data.*`): its folder, whether to generate it when missing, the generator's seed
+    and number of users, caps on train / eval examples, and the source of its decision points (the generator's
+    synthetic prefixes, or a share of run-time ones)."""
+
     path: str = "artifacts/data/pulse_v1"
     generate_if_missing: bool = True
     seed: int = 0
@@ -172,6 +184,9 @@ class DataConfig:
 
 @dataclass(frozen=True)
 class SFTConfig:
+    """The SFT warm start (`sft.*`): on/off, optimizer steps, examples per step, learning rate, warmup share
+    and checkpoint interval."""
+
     enabled: bool = True
     steps: int = knob(600, ge=1)
     examples_per_step: int = knob(16, ge=1)
@@ -182,6 +197,9 @@ class SFTConfig:
 
 @dataclass(frozen=True)
 class VLLMConfig:
+    """vLLM generation during GRPO (`grpo.vllm.*`): on/off, colocated with the trainer or a separate server
+    (`server_base_url`), its GPU memory share and tensor-parallel size."""
+
     enabled: bool = False
     mode: Literal["colocate", "server"] = "colocate"
     server_base_url: str = ""
@@ -191,6 +209,10 @@ class VLLMConfig:
 
 @dataclass(frozen=True)
 class GRPOStageConfig:
+    """The GRPO stage (`grpo.*`): on/off, optimizer steps, prompts per step and completions per prompt (the
+    group), gradient accumulation, learning rate, sampling temperature, KL weight `beta`, trl's loss
+    aggregation, checkpoint interval and vLLM generation."""
+
     enabled: bool = True
     steps: int = knob(60, ge=1)
     prompts_per_step: int = knob(8, ge=1)
@@ -207,6 +229,9 @@ class GRPOStageConfig:
 
 @dataclass(frozen=True)
 class LoggerConfig:
+    """Where training metrics go besides the local metrics JSONL (always written): `wandb` (its project and
+    mode) or nothing more (`jsonl`)."""
+
     name: Literal["jsonl", "wandb"] = "jsonl"  # the local metrics JSONL is always written
     project: str = "pulse"
     wandb_mode: Literal["offline", "online", "disabled"] = "offline"
@@ -222,6 +247,10 @@ ResumeMode = Literal[True, False, "fork"]
 
 @dataclass(frozen=True)
 class TrainConfig:
+    """The typed config of `pulse train` (configs/train.yaml): run name, output folder, seed, device, resume
+    mode, evaluation after training, an optional starting checkpoint (`init_from`), and the model, reward,
+    data, SFT, GRPO and logger sections."""
+
     run_name: str = "tiny_qwen3-pulse-s0"
     out_dir: str = "outputs/train/tiny_qwen3-pulse-s0"
     seed: int = 0
@@ -239,6 +268,11 @@ class TrainConfig:
 
 @dataclass(frozen=True)
 class PolicyBackendConfig:
+    """One policy to run (`policy.*`, `base_policy.*`): the backend (transformers, vLLM or an
+    OpenAI-compatible endpoint), the checkpoint or model name, the endpoint's URL and key, prompt style
+    (`auto`: as trained), token cap, batch size, dtype, device and chat-template arguments.
+    `pulse.policy.factory.build_policy` builds it."""
+
     backend: PolicyBackend = "transformers"
     name_or_path: str = ""  # checkpoint dir, LoRA adapter dir, or hub id
     # openai backend: the endpoint (pulse.llm.endpoint.EndpointConfig keys; the model is name_or_path;
@@ -260,6 +294,10 @@ class PolicyBackendConfig:
 
 @dataclass(frozen=True)
 class EvalPolicyConfig:
+    """The typed config of `pulse eval-policy` (configs/eval_policy.yaml): output folder, split, seed, row
+    label, the dataset and the policy to score, and the source of the decision points (the dataset's labelled
+    examples, or every policy call of a run of each suite in `benchmarks`)."""
+
     out_dir: str = "outputs/eval_policy/run"
     split: Literal["train", "validation", "test"] = "test"
     seed: int = 0
@@ -276,6 +314,11 @@ class EvalPolicyConfig:
 
 @dataclass(frozen=True)
 class DemoConfig:
+    """The demo section of `pulse demo` (configs/demo.yaml `demo.*`): the seeds, the wrong-intervention
+    penalties (the reward's `wrong_intervention` weight) GRPO runs with, one run each, whether the offline
+    suites run afterwards (and how many tasks per chain), whether suite decision points are scored, and a
+    folder to publish the results to."""
+
     seeds: list[int] = field(default_factory=lambda: [0])
     penalties: list[float] = field(default_factory=lambda: [-1.0, 0.0])
     suites: bool = True  # also run the offline suites (none / pulse_no_rl / pulse) after training

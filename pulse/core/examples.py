@@ -34,6 +34,10 @@ ROW_COLUMNS: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class PolicyExample:
+    """One labelled policy example: the `PolicyInput` (event prefix and memory snapshot), the gold `Decision`,
+    its ids and case type, the snapshot's cutoff, and the generator's labels kept for slicing metrics (never
+    shown to the policy). `to_row()` gives its dataset row; `example_from_row` reads one back."""
+
     example_id: str
     task_group: str
     user_id: str

@@ -205,6 +205,9 @@ def render_completion(decision: Decision) -> str:
 
 @dataclass(frozen=True)
 class ParseResult:
+    """What parsing one completion gave: the `Decision`, or None and the `error` that says why not. `ok` is
+    True when it parsed; `decision_or_silent()` maps a failure to silent."""
+
     decision: Decision | None
     error: str = ""
 

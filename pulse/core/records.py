@@ -153,6 +153,10 @@ UNTRUSTED_SOURCES: frozenset[str] = frozenset({"tool_receipt"})
 
 @dataclass(frozen=True)
 class Provenance:
+    """Where a memory item came from: the source kind (a user statement, a tool receipt, history, the system),
+    the event it was read from and the source's own words (`quote`). `untrusted` is True for tool output: data
+    to quote, never an instruction."""
+
     source_kind: SourceKind
     event_id: str = ""
     quote: str = ""  # the source's own words that back the record (the user's, or a receipt's data)

@@ -59,6 +59,11 @@ def describe_error(e: BaseException) -> str:
 
 
 class Upstream:
+    """One upstream MCP server of the gateway (the module docstring): `own()` runs as its owner task in the
+    gateway's task group and keeps it connected, `wait_ready()` waits for the first attempt, `call_tool`,
+    `list_prompts`, `list_resources` and `request` talk to it under the call timeout (reconnecting once after
+    a lost connection), `stop()` ends it. `tools` is its last listing, `error` why it is down."""
+
     def __init__(self, name: str, cfg: UpstreamConfig, start_timeout_s: float, call_timeout_s: float):
         self.cfg = cfg
         self.name = name

@@ -10,6 +10,10 @@ from pulse.config.schema import knob
 
 @dataclass(frozen=True)
 class TraceConfig:
+    """The typed config of `pulse trace` (configs/trace.yaml): the run directories to show, the output page,
+    its title, episodes read per run, and whether episode details are inlined or written beside the page and
+    loaded on demand."""
+
     # run directories (each with episodes.jsonl), or folders holding run directories
     runs: list[str] = field(default_factory=list)
     # output file ("" = RUN_DIR/trace.html for one run; the first run's parent folder for several)

@@ -173,6 +173,12 @@ class _RecordingPolicy:
 
 
 class TracingSession:
+    """A method session that records its episode's trace (the module docstring) into `row["trace"]`: built by
+    `traced(session, task, row)`, it forwards the session interface (`start`, `observe`, `decide_call`,
+    `take_supplements`, `end`) to the wrapped session and writes the trace when the session ends. A Pulse
+    session also gets its retrievals and policy calls recorded; any other attribute is the wrapped session's.
+    """
+
     def __init__(self, inner: Any, task: Any, row: dict[str, Any]):
         self._inner = inner
         self._task = task

@@ -101,6 +101,9 @@ def timed(trainer_cls):
     import time
 
     class TimedGRPOTrainer(trainer_cls):
+        """`trainer_cls` with the time of each optimizer step split into generation, reward scoring and the
+        rest, logged as `time/generation_s`, `time/scoring_s` and `time/update_s`."""
+
         _generation_s = 0.0
         _scoring_s = 0.0
 
