@@ -36,6 +36,10 @@ class BenchmarkDataError(PulseUserError, ValueError):
 
 @dataclass(frozen=True)
 class RealTask:
+    """One task of a benchmark: what a method may read (ids, the request, the time) and what only the task
+    agent and the harness use (system prompt, category, level, dependencies, whether it is scored, and the
+    benchmark's own record in `data`)."""
+
     # -- what a method may read (eval/methods/base.py) --
     task_id: str
     user_id: str
@@ -55,6 +59,9 @@ class RealTask:
 
 @dataclass(frozen=True)
 class Score:
+    """A task's score in [0, 1], with its named components, how it was reached (`detail`) and further fields
+    the benchmark adds to the episode row (`row`)."""
+
     score: float
     components: dict[str, float] | None = None  # named score components (rows: `components`)
     detail: dict[str, Any] | None = None  # how the score was reached (rows: `score_detail`)
@@ -64,6 +71,10 @@ class Score:
 
 
 class ToolEnv(Protocol):
+    """The tools of one persona chain (`Benchmark.open_env`): `tool_schemas()` lists them, `begin(task)` runs
+    before each task, `env(tool, args)` executes one call (a `ToolCallError` for a bad call), `close()`
+    releases it. `transport` is "direct" or "mcp"."""
+
     transport: str
 
     def tool_schemas(self) -> list[dict[str, Any]]:
@@ -95,6 +106,9 @@ def string_tool(name: str, description: str, params: Mapping[str, str]) -> dict[
 
 
 class UserSimulator(Protocol):
+    """A benchmark's simulated user for multi-turn tasks: `first_message()` opens the conversation,
+    `reply(transcript)` answers the assistant, and `is_stop(text)` says whether a reply ends it."""
+
     def first_message(self) -> str: ...
 
     def reply(self, transcript: Sequence[dict[str, Any]]) -> str:
@@ -105,6 +119,11 @@ class UserSimulator(Protocol):
 
 
 class Benchmark(Protocol):
+    """The benchmark protocol the harness runs (the module docstring lists each member): its identity (`name`,
+    `version`, `seed`, `metric`, `judge_label`), its `tasks`, `chains()` (tasks per user, in order),
+    `open_env`, `score`, `user_simulator`, `scripted_calls`, `seed_memory`, `seed_history` and `tools`. A
+    benchmark module's `load(cfg)` returns one."""
+
     name: str
     version: str
     seed: int

@@ -24,6 +24,11 @@ AgentMode = Literal["streaming", "start_only", "serial"]
 
 @dataclass(frozen=True)
 class BenchmarkConfig:
+    """The benchmark of a run (`benchmark.*`): its registry name, suite seed or suite file, tool transport
+    (direct calls or MCP servers), the selection (tasks per chain, personas, task ids), and the real
+    benchmarks' own keys (data folder, split, user simulator and judge endpoints, seed history, opening). A
+    benchmark refuses a key it does not read (`eval.benchmark.own_options`)."""
+
     name: str = "pibench_sim"
     seed: int = 0  # suite generation seed (fixed: the suite is versioned by name, version, seed)
     path: str = ""  # a suite JSON file to load instead of generating
@@ -77,6 +82,11 @@ class EmbedderConfig:
 
 @dataclass(frozen=True)
 class MethodConfig:
+    """The memory method of a run (`method.*`): its row name and implementation (`impl`, a name in
+    eval/registry.py METHODS); for Pulse its memory kind, policy source, agent mode, interventions, initial
+    personalization, writeback, retrieval size and precheck; for a baseline its own `options` (checked by its
+    module's `Options`)."""
+
     name: str = "pulse"
     impl: str = "pulse"
     memory: MemoryKind = knob("structured", aliases=MEMORY_ALIASES)
@@ -126,6 +136,11 @@ class AgentConfig(ChatConfig):
 
 @dataclass(frozen=True)
 class EvalConfig:
+    """The typed config of `pulse eval` (configs/eval.yaml): output folder, seed, experiment label, the run's
+    endpoint, the benchmark, method and task agent, the trained and base policies, the embedder, reader and
+    memory-side LLM, and how the run resumes, retries, reports progress, runs chains in parallel and treats
+    failed episodes."""
+
     out_dir: str = "outputs/eval/run"
     seed: int = 0
     experiment: str = ""  # e.g. table1/pulse; a label carried into rows and tables

@@ -11,6 +11,9 @@ from pulse.core.records import Event
 
 @dataclass
 class InterventionRecord:
+    """One held call of an episode: its step and tool, whether the intervention was correct, whether the
+    step's final call was right (`fixed`) or made wrong (`misled`), and the evidence item ids."""
+
     step: int
     tool: str
     # a correct intervention (pulse.core.correctness.is_correct_intervention): the held call
@@ -25,6 +28,10 @@ class InterventionRecord:
 
 @dataclass
 class EpisodeOutcome:
+    """What a task agent reports of one episode: LLM and tool calls, tool errors, abandoned steps, time (and
+    the part spent blocked on memory), each intervention, what held calls made it do, and the agent's own
+    events and extra fields. The harness scores it and writes it into the episode row."""
+
     llm_calls: int = 0
     tool_calls: int = 0
     tool_errors: int = 0

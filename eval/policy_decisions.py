@@ -28,6 +28,9 @@ from pulse.core.records import Decision
 
 @dataclass
 class LoggedCall:
+    """One logged policy call: the `PolicyInput`, the policy's output, the gold rule's decision and the task
+    it came from. `example(id)` turns it into a `PolicyExample` labelled with the gold."""
+
     inp: PolicyInput
     output: Any  # pulse.policy.base.PolicyOutput
     gold: Decision

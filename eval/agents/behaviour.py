@@ -79,6 +79,11 @@ from pulse.config.schema import ConfigError, knob
 
 @dataclass(frozen=True)
 class BehaviourParams:
+    """The simulated task agent's behaviour knobs (`agent.behaviour.*`; the module docstring explains each and
+    its default): how it follows stated values and takes up delivered memory (decay, load penalty, conflicts,
+    contexts), what a held call makes it do, and its latency model. The three hold shares must sum to at most
+    1 (ConfigError otherwise)."""
+
     p_follow_explicit: float = knob(0.97, ge=0.0, le=1.0)
     p_use_delivered: float = knob(0.9, ge=0.0, le=1.0)
     decay_per_step: float = knob(0.15, ge=0.0)
@@ -198,6 +203,12 @@ class Context:
 
 
 class Uptake:
+    """The uptake model of one episode (the module docstring):
+    `fill(slots, known, readings, decision, load, key)` gives each argument's value from what the conversation
+    states and what memory delivered; `influence(reading, decision, load)` is the chance a delivered reading
+    is taken. `context` holds the task's context tags (a reading tagged with another context is discounted).
+    """
+
     def __init__(self, params: BehaviourParams, context: Sequence[str] = ()):
         self.p = params
         self.context = set(context)

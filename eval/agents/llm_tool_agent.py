@@ -33,6 +33,11 @@ SYSTEM = (
 
 
 class LLMToolAgent:
+    """The LLM task agent (`agent=openai`, the module docstring): built from a `ChatConfig` endpoint
+    (ConfigError when it has no model and URL), `run(task, env, session, seed, bench)` plays one episode, a
+    generated suite's task or a real benchmark's conversation, and returns its `EpisodeOutcome`; endpoint
+    failures raise `EndpointError`."""
+
     name = "openai"
     simulated = False
 

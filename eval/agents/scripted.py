@@ -19,6 +19,11 @@ from pulse.agent.gate import PreCommitGate
 
 
 class ScriptedAgent:
+    """The scripted task agent (`agent=scripted`, the module docstring) for offline checks of the real
+    benchmarks: `check(bench)` refuses a generated suite or an unknown script,
+    `run(task, env, session, seed, bench)` sends the benchmark's `scripted_calls` through the pre-commit gate
+    and returns the episode's `EpisodeOutcome`."""
+
     name = "scripted"
     simulated = True  # not an LLM: its numbers are checks, never a task agent's result
 

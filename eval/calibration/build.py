@@ -79,12 +79,19 @@ _FILLER_TOPICS = (
 
 @dataclass(frozen=True)
 class Call:
+    """A tool call (tool name and string arguments). Not used by the probe set today, whose prior calls are
+    plain dicts (`Probe.prior`)."""
+
     tool: str
     args: dict[str, str]
 
 
 @dataclass
 class Probe:
+    """One calibration probe (the module docstring): a task state (suite, task, target step, slot, the tools
+    shown, the prior calls) plus one memory condition (the note or hold, its value, age and load).
+    `messages(probe)` renders it as chat messages; `to_dict()` is its probes.jsonl record."""
+
     probe_id: str
     condition: str
     suite: str
@@ -161,6 +168,9 @@ def _tool_schema(t: ToolSpec) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class State:
+    """A probe's task state: (suite, task, target step `i`, target slot) and the tools shown, target first.
+    `step` is the target step, `key` its id."""
+
     suite: str
     task: SimTask
     i: int

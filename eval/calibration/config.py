@@ -10,6 +10,10 @@ from pulse.config.schema import knob
 
 @dataclass(frozen=True)
 class CalibrateConfig:
+    """The typed config of `pulse calibrate-agent` (configs/calibrate_agent.yaml): the phase (probe, fit or
+    both), the suites and size of the probe set, the output folder and behaviour YAML, the model to probe (a
+    local GGUF file or any OpenAI-compatible endpoint), and the probing and bootstrap limits."""
+
     # probe (run the model), fit (refit recorded probes), all (probe, then fit)
     phase: Literal["probe", "fit", "all"] = "all"
     # the generated suites whose task states the probes use

@@ -52,6 +52,10 @@ def task_view(task: SimTask | RealTask) -> TaskView:
 
 
 class MemorySession(Protocol):
+    """One task's memory session, as every task agent calls it (the module docstring): `start(request)`,
+    `observe(event)`, `decide_call(event)` (None: no gate), `take_supplements()` before each decision, and
+    `end(completed)` returning the episode's stats."""
+
     def start(self, request: Event) -> Delivery | None: ...
 
     def observe(self, event: Event) -> None: ...
@@ -64,6 +68,11 @@ class MemorySession(Protocol):
 
 
 class Method(Protocol):
+    """A memory method, as the harness uses it: `open_chain(seed)` builds its memory for one persona chain
+    (when `uses_memory`), `open_session(task, memory, concurrent, tools)` gives one task's `MemorySession`.
+    `name` is its row name, `memory_kind` what its memory is. Built by its module's `build(cfg, ctx)`
+    (eval/registry.py METHODS)."""
+
     name: str
     uses_memory: bool
     memory_kind: str

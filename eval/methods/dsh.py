@@ -41,6 +41,9 @@ INSTRUCTIONS = "# AGENTS.md\nFollow the user's instructions and the project's co
 
 @dataclass(frozen=True)
 class Options:
+    """dsh's own knobs (`method.options.*`): the context window, the share of it that triggers compaction, and
+    the newest share kept verbatim."""
+
     # the context window the pressure check compares with (tokens; scaled to the offline suites)
     context_tokens: int = knob(2048, ge=64)
     # compact when the context reaches this fraction of the window (dsh compaction-basic: 0.8)
@@ -51,6 +54,9 @@ class Options:
 
 @dataclass
 class Entry:
+    """One entry of dsh's session log: its time, its transcript text and the parsed event; `line` is what the
+    projection shows."""
+
     time: str
     text: str
     event: object = None  # the parsed event (for the summary stand-in)
@@ -62,6 +68,10 @@ class Entry:
 
 @dataclass
 class DshChain:
+    """dsh's memory of one persona chain (the module docstring): the instruction files, the checkpoint summary
+    and the log since it. `append` adds an event, `maybe_compact` compacts at the threshold (one summarisation
+    call), `projection()` is what the task agent is given."""
+
     acct: Accountant
     opts: Options
     user_id: str
@@ -132,6 +142,9 @@ class DshChain:
 
 
 class DshSession(TextSession):
+    """One task under dsh: its request and events go into the chain's log; the start delivers the projection,
+    and a compaction before a decision delivers the new one."""
+
     def on_start(self, request):
         self.chain.append(self.task.time, request)
         self.chain.maybe_compact(self.task.project_id)
@@ -148,6 +161,9 @@ class DshSession(TextSession):
 
 @dataclass
 class DshMethod:
+    """`method=dsh`: replays the seed history into a `DshChain` per persona chain and opens a `DshSession` per
+    task."""
+
     name: str
     llm: object
     opts: Options

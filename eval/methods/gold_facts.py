@@ -82,6 +82,10 @@ class _GoldSession(NoMemorySession):
 
 @dataclass
 class GoldFacts:
+    """`method=gold_facts` (the module docstring): the upper bound of the generated suites. `check(bench)`
+    refuses a benchmark without step gold; `open_session(task, ...)` needs the suite's own task (`reads_gold`)
+    and raises PulseUserError otherwise."""
+
     name: str = "gold_facts"
     uses_memory: bool = False
     memory_kind: str = ""

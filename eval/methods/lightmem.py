@@ -45,6 +45,9 @@ UPDATE_SYSTEM = (
 
 @dataclass(frozen=True)
 class Options:
+    """LightMem's own knobs (`method.options.*`): the short-term buffer size, the topic-segmentation
+    threshold, the sleep-time update queue (searched, kept, trigger score) and the entries retrieved."""
+
     # short-term buffer (tokens of user messages) before a flush to extraction
     buffer_tokens: int = knob(512, ge=16)
     # adjacent user turns below this similarity start a new topic segment
@@ -59,6 +62,9 @@ class Options:
 
 @dataclass
 class Entry:
+    """One long-term entry: id, time stamp, the fact and its sleep-time update queue (earlier entries with
+    their scores); `line` is how retrieval shows it."""
+
     id: str
     time: str
     fact: str
@@ -71,6 +77,10 @@ class Entry:
 
 
 class LightMemChain(TextChain):
+    """LightMem's memory of one persona chain (the module docstring), built from the seed history: `add`
+    segments the stream into the short-term buffer (flushed to extraction), `end_session` flushes and runs the
+    sleep-time update, `retrieve(query)` renders the top entries."""
+
     name = "lightmem"
 
     def __init__(self, seed, llm, opts: Options):
@@ -191,6 +201,10 @@ class LightMemChain(TextChain):
 
 
 class LightMemSession(TextSession):
+    """One task under LightMem: retrieval with the request and with each user message (delivered as a
+    supplement); every event but a candidate call goes into the chain's buffer; a completed task ends the
+    session there."""
+
     def on_start(self, request):
         self.chain.add(request, self.task.project_id)
         return self.chain.retrieve(request.text)

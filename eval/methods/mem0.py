@@ -56,6 +56,9 @@ UPDATE_SYSTEM = (
 
 @dataclass(frozen=True)
 class Options:
+    """Mem0's own knobs (`method.options.*`): messages per `add` call, similar memories listed per new fact in
+    the update call, and memories returned by search."""
+
     # messages per add() call (the paper's evaluation: 2)
     batch_size: int = knob(2, ge=1)
     # similar existing memories listed per new fact in the update call (paper: 10; OSS v1.0.11: 5)
@@ -66,6 +69,8 @@ class Options:
 
 @dataclass
 class Record:
+    """One Mem0 memory: id, text, and when it was created and last updated."""
+
     id: str
     text: str
     created_at: str
@@ -179,6 +184,9 @@ def render(records) -> str:
 
 
 class Mem0Chain:
+    """Mem0's memory of one persona chain: a `Mem0Store` built by adding the seed history session by session
+    in batches (with the mem0ai cross-check mirror when configured)."""
+
     name = "mem0"
 
     def __init__(self, seed, llm, opts: Options):
@@ -211,6 +219,9 @@ class Mem0Chain:
 
 
 class Mem0Session(TextSession):
+    """One task under Mem0: search with the request and with each user message and inject the hits; every
+    event but a candidate call is added in batches of `batch_size` (the rest when a completed task ends)."""
+
     def __init__(self, chain: Mem0Chain, task, tools):
         super().__init__(chain, task, tools)
         self.buffer: list = []

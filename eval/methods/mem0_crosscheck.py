@@ -19,6 +19,9 @@ from pathlib import Path
 
 
 class Mem0aiMirror:
+    """The `mem0ai` package's `Memory` fed the same batches as our store (the module docstring): `add(lines)`
+    and `search(query, limit)`. ConfigError when the package is not installed."""
+
     def __init__(self, llm_cfg, embedder, root: Path, user_id: str):
         from pulse.config.schema import ConfigError
         from pulse.llm.endpoint import api_key

@@ -32,6 +32,8 @@ class NoMemorySession:
 
 @dataclass
 class NoMemory:
+    """`method=none`: no memory; every session is a `NoMemorySession`."""
+
     name: str = "none"
     uses_memory: bool = False
     memory_kind: str = ""

@@ -55,6 +55,9 @@ _PROFILE = re.compile(r"^\s*my\s+[\w ]+\s+is\s+", re.I)
 
 @dataclass(frozen=True)
 class Options:
+    """OpenClaw's own knobs (`method.options.*`): bootstrap file size, memory_search results, minimum score
+    and vector weight, chunk size, and the context sizes that set the pre-compaction flush."""
+
     # chars of each bootstrap file injected at session start (OpenClaw bootstrapMaxChars)
     bootstrap_max_chars: int = knob(20000, ge=1)
     # memory_search: results, min hybrid score, vector / text weights (OpenClaw defaults)
@@ -99,6 +102,10 @@ class Workspace:
 
 
 class OpenClawChain:
+    """OpenClaw's memory of one persona chain (the module docstring): a workspace of Markdown files the agent
+    writes (`agent_writes`, from the seed history on), `bootstrap(day)` (what a session starts with) and
+    `memory_search(query)` (hybrid scores over chunks)."""
+
     name = "openclaw"
 
     def __init__(self, seed, llm, opts: Options):
@@ -215,6 +222,9 @@ class OpenClawChain:
 
 
 class OpenClawSession(TextSession):
+    """One task under OpenClaw: the bootstrap plus the memory_search hits at the start; after a durable user
+    statement the agent writes it down, and once per cycle the pre-compaction flush stores notes."""
+
     def __init__(self, chain, task, tools):
         super().__init__(chain, task, tools)
         self.flushed = False

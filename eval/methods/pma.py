@@ -122,6 +122,9 @@ BANKED = ("selective", "full_bank", "always_inject")
 
 @dataclass(frozen=True)
 class Options:
+    """The Proactive Memory Agent's own knobs (`method.options.*`): the ablation `variant`, the sliding
+    window, how often it is invoked, the always_inject fallback size and mem0_top10's retrieval size."""
+
     # selective (the full memory agent) | full_bank | always_inject | injection_only | mem0_top10
     variant: Variant = "selective"
     # messages in the memory agent's sliding window (the paper: 8)
@@ -136,6 +139,9 @@ class Options:
 
 @dataclass
 class Bank:
+    """A memory bank (s, K, P): the private status, knowledge and procedural entries by id. `apply(calls)`
+    runs management tool calls, `render()` shows it, `entries()` merges K and P."""
+
     status: str = ""
     knowledge: dict[str, str] = field(default_factory=dict)  # entry id -> text
     procedural: dict[str, str] = field(default_factory=dict)
@@ -307,6 +313,11 @@ def status_text(metas: dict[str, Meta], calls: list[CallRecord]) -> str:
 
 
 class PMASession(TextSession):
+    """One task under the Proactive Memory Agent (the module docstring): a fresh task bank over the chain's
+    long-term knowledge, every event recorded in its stream; before a decision (every `every`-th) it invokes
+    the memory agent, which delivers a transient reminder or nothing; at the end it manages once more and (the
+    banked variants) hands the durable knowledge back to the chain."""
+
     transient_deliveries = True  # "injected as transient context into that call only" (the paper)
 
     def __init__(self, chain: PMAChain, task, tools):
@@ -500,6 +511,9 @@ class PMASession(TextSession):
 
 @dataclass
 class PMAMethod:
+    """`method=pma`: opens a `PMAChain` per persona chain (with a Mem0 store for the mem0_top10 variant) and a
+    `PMASession` per task."""
+
     name: str
     llm: object
     opts: Options

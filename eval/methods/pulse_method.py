@@ -93,6 +93,10 @@ def tools_vocab(tools):
 
 @dataclass
 class PulseMethod:
+    """Pulse and its ablations (the module docstring's table): `open_chain(seed)` builds the chain's
+    `pulse.memory` of `memory_kind` from the seed history through Pulse's own write path,
+    `open_session(task, memory, concurrent, tools)` returns a `PulseAgent` configured from these fields."""
+
     name: str
     memory_kind: str
     policy: Any

@@ -41,6 +41,9 @@ ACK = "Noted."
 
 @dataclass(frozen=True)
 class SeedHistory:
+    """A persona's seed history: its past sessions in time order, what every method's `open_chain` builds its
+    memory from (rendered by `seed_history`)."""
+
     user_id: str
     sessions: tuple[SeedSession, ...]  # in time order (what a deployed memory agent would have seen)
 

@@ -39,6 +39,9 @@ from pulse.reading.clauses import has_lasting_cue
 
 @dataclass(frozen=True)
 class Fact:
+    """One fact a stand-in wrote: its sentence, slot, value, scope (`user:<id>` or `project:<id>`) and time;
+    `key` is (scope, slot)."""
+
     text: str
     slot: str
     value: str

@@ -47,6 +47,9 @@ def parse_options(cls, options: Mapping[str, Any], method: str):
 
 @dataclass
 class MethodStats(AgentStats):
+    """A text method's episode stats: Pulse's `AgentStats` plus its memory-side LLM (label, calls, tokens,
+    seconds), the seed build's cost (first task of a chain only) and method-specific counters (`extra`)."""
+
     memory_llm: str = ""
     memory_llm_calls: int = 0
     memory_llm_tokens: int = 0

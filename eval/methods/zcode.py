@@ -36,6 +36,9 @@ INSTRUCTIONS = "# AGENTS.md\nProject conventions: follow the user's instructions
 
 @dataclass(frozen=True)
 class Options:
+    """ZCode's own knobs (`method.options.*`): MEMORY.md lines injected at session start and memory files read
+    per request or user message."""
+
     # MEMORY.md lines injected at session start
     index_max_lines: int = knob(200, ge=1)
     # memory files read on demand per request / user message
@@ -48,6 +51,10 @@ def slug(scope: str, slot: str) -> str:
 
 
 class ZCodeChain(TextChain):
+    """ZCode's memory of one persona chain (the module docstring): AGENTS.md and a memory folder with the
+    MEMORY.md index and one file per fact. `save(events, ...)` runs the save step, `index_text()` and
+    `read_relevant(query)` are what a session reads."""
+
     name = "zcode"
 
     def __init__(self, seed, llm, opts: Options):
@@ -106,6 +113,9 @@ class ZCodeChain(TextChain):
 
 
 class ZCodeSession(TextSession):
+    """One task under ZCode: AGENTS.md, the index and the relevant memory files at the start, a read for each
+    user message, and the save step when a completed task ends."""
+
     def _read(self, query: str) -> str:
         self.chain.acct.call("zcode.read", READ_SYSTEM, query, lambda: {"tool": "Read"}, path="retrieve")
         return self.chain.read_relevant(query)

@@ -25,6 +25,8 @@ SYSTEM = (
 
 @dataclass
 class Verdicts:
+    """A judge's answer: one verdict per criterion (`met`) and how many criteria got no parsable verdict."""
+
     met: list[bool]
     unparsed: int
 
@@ -34,6 +36,10 @@ def transcript_text(transcript: Sequence[dict[str, Any]]) -> str:
 
 
 class LLMJudge:
+    """The checklist judge over an OpenAI-compatible endpoint (the module docstring):
+    `judge(criteria, transcript, context)` returns `Verdicts`; a criterion without a parsable verdict counts
+    as not met."""
+
     label_suffix = ""
 
     def __init__(self, endpoint: EndpointClient):

@@ -297,6 +297,9 @@ class GGUFChat:
 
 def serve(model: GGUFChat, host: str, port: int, name: str) -> ThreadingHTTPServer:
     class Handler(JSONHandler):
+        """The HTTP routes: GET .../models names the model; POST .../chat/completions answers with
+        `model.complete`; an error comes back as a 500 JSON reply and the server stays up."""
+
         def do_GET(self):
             if self.path.rstrip("/").endswith("/models"):
                 self._send(200, {"object": "list", "data": [{"id": name, "object": "model"}]})

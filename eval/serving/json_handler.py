@@ -8,6 +8,8 @@ from typing import Any
 
 
 class JSONHandler(BaseHTTPRequestHandler):
+    """A `BaseHTTPRequestHandler` without request logging, with `_send(code, obj)` to reply with JSON."""
+
     def log_message(self, *a):  # quiet: the servers report through their own output
         pass
 

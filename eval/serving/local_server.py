@@ -27,6 +27,9 @@ from eval.serving.json_handler import JSONHandler
 
 
 class ToolCallingLM:
+    """A local transformers chat model with constrained tool calling (the module docstring): `complete(body)`
+    answers an OpenAI chat-completions request body with a response dict; one forward at a time."""
+
     def __init__(self, model_dir: str, max_tool_calls: int = 8, max_text_tokens: int = 16):
         import torch
 
@@ -138,6 +141,9 @@ class ToolCallingLM:
 
 def make_server(lm: ToolCallingLM, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
     class Handler(JSONHandler):
+        """The HTTP routes: GET /v1/models, POST /v1/chat/completions (400 for bad JSON, 500 with the error
+        when the model fails); any other path is 404."""
+
         def do_GET(self):
             if self.path.rstrip("/") == "/v1/models":
                 return self._send(200, {"object": "list", "data": [{"id": "local", "object": "model"}]})

@@ -24,6 +24,10 @@ from pulse.core.errors import PulseUserError
 
 
 class SuiteBenchmark:
+    """A generated suite as a `Benchmark` (the module docstring): its tasks in persona chains, the workspace
+    environment, the checkpoint score, and its `tools`, `seed_history` and `reader` per user. No user
+    simulator and no scripts (the scripted agent is refused)."""
+
     judge_label = "deterministic checkpoint checks (no LLM judge)"
     nonstandard = ""
 

@@ -45,6 +45,9 @@ _AFTER = re.compile(r"^\W*(?:until|no longer|anymore|any more)\b", re.I)
 
 @dataclass(frozen=True)
 class ReadValue:
+    """One value the reader read: slot, value, the date it carries, the context it names and its order in the
+    text."""
+
     slot: str
     value: str
     time: str  # the line's date, else the delivery's time
@@ -63,6 +66,10 @@ def tool_vocabulary(tools: Iterable[ToolSpec]) -> dict[str, dict[str, tuple[str,
 
 
 class ValueReader:
+    """The suite's reader (the module docstring), built from a value vocabulary, condition phrases and
+    optionally the slots to read: `read(text, default_time)` gives the `ReadValue`s a text states,
+    `mention_counts(text)` its recall."""
+
     def __init__(
         self,
         vocabulary: Mapping[str, Mapping[str, Sequence[str]]],

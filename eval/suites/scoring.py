@@ -13,6 +13,8 @@ from eval.suites.schema import Checkpoint, SimTask
 
 @dataclass(frozen=True)
 class CheckResult:
+    """One checkpoint checked on the final workspace: the checkpoint, whether it passed, the value found."""
+
     checkpoint: Checkpoint
     passed: bool
     actual: str

@@ -21,6 +21,10 @@ from pulse.agent.writeback import DECISION_PREFIX
 
 
 class Workspace:
+    """A generated suite's `ToolEnv` (the module docstring): the typed workspace state (artifact -> last
+    arguments) and the calls made; `apply` / calling it validates and executes one call (ToolCallError for an
+    unknown tool, a missing or unknown argument, a value not allowed)."""
+
     transport = "direct"
 
     def __init__(self, tools: Sequence[ToolSpec]):

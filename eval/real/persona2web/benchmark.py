@@ -52,6 +52,10 @@ VERSION = "persona2web-5dee4d5"
 
 @dataclass
 class Persona2Web(RealBenchmarkBase):
+    """Persona2Web as a `Benchmark` (the module docstring): its tasks in chains per user, the offline web
+    stub, the Web EM / Pref R score, the `gold` and `request_only` scripts, and (with
+    `seed_history=synthetic`) seed memory derived from the gold values. Built by `load(cfg)`."""
+
     root: Path
     tasks: tuple[RealTask, ...]
     name: str = NAME

@@ -29,6 +29,9 @@ SCHEMAS = [
 
 
 class WebStub:
+    """Persona2Web's `ToolEnv` (the module docstring): `web_search`, `open_website` and `submit_answer`,
+    recording the sites opened (`opened`) and every text argument (`texts`) for the scorer."""
+
     transport = "direct"
 
     def __init__(self):

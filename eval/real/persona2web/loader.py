@@ -26,6 +26,9 @@ GROUP_KEYS = ("task_group", "user", "slot", "task_ids", "L2_values", "L3_website
 
 @dataclass(frozen=True)
 class P2WGold:
+    """A Persona2Web task's gold: its task group and level, the accepted sites, the preference values, the
+    location and the start URL."""
+
     group: str
     level: int
     sites: tuple[str, ...]

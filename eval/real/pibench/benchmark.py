@@ -75,6 +75,10 @@ class ProxyJudge:
 
 @dataclass
 class PiBench(RealBenchmarkBase):
+    """π-Bench as a `Benchmark` (the module docstring): five personas' tasks in episode order, one workspace
+    per persona, the hidden-intent user simulator (with a user endpoint), and the COMP checklist score by the
+    LLM judge, else the offline proxy (labelled). Built by `load(cfg)`."""
+
     root: Path
     tasks: tuple[RealTask, ...]
     judge: Any

@@ -48,6 +48,10 @@ MAX_READ_CHARS = 20000
 
 
 class Workspace:
+    """A π-Bench persona's `ToolEnv` (the module docstring): a folder kept across the persona's tasks, file
+    tools confined to it (`ToolCallError` for a path outside), network, shell and AppWorld tools answered as
+    unavailable. A temporary folder is removed on `close()`."""
+
     transport = "direct"
 
     def __init__(self, persona: str, appworld: Sequence[str] = (), root: str | Path | None = None):

@@ -23,6 +23,9 @@ OBJECTIVE_KEYS = {"checklist", "files_read", "tools", "tools_evaluation_path"}
 
 @dataclass(frozen=True)
 class PiTaskData:
+    """A π-Bench task's own record (`RealTask.data`): its folder, hidden intents, weighted checklist, files to
+    read, rule-script path, input files and the persona's profile text."""
+
     folder: Path
     hidden_intents: tuple[str, ...]
     checklist: tuple[tuple[str, float], ...]  # (criterion, weight)

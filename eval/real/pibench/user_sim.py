@@ -29,6 +29,10 @@ FOLLOWUP = (
 
 
 class PiBenchUser:
+    """π-Bench's hidden-intent user (the module docstring) over an endpoint: `first_message()` is the request,
+    `reply(transcript)` provides or marks intents (STOP when none is left), `is_stop(text)`. `status`,
+    `matched` and `unparsed` are read for the scores."""
+
     def __init__(self, endpoint, request: str, intents: Sequence[str]):
         self.endpoint = endpoint
         self.request = request
