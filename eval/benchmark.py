@@ -182,10 +182,22 @@ COMMON_KEYS = ("name", "seed", "path", "transport", "max_tasks", "personas")
 
 
 def own_options(cfg, options_cls, name: str):
-    """The benchmark's own knobs, typed by its `Options` dataclass (its fields name the
-    `benchmark.*` keys it reads beyond `COMMON_KEYS`). A key set to a non-default value that this
-    benchmark does not read is a ConfigError naming it and the benchmark's options: a knob of
-    another benchmark never passes silently."""
+    """The benchmark's own knobs, typed by its `Options` dataclass: a knob of another benchmark never
+    passes silently.
+
+    Args:
+        cfg: the run's `BenchmarkConfig`.
+        options_cls: the benchmark's `Options` dataclass; its fields name the `benchmark.*` keys it
+            reads beyond `COMMON_KEYS`.
+        name: the benchmark's name, for the error.
+
+    Returns:
+        An `options_cls` with those keys' values.
+
+    Raises:
+        ConfigError: a key set to a non-default value that this benchmark does not read (names it and
+            the benchmark's options).
+    """
     from dataclasses import fields
 
     from eval.config import BenchmarkConfig
@@ -205,6 +217,14 @@ def own_options(cfg, options_cls, name: str):
 
 
 def chains_of(tasks: Sequence[RealTask]) -> dict[str, list[RealTask]]:
+    """Tasks grouped into chains by user, in task order (users in order of their first task).
+
+    Args:
+        tasks: the benchmark's tasks, in execution order.
+
+    Returns:
+        user_id -> that user's tasks.
+    """
     out: dict[str, list[RealTask]] = {}
     for t in tasks:
         out.setdefault(t.user_id, []).append(t)
@@ -212,8 +232,20 @@ def chains_of(tasks: Sequence[RealTask]) -> dict[str, list[RealTask]]:
 
 
 def select(tasks: Sequence[RealTask], cfg) -> tuple[RealTask, ...]:
-    """benchmark.personas / benchmark.max_tasks applied as for the generated suites, and
-    benchmark.task_ids (a fixed subset, e.g. the real-model runs)."""
+    """The tasks a run keeps: `benchmark.task_ids` (a fixed subset), then `benchmark.personas` and
+    `benchmark.max_tasks` (the first N tasks of each user), as for the generated suites.
+
+    Args:
+        tasks: the benchmark's tasks, in execution order.
+        cfg: the run's `BenchmarkConfig` (or anything with `personas`, `max_tasks` and optionally
+            `task_ids`).
+
+    Returns:
+        The kept tasks, in their order.
+
+    Raises:
+        BenchmarkDataError: a task id or persona that is not the benchmark's.
+    """
     ids = list(getattr(cfg, "task_ids", None) or ())
     if ids:
         known = {t.task_id for t in tasks}

@@ -253,12 +253,22 @@ SUMMARY_KEYS = (
 
 def run_eval(cfg: EvalConfig, resolved_config_yaml: str = "") -> Path:
     """Run `cfg`'s benchmark x method x task agent into `cfg.out_dir` (the module docstring's run
-    directory) and return that directory.
+    directory), resuming what an earlier run there finished (`cfg.resume`). An episode that raises
+    is recorded as failed (its status and error in its row) and the run goes on.
 
-    `resolved_config_yaml`: the composed config, written as config.yaml ("" = not written). Raises
-    ConfigError / RegistryError before any episode for a config that cannot run (an unknown name, an
-    agent or method that cannot run the benchmark, a missing checkpoint) and ConfigError when
-    resuming a run dir made by something else; an episode that raises is recorded, not raised.
+    Args:
+        cfg: the typed `EvalConfig`.
+        resolved_config_yaml: the composed config, written as config.yaml ("" = not written).
+
+    Returns:
+        The run directory, with episodes.jsonl, manifest.json and summary.json written.
+
+    Raises:
+        ConfigError, RegistryError: before any episode, for a config that cannot run: an unknown
+            benchmark, method or agent name, an agent or method that cannot run the benchmark, a
+            missing checkpoint; ConfigError also when resuming a run dir made by something else.
+        BenchmarkDataError, SuiteError: a benchmark's data or suite file that fails validation.
+        RowsError: an existing episodes.jsonl with a bad line before its last one.
     """
     _quiet_libraries()
     out = Path(cfg.out_dir)

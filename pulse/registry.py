@@ -34,6 +34,16 @@ class Registry(Generic[T]):
         self._targets: dict[str, str] = dict(entries or {})
 
     def register(self, name: str, target: str) -> None:
+        """Add `name` -> `target`.
+
+        Args:
+            name: the config name (e.g. `mem0`).
+            target: "module:attribute" (dotted attributes allowed), imported only when `get` asks for it.
+
+        Raises:
+            RegistryError: `name` is already registered to another target (the same target again is a
+                no-op).
+        """
         if name in self._targets and self._targets[name] != target:
             raise RegistryError(f"{self.kind} {name!r} is already registered as {self._targets[name]}")
         self._targets[name] = target
@@ -48,6 +58,18 @@ class Registry(Generic[T]):
         return iter(self.names())
 
     def get(self, name: str) -> T:
+        """The object registered as `name`, its module imported now.
+
+        Args:
+            name: a registered name.
+
+        Returns:
+            The attribute its target names (a class or a factory function).
+
+        Raises:
+            RegistryError: an unknown name (with up to three close names and the known ones).
+            ImportError: the target's module cannot be imported (e.g. an optional extra is missing).
+        """
         if name not in self._targets:
             close = difflib.get_close_matches(name, self._targets, n=3, cutoff=0.5)
             hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""

@@ -58,7 +58,21 @@ def usage() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`pulse <verb> [args...]`: run the verb's module; 2 with close names for an unknown verb."""
+    """`pulse <verb> [args...]`: dispatch to the verb's module (`VERBS`).
+
+    Args:
+        argv: the arguments after `pulse` (None: `sys.argv[1:]`). The first names the verb; the rest go
+            to it unchanged: as `argv` to the argparse verbs (memory, export, fetch-model, reproduce),
+            as `sys.argv` to the hydra verbs.
+
+    Returns:
+        The exit status: 0 after the help or a hydra verb that finished, an argparse verb's own status,
+        2 for an unknown verb (printed on stderr with close names and the usage).
+
+    Raises:
+        SystemExit: from a hydra verb: status 2 with one line on stderr for a known input error
+            (`pulse.cli.support.known_errors`), hydra's own status for anything else.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(usage())

@@ -16,8 +16,24 @@ from pulse.cli.support import hydra_entry
 
 
 def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
-    """Train and evaluate the demo's runs under `train_cfg.out_dir`, then report them
-    (`eval.demo_report.demo_report`); returns the demo's result (demo_results.json)."""
+    """Train and evaluate the demo's runs under `train_cfg.out_dir`, then report them.
+
+    Per seed: an SFT warm start, then one GRPO run from it per penalty in `demo_cfg.penalties` (the
+    reward's `wrong_intervention` weight); the untrained base and every checkpoint are scored on the
+    held-out examples, and `eval.demo_report.demo_report` adds the offline suites (as `demo_cfg` asks)
+    and writes the table, the reward curves and demo_results.json.
+
+    Args:
+        train_cfg: the typed `TrainConfig` every run of the demo starts from.
+        demo_cfg: the demo's own knobs (`DemoConfig`).
+
+    Returns:
+        The demo's result, as written to demo_results.json.
+
+    Raises:
+        PulseUserError: a bad dataset row, a model that cannot load, a config value training refuses
+            (ConfigError, RecordError, ModelLoadError, ...); `pulse demo` prints it as one line, exit 2.
+    """
     from data_gen.ensure import ensure_dataset
     from eval.demo_report import demo_report, penalty_name
     from pulse.config.schema import PolicyBackendConfig

@@ -24,7 +24,18 @@ from pulse.cli.support import hydra_entry
 
 
 def build_any_policy(pcfg):
-    """A checkpoint through the policy factory, or one of the non-learned references by name."""
+    """The policy `pulse eval-policy` scores: a checkpoint or endpoint, or a non-learned reference.
+
+    Args:
+        pcfg: the `PolicyBackendConfig`; `name_or_path` "rule" is the gold rule, "supplement_all" /
+            "intervene_all" the situation-blind policies, anything else goes to `build_policy`.
+
+    Returns:
+        A policy (`decide_batch(inputs)` -> one `PolicyOutput` per input).
+
+    Raises:
+        ConfigError, ModelLoadError: as `pulse.policy.factory.build_policy` raises them.
+    """
     if pcfg.name_or_path == "rule":
         from pulse.agent.rule_policy import RulePolicy
 

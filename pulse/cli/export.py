@@ -12,6 +12,18 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`pulse export CHECKPOINT OUT [--dtype D]` (the module docstring): merge a LoRA adapter into its base.
+
+    Args:
+        argv: the arguments after `pulse export` (None: `sys.argv[1:]`).
+
+    Returns:
+        0 once the merged model folder is written; 2, with one line on stderr, for a folder that is not
+        an adapter, a base model that cannot load, an unreadable training record or a missing file.
+
+    Raises:
+        SystemExit: from argparse, for bad arguments (2) or `--help` (0).
+    """
     p = argparse.ArgumentParser(prog="pulse export", description=__doc__.split("\n\n")[0])
     p.add_argument("checkpoint", help="a LoRA adapter folder (adapter_config.json), e.g. RUN/grpo/final")
     p.add_argument("out", help="the merged model folder to write (replaced if it exists)")

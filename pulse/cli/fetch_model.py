@@ -17,6 +17,19 @@ ALLOW = ["*.json", "*.safetensors", "*.txt", "*.model", "*.jinja", "*.tiktoken",
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`pulse fetch-model REPO_ID [--local-dir DIR] [--revision R]` (the module docstring): download a hub
+    model's weights, configs and tokenizer files once, with offline mode off for this process only.
+
+    Args:
+        argv: the arguments after `pulse fetch-model` (None: `sys.argv[1:]`).
+
+    Returns:
+        0 once downloaded (the local path is printed); 2, with one line on stderr, when the download
+        fails (network, authentication, unknown repository or revision).
+
+    Raises:
+        SystemExit: from argparse, for bad arguments (2) or `--help` (0).
+    """
     p = argparse.ArgumentParser(prog="pulse fetch-model", description=__doc__.split("\n")[0])
     p.add_argument("repo_id", help="hub id, e.g. Qwen/Qwen3-8B")
     p.add_argument("--local-dir", default="", help="a folder to write the files to (default: the hub cache)")

@@ -62,6 +62,23 @@ def _line(item: MemoryItem, meta: ItemMeta) -> str:
 
 
 def show(mem: StoreMemory, user: str, project: str, as_of: str) -> str:
+    """What `pulse memory show` prints: a user's records by topic (value, validity, links, provenance;
+    tool output quoted) and entities, and with a project its workflows (with their steps) and its state
+    records by kind.
+
+    Args:
+        mem: the open memory root.
+        user: the user id.
+        project: a project id ("" = the user only).
+        as_of: the information cutoff, ISO-8601 ("" = now).
+
+    Returns:
+        The report, one line per record (newline-joined).
+
+    Raises:
+        UnknownScopeError: the user or project is not in this memory root.
+        ValueError: `as_of` is not ISO-8601.
+    """
     pairs = mem.snapshot_with_meta(user, project, as_of)
     out = [f"memory root {mem.store.root}" + (f" as of {as_of}" if as_of else "")]
     user_pairs = [(i, m) for i, m in pairs if i.scope == f"user:{user}"]
@@ -127,6 +144,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`pulse memory show|export|import ...` (the module docstring): inspect or move a memory root.
+
+    Args:
+        argv: the arguments after `pulse memory` (None: `sys.argv[1:]`).
+
+    Returns:
+        0 on success; 2, with one line on stderr naming the user, project, record or file, for an
+        unknown user or project, a missing or corrupted store, an invalid snapshot, a bad `--as-of`,
+        or a file that cannot be written. `import` validates the whole snapshot before it opens (or
+        creates) the store, so a bad file changes nothing.
+
+    Raises:
+        SystemExit: from argparse, for bad arguments (2) or `--help` (0).
+    """
     args = build_parser().parse_args(list(argv) if argv is not None else None)
     try:
         if args.cmd == "import":

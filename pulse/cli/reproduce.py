@@ -8,7 +8,14 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`pulse reproduce` (eval.reproduce.main); returns its exit status."""
+    """`pulse reproduce [options] [overrides...]`: the paper tables' grid (`eval.reproduce.main`).
+
+    Args:
+        argv: the arguments after `pulse reproduce` (None: `sys.argv[1:]`).
+
+    Returns:
+        Its exit status: 0, 1 when a run failed, 2 when the runs cannot be tabulated.
+    """
     from eval.reproduce import main as reproduce
 
     return reproduce(sys.argv[1:] if argv is None else argv)

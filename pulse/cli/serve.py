@@ -44,6 +44,16 @@ def _run(cfg) -> None:
 
 
 def main() -> None:
+    """`pulse serve [overrides...]` (the module docstring): run the MCP gateway until it is stopped.
+
+    Reads hydra overrides of configs/serve.yaml from `sys.argv` (checked before hydra sees them) and
+    serves over stdio or streamable HTTP (`transport`); Ctrl-C ends it quietly. Logs go to stderr.
+
+    Raises:
+        SystemExit: status 2 with one line on stderr for an unknown or unreadable override, a bad
+            config value, an upstream that cannot start (`GatewayError`) or a memory or policy that
+            cannot load (`pulse.cli.support.known_errors`).
+    """
     # hydra_entry's shape without its library quieting: that imports transformers and datasets (~1 s),
     # which a gateway never loads unless its policy is a local checkpoint
     import os

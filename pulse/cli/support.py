@@ -70,8 +70,26 @@ def quiet_libraries() -> None:
 
 
 def hydra_entry(verb: str, run: Callable[[Any], Any], config_name: str | None = None) -> Callable[[], Any]:
-    """A verb's `main()`: composes configs/<config_name or verb>.yaml with the command line's
-    overrides and calls `run(cfg)`; a config or user error exits 2 with one line naming the key."""
+    """Build a verb's `main()`: hydra composes the verb's YAML under configs/ with the command line's
+    overrides and calls `run(cfg)`.
+
+    Building it also sets the process up, once: CPU arithmetic pinned (pulse/utils/cpu_numerics.py),
+    HF_HUB_OFFLINE=1 unless already set (a hub model is fetched first, `pulse fetch-model`), library
+    progress bars and advisory warnings off.
+
+    Args:
+        verb: the verb's name, used in error lines ("pulse <verb>: error: ...").
+        run: called with the composed DictConfig; `main()` returns what it returns.
+        config_name: the config file's stem (None: `verb` with "-" as "_").
+
+    Returns:
+        The verb's `main()`, called with no arguments (hydra reads `sys.argv`).
+
+    Raises:
+        SystemExit: status 2 with one line on stderr when `run` raises a known input error
+            (`known_errors()`: every PulseUserError, a missing file), or when the CPU arithmetic cannot
+            be pinned (then already while building).
+    """
     import hydra
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -11,7 +11,18 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`pulse tables` (the module docstring); exits 2 when the runs cannot be tabulated honestly."""
+    """`pulse tables RUN_DIR... [--out DIR] [--no-plots]` (the module docstring): tabulate eval runs.
+
+    Args:
+        argv: the arguments after `pulse tables` (None: `sys.argv[1:]`).
+
+    Returns:
+        0 once the tables are printed (and written under `--out`).
+
+    Raises:
+        SystemExit: with `render_tables`' status (2) when the runs cannot be tabulated honestly (e.g.
+            two policy checkpoints under one method and benchmark), and from argparse.
+    """
     p = argparse.ArgumentParser(prog="pulse tables", description=__doc__)
     p.add_argument("runs", nargs="+", help="run directories or folders containing them")
     p.add_argument("--out", default=None, help="write tables.md, tables.tex and PNG plots here")

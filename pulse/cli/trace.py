@@ -76,6 +76,15 @@ def _positional_to_overrides(argv: list[str]) -> list[str]:
 
 
 def main() -> None:
+    """`pulse trace RUN_DIR... [key=value...]` (the module docstring): write the HTML page of eval runs.
+
+    Reads `sys.argv`: bare arguments are run directories (or folders holding them), the rest hydra
+    overrides of configs/trace.yaml (`TraceConfig`). Prints where the page and its episode files went.
+
+    Raises:
+        SystemExit: status 2 with one line on stderr for an unknown key, no run directory, a path that
+            is not a run directory, or a malformed row (`TraceError`).
+    """
     from dataclasses import fields
 
     import hydra

@@ -338,11 +338,21 @@ class DemoConfig:
 
 
 def to_typed(cfg: Any, cls: type[T], prefix: str | None = None) -> T:
-    """Check a hydra DictConfig (or a plain mapping) against the dataclass schema and build frozen objects.
+    """Check a hydra DictConfig (or a plain mapping) against a dataclass schema and build the frozen
+    objects. Missing keys take the dataclass defaults.
 
-    Missing keys take the dataclass defaults. Unknown keys, wrong types, values outside a Literal's
-    choices and numbers outside a declared range raise ConfigError naming the full dotted key
-    (`prefix` or, for a DictConfig node, its path in the composed config).
+    Args:
+        cfg: the composed config node, or a dict.
+        cls: the dataclass to build (e.g. `TrainConfig`).
+        prefix: the dotted key of `cfg` used in messages (None: a DictConfig node's own path).
+
+    Returns:
+        The `cls` instance, nested dataclasses built too.
+
+    Raises:
+        ConfigError: an unknown key (with close names), a wrong type, a missing or unresolvable value,
+            a value outside a Literal's choices or a declared range; the message names the full
+            dotted key.
     """
     from omegaconf import DictConfig, ListConfig, OmegaConf
     from omegaconf.errors import OmegaConfBaseException

@@ -51,10 +51,32 @@ def open_memory(
     sync: str = DEFAULT_SYNC,
     **embedder_kwargs: Any,
 ) -> StoreMemory:
-    """`embedder`: an Embedder or a name (minilm, bm25, openai, hash) built with `embedder_kwargs`.
-    `auto_create_scopes`: see `StoreMemory`; off, an unknown user/project is an `UnknownScopeError`.
-    `sync`: "background" (commits fsynced off the commit path, within ~0.5 s) or "commit" (every
-    commit fsyncs before it returns); pulse/memory/wal_checkpoint.py says what each survives."""
+    """Open (or create) a memory root as one of the memory kinds (the module docstring).
+
+    Args:
+        kind: structured, flat, flat_user or flat_project (or an alias: full, graph, flat+user,
+            flat+project).
+        root: the memory root folder (holds memory.sqlite).
+        embedder: an `Embedder`, or a name (minilm, bm25, openai, hash) built with `embedder_kwargs`.
+        graph_config: the structured layers' retrieval knobs (None: defaults).
+        flat_config: the flat layers' retrieval knobs (None: defaults).
+        clock: the current time as ISO-8601 (tests pass a fixed clock).
+        create: create the store when the root has none (False: that is an error).
+        auto_create_scopes: see `StoreMemory`; off, an unknown user or project is an
+            `UnknownScopeError`; on, a conversation creates it and a read of it returns nothing.
+        sync: "background" (commits fsynced off the commit path, within ~0.5 s) or "commit" (every
+            commit fsyncs before it returns); pulse/memory/wal_checkpoint.py says what each survives.
+        **embedder_kwargs: passed to the embedder named by `embedder`.
+
+    Returns:
+        The open `StoreMemory` (a `pulse.memory.Memory`; a context manager that closes it).
+
+    Raises:
+        MemoryStoreError: an unknown kind (with close names).
+        StoreError: no store at `root` with `create=False`, a root that is a file, a store that is
+            corrupted, foreign or of a newer schema, or an unknown `sync` mode.
+        RegistryError: an unknown embedder name.
+    """
     name = ALIASES.get(kind, kind)
     if name not in KINDS:
         close = difflib.get_close_matches(kind, [*KINDS, *ALIASES], n=2, cutoff=0.5)

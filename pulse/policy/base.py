@@ -43,4 +43,17 @@ class Policy(Protocol):
     name: str
 
     def decide_batch(self, inputs: Sequence[PolicyInput]) -> list[PolicyOutput]:
-        """One `PolicyOutput` per input, in order."""
+        """Decide every input of a batch.
+
+        Args:
+            inputs: the `PolicyInput`s (event prefix and memory snapshot), in any number; the backend
+                batches them as it can.
+
+        Returns:
+            One `PolicyOutput` per input, in order, evidence as real item ids. A completion that does not
+            parse is a silent decision with `parse.ok` False, never an error.
+
+        Raises:
+            Exception: whatever the engine raises (e.g. the endpoint client's errors after its
+                retries).
+        """

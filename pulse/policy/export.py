@@ -13,8 +13,20 @@ RECORD = "provenance.json"
 
 
 def merge_adapter(adapter: str, out: str | Path, dtype: str) -> Path:
-    """Merge `adapter` (a folder with adapter_config.json) into its base and write a model folder
-    at `out` (which may be the adapter folder itself: the adapter files are replaced)."""
+    """Merge a LoRA adapter into its base and write a plain model folder, with the tokenizer and the
+    training record (provenance.json, marked `merged_from` and `dtype`).
+
+    Args:
+        adapter: a LoRA adapter folder (with adapter_config.json naming its base).
+        out: the model folder to write; replaced atomically if it exists (it may be `adapter` itself).
+        dtype: the weights' dtype (float32, bfloat16, ...).
+
+    Returns:
+        `out` as a Path.
+
+    Raises:
+        ModelLoadError: `adapter` has no adapter_config.json, or the adapter or its base cannot load.
+    """
     from pulse.models.loading import ModelLoadError, load_model, load_tokenizer
 
     src = Path(adapter)

@@ -57,9 +57,25 @@ def resolve_chat_template_kwargs(cfg: PolicyBackendConfig) -> dict[str, Any]:
 
 
 def build_policy(cfg: PolicyBackendConfig):
-    """Every backend from one config: the checkpoint's record (pulse/policy/record.py) fills the
-    prompt style and chat-template arguments, so training's held-out evaluation, `pulse
-    eval-policy`, `pulse eval` and `pulse serve` render the prompt the policy was trained on."""
+    """Build the policy backend `cfg` names. The checkpoint's training record (pulse/policy/record.py)
+    fills the prompt style and chat-template arguments, so training's held-out evaluation, `pulse
+    eval-policy`, `pulse eval` and `pulse serve` render the prompt the policy was trained on.
+
+    Args:
+        cfg: the `PolicyBackendConfig` (backend, checkpoint or model name, endpoint, prompt style,
+            token cap, batch size, dtype, device, chat-template arguments).
+
+    Returns:
+        The policy: `TransformersPolicy`, `VLLMPolicy` or `OpenAIPolicy`, each with `name` and
+        `decide_batch(inputs)`.
+
+    Raises:
+        ConfigError: an unknown backend, no `name_or_path`, an openai backend without `base_url`,
+            vllm or `device=cuda` without a visible GPU, a prompt style or chat-template arguments
+            other than the checkpoint was trained with, an unreadable training record.
+        ModelLoadError: a local checkpoint that cannot be loaded (transformers backend).
+        RuntimeError: vllm backend without vLLM installed.
+    """
     try:
         cls = POLICY_BACKENDS.get(cfg.backend)
     except RegistryError as e:

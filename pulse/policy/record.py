@@ -48,8 +48,19 @@ def _run_config(run_dir: Path) -> dict[str, Any]:
 
 
 def trained_record(name_or_path: str) -> dict[str, Any]:
-    """{prompt_style, chat_template_kwargs, dtype, ...} a local checkpoint was trained with ({} when it
-    records none, e.g. a hub id or an endpoint's model name). An unreadable record is a ConfigError."""
+    """What a local checkpoint records about how it was trained: {prompt_style, chat_template_kwargs,
+    dtype, ...} from its provenance.json, else from its run's config.yaml two levels up (the module
+    docstring).
+
+    Args:
+        name_or_path: a checkpoint folder, or anything else (a hub id, an endpoint's model name).
+
+    Returns:
+        The record; {} when `name_or_path` is not a folder or the folder records nothing.
+
+    Raises:
+        ConfigError: the record exists but cannot be read (names the file).
+    """
     path = Path(name_or_path)
     if not path.is_dir():
         return {}

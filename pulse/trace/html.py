@@ -376,7 +376,24 @@ def write_page(
     lazy: str = "auto",
     inline_mb: float = 4.0,
 ) -> dict[str, Any]:
-    """Run directories -> the page `out` (and `<stem>_episodes/` when lazy). What was written."""
+    """Write the self-contained page of the runs under `paths`.
+
+    Args:
+        paths: run directories or folders holding them (`pulse.trace.load.find_runs`).
+        out: the page's file; with lazy details, `<stem>_episodes/` beside it holds them.
+        title: the page title ("" = the methods and benchmarks shown).
+        max_episodes: episodes read per run (0 = all).
+        lazy: "auto" (details inline up to `inline_mb`, else in the folder), "always" or "never".
+        inline_mb: the inline details' limit in MB (lazy="auto").
+
+    Returns:
+        What was written: {"out", "runs", "episodes", "traced" (episodes with a timeline),
+        "page_bytes", "detail_bytes", "lazy" (the details folder or None), "chunks"}.
+
+    Raises:
+        ValueError: an unknown `lazy` mode.
+        TraceError: a path that is not a run directory, or a malformed row.
+    """
     if lazy not in ("auto", "always", "never"):
         raise ValueError(f"lazy={lazy!r}: expected auto, always or never")
     base = out.parent

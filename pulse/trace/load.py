@@ -64,6 +64,17 @@ class TraceError(PulseUserError, ValueError):
 
 
 def find_runs(paths: list[str]) -> list[Path]:
+    """The run directories under `paths`.
+
+    Args:
+        paths: run directories (each with episodes.jsonl) or folders holding them at any depth.
+
+    Returns:
+        The run directories in the order given (a folder's, sorted), each once.
+
+    Raises:
+        TraceError: a path that does not exist, or has no episodes.jsonl at or below it.
+    """
     runs: list[Path] = []
     for p in map(Path, paths):
         if not p.exists():
@@ -135,6 +146,21 @@ def load_run(
 
 
 def load(paths: list[str], max_episodes: int = 0, base: Path | None = None) -> dict[str, Any]:
+    """The data of a `pulse trace` page: every run's header and its episodes.
+
+    Args:
+        paths: run directories or folders holding them (`find_runs`).
+        max_episodes: episodes read per run (0 = all).
+        base: the folder the page is written to; run names are relative to it (None: their own names).
+
+    Returns:
+        {"runs": one header per run (method, benchmark, seed, score, agent, ...), "episodes": every
+        episode's view, with its timeline when the row has a trace}.
+
+    Raises:
+        TraceError: a path that is not a run directory, a malformed JSON file or an episode row
+            without a task_id (names the file and line).
+    """
     runs, episodes = [], []
     for i, run_dir in enumerate(find_runs(paths)):
         run, eps = load_run(run_dir, i, max_episodes, base)

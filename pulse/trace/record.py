@@ -48,11 +48,21 @@ MESSAGE_CAP = 4000  # characters of a delivery's or a gate's message
 
 
 def enabled() -> bool:
+    """True when PULSE_TRACE is set to anything but "", 0, false or no."""
     return os.environ.get(ENV, "").strip().lower() not in ("", "0", "false", "no")
 
 
 def traced(session: Any, task: Any, row: dict[str, Any]) -> Any:
-    """`session`, recording into `row["trace"]` when PULSE_TRACE is set; else `session` itself."""
+    """The episode's session, recording its trace into `row["trace"]` when PULSE_TRACE is set.
+
+    Args:
+        session: the method's session for one task (None: a failed open; returned as it is).
+        task: the task (its request and, for a generated suite, its checkpoints go into the trace).
+        row: the episode row the harness will append; the trace is added when the session ends.
+
+    Returns:
+        A `TracingSession` around `session` when tracing is on, else `session` itself.
+    """
     if not enabled() or session is None:
         return session
     return TracingSession(session, task, row)

@@ -25,8 +25,18 @@ EMBEDDERS: Registry[Any] = Registry(
 
 
 def make_embedder(name: str, **kwargs: Any) -> Embedder:
-    """The embedder registered as `name` (see EMBEDDERS), built with `kwargs`; RegistryError (with
-    close names) for an unknown name."""
+    """The embedder registered as `name` (see EMBEDDERS), built with `kwargs`.
+
+    Args:
+        name: minilm, bm25, openai or hash (tests only).
+        **kwargs: the embedder's constructor arguments (e.g. `base_url`, `model` for openai).
+
+    Returns:
+        The `Embedder`. Only minilm imports torch.
+
+    Raises:
+        RegistryError: an unknown name (with close names).
+    """
     return EMBEDDERS.get(name)(**kwargs)
 
 
