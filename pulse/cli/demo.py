@@ -16,12 +16,10 @@ from pulse.cli.support import hydra_entry
 
 
 def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
-    """Train and evaluate the demo's runs under `train_cfg.out_dir`, then report them.
-
-    Per seed: an SFT warm start, then one GRPO run from it per penalty in `demo_cfg.penalties` (the
-    reward's `wrong_intervention` weight); the untrained base and every checkpoint are scored on the
-    held-out examples, and `eval.demo_report.demo_report` adds the offline suites (as `demo_cfg` asks)
-    and writes the table, the reward curves and demo_results.json.
+    """Train and evaluate the demo's runs under `train_cfg.out_dir`, then report them: per seed an SFT
+    warm start, then one GRPO run from it per penalty in `demo_cfg.penalties` (the reward's
+    `wrong_intervention` weight); the base and every checkpoint scored on the held-out examples;
+    `eval.demo_report.demo_report` adds the offline suites and writes table, curves and results.
 
     Args:
         train_cfg: the typed `TrainConfig` every run of the demo starts from.
