@@ -85,7 +85,28 @@ def export_snapshot(memory: StoreMemory, user_id: str, project_id: str = "", as_
 
 
 def snapshot_from_dict(d: Any, where: str) -> Snapshot:
-    """Validate a parsed snapshot; `where` (usually the file path) prefixes every error."""
+    """Validate a parsed snapshot; `where` (usually the file path) prefixes every error.
+
+    Returns the `Snapshot`; raises `SnapshotError` at the first problem (the module docstring lists
+    what is checked), in file order: the header, each record, the supersession links, the meta."""
+    user_id, project_id, as_of = _header(d, where)
+    raw_items = d.get("items")
+    if not isinstance(raw_items, list):
+        raise SnapshotError(f"{where}: 'items' must be a list")
+    allowed = {f"user:{user_id}"} | ({f"project:{project_id}"} if project_id else set())
+    items: list[MemoryItem] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(raw_items):
+        item = _record(raw, i, allowed, seen, where)
+        seen[item.item_id] = i
+        items.append(item)
+    _check_supersession(items, seen, where)
+    _check_chains(items, seen, where)
+    return Snapshot(user_id, project_id, as_of, items, _meta(d.get("meta", {}), seen, where))
+
+
+def _header(d: Any, where: str) -> tuple[str, str, str]:
+    """The top level's format, keys and version checked: (user_id, project_id, as_of)."""
     if not isinstance(d, dict):
         raise SnapshotError(f"{where}: expected a JSON object at the top level, got {type(d).__name__}")
     if d.get("format") != FORMAT:
@@ -111,33 +132,34 @@ def snapshot_from_dict(d: Any, where: str) -> Snapshot:
         check_time(as_of, "as_of")
     except ValueError as e:
         raise SnapshotError(f"{where}: {e}") from None
-    raw_items = d.get("items")
-    if not isinstance(raw_items, list):
-        raise SnapshotError(f"{where}: 'items' must be a list")
-    allowed = {f"user:{user_id}"} | ({f"project:{project_id}"} if project_id else set())
-    items: list[MemoryItem] = []
-    seen: dict[str, int] = {}
-    for i, raw in enumerate(raw_items):
-        rid = raw.get("item_id", "?") if isinstance(raw, dict) else "?"
-        rec = f"{where}: items[{i}] (item_id {rid!r})"
-        try:
-            item = MemoryItem.from_dict(raw, where=rec)
-            check_time(item.valid_from, f"{rec}: valid_from")
-            check_time(item.valid_to, f"{rec}: valid_to")
-        except (RecordError, ValueError) as e:
-            raise SnapshotError(str(e) if str(e).startswith(where) else f"{rec}: {e}") from None
-        if item.valid_to and item.valid_from and parse_time(item.valid_to) < parse_time(item.valid_from):
-            raise SnapshotError(f"{rec}: valid_to {item.valid_to!r} is before valid_from {item.valid_from!r}")
-        if item.supersedes == item.item_id:
-            raise SnapshotError(f"{rec}: supersedes itself")
-        if item.scope not in allowed:
-            raise SnapshotError(
-                f"{rec}: scope {item.scope!r} is outside this snapshot ({', '.join(sorted(allowed))})"
-            )
-        if item.item_id in seen:
-            raise SnapshotError(f"{rec}: duplicate item_id (also items[{seen[item.item_id]}])")
-        seen[item.item_id] = i
-        items.append(item)
+    return user_id, project_id, as_of
+
+
+def _record(raw: Any, i: int, allowed: set[str], seen: dict[str, int], where: str) -> MemoryItem:
+    """`items[i]` as a record: its fields, times and scope (one of `allowed`), its id not in `seen`."""
+    rid = raw.get("item_id", "?") if isinstance(raw, dict) else "?"
+    rec = f"{where}: items[{i}] (item_id {rid!r})"
+    try:
+        item = MemoryItem.from_dict(raw, where=rec)
+        check_time(item.valid_from, f"{rec}: valid_from")
+        check_time(item.valid_to, f"{rec}: valid_to")
+    except (RecordError, ValueError) as e:
+        raise SnapshotError(str(e) if str(e).startswith(where) else f"{rec}: {e}") from None
+    if item.valid_to and item.valid_from and parse_time(item.valid_to) < parse_time(item.valid_from):
+        raise SnapshotError(f"{rec}: valid_to {item.valid_to!r} is before valid_from {item.valid_from!r}")
+    if item.supersedes == item.item_id:
+        raise SnapshotError(f"{rec}: supersedes itself")
+    if item.scope not in allowed:
+        raise SnapshotError(
+            f"{rec}: scope {item.scope!r} is outside this snapshot ({', '.join(sorted(allowed))})"
+        )
+    if item.item_id in seen:
+        raise SnapshotError(f"{rec}: duplicate item_id (also items[{seen[item.item_id]}])")
+    return item
+
+
+def _check_supersession(items: list[MemoryItem], seen: dict[str, int], where: str) -> None:
+    """Every record a record supersedes is in the snapshot, in its scope, and not valid from later."""
     for i, item in enumerate(items):
         if item.supersedes and item.supersedes not in seen:
             raise SnapshotError(
@@ -161,8 +183,10 @@ def snapshot_from_dict(d: Any, where: str) -> Snapshot:
                     f"{item.valid_from!r}, before the record it supersedes ({target.item_id!r}, "
                     f"valid from {target.valid_from!r})"
                 )
-    _check_chains(items, seen, where)
-    raw_meta = d.get("meta", {})
+
+
+def _meta(raw_meta: Any, seen: dict[str, int], where: str) -> dict[str, ItemMeta]:
+    """The `meta` object: item_id (one in `seen`) -> its links and task id."""
     if not isinstance(raw_meta, dict):
         raise SnapshotError(f"{where}: 'meta' must be an object keyed by item_id")
     meta: dict[str, ItemMeta] = {}
@@ -181,7 +205,7 @@ def snapshot_from_dict(d: Any, where: str) -> Snapshot:
                 f"got {json.dumps(m)[:80]}"
             )
         meta[key] = ItemMeta(links=tuple(m.get("links", [])), task_id=m.get("task_id", ""))
-    return Snapshot(user_id, project_id, as_of, items, meta)
+    return meta
 
 
 def _check_chains(items: list[MemoryItem], seen: dict[str, int], where: str) -> None:

@@ -11,13 +11,15 @@ retrieval time and nothing else:
     flat_project   flat        graph           Flat + Project (flat user memory, structured project)
 
 Construct through `pulse.memory.open_memory(kind, root, embedder)`.
+
+Its parts: scopes, retrieval, reading and writing (here), the scope indexes and query cache
+(`ScopeIndexes`, store_indexes.py), the write path's index lookups (`WriteLookups`, store_lookups.py),
+a bulk load's checks (store_batch.py) and the store itself (`MemoryStore`, store.py).
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -25,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from pulse.core.records import MemoryItem, RecordError
-from pulse.memory import graph, scope_index
+from pulse.core.records import MemoryItem
+from pulse.memory import graph
 from pulse.memory.candidates import Candidate, select
 from pulse.memory.embedders.base import Embedder
 from pulse.memory.interface import (
@@ -37,22 +39,29 @@ from pulse.memory.interface import (
     ScoredItem,
     UnknownScopeError,
 )
-from pulse.memory.query_features import QueryFeatures, features, query_text
+from pulse.memory.query_features import QueryFeatures, features
 from pulse.memory.retrieval_flat import FlatRetriever
 from pulse.memory.retrieval_graph import GraphRetriever
-from pulse.memory.scope_build import build_scope_index, embed_with_cache
-from pulse.memory.scope_compaction import catch_up
-from pulse.memory.scope_index import ScopeIndex
 from pulse.memory.store import MemoryStore, text_hash
-from pulse.memory.timeutil import check_time, parse_time, utc_now
+from pulse.memory.store_batch import check_batch, check_targets, new_records
+from pulse.memory.store_indexes import ScopeIndexes
+from pulse.memory.store_lookups import WriteLookups
+from pulse.memory.timeutil import parse_time, utc_now
 from pulse.memory.wal_checkpoint import DEFAULT_SYNC
 from pulse.memory.writer import Conversation
 
 Retriever = GraphRetriever | FlatRetriever
 
 
-class StoreMemory:
-    """Implements `pulse.memory.interface.Memory` on a SQLite memory root."""
+class StoreMemory(ScopeIndexes, WriteLookups):
+    """Implements `pulse.memory.interface.Memory` on a SQLite memory root.
+
+    Args: the memory `root`, the `embedder`, the retrievers of the user and the project layer (the
+    memory kind, module docstring), the `clock`, `create` (False: a missing store is an error),
+    `auto_create_scopes`, the cache sizes and the store's `sync` mode. Reads and retrieval of an
+    unknown user or project raise `UnknownScopeError` (unless `auto_create_scopes`: they return
+    nothing); writes go through `conversation()` (pulse/memory/writer.py) or `add_items()`.
+    """
 
     def __init__(
         self,
@@ -78,18 +87,7 @@ class StoreMemory:
         self.user_retriever = user_retriever
         self.project_retriever = project_retriever
         self.clock = clock
-        # scope -> index, least recently used first; at most `index_cache_size` are kept (a store of
-        # thousands of users keeps the ones in use; an evicted scope is rebuilt on its next query)
-        self._indexes: OrderedDict[str, ScopeIndex] = OrderedDict()
-        self.index_cache_size = index_cache_size
-        # the agent runtime retrieves from a worker thread while the main thread may commit
-        self._ix_lock = threading.RLock()
-        self._data_version = self.store.data_version()
-        # query text -> encoding (see encode_query); 0 disables the cache
-        self.query_cache_size = query_cache_size
-        self._qcache: OrderedDict[str, Any] = OrderedDict()
-        self._qcache_lock = threading.Lock()
-        self.query_cache_hits = 0
+        self._init_caches(index_cache_size, query_cache_size)
         # seconds spent in the last retrieve(): query embedding forward vs everything else
         self.last_timing: dict[str, float] = {}
 
@@ -152,102 +150,7 @@ class StoreMemory:
                 )
         return out
 
-    # ------------------------------------------------------------------ indexes
-    def _fresh(self) -> None:
-        """Bring indexes up to date with other processes' commits (they change SQLite's data_version)."""
-        dv = self.store.data_version()
-        if dv != self._data_version:
-            with self._ix_lock:
-                self._data_version = dv
-                gens = self.store.generations()
-                scopes = [s for s, ix in self._indexes.items() if gens.get(s) != ix.generation]
-                for scope in scopes:
-                    self._catch_up(scope, gens.get(scope, 0))
-            self.advance_compactions(scope_index.COMPACT_READ_STEP_S, scopes)
-
-    def index(self, scope: str) -> ScopeIndex:
-        with self._ix_lock:
-            ix = self._indexes.get(scope)
-            if ix is None:
-                gen = self.store.generations().get(scope, 0)
-                ix = build_scope_index(self.store, self.embedder, scope, gen)
-                self._indexes[scope] = ix
-                while len(self._indexes) > max(self.index_cache_size, 1):
-                    self._indexes.popitem(last=False)
-            else:
-                self._indexes.move_to_end(scope)
-            return ix
-
-    def _catch_up(self, scope: str, generation: int) -> None:
-        self._indexes[scope] = catch_up(self._indexes[scope], self.store, self.embedder, generation)
-
-    def invalidate(self, scopes: set[str]) -> None:
-        """After a commit to `scopes`: built indexes take in the new rows (cost of those rows only),
-        and pending compactions of the scopes caught up advance by one step (`COMPACT_STEP_S`)."""
-        caught: list[str] = []
-        with self._ix_lock:
-            self._data_version = self.store.data_version()
-            gens = self.store.generations()
-            # `scopes` changed generation; so did any scope another process committed to meanwhile
-            for s, ix in list(self._indexes.items()):
-                if gens.get(s) != ix.generation:
-                    self._catch_up(s, gens.get(s, 0))
-                    caught.append(s)
-        self.advance_compactions(scope_index.COMPACT_STEP_S, caught)
-
-    def advance_compactions(self, budget_s: float | None = None, scopes: Sequence[str] | None = None) -> int:
-        """Advance the pending compactions of `scopes` (default: every cached scope) by about
-        `budget_s` of work each (None: to the end); returns how many were swapped in.
-
-        The build works on a private snapshot, outside the index lock, so readers go on meanwhile
-        with the current index; copying the rows committed since the snapshot and the swap happen
-        under the lock, in slices, so a reader sees the old index or the finished one, never a
-        half-built one. A thread that finds another one stepping a compaction leaves it alone.
-        """
-        swapped = 0
-        for scope in list(self._indexes) if scopes is None else scopes:
-            ix = self._indexes.get(scope)
-            comp = ix.compaction if ix is not None else None
-            if comp is None or not comp.lock.acquire(blocking=False):
-                continue
-            try:
-                if not comp.built:
-                    if not comp.build_step(budget_s) or budget_s is not None:
-                        continue  # built in this step: the copy is the next step's work
-                with self._ix_lock:
-                    if self._indexes.get(scope) is not ix:  # evicted or replaced meanwhile: drop it
-                        ix.compaction = None
-                        continue
-                    new = comp.copy_step(budget_s)
-                    if new is not None:
-                        ix.compaction = None
-                        self._indexes[scope] = new
-                        swapped += 1
-            finally:
-                comp.lock.release()
-        return swapped
-
-    def embed_cached(self, texts: list[str]) -> dict[str, Any]:
-        return embed_with_cache(self.store, self.embedder, texts)
-
     # ------------------------------------------------------------------ retrieval
-    def encode_query(self, query: RetrievalQuery) -> Any:
-        """The query's encoding; repeated query texts (the same subgoal, entity and call keys, which
-        a task re-triggers step after step) are served from a small LRU cache instead of re-embedded."""
-        text = query_text(query)
-        with self._qcache_lock:
-            hit = self._qcache.get(text)
-            if hit is not None:
-                self._qcache.move_to_end(text)
-                self.query_cache_hits += 1
-                return hit
-        enc = self.embedder.encode_query(text)
-        with self._qcache_lock:
-            self._qcache[text] = enc
-            if len(self._qcache) > self.query_cache_size:
-                self._qcache.popitem(last=False)
-        return enc
-
     def _known(self, user_id: str, project_id: str) -> bool:
         """False only when auto_create_scopes lets a read of an unknown scope return nothing."""
         if not self.auto_create_scopes:
@@ -328,74 +231,13 @@ class StoreMemory:
         Scopes are created as needed. Re-adding an identical record is a no-op; a different record
         under an existing id is an error. A record with `supersedes` needs its target (in the batch
         or the store, same scope); an open target gets `valid_to` = the new record's `valid_from`.
+        Raises RecordError (bad times) or MemoryStoreError / MissingRecordError, and then writes nothing.
         """
         meta = meta or {}
         items = list(items)
-        ids = [i.item_id for i in items]
-        if len(set(ids)) != len(ids):
-            dup = next(i for i in ids if ids.count(i) > 1)
-            raise MemoryStoreError(f"add_items: item_id {dup!r} appears twice in the batch")
-        for item in items:
-            for field_name in ("valid_from", "valid_to"):
-                try:
-                    check_time(getattr(item, field_name), f"memory item {item.item_id}: {field_name}")
-                except ValueError as e:
-                    raise RecordError(str(e)) from None
-            if item.valid_from and item.valid_to and parse_time(item.valid_to) < parse_time(item.valid_from):
-                raise RecordError(
-                    f"memory item {item.item_id}: valid_to {item.valid_to!r} is before valid_from "
-                    f"{item.valid_from!r}"
-                )
-        batch = {i.item_id: i for i in items}
-        acyclic: set[str] = set()
-        for item in items:  # supersession inside the batch must not loop (a -> b -> a)
-            path: list[str] = []
-            cur: MemoryItem | None = item
-            while cur is not None and cur.item_id not in acyclic:
-                if cur.item_id in path:
-                    raise MemoryStoreError(
-                        f"add_items: record {cur.item_id} is in a supersession cycle "
-                        f"({' -> '.join(path[path.index(cur.item_id) :] + [cur.item_id])})"
-                    )
-                path.append(cur.item_id)
-                cur = batch.get(cur.supersedes) if cur.supersedes else None
-            acyclic.update(path)
-        existing = self.store.get_many(ids)
-        fresh: list[MemoryItem] = []
-        for item in items:
-            if item.item_id in existing:
-                old, old_meta, _ = existing[item.item_id]
-                # identical, or identical except that a later revision has since ended it
-                same = replace(old, valid_to="") == replace(item, valid_to="") and item.valid_to in (
-                    "",
-                    old.valid_to,
-                )
-                if not same or old_meta != meta.get(item.item_id, ItemMeta()):
-                    raise MemoryStoreError(
-                        f"record {item.item_id} already exists in {self.store.path} with different "
-                        f"content; a revision needs a new item_id with supersedes={item.item_id!r}"
-                    )
-                continue
-            fresh.append(item)
-        by_id = {i.item_id: i for i in fresh}
-        targets = self.store.get_many(
-            [i.supersedes for i in fresh if i.supersedes and i.supersedes not in by_id]
-        )
-        for item in fresh:
-            if item.supersedes:
-                target = by_id.get(item.supersedes) or (
-                    targets[item.supersedes][0] if item.supersedes in targets else None
-                )
-                if target is None:
-                    raise MissingRecordError(
-                        f"record {item.item_id} supersedes {item.supersedes!r}, which does not "
-                        f"exist in the batch or in {self.store.path}"
-                    )
-                if target.scope != item.scope:
-                    raise MemoryStoreError(
-                        f"record {item.item_id} ({item.scope}) cannot supersede {target.item_id} "
-                        f"({target.scope}): revisions stay in their scope"
-                    )
+        check_batch(items)
+        fresh = new_records(self.store, items, meta)
+        check_targets(self.store, fresh)
         texts = [graph.embed_text(i) for i in fresh]
         vecs = self.embed_cached(texts)
         now = self.now()
@@ -436,57 +278,3 @@ class StoreMemory:
             )
         self.add_items([new_item], {new_item.item_id: meta} if meta else None)
         return new_item
-
-    # ------------------------------------------------------------------ lookups for writer.WriteTarget
-    def infer_topic(self, item: MemoryItem, vec: Any = None) -> str:
-        """The Topic of the most similar current fact in the item's scope, else "general".
-        `vec`: the item's vector when the caller has it (dense embedders), saving a forward pass."""
-        if not self.store.has_scope(item.scope):
-            return graph.GENERAL_TOPIC
-        ix = self.index(item.scope)
-        if not len(ix):
-            return graph.GENERAL_TOPIC
-        if ix.vectors is not None:
-            q = vec if vec is not None else self.embedder.encode_query(graph.embed_text(item))
-            idx = ix.probe(q)
-            s = np.where(ix.vt[idx] == np.inf, ix.dot(idx, q), -np.inf)
-        else:
-            idx = np.arange(len(ix))
-            s = np.where(
-                ix.vt == np.inf, ix.scores.scores(self.embedder.encode_query(graph.embed_text(item))), -np.inf
-            )
-        best = int(np.argmax(s))
-        return (
-            ix.items[int(idx[best])].topic or graph.GENERAL_TOPIC if s[best] >= 0.35 else graph.GENERAL_TOPIC
-        )
-
-    def link_entities(self, item: MemoryItem) -> tuple[str, ...]:
-        """Known entities of the scope that the fact's text names (one identity across Topics)."""
-        if not self.store.has_scope(item.scope):
-            return ()
-        ix = self.index(item.scope)
-        return tuple(
-            ix.entity_names[k]
-            for k in ix.match_entities(graph.words(item.text), set())
-            if not k.startswith("tool:")
-        )
-
-    def near_duplicate(self, item: MemoryItem, meta: ItemMeta, vec: Any, threshold: float = 0.95) -> str:
-        """Id of a current same-kind, slotless fact whose sentence is nearly identical, else ""."""
-        if vec is None or item.slot or not self.store.has_scope(item.scope):
-            return ""
-        ix = self.index(item.scope)
-        if ix.vectors is None or not len(ix):
-            return ""
-        idx = ix.probe(vec)
-        sims = ix.dot(idx, vec)
-        close = np.flatnonzero(sims >= threshold)  # few: check the record conditions on those only
-        ok = [
-            j
-            for j in close.tolist()
-            if ix.vt[idx[j]] == np.inf
-            and not ix.has_slot[idx[j]]
-            and ix.kinds[idx[j]] == item.kind
-            and ix.task_ids[idx[j]] == meta.task_id
-        ]
-        return ix.items[int(idx[max(ok, key=lambda j: sims[j])])].item_id if ok else ""

@@ -127,7 +127,7 @@ def test_commits_update_the_index_like_a_full_rebuild(tmp_path, monkeypatch, emb
     ix0 = mem._indexes["user:u1"]
     builds = []
     monkeypatch.setattr(
-        "pulse.memory.store_memory.build_scope_index",
+        "pulse.memory.store_indexes.build_scope_index",
         lambda *a, **k: builds.append(a) or scope_build.build_scope_index(*a, **k),
     )
     for batch, metas in _batches(rng, 6, 25, 1000):
