@@ -25,11 +25,7 @@ ALLOWED: dict[str, int] = {
     # the memory store and its write path: storage, indexes, writer
     "pulse/memory/extraction.py:extract": 166,
     "pulse/memory/extraction.py:_filed": 89,
-    # τ²-bench retail: the 16 tools mirror τ²'s, one method each (the benchmark itself is split: issue 34)
-    "eval/real/tau2_retail/tools.py:RetailTools": 306,
     # generated suites: one generator function per suite shape
-    "eval/suites/independent_sim/generator.py:make_tasks": 177,
-    "eval/suites/independent_sim/generator.py:make_history": 116,
     "eval/suites/generator.py:build_tasks": 128,
     "eval/suites/schema.py:suite_from_json": 164,
     # the memory-following task agent: one episode loop

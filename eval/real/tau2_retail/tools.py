@@ -5,6 +5,9 @@ Written from τ²-bench's documented tool behaviour (MIT; see NOTICE). Every fai
 database hashes match τ²'s). One quirk kept on purpose: `modify_pending_order_items` gives every
 modified item the price and options of the *last* new variant of the call, as τ² does.
 Results are JSON-ready dicts/strings (a copy, so the agent cannot mutate the database through them).
+`RetailTools` is the read-only look-ups (`RetailReads`) plus the order- and user-changing tools
+(`RetailWrites`), both over one copy-on-write database (`RetailDatabase`, which also dispatches a
+call by name).
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ class RetailError(ValueError):
     """A tool's refusal (τ² raises ValueError; the agent sees the message as the tool's error)."""
 
 
-class RetailTools:
-    """The tools over a shared, read-only base database plus this copy's own changes (`over`).
+class RetailDatabase:
+    """A shared, read-only base database plus this copy's own changes (`over`), the look-ups the
+    tools share, and the dispatch of a tool call by name (`call`).
 
     An order or user is copied into `over` the first time a write tool touches it (copy on write),
     so a fresh database per task costs nothing and two databases are compared on the entries either
@@ -93,6 +97,27 @@ class RetailTools:
             if item_ids.count(item_id) > have.count(item_id):
                 raise RetailError(message(item_id))
 
+    # -- dispatch --------------------------------------------------------------------------------
+    def call(self, name: str, args: dict[str, Any]) -> Any:
+        if name not in SCHEMAS:
+            raise RetailError(f"unknown tool {name!r}; available: {sorted(SCHEMAS)}")
+        params = SCHEMAS[name]["parameters"]
+        missing = [p for p in params["required"] if p not in args]
+        extra = sorted(set(args) - set(params["properties"]))
+        if missing or extra:
+            raise RetailError(f"{name}: missing argument(s) {missing}, unknown argument(s) {extra}")
+        for p, spec in params["properties"].items():
+            want = list if spec["type"] == "array" else str
+            if not isinstance(args[p], want):
+                raise RetailError(f"{name}: argument {p!r} must be a {spec['type']}")
+        out = getattr(self, name)(**args)
+        return copy.deepcopy(out)
+
+
+class RetailReads(RetailDatabase):
+    """The tools that change nothing: arithmetic, the hand-over to a human, and the look-ups of users,
+    orders, products and items (each result the entry itself; `call` returns a copy)."""
+
     # -- generic ---------------------------------------------------------------------------------
     def calculate(self, expression: str) -> str:
         if not all(ch in "0123456789+-*/(). " for ch in expression):
@@ -142,7 +167,11 @@ class RetailTools:
             {p["name"]: p["product_id"] for p in self.base["products"].values()}, sort_keys=True
         )
 
-    # -- writes ----------------------------------------------------------------------------------
+
+class RetailWrites(RetailDatabase):
+    """The tools that change an order or a user, each after τ²'s checks (a refusal raises
+    `RetailError` before the database changes, except where τ² itself changes state first)."""
+
     def cancel_pending_order(self, order_id: str, reason: str) -> dict:
         order = self._order(order_id, write=True)
         if order["status"] != "pending":
@@ -310,21 +339,11 @@ class RetailTools:
         order["return_payment_method_id"] = payment_method_id
         return order
 
-    # -- dispatch --------------------------------------------------------------------------------
-    def call(self, name: str, args: dict[str, Any]) -> Any:
-        if name not in SCHEMAS:
-            raise RetailError(f"unknown tool {name!r}; available: {sorted(SCHEMAS)}")
-        params = SCHEMAS[name]["parameters"]
-        missing = [p for p in params["required"] if p not in args]
-        extra = sorted(set(args) - set(params["properties"]))
-        if missing or extra:
-            raise RetailError(f"{name}: missing argument(s) {missing}, unknown argument(s) {extra}")
-        for p, spec in params["properties"].items():
-            want = list if spec["type"] == "array" else str
-            if not isinstance(args[p], want):
-                raise RetailError(f"{name}: argument {p!r} must be a {spec['type']}")
-        out = getattr(self, name)(**args)
-        return copy.deepcopy(out)
+
+class RetailTools(RetailReads, RetailWrites):
+    """τ²-bench retail's 16 tools over one task's copy-on-write database: the look-ups
+    (`RetailReads`) and the order- and user-changing tools (`RetailWrites`), called by name through
+    `call` with the arguments `SCHEMAS` describes."""
 
 
 def _s(desc: str) -> dict:

@@ -238,27 +238,31 @@ def _session(when: str, scope: str, turns, project: str = "") -> SeedSession:
     return SeedSession(when, scope, tuple(turns), project)
 
 
-def make_history(p: _Persona, t: Truth) -> tuple[tuple[SeedSession, ...], tuple[MemoryItem, ...]]:
-    """The seed sessions (in time order) and the facts they state (for analysis)."""
-    rng, d, user = p.rng, p.d, p.user
-    scope = f"user:{user}"
-    sessions: list[SeedSession] = []
-    items: list[MemoryItem] = []
+class _History:
+    """The seed sessions being written and the facts they state, with the persona's random stream:
+    `day` draws a time, `say` adds a user statement with an assistant's acknowledgement, `item`
+    records the fact a text states (ids in the order the facts are stated)."""
 
-    def day(lo: int, hi: int) -> str:
-        return _day(HISTORY_START, rng.randrange(lo, hi), rng.randrange(8, 19))
+    def __init__(self, p: _Persona):
+        self.p, self.rng = p, p.rng
+        self.scope = f"user:{p.user}"
+        self.sessions: list[SeedSession] = []
+        self.items: list[MemoryItem] = []
+
+    def day(self, lo: int, hi: int) -> str:
+        return _day(HISTORY_START, self.rng.randrange(lo, hi), self.rng.randrange(8, 19))
 
     def item(
-        kind, sc, text, slot, value, when, cond="", supersedes="", source="user_statement"
+        self, kind, sc, text, slot, value, when, cond="", supersedes="", source="user_statement"
     ) -> MemoryItem:
         m = MemoryItem(
-            f"m{len(items) + 1}",
+            f"m{len(self.items) + 1}",
             kind,
             sc,
             text,
             slot,
             value,
-            p.noun(slot),
+            self.p.noun(slot),
             (),
             cond,
             Provenance(source, "", text),
@@ -266,13 +270,33 @@ def make_history(p: _Persona, t: Truth) -> tuple[tuple[SeedSession, ...], tuple[
             "",
             supersedes,
         )
-        items.append(m)
+        self.items.append(m)
         return m
 
-    def say(when, text, sc=scope):
-        sessions.append(_session(when, sc, (SeedTurn("user", text), SeedTurn("assistant", rng.choice(ACKS)))))
+    def say(self, when: str, text: str, sc: str = "") -> None:
+        turns = (SeedTurn("user", text), SeedTurn("assistant", self.rng.choice(ACKS)))
+        self.sessions.append(_session(when, sc or self.scope, turns))
 
-    for slot in d["user_slots"]:
+
+def make_history(p: _Persona, t: Truth) -> tuple[tuple[SeedSession, ...], tuple[MemoryItem, ...]]:
+    """The seed sessions (in time order) and the facts they state (for analysis): the user's own
+    statements, the colleagues', the projects' decisions, then small talk."""
+    h = _History(p)
+    _user_statements(h, t)
+    _colleague_statements(h, t)
+    _project_decisions(h, t)
+    for user_text, reply in p.rng.sample(FILLER, 3):
+        turns = (SeedTurn("user", user_text), SeedTurn("assistant", reply))
+        h.sessions.append(_session(h.day(0, HISTORY_DAYS), h.scope, turns))
+    h.sessions.sort(key=lambda s: s.time)
+    return tuple(h.sessions), tuple(h.items)
+
+
+def _user_statements(h: _History, t: Truth) -> None:
+    """What the user said about each of their slots, by the slot's role (a revision in two sessions,
+    the old fact's validity ended by the new one; a conditional value with its context's phrase)."""
+    p, rng, scope, day, say, item = h.p, h.rng, h.scope, h.day, h.say, h.item
+    for slot in p.d["user_slots"]:
         role = t.role[slot]
         if role == "preference":
             when = day(0, HISTORY_DAYS - 40)
@@ -289,7 +313,7 @@ def make_history(p: _Persona, t: Truth) -> tuple[tuple[SeedSession, ...], tuple[
             m0 = item("preference", scope, t0, slot, old, w0)
             t1 = rng.choice(REVISE).format(f=p.form(slot, t.pref[slot]), o=p.form(slot, old), n=p.noun(slot))
             say(w1, t1)
-            items[items.index(m0)] = replace(m0, valid_to=w1)
+            h.items[h.items.index(m0)] = replace(m0, valid_to=w1)
             item("preference", scope, t1, slot, t.pref[slot], w1, supersedes=m0.item_id)
         elif role == "habit":
             when = day(0, HISTORY_DAYS)
@@ -298,7 +322,7 @@ def make_history(p: _Persona, t: Truth) -> tuple[tuple[SeedSession, ...], tuple[
             item("habit", scope, text, slot, t.habit[slot], when)
         elif role == "conditional":
             tag, vc = t.cond[slot]
-            phrase = rng.choice(d["contexts"][tag])
+            phrase = rng.choice(p.d["contexts"][tag])
             when = day(0, HISTORY_DAYS)
             ctext = p.say(COND, slot, vc, c=phrase)
             if slot in t.pref:  # general value and the exception, one session, two sentences
@@ -308,52 +332,45 @@ def make_history(p: _Persona, t: Truth) -> tuple[tuple[SeedSession, ...], tuple[
             else:
                 say(when, ctext)
             item("preference", scope, ctext, slot, vc, when, cond=phrase)
+
+
+def _colleague_statements(h: _History, t: Truth) -> None:
+    """The colleagues' preferences as the user reports them (facts in the colleague's scope), then
+    the first colleague's own session (another user's scope)."""
+    p = h.p
     for slot, (name, value) in t.colleague.items():
-        when = day(0, HISTORY_DAYS)
+        when = h.day(0, HISTORY_DAYS)
         text = p.say(COLLEAGUE, slot, value, p=name)
-        say(when, text)
-        item("preference", f"user:{_slug(name)}", text, slot, value, when)
+        h.say(when, text)
+        h.item("preference", f"user:{_slug(name)}", text, slot, value, when)
     name, value = next(iter(t.colleague.values()))
     slot = next(iter(t.colleague))
     own = p.say(COLLEAGUE_OWN, slot, value, p=name)
-    say(
-        day(0, HISTORY_DAYS), own, f"user:{_slug(name)}"
-    )  # the colleague's own session (another user's scope)
-    own_a, own_b, other = d["projects"]
+    h.say(h.day(0, HISTORY_DAYS), own, f"user:{_slug(name)}")
+
+
+def _project_decisions(h: _History, t: Truth) -> None:
+    """Each project decision as a user statement and its `record_decision` receipt (the other team's
+    forwarded by a colleague), one session in the project's scope."""
+    p, rng = h.p, h.rng
+    other = p.d["projects"][2]
     for proj, decided in t.project.items():
         for slot, value in decided.items():
-            when = day(0, HISTORY_DAYS)
+            when = h.day(0, HISTORY_DAYS)
             if proj == other:
                 text = rng.choice(OTHER_TEAM).format(
-                    p=rng.choice(d["colleagues"]), j=proj, f=p.form(slot, value), n=p.noun(slot)
+                    p=rng.choice(p.d["colleagues"]), j=proj, f=p.form(slot, value), n=p.noun(slot)
                 )
             else:
                 text = p.say(DECIDE, slot, value, j=proj)
             receipt = f"Decision recorded for {proj}: {p.noun(slot)} set to {p.form(slot, value)}."
-            sessions.append(
-                _session(
-                    when,
-                    f"project:{proj}",
-                    (
-                        SeedTurn("user", text),
-                        SeedTurn(
-                            "tool",
-                            receipt,
-                            DECISION_TOOL,
-                            {"status": "ok", f"{DECISION_PREFIX}{slot}": value},
-                        ),
-                        SeedTurn("assistant", "Recorded."),
-                    ),
-                    proj,
-                )
+            turns = (
+                SeedTurn("user", text),
+                SeedTurn("tool", receipt, DECISION_TOOL, {"status": "ok", f"{DECISION_PREFIX}{slot}": value}),
+                SeedTurn("assistant", "Recorded."),
             )
-            item("project_state", f"project:{proj}", receipt, slot, value, when, source="tool_receipt")
-    for user_text, reply in rng.sample(FILLER, 3):
-        sessions.append(
-            _session(day(0, HISTORY_DAYS), scope, (SeedTurn("user", user_text), SeedTurn("assistant", reply)))
-        )
-    sessions.sort(key=lambda s: s.time)
-    return tuple(sessions), tuple(items)
+            h.sessions.append(_session(when, f"project:{proj}", turns, proj))
+            h.item("project_state", f"project:{proj}", receipt, slot, value, when, source="tool_receipt")
 
 
 def _slug(name: str) -> str:
@@ -368,22 +385,60 @@ def _purposes(rng: random.Random, n: int) -> list[str]:
     return out
 
 
-def make_tasks(p: _Persona, t: Truth, n_tasks: int) -> list[SimTask]:
-    rng, d, user = p.rng, p.d, p.user
-    tools = {name: slots for name, (_, _, _, slots) in d["tools"].items()}
-    subgoal = {name: sg for name, (_, _, sg, _) in d["tools"].items()}
-    subgoal[DECISION_TOOL] = "settle the open project decisions"
-    service = {name: svc for name, (svc, _, _, _) in d["tools"].items()}
-    service[DECISION_TOOL] = DECISION_SERVICE
-    ds, free = d["decision"], d["free_slot"]
-    own_a, own_b, _ = d["projects"]
-    tags = list(d["contexts"])
-    plans = [tuple(x) for x in d["plans"]]
-    out: list[SimTask] = []
-    change_pending, reveal_pending = True, True
-    for ti, purpose in enumerate(_purposes(rng, n_tasks)):
-        task_id = f"{user}_t{ti + 1:02d}"
-        # plan, context and project per purpose
+@dataclass
+class _Draft:
+    """One task while it is written: its situation (purpose, context, project, level, the tools of
+    its steps), then each slot's gold (value, source), what the request states, the tasks it depends
+    on, and its mid-task user message (step, slot, value, change | reveal)."""
+
+    ti: int
+    task_id: str
+    purpose: str
+    context: tuple[str, ...]
+    project: str
+    level: int
+    seq: list[str]
+    undecided: list[str]  # project slots a decision step of this task records
+    gold: dict[str, tuple[str, str]] = field(default_factory=dict)
+    request_args: dict[str, str] = field(default_factory=dict)
+    stated: list[tuple[str, str, tuple]] = field(default_factory=list)  # (slot, value, templates)
+    deps: set[str] = field(default_factory=set)
+    msg: tuple[int, str, str, str] | None = None
+
+
+class _TaskWriter:
+    """A persona's chain of tasks, one at a time (`write`), in named stages: the situation its
+    purpose asks for, the gold values, the mid-task message, the steps with their checkpoints, the
+    chain's truth updated after the task, and the request. Across tasks it keeps the truth and
+    whether the chain still owes a lasting change and a one-off reveal."""
+
+    def __init__(self, p: _Persona, t: Truth, n_tasks: int):
+        d = p.d
+        self.p, self.t, self.n_tasks, self.rng = p, t, n_tasks, p.rng
+        self.tools = {name: slots for name, (_, _, _, slots) in d["tools"].items()}
+        self.subgoal = {name: sg for name, (_, _, sg, _) in d["tools"].items()}
+        self.subgoal[DECISION_TOOL] = "settle the open project decisions"
+        self.service = {name: svc for name, (svc, _, _, _) in d["tools"].items()}
+        self.service[DECISION_TOOL] = DECISION_SERVICE
+        self.ds, self.free = d["decision"], d["free_slot"]
+        self.own_a, self.own_b, _ = d["projects"]
+        self.tags = list(d["contexts"])
+        self.plans = [tuple(x) for x in d["plans"]]
+        self.change_pending, self.reveal_pending = True, True
+
+    def write(self, ti: int, purpose: str) -> SimTask:
+        draft = self.situation(ti, purpose)
+        self.gold(draft)
+        self.message(draft)
+        steps, cps = self.steps(draft)
+        self.update_truth(draft)
+        return self.task(draft, steps, cps)
+
+    def situation(self, ti: int, purpose: str) -> _Draft:
+        """Plan, context, project and level per purpose; a decision step first when the plan (of at
+        most 3 tools) uses a project slot the project has not decided (in a longer plan the request
+        states it and a later task records it)."""
+        rng, t, tools, tags, plans = self.rng, self.t, self.tools, self.tags, self.plans
         cond_slots = list(t.cond)
         focus = rng.choice(cond_slots) if purpose in ("cond_in", "cond_out") else ""
         if focus:
@@ -394,7 +449,7 @@ def make_tasks(p: _Persona, t: Truth, n_tasks: int) -> list[SimTask]:
             else:
                 context = () if rng.random() < 0.3 else (rng.choice([x for x in tags if x != tag]),)
         elif purpose == "carry":
-            plan = rng.choice([x for x in plans if sum(free in tools[s] for s in x) >= 2])
+            plan = rng.choice([x for x in plans if sum(self.free in tools[s] for s in x) >= 2])
             context = () if rng.random() < 0.5 else (rng.choice(tags),)
         else:
             plan = rng.choice(plans)
@@ -403,21 +458,21 @@ def make_tasks(p: _Persona, t: Truth, n_tasks: int) -> list[SimTask]:
         if purpose == "ignore":
             ok = [x for x in tags if not any(t.cond[s][0] == x for s in t.cond if s in used)]
             context = (rng.choice(ok),) if ok and rng.random() < 0.6 else ()
-        project = "" if purpose == "ignore" else rng.choice([own_a, own_b])
+        project = "" if purpose == "ignore" else rng.choice([self.own_a, self.own_b])
         level = 2 if purpose == "ignore" else rng.choices([1, 2, 3], (0.4, 0.45, 0.15))[0]
         seq = list(plan)
-        # an undecided project slot is recorded by a decision step first (plans of <= 3 tools; in a
-        # longer plan the request states it and a later task records it)
-        undecided = [s for s in ds if project and s not in t.project[project] and s in used]
+        undecided = [s for s in self.ds if project and s not in t.project[project] and s in used]
         if undecided and len(plan) <= 3:
             seq = [DECISION_TOOL] + seq
-            used |= set(ds)
-        # gold per slot for this task: (value, source); request_args; request sentences
-        gold: dict[str, tuple[str, str]] = {}
-        request_args: dict[str, str] = {}
-        stated: list[tuple[str, str, tuple]] = []  # (slot, value, templates)
-        deps: set[str] = set()
-        for slot in [s for name in seq for s in (tools.get(name) or ds)]:
+        task_id = f"{self.p.user}_t{ti + 1:02d}"
+        return _Draft(ti, task_id, purpose, context, project, level, seq, undecided)
+
+    def gold(self, draft: _Draft) -> None:
+        """Each slot's gold (value, source) for this task, what the request states and the tasks
+        whose changes it depends on."""
+        p, t, ds, free, project = self.p, self.t, self.ds, self.free, draft.project
+        gold, request_args, stated = draft.gold, draft.request_args, draft.stated
+        for slot in [s for name in draft.seq for s in (self.tools.get(name) or ds)]:
             if slot in gold:
                 continue
             if slot in ds:
@@ -426,96 +481,98 @@ def make_tasks(p: _Persona, t: Truth, n_tasks: int) -> list[SimTask]:
                 elif slot in t.project[project]:
                     gold[slot] = (t.project[project][slot], "project")
                     if (project, slot) in t.project_set_by:
-                        deps.add(t.project_set_by[(project, slot)])
+                        draft.deps.add(t.project_set_by[(project, slot)])
                 else:
                     gold[slot] = (
-                        p.other(slot, *t.project[own_a].values(), p.default(slot))
+                        p.other(slot, *t.project[self.own_a].values(), p.default(slot))
                         if len(p.values(slot)) > 2
                         else p.other(slot),
                         "explicit",
                     )
             elif slot == free:
                 gold[slot] = (
-                    (p.other(slot), "explicit") if rng.random() < 0.6 else (p.default(slot), "default")
+                    (p.other(slot), "explicit") if self.rng.random() < 0.6 else (p.default(slot), "default")
                 )
             else:
-                gold[slot] = _user_gold(p, t, slot, context, purpose, deps)
+                gold[slot] = _user_gold(p, t, slot, draft.context, draft.purpose, draft.deps)
             v, src = gold[slot]
             if src in ("explicit", "habit_override"):
                 request_args[slot] = v
-                stated.append(
-                    (
-                        slot,
-                        v,
-                        OVERRIDE
-                        if (src == "habit_override" or purpose == "ignore")
-                        and slot != free
-                        and slot not in ds
-                        else STATE,
-                    )
-                )
+                overrides = src == "habit_override" or draft.purpose == "ignore"
+                stated.append((slot, v, OVERRIDE if overrides and slot != free and slot not in ds else STATE))
             elif src in ("preference", "revised", "conditional", "project"):
-                if level == 3:
+                if draft.level == 3:
                     gold[slot] = (v, "explicit")
                     request_args[slot] = v
                     stated.append((slot, v, STATE))
-                elif level == 1 and src != "project":
+                elif draft.level == 1 and src != "project":
                     request_args[slot] = "?"
-        # a mid-task user message (step >= 1): a lasting change or a one-off reveal
-        msg = None
-        if purpose != "ignore":
-            cands = [
-                (i, s)
-                for i, name in enumerate(seq)
-                if i >= 1
-                for s in tools.get(name, ())
-                if s in t.role
-                and gold[s][1] in ("preference", "revised", "default", "inapplicable")
-                and t.role[s] != "conditional"
-                and s not in _before(seq, i, tools)
-            ]
-            change = [(i, s) for i, s in cands if t.role[s] in ("preference", "revised", "none")]
-            if change and ((change_pending and ti >= 2) or rng.random() < 0.06):
-                i, s = rng.choice(change)
-                msg = (i, s, p.other(s, gold[s][0]), "change")
-                change_pending = False
-            elif cands and ((reveal_pending and ti >= 1) or rng.random() < 0.06):
-                i, s = rng.choice(cands)
-                msg = (i, s, p.other(s, gold[s][0]), "reveal")
-                reveal_pending = False
+
+    def message(self, draft: _Draft) -> None:
+        """A mid-task user message (step >= 1, before the slot's first use): a lasting change (the
+        chain owes one from its third task on) or a one-off reveal (owed from its second task on)."""
+        if draft.purpose == "ignore":
+            return
+        rng, t, p, gold, seq = self.rng, self.t, self.p, draft.gold, draft.seq
+        cands = [
+            (i, s)
+            for i, name in enumerate(seq)
+            if i >= 1
+            for s in self.tools.get(name, ())
+            if s in t.role
+            and gold[s][1] in ("preference", "revised", "default", "inapplicable")
+            and t.role[s] != "conditional"
+            and s not in _before(seq, i, self.tools)
+        ]
+        change = [(i, s) for i, s in cands if t.role[s] in ("preference", "revised", "none")]
+        if change and ((self.change_pending and draft.ti >= 2) or rng.random() < 0.06):
+            i, s = rng.choice(change)
+            draft.msg = (i, s, p.other(s, gold[s][0]), "change")
+            self.change_pending = False
+        elif cands and ((self.reveal_pending and draft.ti >= 1) or rng.random() < 0.06):
+            i, s = rng.choice(cands)
+            draft.msg = (i, s, p.other(s, gold[s][0]), "reveal")
+            self.reveal_pending = False
+
+    def steps(self, draft: _Draft) -> tuple[list[StepSpec], list[Checkpoint]]:
+        """The steps and one checkpoint per (step, argument): from the message's step on its slot
+        takes the message's value; a repeated free slot carries the first step's value."""
+        p, msg, task_id = self.p, draft.msg, draft.task_id
         steps, cps = [], []
         carry_src: dict[str, str] = {}
-        stage = _stage(ti, n_tasks)
-        for i, name in enumerate(seq):
+        stage = _stage(draft.ti, self.n_tasks)
+        for i, name in enumerate(draft.seq):
             step_id = f"{task_id}_s{i + 1}"
-            artifact = f"{task_id}-{i + 1}-{service[name]}"  # the service, not the tool's name
+            artifact = f"{task_id}-{i + 1}-{self.service[name]}"  # the service, not the tool's name
             umsg, utext = {}, ""
             if msg and msg[0] == i:
                 _, s, v, kind = msg
                 umsg = {s: v}
                 utext = p.say(CHANGE if kind == "change" else REVEAL, s, v)
             args = []
-            for slot in tools.get(name) or ds:
-                v, src = gold[slot]
+            for slot in self.tools.get(name) or self.ds:
+                v, src = draft.gold[slot]
                 carry = ""
                 if msg and slot == msg[1] and i >= msg[0]:
                     v, src = msg[2], "user_message"
-                elif slot == free and slot in carry_src:
+                elif slot == self.free and slot in carry_src:
                     src, carry = "carried", carry_src[slot]
                 carry_src.setdefault(slot, f"{step_id}.{slot}")
                 args.append(ArgSpec(slot, v, src, p.default(slot), carry))
                 cps.append(Checkpoint(f"{step_id}:{slot}", artifact, slot, v, stage, src))
-            steps.append(
-                StepSpec(
-                    step_id, name, artifact, f"{subgoal[name]} '{artifact}'", tuple(args), stage, umsg, utext
-                )
-            )
-        # chain updates after the task
-        for slot in undecided if seq[0] == DECISION_TOOL else ():
-            t.project[project][slot] = gold[slot][0]
+            subgoal = f"{self.subgoal[name]} '{artifact}'"
+            steps.append(StepSpec(step_id, name, artifact, subgoal, tuple(args), stage, umsg, utext))
+        return steps, cps
+
+    def update_truth(self, draft: _Draft) -> None:
+        """After the task: the decisions its decision step recorded, and its message's change (a
+        lasting preference) or reveal (a value for this task only)."""
+        t, project, task_id = self.t, draft.project, draft.task_id
+        for slot in draft.undecided if draft.seq[0] == DECISION_TOOL else ():
+            t.project[project][slot] = draft.gold[slot][0]
             t.project_set_by[(project, slot)] = task_id
-        if msg:
-            _, s, v, kind = msg
+        if draft.msg:
+            _, s, v, kind = draft.msg
             if kind == "change":
                 t.pref[s] = v
                 t.role[s] = "revised" if t.role[s] != "none" else "preference"
@@ -523,28 +580,36 @@ def make_tasks(p: _Persona, t: Truth, n_tasks: int) -> list[SimTask]:
                 t.oneoff.pop(s, None)
             else:
                 t.oneoff[s] = v
-        topic = rng.choice(d["topics"][context[0] if context else ""])
-        text = _request(p, topic, context, seq, subgoal, stated, request_args)
-        category = {"ignore": "ignore_memory", "carry": "chained"}.get(purpose, "personalised")
-        out.append(
-            SimTask(
-                task_id,
-                user,
-                project,
-                category,
-                ti + 1,
-                _day(TASK_START, 2 * ti),
-                level,
-                text,
-                request_args,
-                tuple(steps),
-                tuple(cps),
-                tuple(sorted(deps)),
-                topic,
-                context,
-            )
+
+    def task(self, draft: _Draft, steps: list[StepSpec], cps: list[Checkpoint]) -> SimTask:
+        """The task record, with its topic and request text."""
+        context, ti = draft.context, draft.ti
+        topic = self.rng.choice(self.p.d["topics"][context[0] if context else ""])
+        text = _request(self.p, topic, context, draft.seq, self.subgoal, draft.stated, draft.request_args)
+        category = {"ignore": "ignore_memory", "carry": "chained"}.get(draft.purpose, "personalised")
+        return SimTask(
+            draft.task_id,
+            self.p.user,
+            draft.project,
+            category,
+            ti + 1,
+            _day(TASK_START, 2 * ti),
+            draft.level,
+            text,
+            draft.request_args,
+            tuple(steps),
+            tuple(cps),
+            tuple(sorted(draft.deps)),
+            topic,
+            context,
         )
-    return out
+
+
+def make_tasks(p: _Persona, t: Truth, n_tasks: int) -> list[SimTask]:
+    """The persona's chain of `n_tasks` tasks, their purposes shuffled (`_purposes`); each task reads
+    the truth as the earlier tasks left it."""
+    writer = _TaskWriter(p, t, n_tasks)
+    return [writer.write(ti, purpose) for ti, purpose in enumerate(_purposes(p.rng, n_tasks))]
 
 
 def _before(seq, i, tools) -> set[str]:
