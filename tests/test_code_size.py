@@ -26,8 +26,6 @@ ALLOWED: dict[str, int] = {
     "pulse/memory/extraction.py:extract": 166,
     "pulse/memory/extraction.py:_filed": 89,
     # generated suites: one generator function per suite shape
-    "eval/suites/generator.py:build_tasks": 128,
-    "eval/suites/schema.py:suite_from_json": 164,
     # the memory-following task agent: one episode loop
     "eval/agents/memory_following.py:MemoryFollowingAgent.run": 121,
     # reporting and calibration

@@ -256,6 +256,10 @@ def build_tasks(
     p_user_message: float = 0.35,
     level_weights: tuple[float, float, float] = (0.4, 0.45, 0.15),
 ) -> list[SimTask]:
+    """The persona's tasks in execution order, one per plan (category, tools), each in stages: its
+    project, level and steps' tools (a decision step first when the project has an undecided
+    slot), the gold values (`_task_gold`), a mid-task message (`_user_message`), the steps and
+    checkpoints (`_task_steps`); then the truth the later tasks read is updated."""
     tools = {t.name: t for t in spec.tools}
     decision_tool = next((t for t in spec.tools if t.records_decision), None)
     tasks: list[SimTask] = []
@@ -268,91 +272,14 @@ def build_tasks(
         undecided = [s for s in spec.project_slots if proj and s not in truth.project.get(proj, {})]
         if undecided and decision_tool is not None:
             seq = [decision_tool.name] + seq
-        deps: set[str] = set()
-        gold: dict[str, tuple[str, str]] = {}  # slot -> (value, source) for this task
-        request_args: dict[str, str] = {}
-        for slot in dict.fromkeys(p for name in seq for p in tools[name].params):
-            if slot in spec.project_slots:
-                if slot in truth.project.get(proj, {}):
-                    gold[slot] = (truth.project[proj][slot], "project")
-                    if (proj, slot) in truth.project_set_by:
-                        deps.add(truth.project_set_by[(proj, slot)])
-                else:  # decided in this task's approve_plan step, stated by the user
-                    v = rng.choice(values[slot])
-                    gold[slot] = (v, "explicit")
-                    request_args[slot] = v
-            elif slot in truth.pref:  # a derived (or since revised) preference
-                src = truth.pref_source[slot]
-                if slot in truth.pref_set_by:
-                    deps.add(truth.pref_set_by[slot])
-                    src = "revised"
-                gold[slot] = (truth.pref[slot], src)
-                if level == 3:
-                    gold[slot] = (truth.pref[slot], "explicit")
-                    request_args[slot] = truth.pref[slot]
-                elif level == 1:
-                    request_args[slot] = "?"
-            elif slot in truth.habit:  # a derived habit: this task asks for something else
-                v = rng.choice([x for x in values[slot] if x != truth.habit[slot]])
-                gold[slot] = (v, "habit_override")
-                request_args[slot] = v
-            elif rng.random() < 0.5:
-                v = rng.choice(values[slot])
-                gold[slot] = (v, "explicit")
-                request_args[slot] = v
-            else:
-                gold[slot] = (values[slot][0], "default")
-        if level == 3:
-            for slot, (v, src) in list(gold.items()):
-                if src == "project":
-                    gold[slot] = (v, "explicit")
-                    request_args[slot] = v
-        # a mid-task user message revising a preference used from step >= 1 on
-        msg_at, msg_slot, msg_value = -1, "", ""
-        if rng.random() < p_user_message and len(seq) >= 3:
-            cands = [
-                (i, s)
-                for i, name in enumerate(seq)
-                if i >= 1
-                for s in tools[name].params
-                if s in truth.pref and gold[s][1] != "explicit"
-            ]
-            if cands:
-                msg_at, msg_slot = rng.choice(cands)
-                msg_value = rng.choice([x for x in values[msg_slot] if x != truth.pref[msg_slot]])
-        steps, cps = [], []
-        n = len(seq)
-        for i, name in enumerate(seq):
-            t = tools[name]
-            # named by the work's service, not the tool ("docs-3-1", not "write_section-3-1")
-            artifact = f"{t.service}-{ti + 1}-{i + 1}"
-            args = []
-            umsg: dict[str, str] = {}
-            utext = ""
-            if i == msg_at:
-                umsg = {msg_slot: msg_value}
-                utext = message_text(msg_slot, msg_value)
-            for slot in t.params:
-                v, src = gold[slot]
-                if msg_at >= 0 and slot == msg_slot and i >= msg_at:
-                    v, src = msg_value, "user_message"
-                args.append(ArgSpec(slot, v, src, values[slot][0]))
-                cps.append(Checkpoint(f"{task_id}:{i + 1}:{slot}", artifact, slot, v, _stage(i, n), src))
-            steps.append(
-                StepSpec(
-                    f"{task_id}:{i + 1}",
-                    name,
-                    artifact,
-                    work_subgoal(spec, t, ti + i, artifact),
-                    tuple(args),
-                    _stage(i, n),
-                    umsg,
-                    utext,
-                )
-            )
+        steps_tools = [tools[name] for name in seq]
+        gold, request_args, deps = _task_gold(rng, spec, truth, values, steps_tools, proj, level)
+        msg = _user_message(rng, truth, values, steps_tools, gold, p_user_message)
+        steps, cps = _task_steps(spec, values, task_id, ti, steps_tools, gold, msg)
         for slot in undecided:
             truth.project[proj][slot] = gold[slot][0]
             truth.project_set_by[(proj, slot)] = task_id
+        _, msg_slot, msg_value = msg
         if msg_slot:
             truth.pref[msg_slot] = msg_value
             truth.pref_set_by[msg_slot] = task_id
@@ -375,3 +302,124 @@ def build_tasks(
             )
         )
     return tasks
+
+
+def _task_gold(
+    rng: random.Random,
+    spec: PersonaSpec,
+    truth: _Truth,
+    values: dict[str, list[str]],
+    seq: list[ToolSpec],
+    proj: str,
+    level: int,
+) -> tuple[dict[str, tuple[str, str]], dict[str, str], set[str]]:
+    """Each argument's gold (value, source) for one task, what its request states (`request_args`,
+    "?" = "my usual") and the earlier tasks whose changes it reads."""
+    deps: set[str] = set()
+    gold: dict[str, tuple[str, str]] = {}  # slot -> (value, source) for this task
+    request_args: dict[str, str] = {}
+    for slot in dict.fromkeys(p for t in seq for p in t.params):
+        if slot in spec.project_slots:
+            if slot in truth.project.get(proj, {}):
+                gold[slot] = (truth.project[proj][slot], "project")
+                if (proj, slot) in truth.project_set_by:
+                    deps.add(truth.project_set_by[(proj, slot)])
+            else:  # decided in this task's approve_plan step, stated by the user
+                v = rng.choice(values[slot])
+                gold[slot] = (v, "explicit")
+                request_args[slot] = v
+        elif slot in truth.pref:  # a derived (or since revised) preference
+            src = truth.pref_source[slot]
+            if slot in truth.pref_set_by:
+                deps.add(truth.pref_set_by[slot])
+                src = "revised"
+            gold[slot] = (truth.pref[slot], src)
+            if level == 3:
+                gold[slot] = (truth.pref[slot], "explicit")
+                request_args[slot] = truth.pref[slot]
+            elif level == 1:
+                request_args[slot] = "?"
+        elif slot in truth.habit:  # a derived habit: this task asks for something else
+            v = rng.choice([x for x in values[slot] if x != truth.habit[slot]])
+            gold[slot] = (v, "habit_override")
+            request_args[slot] = v
+        elif rng.random() < 0.5:
+            v = rng.choice(values[slot])
+            gold[slot] = (v, "explicit")
+            request_args[slot] = v
+        else:
+            gold[slot] = (values[slot][0], "default")
+    if level == 3:
+        for slot, (v, src) in list(gold.items()):
+            if src == "project":
+                gold[slot] = (v, "explicit")
+                request_args[slot] = v
+    return gold, request_args, deps
+
+
+def _user_message(
+    rng: random.Random,
+    truth: _Truth,
+    values: dict[str, list[str]],
+    seq: list[ToolSpec],
+    gold: Mapping[str, tuple[str, str]],
+    p_user_message: float,
+) -> tuple[int, str, str]:
+    """A mid-task user message revising a preference used from step >= 1 on: (step, slot, value),
+    or (-1, "", "") for none."""
+    if rng.random() < p_user_message and len(seq) >= 3:
+        cands = [
+            (i, s)
+            for i, t in enumerate(seq)
+            if i >= 1
+            for s in t.params
+            if s in truth.pref and gold[s][1] != "explicit"
+        ]
+        if cands:
+            msg_at, msg_slot = rng.choice(cands)
+            return msg_at, msg_slot, rng.choice([x for x in values[msg_slot] if x != truth.pref[msg_slot]])
+    return -1, "", ""
+
+
+def _task_steps(
+    spec: PersonaSpec,
+    values: dict[str, list[str]],
+    task_id: str,
+    ti: int,
+    seq: list[ToolSpec],
+    gold: Mapping[str, tuple[str, str]],
+    msg: tuple[int, str, str],
+) -> tuple[list[StepSpec], list[Checkpoint]]:
+    """The task's steps and one checkpoint per (step, argument); from the message's step on, its slot
+    takes the message's value (source `user_message`)."""
+    msg_at, msg_slot, msg_value = msg
+    steps, cps = [], []
+    n = len(seq)
+    for i, t in enumerate(seq):
+        # named by the work's service, not the tool ("docs-3-1", not "write_section-3-1")
+        artifact = f"{t.service}-{ti + 1}-{i + 1}"
+        args = []
+        umsg: dict[str, str] = {}
+        utext = ""
+        if i == msg_at:
+            umsg = {msg_slot: msg_value}
+            utext = message_text(msg_slot, msg_value)
+        for slot in t.params:
+            v, src = gold[slot]
+            if msg_at >= 0 and slot == msg_slot and i >= msg_at:
+                v, src = msg_value, "user_message"
+            args.append(ArgSpec(slot, v, src, values[slot][0]))
+            cps.append(Checkpoint(f"{task_id}:{i + 1}:{slot}", artifact, slot, v, _stage(i, n), src))
+        steps.append(
+            StepSpec(
+                f"{task_id}:{i + 1}",
+                t.name,
+                artifact,
+                work_subgoal(spec, t, ti + i, artifact),
+                tuple(args),
+                _stage(i, n),
+                umsg,
+                utext,
+            )
+        )
+    return steps, cps

@@ -61,6 +61,9 @@ class SuiteError(PulseUserError, ValueError):
 
 @dataclass(frozen=True)
 class ToolSpec:
+    """A persona's tool: its service and description, the allowed values of each argument (the
+    artifact argument takes any string), and whether its receipt records a project decision."""
+
     name: str
     service: str
     description: str
@@ -79,6 +82,8 @@ class ToolSpec:
 
 @dataclass(frozen=True)
 class SeedTurn:
+    """One turn of a past conversation; a tool turn names the tool and carries its receipt's fields."""
+
     role: str  # "user" | "assistant" | "tool"
     text: str
     tool: str = ""  # tool turns: the tool whose receipt this is
@@ -101,6 +106,9 @@ class SeedSession:
 
 @dataclass(frozen=True)
 class ArgSpec:
+    """One argument of a step: its slot, gold value, the source a capable agent learns it from
+    (ARG_SOURCES), and the default an uninformed agent guesses."""
+
     slot: str
     gold: str
     source: str
@@ -110,6 +118,9 @@ class ArgSpec:
 
 @dataclass(frozen=True)
 class StepSpec:
+    """One planned tool call of a task: the tool, the artifact it writes, its subgoal, its arguments,
+    its stage, and the user's message right before it (if any)."""
+
     step_id: str
     tool: str
     artifact: str
@@ -123,6 +134,9 @@ class StepSpec:
 
 @dataclass(frozen=True)
 class Checkpoint:
+    """What the final workspace must hold: the expected value of one slot of one artifact, with the
+    stage and source of the argument it checks and its weight in the task score."""
+
     checkpoint_id: str
     artifact: str
     slot: str
@@ -136,6 +150,9 @@ class Checkpoint:
 
 @dataclass(frozen=True)
 class SimTask:
+    """One task of a persona's chain: the request (its text and the values it states), the plan of
+    steps, the checkpoints, and the earlier tasks whose outcome it depends on."""
+
     task_id: str
     user_id: str
     project_id: str
@@ -154,6 +171,9 @@ class SimTask:
 
 @dataclass(frozen=True)
 class Persona:
+    """A suite persona: the user, the seed memory, the tools, and the rendered past conversations
+    every method builds its memory from."""
+
     user_id: str
     role: str
     memory: tuple[MemoryItem, ...]
@@ -164,6 +184,9 @@ class Persona:
 
 @dataclass(frozen=True)
 class Suite:
+    """An offline suite: personas and their task chains (in execution order), the metric, and the
+    surface forms and context phrases its reader reads deliveries with."""
+
     name: str
     version: str
     seed: int
@@ -214,144 +237,18 @@ def _need(d: Mapping[str, Any], key: str, typ, where: str):
 
 
 def suite_from_json(d: Mapping[str, Any], where: str = "suite") -> Suite:
-    personas = []
-    for i, p in enumerate(_need(d, "personas", list, where)):
-        pw = f"{where}: personas[{i}]"
-        tools = []
-        for j, t in enumerate(_need(p, "tools", list, pw)):
-            tw = f"{pw}.tools[{j}]"
-            params = _need(t, "params", dict, tw)
-            for k, v in params.items():
-                if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
-                    raise SuiteError(f"{tw}: params[{k!r}] must be a non-empty list of strings")
-            tools.append(
-                ToolSpec(
-                    _need(t, "name", str, tw),
-                    _need(t, "service", str, tw),
-                    t.get("description", ""),
-                    params,
-                    t.get("artifact_param", "name"),
-                    bool(t.get("records_decision", False)),
-                )
-            )
-        try:
-            memory = tuple(
-                MemoryItem.from_dict(m, f"{pw}.memory[{k}]")
-                for k, m in enumerate(_need(p, "memory", list, pw))
-            )
-        except RecordError as e:
-            raise SuiteError(str(e)) from None
-        history = tuple(_session(h, f"{pw}.history[{k}]") for k, h in enumerate(p.get("history") or []))
-        personas.append(
-            Persona(_need(p, "user_id", str, pw), p.get("role", ""), memory, tuple(tools), history)
-        )
+    """A suite from its JSON form, validated record by record (personas, then tasks in order, then
+    the vocabulary); the first bad key raises a SuiteError naming `where`, the record and the key."""
+    personas = [
+        _persona_from_json(p, f"{where}: personas[{i}]")
+        for i, p in enumerate(_need(d, "personas", list, where))
+    ]
     by_user = {p.user_id: p for p in personas}
-    tasks, seen = [], set()
+    tasks: list[SimTask] = []
+    seen: set[str] = set()
     for i, t in enumerate(_need(d, "tasks", list, where)):
-        tid = t.get("task_id", f"#{i}") if isinstance(t, Mapping) else f"#{i}"
-        tw = f"{where}: tasks[{i}] ({tid})"
-        user = _need(t, "user_id", str, tw)
-        if user not in by_user:
-            raise SuiteError(f"{tw}: user_id {user!r} is not a persona of this suite")
-        tools = {x.name: x for x in by_user[user].tools}
-        steps = []
-        for j, s in enumerate(_need(t, "steps", list, tw)):
-            sw = f"{tw}.steps[{j}]"
-            tool = _need(s, "tool", str, sw)
-            if tool not in tools:
-                raise SuiteError(f"{sw}: tool {tool!r} is not one of persona {user}'s tools {sorted(tools)}")
-            args = []
-            for k, a in enumerate(_need(s, "args", list, sw)):
-                aw = f"{sw}.args[{k}]"
-                slot = _need(a, "slot", str, aw)
-                if slot not in tools[tool].params:
-                    raise SuiteError(f"{aw}: slot {slot!r} is not a parameter of tool {tool}")
-                gold = _need(a, "gold", str, aw)
-                if gold not in tools[tool].params[slot]:
-                    raise SuiteError(f"{aw}: gold {gold!r} not among {tool}.{slot} values")
-                src = _need(a, "source", str, aw)
-                if src not in ARG_SOURCES:
-                    raise SuiteError(f"{aw}: source {src!r} not in {ARG_SOURCES}")
-                carry = a.get("carry_from", "")
-                if carry and src != "carried":
-                    raise SuiteError(
-                        f"{aw}: key 'carry_from' is set ({carry!r}) on a {src!r} argument; only a "
-                        f"'carried' argument takes its value from an earlier step"
-                    )
-                if src == "carried":
-                    done = {(x.step_id, y.slot) for x in steps for y in x.args}
-                    if tuple(str(carry).split(".", 1)) not in done:
-                        raise SuiteError(
-                            f"{aw}: carry_from {carry!r} must name an earlier step's argument "
-                            f"as '<step_id>.<slot>'"
-                        )
-                args.append(ArgSpec(slot, gold, src, _need(a, "default", str, aw), carry))
-            stage = _need(s, "stage", str, sw)
-            if stage not in STAGES:
-                raise SuiteError(f"{sw}: stage {stage!r} not in {STAGES}")
-            steps.append(
-                StepSpec(
-                    _need(s, "step_id", str, sw),
-                    tool,
-                    _need(s, "artifact", str, sw),
-                    s.get("subgoal", ""),
-                    tuple(args),
-                    stage,
-                    dict(s.get("user_message") or {}),
-                    s.get("user_message_text", ""),
-                )
-            )
-        cps = []
-        for j, c in enumerate(_need(t, "checkpoints", list, tw)):
-            cw = f"{tw}.checkpoints[{j}]"
-            weight = c.get("weight", 1.0) if isinstance(c, Mapping) else 1.0
-            if (
-                isinstance(weight, bool)
-                or not isinstance(weight, (int, float))
-                or not math.isfinite(weight)
-                or weight <= 0
-            ):
-                raise SuiteError(f"{cw}: key 'weight' must be a number > 0, got {weight!r}")
-            cps.append(
-                Checkpoint(
-                    _need(c, "checkpoint_id", str, cw),
-                    _need(c, "artifact", str, cw),
-                    _need(c, "slot", str, cw),
-                    _need(c, "expected", str, cw),
-                    _need(c, "stage", str, cw),
-                    c.get("source", ""),
-                    float(weight),
-                )
-            )
-        if not cps:
-            raise SuiteError(f"{tw}: a task needs at least one checkpoint")
-        _check_checkpoints(cps, steps, tools, f"{where}: task {tid}")
-        deps = tuple(_need(t, "depends_on", list, tw))
-        for dep in deps:
-            if dep not in seen:
-                raise SuiteError(f"{tw}: depends_on {dep!r} must name an earlier task")
-        task_id = _need(t, "task_id", str, tw)
-        if task_id in seen:
-            raise SuiteError(f"{tw}: duplicate task_id")
-        seen.add(task_id)
-        tasks.append(
-            SimTask(
-                task_id,
-                user,
-                t.get("project_id", ""),
-                _need(t, "category", str, tw),
-                int(t.get("session", 0)),
-                t.get("time", ""),
-                int(t.get("level", 0)),
-                _need(t, "request_text", str, tw),
-                dict(_need(t, "request_args", dict, tw)),
-                tuple(steps),
-                tuple(cps),
-                deps,
-                t.get("topic", ""),
-                tuple(t.get("context") or ()),
-            )
-        )
+        tasks.append(_task_from_json(t, i, where, by_user, seen))
+        seen.add(tasks[-1].task_id)
     metric = d.get("metric", "comp")
     if metric not in ("comp", "acc"):
         raise SuiteError(f"{where}: metric {metric!r} not in ('comp', 'acc')")
@@ -376,6 +273,150 @@ def suite_from_json(d: Mapping[str, Any], where: str = "suite") -> Suite:
         tuple(d.get("categories", ())),
         vocabulary,
         conditions,
+    )
+
+
+def _persona_from_json(p: Any, pw: str) -> Persona:
+    tools = [_tool_from_json(t, f"{pw}.tools[{j}]") for j, t in enumerate(_need(p, "tools", list, pw))]
+    try:
+        memory = tuple(
+            MemoryItem.from_dict(m, f"{pw}.memory[{k}]") for k, m in enumerate(_need(p, "memory", list, pw))
+        )
+    except RecordError as e:
+        raise SuiteError(str(e)) from None
+    history = tuple(_session(h, f"{pw}.history[{k}]") for k, h in enumerate(p.get("history") or []))
+    return Persona(_need(p, "user_id", str, pw), p.get("role", ""), memory, tuple(tools), history)
+
+
+def _tool_from_json(t: Any, tw: str) -> ToolSpec:
+    params = _need(t, "params", dict, tw)
+    for k, v in params.items():
+        if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
+            raise SuiteError(f"{tw}: params[{k!r}] must be a non-empty list of strings")
+    return ToolSpec(
+        _need(t, "name", str, tw),
+        _need(t, "service", str, tw),
+        t.get("description", ""),
+        params,
+        t.get("artifact_param", "name"),
+        bool(t.get("records_decision", False)),
+    )
+
+
+def _task_from_json(t: Any, i: int, where: str, by_user: Mapping[str, Persona], seen: set[str]) -> SimTask:
+    """Task `i`: its user one of the personas, its steps, its checkpoints (checked against the steps),
+    its dependencies among the earlier tasks (`seen`), a task id not seen before."""
+    tid = t.get("task_id", f"#{i}") if isinstance(t, Mapping) else f"#{i}"
+    tw = f"{where}: tasks[{i}] ({tid})"
+    user = _need(t, "user_id", str, tw)
+    if user not in by_user:
+        raise SuiteError(f"{tw}: user_id {user!r} is not a persona of this suite")
+    tools = {x.name: x for x in by_user[user].tools}
+    steps: list[StepSpec] = []
+    for j, s in enumerate(_need(t, "steps", list, tw)):
+        steps.append(_step_from_json(s, f"{tw}.steps[{j}]", user, tools, steps))
+    cps = [
+        _checkpoint_from_json(c, f"{tw}.checkpoints[{j}]")
+        for j, c in enumerate(_need(t, "checkpoints", list, tw))
+    ]
+    if not cps:
+        raise SuiteError(f"{tw}: a task needs at least one checkpoint")
+    _check_checkpoints(cps, steps, tools, f"{where}: task {tid}")
+    deps = tuple(_need(t, "depends_on", list, tw))
+    for dep in deps:
+        if dep not in seen:
+            raise SuiteError(f"{tw}: depends_on {dep!r} must name an earlier task")
+    task_id = _need(t, "task_id", str, tw)
+    if task_id in seen:
+        raise SuiteError(f"{tw}: duplicate task_id")
+    return SimTask(
+        task_id,
+        user,
+        t.get("project_id", ""),
+        _need(t, "category", str, tw),
+        int(t.get("session", 0)),
+        t.get("time", ""),
+        int(t.get("level", 0)),
+        _need(t, "request_text", str, tw),
+        dict(_need(t, "request_args", dict, tw)),
+        tuple(steps),
+        tuple(cps),
+        deps,
+        t.get("topic", ""),
+        tuple(t.get("context") or ()),
+    )
+
+
+def _step_from_json(
+    s: Any, sw: str, user: str, tools: Mapping[str, ToolSpec], earlier: list[StepSpec]
+) -> StepSpec:
+    """A step: one of the persona's tools, arguments among its parameters, a known stage."""
+    tool = _need(s, "tool", str, sw)
+    if tool not in tools:
+        raise SuiteError(f"{sw}: tool {tool!r} is not one of persona {user}'s tools {sorted(tools)}")
+    args = [
+        _arg_from_json(a, f"{sw}.args[{k}]", tools[tool], earlier)
+        for k, a in enumerate(_need(s, "args", list, sw))
+    ]
+    stage = _need(s, "stage", str, sw)
+    if stage not in STAGES:
+        raise SuiteError(f"{sw}: stage {stage!r} not in {STAGES}")
+    return StepSpec(
+        _need(s, "step_id", str, sw),
+        tool,
+        _need(s, "artifact", str, sw),
+        s.get("subgoal", ""),
+        tuple(args),
+        stage,
+        dict(s.get("user_message") or {}),
+        s.get("user_message_text", ""),
+    )
+
+
+def _arg_from_json(a: Any, aw: str, tool: ToolSpec, earlier: list[StepSpec]) -> ArgSpec:
+    """An argument: a parameter of its tool, a gold value the tool accepts, a known source; a
+    `carried` one names an earlier step's argument (`carry_from`), and only a carried one does."""
+    slot = _need(a, "slot", str, aw)
+    if slot not in tool.params:
+        raise SuiteError(f"{aw}: slot {slot!r} is not a parameter of tool {tool.name}")
+    gold = _need(a, "gold", str, aw)
+    if gold not in tool.params[slot]:
+        raise SuiteError(f"{aw}: gold {gold!r} not among {tool.name}.{slot} values")
+    src = _need(a, "source", str, aw)
+    if src not in ARG_SOURCES:
+        raise SuiteError(f"{aw}: source {src!r} not in {ARG_SOURCES}")
+    carry = a.get("carry_from", "")
+    if carry and src != "carried":
+        raise SuiteError(
+            f"{aw}: key 'carry_from' is set ({carry!r}) on a {src!r} argument; only a "
+            f"'carried' argument takes its value from an earlier step"
+        )
+    if src == "carried":
+        done = {(x.step_id, y.slot) for x in earlier for y in x.args}
+        if tuple(str(carry).split(".", 1)) not in done:
+            raise SuiteError(
+                f"{aw}: carry_from {carry!r} must name an earlier step's argument as '<step_id>.<slot>'"
+            )
+    return ArgSpec(slot, gold, src, _need(a, "default", str, aw), carry)
+
+
+def _checkpoint_from_json(c: Any, cw: str) -> Checkpoint:
+    weight = c.get("weight", 1.0) if isinstance(c, Mapping) else 1.0
+    if (
+        isinstance(weight, bool)
+        or not isinstance(weight, (int, float))
+        or not math.isfinite(weight)
+        or weight <= 0
+    ):
+        raise SuiteError(f"{cw}: key 'weight' must be a number > 0, got {weight!r}")
+    return Checkpoint(
+        _need(c, "checkpoint_id", str, cw),
+        _need(c, "artifact", str, cw),
+        _need(c, "slot", str, cw),
+        _need(c, "expected", str, cw),
+        _need(c, "stage", str, cw),
+        c.get("source", ""),
+        float(weight),
     )
 
 
