@@ -27,7 +27,6 @@ ALLOWED: dict[str, int] = {
     "pulse/memory/extraction.py:_filed": 89,
     # generated suites: one generator function per suite shape
     # the memory-following task agent: one episode loop
-    "eval/agents/memory_following.py:MemoryFollowingAgent.run": 121,
     # reporting and calibration
     "eval/calibration/fit.py:write_readme": 125,
     "eval/calibration/probe.py:run": 101,

@@ -31,6 +31,10 @@ _DEFAULT_PARAMS = BehaviourParams()
 
 
 class MemoryFollowingAgent:
+    """The scripted request-only Persona2Web agent that also takes what memory delivers (the
+    module docstring): search, open a site, submit an answer, each call's values filled by the
+    fair world's uptake model; one `_Episode` per task."""
+
     name = "memory_following"
     simulated = True  # a behaviour model, not an LLM
     model = "memory-following request-only agent (uptake model, eval/agents/memory_following.py)"
@@ -50,126 +54,156 @@ class MemoryFollowingAgent:
                 )
 
     def run(self, task, env, session, seed: int, bench) -> EpisodeOutcome:
-        p = self.p
-        out = EpisodeOutcome()
-        event = event_maker(task)
         key_r = (id(bench), task.user_id)
         if key_r not in self._readers:
             self._readers[key_r] = bench.reader(task.user_id)
-        reader = self._readers[key_r]
-        uptake = Uptake(p, (task.project_id,))
-        ctx = Context(reader, task.time)  # what memory has delivered so far, as the reader reads it
+        return _Episode(self.p, task, env, session, seed, bench, self._readers[key_r]).play()
 
-        slots = bench.memory_slots(task)
-        known = bench.request_states(task)
-        defaults = [(s, d) for s, _, d in slots]
-        ctx.receive(session.start(event("request", text=task.request_text, role="user")), 0)
-        gate = PreCommitGate(executor=env, decide=session.decide_call)
-        decision = 0
-        transcript = [{"role": "user", "content": task.request_text}]
 
-        def decide(purpose: str) -> dict[str, str]:
-            nonlocal decision
-            ctx.next_call()  # a reminder meant for the previous call leaves the context
-            for d in session.take_supplements(wait=True):
-                ctx.receive(d, decision + 1)
-            decision += 1
-            out.llm_calls += 1
-            return uptake.fill(
-                defaults, known, ctx.readings, decision, ctx.load, (seed, task.task_id, purpose)
-            )
+class _Episode:
+    """One task's episode: what memory has delivered so far as the reader reads it (`ctx`), the
+    pre-commit gate, the count of the agent's decisions, and the outcome being recorded."""
 
-        def with_values(base: str, args: dict[str, str]) -> str:
-            extra = [v for s, v in args.items() if s != "site" and v and v.lower() not in base.lower()]
-            return base + (" " + "; ".join(extra) if extra else "")
+    def __init__(self, p: BehaviourParams, task, env, session, seed: int, bench, reader):
+        self.p, self.task, self.session, self.seed, self.bench = p, task, session, seed, bench
+        self.out = EpisodeOutcome()
+        self.event = event_maker(task)
+        self.uptake = Uptake(p, (task.project_id,))
+        self.ctx = Context(reader, task.time)
+        self.slots = bench.memory_slots(task)
+        self.known = bench.request_states(task)
+        self.defaults = [(s, d) for s, _, d in self.slots]
+        self.ctx.receive(session.start(self.event("request", text=task.request_text, role="user")), 0)
+        self.gate = PreCommitGate(executor=env, decide=session.decide_call)
+        self.decision = 0
+        self.transcript = [{"role": "user", "content": task.request_text}]
 
-        def execute(tool: str, args: dict[str, str], purpose: str, filled: dict[str, str]) -> None:
-            n_int = 0
-            while True:
-                cand = event("candidate_call", tool=tool, args=dict(args))
-                res = gate.call(tool, args, cand)
-                if res.intervened:
-                    n_int += 1
-                    ev = tuple(res.decision.evidence if res.decision else ())
-                    out.interventions.append(
-                        InterventionRecord(
-                            cand.step,
-                            tool,
-                            bool(bench.intervention_correct(task, tool, args, ev)),
-                            evidence=tuple(m.item_id for m in ev),
-                        )
-                    )
-                    if n_int > p.max_interventions_per_step:
-                        out.abandoned_steps += 1
-                        return
-                    response = hold_response(p, (seed, task.task_id, purpose, n_int))
-                    out.hold_responses[response] = out.hold_responses.get(response, 0) + 1
-                    if response == "abandon":
-                        out.abandoned_steps += 1
-                        return
-                    new = ctx.receive(Delivery(ev, res.evidence_text, decision, "intervene"), decision + 1)
-                    nonlocal_decision()
-                    if response == "repeat":  # the held call again, unchanged
-                        continue
-                    if response == "ask_user":  # the user answers with their values for this call
-                        used = {"site"} if tool == "open_website" else set(filled)
-                        answer = {s: v for s, v, _ in slots if s in used}
-                        session.observe(event("message", role="agent", text="Which values should I use?"))
-                        session.observe(
-                            event("message", role="user", text="; ".join(answer.values()) or "Go ahead.")
-                        )
-                        known.update(answer)
-                        covered = set(answer)
-                    else:
-                        covered = {r.value.slot for r in new}
-                    again = uptake.fill(
-                        [sd for sd in defaults if sd[0] in covered],
-                        known,
-                        ctx.readings,
-                        decision,
-                        ctx.load,
-                        (seed, task.task_id, purpose, response, n_int),
-                    )
-                    filled.update(again)
-                    args = rebuild(tool, filled)
-                    continue
-                if res.executed:
-                    out.tool_calls += 1
-                    session.observe(event("tool_result", tool=tool, text="ok"))
-                    transcript.append({"role": "tool", "content": str(res.result)[:500]})
-                else:
-                    out.tool_errors += 1
-                    session.observe(
-                        event("tool_result", tool=tool, text=f"error: {res.error}", args={"status": "error"})
-                    )
-                return
-
-        def nonlocal_decision() -> None:
-            nonlocal decision
-            decision += 1
-            out.llm_calls += 1
-
-        def rebuild(tool: str, filled: dict[str, str]) -> dict[str, str]:
-            if tool == "open_website":
-                return {"site": filled.get("site") or task.data.start_url}
-            if tool == "web_search":
-                return {"query": with_values(task.request_text, filled)}
-            return {"answer": with_values(task.request_text, filled)}
-
+    def play(self) -> EpisodeOutcome:
         for tool in ("web_search", "open_website", "submit_answer"):
-            filled = decide(tool)
-            execute(tool, rebuild(tool, filled), tool, filled)
-        stats = session.end(True)
+            filled = self.decide(tool)
+            self.execute(tool, self.rebuild(tool, filled), tool, filled)
+        stats = self.session.end(True)
+        out = self.out
         out.memory_blocking_s = stats.blocking_s
         out.seconds = stats.blocking_s  # no latency model: only the memory time the agent waited
         out.extra.update(
-            transcript=transcript,
+            transcript=self.transcript,
             termination="agent_stop",
-            delivered_load_tokens=ctx.load,
-            reader_mentions=ctx.mentions,
-            reader_attributed=ctx.attributed,
+            delivered_load_tokens=self.ctx.load,
+            reader_mentions=self.ctx.mentions,
+            reader_attributed=self.ctx.attributed,
         )
         return out
+
+    def _count_decision(self) -> None:
+        self.decision += 1
+        self.out.llm_calls += 1
+
+    def decide(self, purpose: str) -> dict[str, str]:
+        """One uptake decision over the task's slots, after taking the supplements waiting for it."""
+        self.ctx.next_call()  # a reminder meant for the previous call leaves the context
+        for d in self.session.take_supplements(wait=True):
+            self.ctx.receive(d, self.decision + 1)
+        self._count_decision()
+        return self.uptake.fill(
+            self.defaults,
+            self.known,
+            self.ctx.readings,
+            self.decision,
+            self.ctx.load,
+            (self.seed, self.task.task_id, purpose),
+        )
+
+    def rebuild(self, tool: str, filled: dict[str, str]) -> dict[str, str]:
+        """The call's arguments from the values the agent took."""
+        if tool == "open_website":
+            return {"site": filled.get("site") or self.task.data.start_url}
+        if tool == "web_search":
+            return {"query": _with_values(self.task.request_text, filled)}
+        return {"answer": _with_values(self.task.request_text, filled)}
+
+    def execute(self, tool: str, args: dict[str, str], purpose: str, filled: dict[str, str]) -> None:
+        """The call through the gate; while it is held, the agent's response to each hold."""
+        n_int = 0
+        while True:
+            cand = self.event("candidate_call", tool=tool, args=dict(args))
+            res = self.gate.call(tool, args, cand)
+            if not res.intervened:
+                self._record_result(tool, res)
+                return
+            n_int += 1
+            args = self._after_hold(tool, args, purpose, filled, cand, res, n_int)
+            if args is None:
+                return
+
+    def _after_hold(self, tool, args, purpose, filled, cand, res, n_int) -> dict[str, str] | None:
+        """The intervention recorded, then the agent's response: abandon the step (None; also past
+        `max_interventions_per_step` holds), repeat the held call, or re-plan (one more decision)
+        with the evidence as its freshest delivery, after asking the user when it chose to."""
+        p, out, task = self.p, self.out, self.task
+        ev = tuple(res.decision.evidence if res.decision else ())
+        out.interventions.append(
+            InterventionRecord(
+                cand.step,
+                tool,
+                bool(self.bench.intervention_correct(task, tool, args, ev)),
+                evidence=tuple(m.item_id for m in ev),
+            )
+        )
+        if n_int > p.max_interventions_per_step:
+            out.abandoned_steps += 1
+            return None
+        response = hold_response(p, (self.seed, task.task_id, purpose, n_int))
+        out.hold_responses[response] = out.hold_responses.get(response, 0) + 1
+        if response == "abandon":
+            out.abandoned_steps += 1
+            return None
+        new = self.ctx.receive(Delivery(ev, res.evidence_text, self.decision, "intervene"), self.decision + 1)
+        self._count_decision()
+        if response == "repeat":  # the held call again, unchanged
+            return args
+        if response == "ask_user":
+            covered = self._ask_user(tool, filled)
+        else:
+            covered = {r.value.slot for r in new}
+        again = self.uptake.fill(
+            [sd for sd in self.defaults if sd[0] in covered],
+            self.known,
+            self.ctx.readings,
+            self.decision,
+            self.ctx.load,
+            (self.seed, task.task_id, purpose, response, n_int),
+        )
+        filled.update(again)
+        return self.rebuild(tool, filled)
+
+    def _ask_user(self, tool: str, filled: dict[str, str]) -> set[str]:
+        """The user answers with their values for this call; they become known. Returns the slots."""
+        used = {"site"} if tool == "open_website" else set(filled)
+        answer = {s: v for s, v, _ in self.slots if s in used}
+        self.session.observe(self.event("message", role="agent", text="Which values should I use?"))
+        self.session.observe(
+            self.event("message", role="user", text="; ".join(answer.values()) or "Go ahead.")
+        )
+        self.known.update(answer)
+        return set(answer)
+
+    def _record_result(self, tool: str, res) -> None:
+        if res.executed:
+            self.out.tool_calls += 1
+            self.session.observe(self.event("tool_result", tool=tool, text="ok"))
+            self.transcript.append({"role": "tool", "content": str(res.result)[:500]})
+        else:
+            self.out.tool_errors += 1
+            self.session.observe(
+                self.event("tool_result", tool=tool, text=f"error: {res.error}", args={"status": "error"})
+            )
+
+
+def _with_values(base: str, args: dict[str, str]) -> str:
+    """`base` plus the values (other than the site) it does not already name."""
+    extra = [v for s, v in args.items() if s != "site" and v and v.lower() not in base.lower()]
+    return base + (" " + "; ".join(extra) if extra else "")
 
 
 def build(cfg) -> MemoryFollowingAgent:
