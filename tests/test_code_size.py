@@ -27,9 +27,6 @@ ALLOWED: dict[str, int] = {
     "pulse/memory/extraction.py:_filed": 89,
     # generated suites: one generator function per suite shape
     # the memory-following task agent: one episode loop
-    # reporting and calibration
-    "eval/calibration/fit.py:write_readme": 125,
-    "eval/calibration/probe.py:run": 101,
     # baselines (eval/methods: the lead's area while issue 34 was done)
     "eval/methods/pma_rules.py:manage_calls": 103,
     "eval/methods/a_mem.py:AMemChain.add_note": 84,

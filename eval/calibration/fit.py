@@ -471,43 +471,32 @@ def _r(x: Any) -> Any:
 
 
 def write_readme(result: dict[str, Any], meta: dict[str, Any], out: Path, refit: str, probe_cmd: str) -> None:
-    k, rep = result["knobs"], result["reported"]
-    per = result["per_condition"]
-    h = rep["holds"]
-    total_s = sum(c["mean_seconds"] * c["n"] for c in per.values())
-
-    def counts(d: dict[str, int]) -> str:
-        return ", ".join(f"{o} {m}" for o, m in d.items())
-
-    rows = "\n".join(
-        f"| `{c}` | {v['n']} | {counts(v['outcomes'])} | {v['mean_prompt_tokens']:.0f} "
-        f"| {v['mean_seconds']:.1f} |"
-        for c, v in per.items()
-    )
-    knob_rows = "\n".join(
-        f"| `{name}` | {_fmt(v)} | {v['n']} | {', '.join(v['conditions'])} |" for name, v in k.items()
-    )
-    by = h["by_evidence"]
-    hold_rows = "\n".join(
-        f"| `{c}` | {v['n']} | {counts(v['counts'])} | "
-        f"{v['replan_took_evidence_value'][0]}/{v['replan_took_evidence_value'][1]} | "
-        f"{v['replan_changed_target'][0]}/{v['replan_changed_target'][1]} |"
-        for c, v in by.items()
-    )
-    dec, load = k["decay_per_step"], k["load_penalty"]
-    sha = meta.get("sha256_value") or meta.get("sha256")
-    server = " ".join(meta.get("server_command") or []) or meta.get("base_url")
-    alt = rep["if_missing_copied_counted_as_not_adopted"]
-    misled, chance, irr = (
-        rep[x]
-        for x in (
-            "misled_by_wrong_note",
-            "chance_of_note_value_without_note",
-            "irrelevant_note_changes_target",
-        )
+    """`<out>/README.md`: the run, the knobs, what no knob expresses, the probes per condition, the
+    commands, what the probes do not measure, then the hand-written NOTES.md when there is one."""
+    text = (
+        _readme_intro(result, meta)
+        + _readme_knobs(result["knobs"])
+        + _readme_reported(result["reported"])
+        + _readme_probes(result["per_condition"])
+        + _readme_commands(probe_cmd, refit)
+        + README_LIMITS
     )
     notes = (out / "NOTES.md").read_text() if (out / "NOTES.md").exists() else ""
-    text = f"""# The simulated agent calibrated on {meta.get("model")}
+    if notes:  # hand-written findings kept beside the probes (NOTES.md), carried into every refit
+        text += "\n" + notes
+    (out / "README.md").write_text(text)
+
+
+def _counts(d: dict[str, int]) -> str:
+    return ", ".join(f"{o} {m}" for o, m in d.items())
+
+
+def _readme_intro(result: dict[str, Any], meta: dict[str, Any]) -> str:
+    per = result["per_condition"]
+    total_s = sum(c["mean_seconds"] * c["n"] for c in per.values())
+    sha = meta.get("sha256_value") or meta.get("sha256")
+    server = " ".join(meta.get("server_command") or []) or meta.get("base_url")
+    return f"""# The simulated agent calibrated on {meta.get("model")}
 
 Probes of a real model in task states built from the generated suites ({", ".join(meta.get("suites", []))},
 seed {meta.get("seed")}), fitted to the knobs of `eval/agents/behaviour.py` (issue 30, item 3). Shipped as
@@ -519,7 +508,15 @@ seed {meta.get("seed")}), fitted to the knobs of `eval/agents/behaviour.py` (iss
 - Server (started and stopped by the probe command): `{server}`
 - {result["n_probes"]} probes, {total_s / 60:.0f} min of model time.
 
-## Knobs (95 % intervals)
+"""
+
+
+def _readme_knobs(k: dict[str, Any]) -> str:
+    knob_rows = "\n".join(
+        f"| `{name}` | {_fmt(v)} | {v['n']} | {', '.join(v['conditions'])} |" for name, v in k.items()
+    )
+    dec, load = k["decay_per_step"], k["load_penalty"]
+    return f"""## Knobs (95 % intervals)
 
 | knob | value [95 % interval] | n | from |
 |---|---|---|---|
@@ -531,7 +528,27 @@ Load (level: [rate, n, mean delivered tokens by pulse.agent.tokens.count_tokens]
 {json.dumps(_r(load.get("predicted", {})))}. With the budget free as well (grid 100..1000 tokens):
 {json.dumps(_r(load.get("free_budget", {})))}.
 
-## What the model does that no knob expresses (reported, not fitted)
+"""
+
+
+def _readme_reported(rep: dict[str, Any]) -> str:
+    h = rep["holds"]
+    hold_rows = "\n".join(
+        f"| `{c}` | {v['n']} | {_counts(v['counts'])} | "
+        f"{v['replan_took_evidence_value'][0]}/{v['replan_took_evidence_value'][1]} | "
+        f"{v['replan_changed_target'][0]}/{v['replan_changed_target'][1]} |"
+        for c, v in h["by_evidence"].items()
+    )
+    alt = rep["if_missing_copied_counted_as_not_adopted"]
+    misled, chance, irr = (
+        rep[x]
+        for x in (
+            "misled_by_wrong_note",
+            "chance_of_note_value_without_note",
+            "irrelevant_note_changes_target",
+        )
+    )
+    return f"""## What the model does that no knob expresses (reported, not fitted)
 
 - Misled by a wrong note (fresh, nothing else states the slot): {_fmt(misled)} (n={misled["n"]});
   the simulated agent uses the same `p_use_delivered` for it.
@@ -553,7 +570,16 @@ Load (level: [rate, n, mean delivered tokens by pulse.agent.tokens.count_tokens]
 |---|---|---|---|---|
 {hold_rows}
 
-## Probes per condition
+"""
+
+
+def _readme_probes(per: dict[str, Any]) -> str:
+    rows = "\n".join(
+        f"| `{c}` | {v['n']} | {_counts(v['outcomes'])} | {v['mean_prompt_tokens']:.0f} "
+        f"| {v['mean_seconds']:.1f} |"
+        for c, v in per.items()
+    )
+    return f"""## Probes per condition
 
 | condition | n | outcomes | mean prompt tokens | mean s |
 |---|---|---|---|---|
@@ -565,7 +591,11 @@ tool, `no_call` text;
 holds: `repeat`, `replan`, `ask_user`, `abandon` (eval/calibration/classify.py). Off-target and text
 replies are left out of a slot knob's denominator.
 
-## Commands
+"""
+
+
+def _readme_commands(probe_cmd: str, refit: str) -> str:
+    return f"""## Commands
 
 ```
 # probes (resumable: a rerun skips the probe ids already in probes.jsonl)
@@ -575,7 +605,11 @@ replies are left out of a slot knob's denominator.
 ```
 Any OpenAI-compatible endpoint: `--base-url URL --model NAME` instead of `--gguf` (e.g. vLLM on a GPU).
 
-## What these probes do not measure
+"""
+
+
+# The README's last section (fixed text).
+README_LIMITS = """## What these probes do not measure
 
 - One decision per probe: whole episodes, the agent's own earlier mistakes, and long conversations
   (prompts are the target tool plus one or two others and at most five prior steps) are not probed.
@@ -592,9 +626,6 @@ Any OpenAI-compatible endpoint: `--base-url URL --model NAME` instead of `--gguf
 - A hold's "ask the user" is a text reply read by a pattern (a question mark or asking phrases);
   no user answers it.
 """
-    if notes:  # hand-written findings kept beside the probes (NOTES.md), carried into every refit
-        text += "\n" + notes
-    (out / "README.md").write_text(text)
 
 
 def run_fit(

@@ -26,6 +26,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from eval.calibration.build import SUITES, Probe, load_suite, make_probes, messages
 from eval.calibration.classify import classify
@@ -134,15 +135,7 @@ def done_ids(path: Path) -> set[str]:
 
 def run(args) -> int:
     """Run the probes `args` asks for (argparse's namespace or eval.calibration.config.CalibrateConfig)."""
-    if not args.gguf and not args.base_url:
-        raise ProbeError("give a GGUF file (--gguf / gguf=) or an endpoint (--base-url / base_url=)")
-    for s in args.suites:
-        if s not in SUITES:
-            raise ProbeError(f"unknown suite {s!r} (known: {', '.join(SUITES)})")
-    if args.gguf and not os.path.isfile(args.gguf):
-        raise ProbeError(f"model file {args.gguf} does not exist")
-    if not args.gguf:
-        _wait_ready(args.base_url, None, 10)  # an unreachable endpoint is reported before any work
+    _check_input(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     probes = plan_probes(args, out)
@@ -159,33 +152,8 @@ def run(args) -> int:
         proc, cmd = start_server(args.gguf, args.name, args.port, args.threads, args.sha256)
     try:
         _wait_ready(base_url, proc, 600 if proc else 10)
-        from pulse.llm.endpoint import ChatConfig, EndpointClient, EndpointError
-
-        client = EndpointClient(
-            ChatConfig(
-                model=args.model or args.name,
-                base_url=base_url,
-                api_key=args.api_key,
-                timeout_s=300,
-                temperature=0.0,
-                max_tokens=args.max_tokens,
-            ),
-            role="calibration probe",
-        )
-        meta = {
-            "model": args.model or args.name,
-            "base_url": base_url,
-            "gguf": args.gguf,
-            "server_command": cmd,
-            "sha256": args.sha256,
-            "sha256_value": _pinned(args) if args.gguf else "",
-            "seed": args.seed,
-            "n": args.n,
-            "suites": args.suites,
-            "max_tokens": args.max_tokens,
-            "temperature": 0.0,
-            "n_probes": len(probes),
-        }
+        client = _client(args, base_url)
+        meta = _run_meta(args, base_url, cmd, len(probes))
         (out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
         t_start = time.time()
         with path.open("a") as f:
@@ -193,46 +161,108 @@ def run(args) -> int:
                 if args.max_minutes and time.time() - t_start > args.max_minutes * 60:
                     print(f"stopped after {args.max_minutes} min; rerun to resume", flush=True)
                     break
-                msgs = messages(p)
-                t0 = time.perf_counter()
-                try:
-                    r = client.complete(msgs, tools=p.tools)
-                except EndpointError as e:
-                    raise ProbeError(str(e)) from None
-                dt = time.perf_counter() - t0
-                m = r.choices[0].message
-                message = {
-                    "content": m.content or "",
-                    "tool_calls": [c.model_dump() for c in (m.tool_calls or [])],
-                }
-                d = p.to_dict()
-                d["tools"] = [t["function"]["name"] for t in p.tools]
-                usage = r.usage
-                cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)
-                rec = {
-                    **d,
-                    **classify(p.to_dict(), message),
-                    "reply": message["content"],
-                    "prompt_tokens": getattr(usage, "prompt_tokens", None),
-                    "cached_tokens": cached,
-                    "completion_tokens": getattr(usage, "completion_tokens", None),
-                    "seconds": round(dt, 3),
-                }
+                rec, dt = _ask(client, p)
                 f.write(json.dumps(rec) + "\n")
                 f.flush()
                 print(
                     f"[{k + 1}/{len(todo)}] {p.condition:22s} {rec['outcome']:10s} {dt:5.1f}s "
-                    f"prompt {rec['prompt_tokens']} cached {cached}",
+                    f"prompt {rec['prompt_tokens']} cached {rec['cached_tokens']}",
                     flush=True,
                 )
     finally:
         if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            _stop(proc)
     return 0
+
+
+def _check_input(args) -> None:
+    """Bad input is reported before any work: no model, an unknown suite, a missing model file, an
+    unreachable endpoint."""
+    if not args.gguf and not args.base_url:
+        raise ProbeError("give a GGUF file (--gguf / gguf=) or an endpoint (--base-url / base_url=)")
+    for s in args.suites:
+        if s not in SUITES:
+            raise ProbeError(f"unknown suite {s!r} (known: {', '.join(SUITES)})")
+    if args.gguf and not os.path.isfile(args.gguf):
+        raise ProbeError(f"model file {args.gguf} does not exist")
+    if not args.gguf:
+        _wait_ready(args.base_url, None, 10)
+
+
+def _client(args, base_url: str):
+    from pulse.llm.endpoint import ChatConfig, EndpointClient
+
+    return EndpointClient(
+        ChatConfig(
+            model=args.model or args.name,
+            base_url=base_url,
+            api_key=args.api_key,
+            timeout_s=300,
+            temperature=0.0,
+            max_tokens=args.max_tokens,
+        ),
+        role="calibration probe",
+    )
+
+
+def _run_meta(args, base_url: str, cmd: list[str], n_probes: int) -> dict[str, Any]:
+    """`<out>/meta.json`: the model, the endpoint (and the server command), the probe set's seed,
+    n and suites, the decoding."""
+    return {
+        "model": args.model or args.name,
+        "base_url": base_url,
+        "gguf": args.gguf,
+        "server_command": cmd,
+        "sha256": args.sha256,
+        "sha256_value": _pinned(args) if args.gguf else "",
+        "seed": args.seed,
+        "n": args.n,
+        "suites": args.suites,
+        "max_tokens": args.max_tokens,
+        "temperature": 0.0,
+        "n_probes": n_probes,
+    }
+
+
+def _ask(client, p: Probe) -> tuple[dict[str, Any], float]:
+    """One probe asked: its record (the probe, the classified reply, the token counts) and the
+    seconds the model took."""
+    from pulse.llm.endpoint import EndpointError
+
+    msgs = messages(p)
+    t0 = time.perf_counter()
+    try:
+        r = client.complete(msgs, tools=p.tools)
+    except EndpointError as e:
+        raise ProbeError(str(e)) from None
+    dt = time.perf_counter() - t0
+    m = r.choices[0].message
+    message = {
+        "content": m.content or "",
+        "tool_calls": [c.model_dump() for c in (m.tool_calls or [])],
+    }
+    d = p.to_dict()
+    d["tools"] = [t["function"]["name"] for t in p.tools]
+    usage = r.usage
+    cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)
+    rec = {
+        **d,
+        **classify(p.to_dict(), message),
+        "reply": message["content"],
+        "prompt_tokens": getattr(usage, "prompt_tokens", None),
+        "cached_tokens": cached,
+        "completion_tokens": getattr(usage, "completion_tokens", None),
+        "seconds": round(dt, 3),
+    }
+    return rec, dt
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 def main(argv=None) -> int:
