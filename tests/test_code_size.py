@@ -28,8 +28,6 @@ ALLOWED: dict[str, int] = {
     # generated suites: one generator function per suite shape
     # the memory-following task agent: one episode loop
     # baselines (eval/methods: the lead's area while issue 34 was done)
-    "eval/methods/pma_rules.py:manage_calls": 103,
-    "eval/methods/a_mem.py:AMemChain.add_note": 84,
     # training pipeline: its stages are named functions; the orchestration is still one body
     "pulse/train/pipeline.py:run_training": 103,
 }

@@ -44,6 +44,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z_\-]{4,}")
 
 @dataclass(frozen=True)
 class Options:
+    """A-MEM's knobs (`method.options`)."""
+
     # nearest notes shown to the evolution call
     neighbours: int = knob(5, ge=1)
     # notes returned by retrieval (linked notes are added, up to as many again)
@@ -52,6 +54,9 @@ class Options:
 
 @dataclass
 class Note:
+    """One Zettelkasten note: the content and its time, the keywords, context and tags the analysis
+    gave it, its links, and the contexts evolution replaced."""
+
     id: str
     content: str
     timestamp: str
@@ -70,6 +75,9 @@ class Note:
 
 
 class AMemChain(TextChain):
+    """A-MEM's memory across one persona's tasks: a note per seed-history turn, then per task turn
+    (`add_note`); retrieval is `search`."""
+
     name = "a_mem"
 
     def __init__(self, seed, llm, opts: Options):
@@ -85,19 +93,12 @@ class AMemChain(TextChain):
         return standins.extract_facts([ev], self.user_id, project_id, self.reading) if ev is not None else []
 
     def add_note(self, content: str, time: str, ev=None, project_id: str = "") -> Note:
+        """Note construction (one call), then link generation and memory evolution over the note's
+        nearest existing notes (one call, when it has any)."""
         facts = self._facts(ev, project_id) or standins.read_facts(content, self.vocab, self.user_id)
-
-        def analyze():
-            kws = [f.slot.replace("_", " ") for f in facts] + [f.value for f in facts]
-            kws += [w.lower() for w in _WORD.findall(content) if w.lower() not in kws][:5]
-            ctx = " ".join(f.text for f in facts) or content[:160]
-            return {
-                "keywords": kws,
-                "context": ctx,
-                "tags": [f.slot for f in facts] + ([project_id] if project_id else []),
-            }
-
-        a = self.acct.call("a_mem.analyze", ANALYZE_SYSTEM, content, analyze)
+        a = self.acct.call(
+            "a_mem.analyze", ANALYZE_SYSTEM, content, lambda: _offline_analysis(content, facts, project_id)
+        )
         note = Note(
             f"n{len(self.notes) + 1}",
             content,
@@ -113,61 +114,43 @@ class AMemChain(TextChain):
         )
         nbrs = [self.notes[ids[j]] for j, _ in hits]
         if nbrs:
-            prompt = (
-                "New note: "
-                + json.dumps({"content": content, "keywords": note.keywords, "context": note.context})
-                + "\n"
-                "Neighbours:\n"
-                + "\n".join(
-                    f"[{i}] {n.content} (context: {n.context}; tags: {n.tags})" for i, n in enumerate(nbrs)
-                )
-            )
-
-            def evolve():
-                same = [i for i, n in enumerate(nbrs) if set(n.tags) & {f.slot for f in facts}]
-                if not same:
-                    return {"should_evolve": False, "actions": []}
-                # one rewritten sentence per neighbour (its original context + the newest related fact)
-                base = [n.evolution_history[0] if n.evolution_history else n.context for n in nbrs]
-                ctxs = [
-                    base[i] + (f" Later ({time[:10]}): {note.context}" if i in same else "")
-                    if i in same
-                    else nbrs[i].context
-                    for i in range(len(nbrs))
-                ]
-                tags = [
-                    sorted(set(n.tags) | (set(note.tags) if i in same else set())) for i, n in enumerate(nbrs)
-                ]
-                return {
-                    "should_evolve": True,
-                    "actions": ["strengthen", "update_neighbor"],
-                    "suggested_connections": [nbrs[i].id for i in same],
-                    "tags_to_update": note.tags,
-                    "new_context_neighborhood": ctxs,
-                    "new_tags_neighborhood": tags,
-                }
-
-            ev_out = self.acct.call("a_mem.evolve", EVOLVE_SYSTEM, prompt, evolve)
-            if ev_out.get("should_evolve"):
-                acts = ev_out.get("actions", [])
-                if "strengthen" in acts:
-                    note.links += [
-                        str(c) for c in ev_out.get("suggested_connections", []) if str(c) in self.notes
-                    ]
-                    note.tags = [str(t) for t in ev_out.get("tags_to_update", note.tags)]
-                if "update_neighbor" in acts:
-                    for n, ctx, tags in zip(
-                        nbrs,
-                        ev_out.get("new_context_neighborhood", []),
-                        ev_out.get("new_tags_neighborhood", []),
-                    ):
-                        if str(ctx) != n.context:
-                            n.evolution_history.append(n.context)
-                            n.context = str(ctx)
-                            self.acct.wrote(n.context)
-                        n.tags = [str(t) for t in tags]
+            self._evolve(note, nbrs, facts)
         self.notes[note.id] = note
         return note
+
+    def _evolve(self, note: Note, nbrs: list[Note], facts) -> None:
+        """The evolution call over the new note and its neighbours, then its actions: `strengthen`
+        links the new note and replaces its tags, `update_neighbor` rewrites each neighbour's context
+        (the old one kept in its history) and tags."""
+        prompt = (
+            "New note: "
+            + json.dumps({"content": note.content, "keywords": note.keywords, "context": note.context})
+            + "\n"
+            "Neighbours:\n"
+            + "\n".join(
+                f"[{i}] {n.content} (context: {n.context}; tags: {n.tags})" for i, n in enumerate(nbrs)
+            )
+        )
+        ev_out = self.acct.call(
+            "a_mem.evolve", EVOLVE_SYSTEM, prompt, lambda: _offline_evolution(note, nbrs, facts)
+        )
+        if not ev_out.get("should_evolve"):
+            return
+        acts = ev_out.get("actions", [])
+        if "strengthen" in acts:
+            note.links += [str(c) for c in ev_out.get("suggested_connections", []) if str(c) in self.notes]
+            note.tags = [str(t) for t in ev_out.get("tags_to_update", note.tags)]
+        if "update_neighbor" in acts:
+            for n, ctx, tags in zip(
+                nbrs,
+                ev_out.get("new_context_neighborhood", []),
+                ev_out.get("new_tags_neighborhood", []),
+            ):
+                if str(ctx) != n.context:
+                    n.evolution_history.append(n.context)
+                    n.context = str(ctx)
+                    self.acct.wrote(n.context)
+                n.tags = [str(t) for t in tags]
 
     def search(self, query: str) -> list[Note]:
         ids = list(self.notes)
@@ -186,7 +169,47 @@ class AMemChain(TextChain):
         pass
 
 
+def _offline_analysis(content: str, facts, project_id: str) -> dict:
+    """The analysis call's stand-in: keywords = the slots and values the content states (+ its longer
+    words), context = its facts, tags = the slots (and the project)."""
+    kws = [f.slot.replace("_", " ") for f in facts] + [f.value for f in facts]
+    kws += [w.lower() for w in _WORD.findall(content) if w.lower() not in kws][:5]
+    ctx = " ".join(f.text for f in facts) or content[:160]
+    return {
+        "keywords": kws,
+        "context": ctx,
+        "tags": [f.slot for f in facts] + ([project_id] if project_id else []),
+    }
+
+
+def _offline_evolution(note: Note, nbrs: list[Note], facts) -> dict:
+    """The evolution call's stand-in: link the new note to the neighbours about the same slot and
+    append its context, dated, to theirs (each neighbour's original context + the newest fact)."""
+    same = [i for i, n in enumerate(nbrs) if set(n.tags) & {f.slot for f in facts}]
+    if not same:
+        return {"should_evolve": False, "actions": []}
+    base = [n.evolution_history[0] if n.evolution_history else n.context for n in nbrs]
+    ctxs = [
+        base[i] + (f" Later ({note.timestamp[:10]}): {note.context}" if i in same else "")
+        if i in same
+        else nbrs[i].context
+        for i in range(len(nbrs))
+    ]
+    tags = [sorted(set(n.tags) | (set(note.tags) if i in same else set())) for i, n in enumerate(nbrs)]
+    return {
+        "should_evolve": True,
+        "actions": ["strengthen", "update_neighbor"],
+        "suggested_connections": [nbrs[i].id for i in same],
+        "tags_to_update": note.tags,
+        "new_context_neighborhood": ctxs,
+        "new_tags_neighborhood": tags,
+    }
+
+
 class AMemSession(TextSession):
+    """One task with A-MEM: the notes retrieved for the request are delivered at the start and for
+    each user message; every turn (not the calls themselves) becomes a note."""
+
     def _render(self, query: str) -> str:
         return "\n".join(n.render() for n in self.chain.search(query))
 

@@ -92,6 +92,9 @@ class Meta:
 
 @dataclass
 class CallRecord:
+    """A call of the task as the stand-in tracks it: its place in the event stream, the tool and
+    arguments, and its result once the receipt came."""
+
     index: int  # index of the candidate_call in the stream
     tool: str
     args: dict[str, str]
@@ -101,6 +104,9 @@ class CallRecord:
 
 @dataclass
 class NextCall:
+    """The call the agent is expected to make next (`next_call`): the tool, the values it is known
+    to intend, and why it is expected."""
+
     tool: str
     args: dict[str, str] = field(default_factory=dict)  # values the agent is known to intend (redo, plan)
     why: str = ""  # redo | plan | requirement | continuation
@@ -150,6 +156,9 @@ def is_redo(prev: CallRecord, cand: Event) -> bool:
 
 @dataclass
 class Management:
+    """Phase 1's answer: the memory tool calls to make, in order, and the stand-in's `Meta` of each
+    entry they save."""
+
     calls: list[dict] = field(default_factory=list)
     metas: list[Meta | None] = field(default_factory=list)  # one per save call, in order
 
@@ -177,93 +186,133 @@ def manage_calls(
     """Phase 1 (see the module docstring). `new`: (stream index, event) not yet managed; `next_id`: the
     number the bank gives its next saved entry (`e<n>`), so a later fact of the same call can replace an
     earlier one."""
-    m = Management()
-    tools = list(tools)
-    held = {
-        eid: f
-        for eid, text in knowledge.items()
-        if metas.get(eid, Meta("fact")).kind == "fact"
-        for f in standins.read_facts(text, vocab, user_id)
-    }
-    proc_texts = set(procedural.values())
-
-    def fact(f: standins.Fact, i: int) -> None:
-        same = [eid for eid, g in held.items() if g.key == f.key]
-        if any(held[eid].value == f.value for eid in same):
-            return
-        for eid in same:
-            m.delete(eid)
-            held.pop(eid)
-        held[f"e{next_id + len(m.metas)}"] = f
-        m.save("knowledge", f.text, Meta("fact", i))
-
-    def procedure(text: str, i: int, tool: str, about: int) -> None:
-        if text not in proc_texts:
-            proc_texts.add(text)
-            m.save("procedural", text, Meta("procedural", i, tool, redo_of=about))
-
+    mg = _Manager(
+        knowledge, procedural, metas, calls, list(tools), vocab, user_id, project_id, next_id, reading
+    )
     for i, ev in new:
         if ev.kind == "request":
-            for c in clauses(ev.text):
-                m.save(
-                    "knowledge",
-                    f"{REQ}: {c}.",
-                    Meta("requirement", i, tool_named(c, tools, reading), artifacts(c)),
-                )
+            mg.request(i, ev)
         elif ev.kind == "message" and ev.role == "user":
-            m.save(
-                "knowledge",
-                f"{REQ} (user, step {ev.step}): {ev.text.strip()}",
-                Meta("requirement", i, tool_named(ev.text, tools, reading), artifacts(ev.text)),
-            )
-            for f in standins.extract_facts([ev], user_id, project_id, reading):
-                fact(f, i)
-            last = next((c for c in reversed(calls) if c.index < i and c.result == "ok"), None)
-            if last is not None:
-                changed = {
-                    k: v for k, v in ev.args.items() if k in last.args and last.args[k] != v and v != IMPLICIT
-                }
-                if changed:
-                    said = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in changed.items())
-                    procedure(
-                        f"The user corrected the {last.tool} call: use {said}.", i, last.tool, last.index
-                    )
-                elif not ev.args and _CORRECTION.search(ev.text):
-                    procedure(
-                        f"The user corrected the {last.tool} call ({call_text(last.tool, last.args)}): "
-                        f'"{ev.text.strip()[:160]}"',
-                        i,
-                        last.tool,
-                        last.index,
-                    )
+            mg.user_message(i, ev)
         elif ev.kind == "candidate_call":
-            prev = next((c for c in reversed(calls) if c.index < i and is_redo(c, ev)), None)
-            if prev is not None:
-                diff = {k: v for k, v in ev.args.items() if prev.args.get(k) != v}
-                what = (
-                    ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in diff.items()) or "the same arguments"
-                )
-                procedure(
-                    f"{ev.tool} was redone after its earlier call "
-                    f"{'failed' if prev.result == 'error' else 'was replaced'}; "
-                    f"the redo used {what}.",
-                    i,
-                    ev.tool,
-                    prev.index,
-                )
+            mg.candidate_call(i, ev)
         elif ev.kind == "tool_result":
-            call = next((c for c in reversed(calls) if c.index < i and c.tool == ev.tool), None)
-            if ev.args.get("status") == "error" or ev.text.lower().startswith("error"):
-                shown = call_text(ev.tool, call.args) if call else ev.tool
-                procedure(
-                    f"Do not repeat {shown}: it failed ({ev.text.strip()[:120]}).",
-                    i,
-                    ev.tool,
-                    call.index if call else -1,
-                )
-            for f in standins.extract_facts([ev], user_id, project_id, reading):
-                fact(f, i)
-    return m
+            mg.tool_result(i, ev)
+    return mg.m
+
+
+class _Manager:
+    """Phase 1 over one batch of new events, one method per kind of event. It keeps the calls it
+    emits (`m`), the facts the bank holds by entry id (`held`: a fact replaced by another value for
+    the same (scope, slot) leaves it) and the procedural texts already in the bank."""
+
+    def __init__(
+        self,
+        knowledge: Mapping[str, str],
+        procedural: Mapping[str, str],
+        metas: Mapping[str, Meta],
+        calls: Sequence[CallRecord],
+        tools: list[str],
+        vocab: Mapping[str, SlotTerms],
+        user_id: str,
+        project_id: str,
+        next_id: int,
+        reading,
+    ):
+        self.m = Management()
+        self.calls, self.tools, self.reading = calls, tools, reading
+        self.user_id, self.project_id, self.next_id = user_id, project_id, next_id
+        self.held = {
+            eid: f
+            for eid, text in knowledge.items()
+            if metas.get(eid, Meta("fact")).kind == "fact"
+            for f in standins.read_facts(text, vocab, user_id)
+        }
+        self.proc_texts = set(procedural.values())
+
+    def fact(self, f: standins.Fact, i: int) -> None:
+        """Save a fact unless the bank holds it; an entry for its (scope, slot) with another value is
+        deleted first."""
+        same = [eid for eid, g in self.held.items() if g.key == f.key]
+        if any(self.held[eid].value == f.value for eid in same):
+            return
+        for eid in same:
+            self.m.delete(eid)
+            self.held.pop(eid)
+        self.held[f"e{self.next_id + len(self.m.metas)}"] = f
+        self.m.save("knowledge", f.text, Meta("fact", i))
+
+    def procedure(self, text: str, i: int, tool: str, about: int) -> None:
+        if text not in self.proc_texts:
+            self.proc_texts.add(text)
+            self.m.save("procedural", text, Meta("procedural", i, tool, redo_of=about))
+
+    def _facts(self, ev: Event, i: int) -> None:
+        for f in standins.extract_facts([ev], self.user_id, self.project_id, self.reading):
+            self.fact(f, i)
+
+    def request(self, i: int, ev: Event) -> None:
+        """One requirement entry per clause, linked to the tool it names or means."""
+        for c in clauses(ev.text):
+            self.m.save(
+                "knowledge",
+                f"{REQ}: {c}.",
+                Meta("requirement", i, tool_named(c, self.tools, self.reading), artifacts(c)),
+            )
+
+    def user_message(self, i: int, ev: Event) -> None:
+        """A requirement entry, its durable facts, and a procedural entry when it corrects the last
+        executed call (another value for a slot the call used, or a correction cue)."""
+        self.m.save(
+            "knowledge",
+            f"{REQ} (user, step {ev.step}): {ev.text.strip()}",
+            Meta("requirement", i, tool_named(ev.text, self.tools, self.reading), artifacts(ev.text)),
+        )
+        self._facts(ev, i)
+        last = next((c for c in reversed(self.calls) if c.index < i and c.result == "ok"), None)
+        if last is None:
+            return
+        changed = {k: v for k, v in ev.args.items() if k in last.args and last.args[k] != v and v != IMPLICIT}
+        if changed:
+            said = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in changed.items())
+            self.procedure(f"The user corrected the {last.tool} call: use {said}.", i, last.tool, last.index)
+        elif not ev.args and _CORRECTION.search(ev.text):
+            self.procedure(
+                f"The user corrected the {last.tool} call ({call_text(last.tool, last.args)}): "
+                f'"{ev.text.strip()[:160]}"',
+                i,
+                last.tool,
+                last.index,
+            )
+
+    def candidate_call(self, i: int, ev: Event) -> None:
+        """A procedural entry when the call redoes or replaces an earlier one."""
+        prev = next((c for c in reversed(self.calls) if c.index < i and is_redo(c, ev)), None)
+        if prev is None:
+            return
+        diff = {k: v for k, v in ev.args.items() if prev.args.get(k) != v}
+        what = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in diff.items()) or "the same arguments"
+        self.procedure(
+            f"{ev.tool} was redone after its earlier call "
+            f"{'failed' if prev.result == 'error' else 'was replaced'}; "
+            f"the redo used {what}.",
+            i,
+            ev.tool,
+            prev.index,
+        )
+
+    def tool_result(self, i: int, ev: Event) -> None:
+        """A procedural entry for a failed call; the receipt's decision fields as facts."""
+        call = next((c for c in reversed(self.calls) if c.index < i and c.tool == ev.tool), None)
+        if ev.args.get("status") == "error" or ev.text.lower().startswith("error"):
+            shown = call_text(ev.tool, call.args) if call else ev.tool
+            self.procedure(
+                f"Do not repeat {shown}: it failed ({ev.text.strip()[:120]}).",
+                i,
+                ev.tool,
+                call.index if call else -1,
+            )
+        self._facts(ev, i)
 
 
 def mark_done(metas: Mapping[str, Meta], call: CallRecord) -> str:
