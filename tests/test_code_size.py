@@ -25,11 +25,6 @@ ALLOWED: dict[str, int] = {
     # the memory store and its write path: storage, indexes, writer
     "pulse/memory/extraction.py:extract": 166,
     "pulse/memory/extraction.py:_filed": 89,
-    # generated suites: one generator function per suite shape
-    # the memory-following task agent: one episode loop
-    # baselines (eval/methods: the lead's area while issue 34 was done)
-    # training pipeline: its stages are named functions; the orchestration is still one body
-    "pulse/train/pipeline.py:run_training": 103,
 }
 
 

@@ -278,28 +278,11 @@ def run_training(cfg: TrainConfig, ensure_data: Callable[[DataConfig], Path]) ->
     """SFT warm start then GRPO as `cfg` says; `ensure_data` returns the dataset path for `cfg.data`
     (the command line passes `data_gen.ensure.ensure_dataset`: the library never imports the
     generator). Called after the run directory check, so a refused config generates nothing."""
-    import torch
-    from transformers import set_seed
-
-    from pulse.train.batch import grpo_batch_sizes, sft_batch_sizes
-
     dist.init(cfg)  # the process group as the trainers will count it (pulse/train/dist.py)
     cfg = prepare_run_dir(cfg)  # before any data or model is loaded: refuse a changed config early
     chash = config_hash(cfg)
     nproc = num_processes()
-    sizes = grpo_batch_sizes(cfg, nproc) if cfg.grpo.enabled else {}  # fail fast on bad batches
-    sft_sizes = sft_batch_sizes(cfg, nproc) if cfg.sft.enabled else {}
-    if not cfg.model.build:  # a hub id or a folder that must exist: fail before minutes of data generation
-        from pulse.models.loading import ModelLoadError, load_tokenizer
-
-        try:
-            load_tokenizer(cfg.model.name_or_path, key="model.name_or_path")
-        except ModelLoadError as e:
-            msg = str(e)
-            raise ModelLoadError(msg if msg.startswith("model.") else f"model.name_or_path: {msg}") from e
-    if cfg.device == "cpu":  # the thread count is part of the arithmetic (pulse/utils/cpu_numerics.py)
-        torch.set_num_threads(cpu_threads())
-    set_seed(cfg.seed)
+    sizes, sft_sizes = _before_data(cfg, nproc)
     with dist.main_process_first():  # one process writes the dataset and the tiny model; the others read
         data_path = ensure_data(cfg.data)
         train = load_examples(data_path, "train", cfg.data.max_train_examples)
@@ -345,38 +328,82 @@ def run_training(cfg: TrainConfig, ensure_data: Callable[[DataConfig], Path]) ->
         "stage_config_hash": {},
         "eval": {},
     }
-    policy_path = cfg.init_from or base
+    _train_stages(cfg, cfg.init_from or base, train, out, nproc, summary["checkpoints"])
+    _stage_records(cfg, held_out, out, summary)
+    if cfg.grpo.enabled:
+        summary["grpo_step_time"] = step_time_split(out / "metrics.jsonl")
+    if _is_main():
+        atomic_write_json(out / "summary.json", summary)
+    return summary
+
+
+def _before_data(cfg: TrainConfig, nproc: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What fails fast or is set before any data is generated: the GRPO and SFT batch sizes (returned),
+    the model's tokenizer (a hub id or a folder that must exist), the CPU thread count, the seed."""
+    import torch
+    from transformers import set_seed
+
+    from pulse.train.batch import grpo_batch_sizes, sft_batch_sizes
+
+    sizes = grpo_batch_sizes(cfg, nproc) if cfg.grpo.enabled else {}  # fail fast on bad batches
+    sft_sizes = sft_batch_sizes(cfg, nproc) if cfg.sft.enabled else {}
+    if not cfg.model.build:  # a hub id or a folder that must exist: fail before minutes of data generation
+        from pulse.models.loading import ModelLoadError, load_tokenizer
+
+        try:
+            load_tokenizer(cfg.model.name_or_path, key="model.name_or_path")
+        except ModelLoadError as e:
+            msg = str(e)
+            raise ModelLoadError(msg if msg.startswith("model.") else f"model.name_or_path: {msg}") from e
+    if cfg.device == "cpu":  # the thread count is part of the arithmetic (pulse/utils/cpu_numerics.py)
+        torch.set_num_threads(cpu_threads())
+    set_seed(cfg.seed)
+    return sizes, sft_sizes
+
+
+def _train_stages(
+    cfg: TrainConfig,
+    policy_path: str,
+    train: list[PolicyExample],
+    out: Path,
+    nproc: int,
+    checkpoints: dict[str, str],
+) -> None:
+    """SFT then GRPO, as enabled, each from the weights before it; each trainer is released after its
+    stage. Records each stage's checkpoint and the final one in `checkpoints`."""
     if cfg.sft.enabled:
         from pulse.train.sft import run_sft
 
         policy_path = str(run_sft(cfg, policy_path, train, out / "sft", nproc))
         dist.release_trainer()
-        summary["checkpoints"]["sft"] = policy_path
+        checkpoints["sft"] = policy_path
     if cfg.grpo.enabled:
         from pulse.train.grpo import run_grpo
 
         policy_path = str(run_grpo(cfg, policy_path, train, out / "grpo", nproc))
-        summary["checkpoints"]["grpo"] = policy_path
+        checkpoints["grpo"] = policy_path
         dist.release_trainer()
-    summary["checkpoints"]["final"] = policy_path
-    for stage in [s for s in ("sft", "grpo") if s in summary["checkpoints"]]:
-        # which config produced the weights (read back from final/, not assumed)
+    checkpoints["final"] = policy_path
+
+
+def _stage_records(
+    cfg: TrainConfig, held_out: list[PolicyExample], out: Path, summary: dict[str, Any]
+) -> None:
+    """Per trained stage: the config hash that produced its weights (read back from final/, not
+    assumed) and, with `eval_after`, its held-out evaluation (eval_<stage>.json, reused when there)."""
+    stages = [s for s in ("sft", "grpo") if s in summary["checkpoints"]]
+    for stage in stages:
         prov = stage_provenance(summary["checkpoints"][stage])
         summary["stage_config_hash"][stage] = prov.get("config_hash") if prov else None
     # The held-out evaluation runs on the main process alone, after every trainer is released (no
     # ZeRO-3 hook left: its model loads as a plain model) and with no collective after it: the other
     # ranks are done and may have exited.
     if cfg.eval_after and _is_main():
-        for stage in [s for s in ("sft", "grpo") if s in summary["checkpoints"]]:
+        for stage in stages:
             path = out / f"eval_{stage}.json"
             if not path.exists():
                 atomic_write_json(path, evaluate_checkpoint(cfg, summary["checkpoints"][stage], held_out))
             summary["eval"][stage] = json.loads(path.read_text())
-    if cfg.grpo.enabled:
-        summary["grpo_step_time"] = step_time_split(out / "metrics.jsonl")
-    if _is_main():
-        atomic_write_json(out / "summary.json", summary)
-    return summary
 
 
 def _is_main() -> bool:
