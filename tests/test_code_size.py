@@ -22,9 +22,6 @@ ALLOWED: dict[str, int] = {
     # the reading layer (the lead's area while issue 34 was done)
     "pulse/reading/offline.py:OfflineReader": 494,
     "pulse/reading/offline.py:OfflineReader._enumerated": 133,
-    # the memory store and its write path: storage, indexes, writer
-    "pulse/memory/extraction.py:extract": 166,
-    "pulse/memory/extraction.py:_filed": 89,
 }
 
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from pulse.core.records import Event, MemoryItem, Provenance
 from pulse.core.statements import is_value
@@ -77,6 +78,13 @@ _PENDING = re.compile(r"\b(still need to|todo:|to do:|remind me to|pending:|late
 _NOT_SLOTS = frozenset({"subgoal"})  # listener bookkeeping keys, not user-stated values
 _ARTIFACT_NAME = ("artifact", "path", "file", "filename", "name")
 _ARTIFACT_VERSION = ("version", "revision", "rev", "sha", "commit")
+# a read fact's record id: "<prefix>-<hash of conversation, event, step, argument, value, holder, condition>"
+_READ_ID_PREFIX = {
+    "project_state": "state",
+    "withdrawal": "withdrawal",
+    "habit": "habit",
+    "preference": "pref",
+}
 
 
 def _cid(*parts: str) -> str:
@@ -110,6 +118,24 @@ def _stating_sentence(ev: Event, slot: str, value: str) -> str:
 Reader = Callable[[str, str], Sequence[ReadFact]]  # (text, project id) -> facts
 
 
+@dataclass(frozen=True)
+class _Conversation:
+    """Where one conversation's candidates are filed: their ids derive from the conversation's id, the
+    user's own statements go to the user's scope, project records to the project's ("" = none)."""
+
+    conversation_id: str
+    user_id: str
+    project_id: str
+
+    @property
+    def user_scope(self) -> str:
+        return user_scope_of(self.user_id)
+
+    @property
+    def project_scope(self) -> str:
+        return f"project:{self.project_id}"
+
+
 def extract(
     events: Sequence[Event],
     conversation_id: str,
@@ -118,159 +144,30 @@ def extract(
     now: str,
     read: Reader | None = None,
 ) -> list[WriteCandidate]:
+    """The write candidates of one finished conversation (the module docstring says what is filed),
+    in event order, its reusable workflow last.
+
+    Args:
+        events: the conversation's events, in order.
+        conversation_id: its id (every candidate's id derives from it).
+        user_id: whose statements they are.
+        project_id: the project it belongs to; "" files no project records and no workflow.
+        now: the time of an event that carries none.
+        read: the reading layer bound to the tools' schema; None = the cue rules alone.
+
+    Returns:
+        The candidates, not yet validated or merged (`pulse.memory.writer` does that).
+    """
+    conv = _Conversation(conversation_id, user_id, project_id)
     out: list[WriteCandidate] = []
-    user_scope = f"user:{user_id}"
     for ev in events:
         t = ev.time or now
-        if event_source(ev) == "user_statement" and read is not None and ev.text.strip():
-            facts = read(ev.text, project_id)
-            if facts:
-                out.extend(_filed(facts, ev, conversation_id, user_id, project_id, t))
-                continue
         if event_source(ev) == "user_statement":
-            stated = {k: v for k, v in ev.args.items() if k not in _NOT_SLOTS and is_value(v)}
-            if ev.kind == "message" and stated:
-                # structured user statement (slot values in args): one preference per slot; the
-                # request's own values are task parameters, not standing preferences
-                for slot, value in stated.items():
-                    item = MemoryItem(
-                        f"pref-{_cid(conversation_id, ev.event_id, str(ev.step), slot, value)}",
-                        "preference",
-                        user_scope,
-                        f"The user prefers {slot} = {value}.",
-                        slot=slot,
-                        value=value,
-                        provenance=Provenance(
-                            "user_statement", ev.event_id, _stating_sentence(ev, slot, value)
-                        ),
-                        valid_from=t,
-                    )
-                    out.append(
-                        WriteCandidate(item, source_event=ev, task_scoped=bool(_TASK_SCOPE.search(ev.text)))
-                    )
-                continue
-            for sent in _sentences(ev.text):
-                prov = Provenance("user_statement", ev.event_id, sent)
-                if project_id and _DECISION.search(sent):
-                    out.append(
-                        WriteCandidate(
-                            MemoryItem(
-                                f"state-{_cid(conversation_id, ev.event_id, sent)}",
-                                "project_state",
-                                f"project:{project_id}",
-                                sent,
-                                slot=state_slot("decision", _cid(sent)[:6]),
-                                value=sent,
-                                topic="decisions",
-                                provenance=prov,
-                                valid_from=t,
-                            ),
-                            source_event=ev,
-                        )
-                    )
-                    continue
-                if project_id and _PENDING.search(sent):
-                    out.append(
-                        WriteCandidate(
-                            MemoryItem(
-                                f"state-{_cid(conversation_id, ev.event_id, sent)}",
-                                "project_state",
-                                f"project:{project_id}",
-                                sent,
-                                slot=state_slot("pending", _cid(sent)[:6]),
-                                value="open",
-                                topic="pending",
-                                provenance=prov,
-                                valid_from=t,
-                            ),
-                            source_event=ev,
-                        )
-                    )
-                    continue
-                habit = bool(_HABIT.search(sent)) and not _PREF.search(sent)
-                if not (habit or _PREF.search(sent)):
-                    continue
-                m = _SLOT.search(sent)
-                if m is None and not habit and not _PREF.search(_REFERENCE.sub("", sent)):
-                    continue  # "use my usual palette": a reference to memory, not a statement
-                slot, value = (
-                    (m.group(1).strip().lower(), _VALUE_END.split(m.group(2))[0].strip()) if m else ("", "")
-                )
-                out.append(
-                    WriteCandidate(
-                        MemoryItem(
-                            f"pref-{_cid(conversation_id, ev.event_id, sent)}",
-                            "habit" if habit else "preference",
-                            user_scope,
-                            sent,
-                            slot=slot,
-                            value=value,
-                            provenance=prov,
-                            valid_from=t,
-                        ),
-                        source_event=ev,
-                        task_scoped=bool(_TASK_SCOPE.search(sent)),
-                    )
-                )
+            out.extend(_from_statement(ev, conv, t, read))
         elif ev.kind == "tool_result" and project_id and receipt_succeeded(ev):
-            prov = Provenance("tool_receipt", ev.event_id, "")
-            scope = f"project:{project_id}"
-            # the tool's own words are data, not part of the record's sentence: they are kept as the
-            # receipt's quote (untrusted provenance) and shown quoted, never as an instruction
-            out.append(
-                WriteCandidate(
-                    MemoryItem(
-                        f"state-{_cid(conversation_id, ev.event_id, 'progress')}",
-                        "project_state",
-                        scope,
-                        f"{ev.tool} completed",
-                        slot=state_slot("progress", ev.tool),
-                        value="done",
-                        topic="progress",
-                        entities=(f"tool:{ev.tool}",),
-                        provenance=Provenance("tool_receipt", ev.event_id, ev.text[:160].strip()),
-                        valid_from=t,
-                    ),
-                    source_event=ev,
-                )
-            )
-            name = next((ev.args[k] for k in _ARTIFACT_NAME if ev.args.get(k)), "")
-            version = next((ev.args[k] for k in _ARTIFACT_VERSION if ev.args.get(k)), "")
-            if name and version:
-                out.append(
-                    WriteCandidate(
-                        MemoryItem(
-                            f"state-{_cid(conversation_id, ev.event_id, 'artifact')}",
-                            "project_state",
-                            scope,
-                            f"{name} is at version {version} (from {ev.tool})",
-                            slot=state_slot("artifact", name),
-                            value=version,
-                            topic="artifacts",
-                            entities=(name,),
-                            provenance=prov,
-                            valid_from=t,
-                        ),
-                        source_event=ev,
-                    )
-                )
+            out.extend(_from_receipt(ev, conv, t))
         elif ev.kind == "task_end" and project_id and ev.text.strip():
-            out.append(
-                WriteCandidate(
-                    MemoryItem(
-                        f"state-{_cid(conversation_id, ev.event_id, 'stage')}",
-                        "project_state",
-                        f"project:{project_id}",
-                        ev.text.strip(),
-                        slot=state_slot("stage", conversation_id),
-                        value=ev.text.strip()[:500],
-                        topic="stages",
-                        provenance=Provenance("system", ev.event_id, ""),
-                        valid_from=t,
-                    ),
-                    source_event=ev,
-                )
-            )
+            out.append(_stage_summary(ev, conv, t))
     if project_id:
         wf = _workflow(events, conversation_id, project_id, now)
         if wf is not None:
@@ -278,95 +175,241 @@ def extract(
     return out
 
 
-def _filed(
-    facts: Sequence[ReadFact], ev: Event, conversation_id: str, user_id: str, project_id: str, t: str
-) -> list[WriteCandidate]:
+# --- user statements by the cue rules -------------------------------------------------------------
+
+
+def _from_statement(ev: Event, conv: _Conversation, t: str, read: Reader | None) -> list[WriteCandidate]:
+    """One user statement: what the reader reads in it, filed (`_filed`); where there is no reader or it
+    reads nothing, the slot values its args state, else its sentences through the cue rules."""
+    if read is not None and ev.text.strip():
+        facts = read(ev.text, conv.project_id)
+        if facts:
+            return _filed(facts, ev, conv, t)
+    stated = {k: v for k, v in ev.args.items() if k not in _NOT_SLOTS and is_value(v)}
+    if ev.kind == "message" and stated:
+        # structured user statement (slot values in args): one preference per slot; the request's own
+        # values are task parameters, not standing preferences
+        return [_stated_preference(ev, conv, t, slot, value) for slot, value in stated.items()]
+    out: list[WriteCandidate] = []
+    for sent in _sentences(ev.text):
+        cand = _from_sentence(sent, ev, conv, t)
+        if cand is not None:
+            out.append(cand)
+    return out
+
+
+def _stated_preference(ev: Event, conv: _Conversation, t: str, slot: str, value: str) -> WriteCandidate:
+    """A slot value a user message's args state: a preference, quoted by the sentence stating it."""
+    item = MemoryItem(
+        f"pref-{_cid(conv.conversation_id, ev.event_id, str(ev.step), slot, value)}",
+        "preference",
+        conv.user_scope,
+        f"The user prefers {slot} = {value}.",
+        slot=slot,
+        value=value,
+        provenance=Provenance("user_statement", ev.event_id, _stating_sentence(ev, slot, value)),
+        valid_from=t,
+    )
+    return WriteCandidate(item, source_event=ev, task_scoped=bool(_TASK_SCOPE.search(ev.text)))
+
+
+def _from_sentence(sent: str, ev: Event, conv: _Conversation, t: str) -> WriteCandidate | None:
+    """One sentence of a user statement: a project decision or pending item (with a project), else a
+    preference or habit when a cue states one, else nothing."""
+    if conv.project_id and _DECISION.search(sent):
+        return _project_note(sent, ev, conv, t, kind="decision", value=sent, topic="decisions")
+    if conv.project_id and _PENDING.search(sent):
+        return _project_note(sent, ev, conv, t, kind="pending", value="open", topic="pending")
+    return _cued_preference(sent, ev, conv, t)
+
+
+def _project_note(
+    sent: str, ev: Event, conv: _Conversation, t: str, kind: str, value: str, topic: str
+) -> WriteCandidate:
+    """A project record a sentence states ("let's go with ...", "still need to ..."), quoted by it."""
+    item = MemoryItem(
+        f"state-{_cid(conv.conversation_id, ev.event_id, sent)}",
+        "project_state",
+        conv.project_scope,
+        sent,
+        slot=state_slot(kind, _cid(sent)[:6]),
+        value=value,
+        topic=topic,
+        provenance=Provenance("user_statement", ev.event_id, sent),
+        valid_from=t,
+    )
+    return WriteCandidate(item, source_event=ev)
+
+
+def _cued_preference(sent: str, ev: Event, conv: _Conversation, t: str) -> WriteCandidate | None:
+    """A preference or habit a sentence's cue states ("my preferred X is Y" fills slot X, value Y);
+    None for a sentence without a cue or one that only refers to memory ("use my usual palette")."""
+    habit = bool(_HABIT.search(sent)) and not _PREF.search(sent)
+    if not (habit or _PREF.search(sent)):
+        return None
+    m = _SLOT.search(sent)
+    if m is None and not habit and not _PREF.search(_REFERENCE.sub("", sent)):
+        return None  # "use my usual palette": a reference to memory, not a statement
+    slot, value = (m.group(1).strip().lower(), _VALUE_END.split(m.group(2))[0].strip()) if m else ("", "")
+    item = MemoryItem(
+        f"pref-{_cid(conv.conversation_id, ev.event_id, sent)}",
+        "habit" if habit else "preference",
+        conv.user_scope,
+        sent,
+        slot=slot,
+        value=value,
+        provenance=Provenance("user_statement", ev.event_id, sent),
+        valid_from=t,
+    )
+    return WriteCandidate(item, source_event=ev, task_scoped=bool(_TASK_SCOPE.search(sent)))
+
+
+# --- tool receipts and the task's end --------------------------------------------------------------
+
+
+def _from_receipt(ev: Event, conv: _Conversation, t: str) -> list[WriteCandidate]:
+    """A successful tool receipt: the tool's progress and, when it names an artifact and a version, that
+    artifact's version."""
+    out = [_progress(ev, conv, t)]
+    name = next((ev.args[k] for k in _ARTIFACT_NAME if ev.args.get(k)), "")
+    version = next((ev.args[k] for k in _ARTIFACT_VERSION if ev.args.get(k)), "")
+    if name and version:
+        out.append(_artifact_version(ev, conv, t, name, version))
+    return out
+
+
+def _progress(ev: Event, conv: _Conversation, t: str) -> WriteCandidate:
+    """ "progress:<tool>" done. The tool's own words are data, not part of the record's sentence: they
+    are kept as the receipt's quote (untrusted provenance) and shown quoted, never as an instruction."""
+    item = MemoryItem(
+        f"state-{_cid(conv.conversation_id, ev.event_id, 'progress')}",
+        "project_state",
+        conv.project_scope,
+        f"{ev.tool} completed",
+        slot=state_slot("progress", ev.tool),
+        value="done",
+        topic="progress",
+        entities=(f"tool:{ev.tool}",),
+        provenance=Provenance("tool_receipt", ev.event_id, ev.text[:160].strip()),
+        valid_from=t,
+    )
+    return WriteCandidate(item, source_event=ev)
+
+
+def _artifact_version(ev: Event, conv: _Conversation, t: str, name: str, version: str) -> WriteCandidate:
+    """ "artifact:<name>" is at `version`, as the receipt's args say."""
+    item = MemoryItem(
+        f"state-{_cid(conv.conversation_id, ev.event_id, 'artifact')}",
+        "project_state",
+        conv.project_scope,
+        f"{name} is at version {version} (from {ev.tool})",
+        slot=state_slot("artifact", name),
+        value=version,
+        topic="artifacts",
+        entities=(name,),
+        provenance=Provenance("tool_receipt", ev.event_id, ""),
+        valid_from=t,
+    )
+    return WriteCandidate(item, source_event=ev)
+
+
+def _stage_summary(ev: Event, conv: _Conversation, t: str) -> WriteCandidate:
+    """The task_end text: a summary of the stage this conversation reached."""
+    item = MemoryItem(
+        f"state-{_cid(conv.conversation_id, ev.event_id, 'stage')}",
+        "project_state",
+        conv.project_scope,
+        ev.text.strip(),
+        slot=state_slot("stage", conv.conversation_id),
+        value=ev.text.strip()[:500],
+        topic="stages",
+        provenance=Provenance("system", ev.event_id, ""),
+        valid_from=t,
+    )
+    return WriteCandidate(item, source_event=ev)
+
+
+# --- what the reading layer read in a user statement (Appendix A.1) -------------------------------
+
+
+def _filed(facts: Sequence[ReadFact], ev: Event, conv: _Conversation, t: str) -> list[WriteCandidate]:
     """Candidates for what the reading layer read in one user statement (module docstring)."""
     out: list[WriteCandidate] = []
-    request = ev.kind == "request"
     for f in facts:
-        quote = f.quote or ev.text
-        prov = Provenance("user_statement", ev.event_id, quote)
-        cid = _cid(conversation_id, ev.event_id, str(ev.step), f.argument, f.value, f.holder, f.condition)
-        cond = f.condition.lower()
-        if f.holder_class in ("project", "team") and f.kind == "decision":
-            name = f.holder.split(":", 1)[1]
-            if not project_id or (name and _norm_name(name) != _norm_name(project_id)):
-                continue  # another team's or another project's decision: not this project's
-            if f.polarity != "prefer" or f.withdraws:
-                continue
-            out.append(
-                WriteCandidate(
-                    MemoryItem(
-                        f"state-{cid}",
-                        "project_state",
-                        f"project:{project_id}",
-                        f"Project decision: {f.argument} = {f.value}.",
-                        slot=f.argument,
-                        value=f.value,
-                        topic="decisions",
-                        conditions=cond,
-                        provenance=prov,
-                        valid_from=t,
-                    ),
-                    source_event=ev,
-                    read=True,
-                )
-            )
-            continue
-        if f.holder != "user":
-            continue  # a colleague's, a partner's, another team's words: theirs, not this user's
-        if request and (f.kind == "requirement" or not f.lasting or not has_lasting_cue(quote)):
-            continue  # the request's values are this task's parameters
-        if f.withdraws:  # supersedes the fact it withdraws (same slot and context), binds nothing
-            text = f"The user no longer wants {f.argument} = {f.value}."
-            item = MemoryItem(
-                f"withdrawal-{cid}",
-                "withdrawal",
-                user_scope_of(user_id),
-                text,
-                slot=f.argument,
-                value=f.value,
-                conditions=cond,
-                provenance=prov,
-                valid_from=t,
-            )
-            out.append(WriteCandidate(item, source_event=ev, read=True))
-            continue
-        if f.polarity == "avoid":  # "never to a gift card": binds anything but that value (values.AVOID)
-            item = MemoryItem(
-                f"pref-{cid}",
-                "preference",
-                user_scope_of(user_id),
-                f"The user avoids {f.argument} = {f.value}.",
-                slot=f.argument,
-                value=AVOID + f.value,
-                conditions=cond,
-                provenance=prov,
-                valid_from=t,
-            )
-            out.append(WriteCandidate(item, source_event=ev, task_scoped=not f.lasting, read=True))
-            continue
-        habit = f.kind == "habit"
-        text = (
-            f"The user usually ends up with {f.argument} = {f.value} (a habit, not a stated preference)."
-            if habit
-            else f"The user prefers {f.argument} = {f.value}."
-        )
-        item = MemoryItem(
-            f"{'habit' if habit else 'pref'}-{cid}",
-            "habit" if habit else "preference",
-            user_scope_of(user_id),
-            text,
-            slot=f.argument,
-            value=f.value,
-            conditions=cond,
-            provenance=prov,
-            valid_from=t,
-        )
-        one_off = f.kind == "requirement" or not f.lasting
-        out.append(WriteCandidate(item, source_event=ev, task_scoped=one_off, read=True))
+        cand = _filed_fact(f, ev, conv, t)
+        if cand is not None:
+            out.append(cand)
     return out
+
+
+def _filed_fact(f: ReadFact, ev: Event, conv: _Conversation, t: str) -> WriteCandidate | None:
+    """One read fact: this project's decision, or the user's own withdrawal, avoided value, habit or
+    preference; None for anyone else's words and for the request's task parameters."""
+    if f.holder_class in ("project", "team") and f.kind == "decision":
+        return _project_decision(f, ev, conv, t)
+    if f.holder != "user":
+        return None  # a colleague's, a partner's, another team's words: theirs, not this user's
+    if ev.kind == "request" and (
+        f.kind == "requirement" or not f.lasting or not has_lasting_cue(f.quote or ev.text)
+    ):
+        return None  # the request's values are this task's parameters
+    if f.withdraws:  # supersedes the fact it withdraws (same slot and context), binds nothing
+        item = _read_item(f, ev, conv, t, "withdrawal", f"The user no longer wants {f.argument} = {f.value}.")
+        return WriteCandidate(item, source_event=ev, read=True)
+    if f.polarity == "avoid":  # "never to a gift card": binds anything but that value (values.AVOID)
+        item = _read_item(
+            f, ev, conv, t, "preference", f"The user avoids {f.argument} = {f.value}.", value=AVOID + f.value
+        )
+        return WriteCandidate(item, source_event=ev, task_scoped=not f.lasting, read=True)
+    if f.kind == "habit":
+        text = f"The user usually ends up with {f.argument} = {f.value} (a habit, not a stated preference)."
+        item = _read_item(f, ev, conv, t, "habit", text)
+    else:
+        item = _read_item(f, ev, conv, t, "preference", f"The user prefers {f.argument} = {f.value}.")
+    one_off = f.kind == "requirement" or not f.lasting
+    return WriteCandidate(item, source_event=ev, task_scoped=one_off, read=True)
+
+
+def _project_decision(f: ReadFact, ev: Event, conv: _Conversation, t: str) -> WriteCandidate | None:
+    """A project's or team's decision, when it is this conversation's project's and not withdrawn."""
+    name = f.holder.split(":", 1)[1]
+    if not conv.project_id or (name and _norm_name(name) != _norm_name(conv.project_id)):
+        return None  # another team's or another project's decision: not this project's
+    if f.polarity != "prefer" or f.withdraws:
+        return None
+    text = f"Project decision: {f.argument} = {f.value}."
+    item = _read_item(f, ev, conv, t, "project_state", text, scope=conv.project_scope, topic="decisions")
+    return WriteCandidate(item, source_event=ev, read=True)
+
+
+def _read_item(
+    f: ReadFact,
+    ev: Event,
+    conv: _Conversation,
+    t: str,
+    kind: str,
+    text: str,
+    *,
+    value: str | None = None,
+    scope: str = "",
+    topic: str = "",
+) -> MemoryItem:
+    """The record of read fact `f` as `kind`: slot = its argument, value = its value (unless given),
+    its condition, quoted by the words it was read in (the whole statement when the reader gave none);
+    in the user's scope unless `scope` is given."""
+    cid = _cid(conv.conversation_id, ev.event_id, str(ev.step), f.argument, f.value, f.holder, f.condition)
+    return MemoryItem(
+        f"{_READ_ID_PREFIX[kind]}-{cid}",
+        kind,
+        scope or conv.user_scope,
+        text,
+        slot=f.argument,
+        value=f.value if value is None else value,
+        topic=topic,
+        conditions=f.condition.lower(),
+        provenance=Provenance("user_statement", ev.event_id, f.quote or ev.text),
+        valid_from=t,
+    )
 
 
 def user_scope_of(user_id: str) -> str:
