@@ -1,5 +1,6 @@
-"""What `pulse demo` reports: the held-out comparison table, the paper's training claims checked on it,
-reward curves, provenance, the offline suites, and per-seed results merged into one.
+"""What `pulse demo` reports: its trained runs in the report's terms (`DemoRuns`), the held-out comparison
+table, the paper's training claims checked on it, reward curves, provenance, the offline suites, and
+per-seed results merged into one.
 
 Numbers are the real policy's decisions on *generated* held-out data; no simulated agent is involved
 in the held-out table (the suite tables that follow, if enabled, are simulated-agent and say so).
@@ -7,6 +8,7 @@ in the held-out table (the suite tables that follow, if enabled, are simulated-a
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +87,70 @@ def penalty_name(p: float) -> str:
     return "pulse" if p == -1.0 else ("no_penalty" if p == 0.0 else f"penalty{p:g}")
 
 
+def grpo_row(p: float) -> str:
+    """The held-out table's row of the GRPO run with wrong-intervention penalty `p`."""
+    return f"GRPO (penalty {p:g})"
+
+
+def untrained_metrics(base: str, model_cfg, held_out: list) -> dict[str, Any]:
+    """The held-out metrics of the untrained model at `base` (the table's "base (untrained)" row), read
+    with the prompt style and completion budget it will be trained with (`model_cfg`: `ModelConfig`)
+    and the policy backend's other defaults."""
+    from pulse.config.schema import PolicyBackendConfig
+    from pulse.policy.evaluate import evaluate_policy
+    from pulse.policy.factory import build_policy
+
+    policy = build_policy(
+        PolicyBackendConfig(
+            name_or_path=base,
+            prompt_style=model_cfg.prompt_style,
+            max_new_tokens=model_cfg.max_completion_tokens,
+        )
+    )
+    metrics, _ = evaluate_policy(policy, held_out)
+    return metrics
+
+
+@dataclass
+class DemoRuns:
+    """The demo's trained runs as the report reads them (`demo_report`), filled in run order.
+
+    `results`: per row of the held-out table ("base (untrained)", "SFT only", then one `grpo_row` per
+    penalty) the per-seed held-out metrics of `pulse.policy.evaluate`; `curves`: per GRPO row its seeds'
+    metrics.jsonl; `checkpoints` / `run_fps`: per seed ("s0") and role ("sft", then `penalty_name`) the
+    checkpoint path / the run's fingerprints (pulse/utils/fingerprint.py).
+    """
+
+    results: dict[str, list[dict[str, Any]]]
+    curves: dict[str, list[Path]]
+    checkpoints: dict[str, Any] = field(default_factory=dict)
+    run_fps: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def for_penalties(cls, penalties: list[float]) -> DemoRuns:
+        """No runs yet; the table's rows in order, the GRPO ones in the order of `penalties`."""
+        results: dict[str, list[dict[str, Any]]] = {"base (untrained)": [], "SFT only": []}
+        results.update({grpo_row(p): [] for p in penalties})
+        return cls(results, {k: [] for k in results if k.startswith("GRPO")})
+
+    def add_base(self, metrics: dict[str, Any]) -> None:
+        """The untrained base's held-out metrics, once per seed (one init, the same for every seed)."""
+        self.results["base (untrained)"].append(metrics)
+
+    def add_sft(self, seed: int, run: dict[str, Any]) -> None:
+        """Seed `seed`'s SFT warm start (`run`: what `pulse.train.pipeline.run_training` returned)."""
+        self.results["SFT only"].append(run["eval"]["sft"])
+        self.checkpoints[f"s{seed}"] = {"sft": run["checkpoints"]["sft"]}
+        self.run_fps[f"s{seed}"] = {"sft": run["fingerprints"]}
+
+    def add_grpo(self, seed: int, p: float, run: dict[str, Any], out_dir: str) -> None:
+        """Seed `seed`'s GRPO run with penalty `p`, trained in `out_dir` (after that seed's `add_sft`)."""
+        self.results[grpo_row(p)].append(run["eval"]["grpo"])
+        self.curves[grpo_row(p)].append(Path(out_dir) / "metrics.jsonl")
+        self.checkpoints[f"s{seed}"][penalty_name(p)] = run["checkpoints"]["grpo"]
+        self.run_fps[f"s{seed}"][penalty_name(p)] = run["fingerprints"]
+
+
 def policy_checks(results: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """The paper's training claims on the held-out policy metrics (means over seeds; None = not run):
     GRPO(-1) makes fewer interventions than GRPO(0) with higher interruption success, both
@@ -160,24 +226,15 @@ def run_demo_suites(root: Path, checkpoints: dict[str, Any], train_cfg, demo_cfg
 
 
 def demo_report(
-    root: Path,
-    results: dict[str, list[dict[str, Any]]],
-    curves: dict[str, list[Path]],
-    checkpoints: dict[str, Any],
-    run_fps: dict[str, Any],
-    data_path: Path,
-    base: str,
-    n_held_out: int,
-    train_cfg,
-    demo_cfg,
+    root: Path, runs: DemoRuns, data_path: Path, base: str, n_held_out: int, train_cfg, demo_cfg
 ) -> dict[str, Any]:
     """The demo's result from its trained runs: the held-out table and checks, the reward curves PNG,
     provenance, and (as `demo_cfg` asks) the suite decision points and the offline suites; written as
-    demo_results.json, demo_table.md (and suite_decisions.json) to `root` and `demo_cfg.publish`.
-    `results`: row name -> per-seed held-out metrics; `curves`: GRPO row -> metrics.jsonl paths;
-    `checkpoints` / `run_fps`: per seed ("s0") and role, the checkpoint path / its fingerprints."""
+    demo_results.json, demo_table.md (and suite_decisions.json) to `root` and `demo_cfg.publish`."""
     from pulse.config.schema import as_dict
     from pulse.utils.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
+
+    results, curves, checkpoints, run_fps = runs.results, runs.curves, runs.checkpoints, runs.run_fps
 
     table = comparison_table(results, list(demo_cfg.seeds), n_held_out)
     plot_reward_curves(curves, root / "reward_curves.png")

@@ -18,8 +18,8 @@ from pulse.cli.support import hydra_entry
 def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
     """Train and evaluate the demo's runs under `train_cfg.out_dir`, then report them: per seed an SFT
     warm start, then one GRPO run from it per penalty in `demo_cfg.penalties` (the reward's
-    `wrong_intervention` weight); the base and every checkpoint scored on the held-out examples;
-    `eval.demo_report.demo_report` adds the offline suites and writes table, curves and results.
+    `wrong_intervention` weight); the base and every checkpoint scored on the held-out examples, collected
+    as `eval.demo_report.DemoRuns`; `demo_report` adds the offline suites, writes table, curves, results.
 
     Args:
         train_cfg: the typed `TrainConfig` every run of the demo starts from.
@@ -33,10 +33,7 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
             (ConfigError, RecordError, ModelLoadError, ...); `pulse demo` prints it as one line, exit 2.
     """
     from data_gen.ensure import ensure_dataset
-    from eval.demo_report import demo_report, penalty_name
-    from pulse.config.schema import PolicyBackendConfig
-    from pulse.policy.evaluate import evaluate_policy
-    from pulse.policy.factory import build_policy
+    from eval.demo_report import DemoRuns, demo_report, penalty_name, untrained_metrics
     from pulse.train.data import load_examples
     from pulse.train.pipeline import ensure_model, run_training
 
@@ -46,21 +43,11 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
     held_out = load_examples(data_path, "test", train_cfg.data.max_eval_examples)
     base = ensure_model(train_cfg, train)
     penalties = sorted(demo_cfg.penalties, reverse=True)
-    results: dict[str, list[dict[str, Any]]] = {"base (untrained)": [], "SFT only": []}
-    results.update({f"GRPO (penalty {p:g})": [] for p in penalties})
-    curves: dict[str, list[Path]] = {k: [] for k in results if k.startswith("GRPO")}
-    checkpoints: dict[str, Any] = {}
-    run_fps: dict[str, Any] = {}  # per seed and run: what it was trained from (pulse/utils/fingerprint.py)
-    model = train_cfg.model
-    base_policy = build_policy(
-        PolicyBackendConfig(
-            name_or_path=base, prompt_style=model.prompt_style, max_new_tokens=model.max_completion_tokens
-        )
-    )
-    base_metrics, _ = evaluate_policy(base_policy, held_out)
+    runs = DemoRuns.for_penalties(penalties)
+    base_metrics = untrained_metrics(base, train_cfg.model, held_out)
     for seed in demo_cfg.seeds:
         print(f"\n[pulse demo] seed {seed}: SFT warm start", flush=True)
-        results["base (untrained)"].append(base_metrics)  # one untrained init, same for every seed
+        runs.add_base(base_metrics)
         at = root / f"s{seed}"
         sft_cfg = dataclasses.replace(
             train_cfg,
@@ -70,9 +57,7 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
             grpo=dataclasses.replace(train_cfg.grpo, enabled=False),
         )
         sft = run_training(sft_cfg, ensure_dataset)
-        results["SFT only"].append(sft["eval"]["sft"])
-        checkpoints[f"s{seed}"] = {"sft": sft["checkpoints"]["sft"]}
-        run_fps[f"s{seed}"] = {"sft": sft["fingerprints"]}
+        runs.add_sft(seed, sft)
         for p in penalties:
             name = penalty_name(p)
             print(f"\n[pulse demo] seed {seed}: GRPO with wrong-intervention penalty {p:g}", flush=True)
@@ -86,14 +71,8 @@ def run_demo(train_cfg, demo_cfg) -> dict[str, Any]:
                 sft=dataclasses.replace(train_cfg.sft, enabled=False),
                 reward=dataclasses.replace(train_cfg.reward, name=name, weights=weights),
             )
-            g = run_training(g_cfg, ensure_dataset)
-            results[f"GRPO (penalty {p:g})"].append(g["eval"]["grpo"])
-            curves[f"GRPO (penalty {p:g})"].append(Path(g_cfg.out_dir) / "metrics.jsonl")
-            checkpoints[f"s{seed}"][name] = g["checkpoints"]["grpo"]
-            run_fps[f"s{seed}"][name] = g["fingerprints"]
-    return demo_report(
-        root, results, curves, checkpoints, run_fps, data_path, base, len(held_out), train_cfg, demo_cfg
-    )
+            runs.add_grpo(seed, p, run_training(g_cfg, ensure_dataset), g_cfg.out_dir)
+    return demo_report(root, runs, data_path, base, len(held_out), train_cfg, demo_cfg)
 
 
 def _run(cfg) -> None:
