@@ -109,8 +109,11 @@ _LASTING = re.compile(
 )
 _WITHDRAW = re.compile(
     r"\b(?:no longer|not any ?more|(?:don't|do not|not|isn't|aren't) .{0,40}any ?more|stop(?:ped)? "
-    r"(?:booking|using|sending|ordering|choosing|picking|doing|getting|putting|asking for)|"
-    r"forget (?:about |that |what i said about )?|scratch (?:that|my)|drop (?:my|the) (?:preference|rule)|"
+    r"[\w']+ing\b|(?:don't|do not) (?:need|have) to keep|"
+    r"forget (?:about |that |what i said about |my |the )?|scratch (?:that|my)|"
+    r"(?:drop|scrap|ditch|lose|remove|delete|cancel) (?:my|the|that) .{0,40}?"
+    r"(?:preference|rule|request|setting|note|default)s?|"
+    r"(?:drop|remove|take) .{1,40}? (?:from|off) my defaults|you can (?:scrap|drop|ditch|remove) (?:it|that)|"
     r"(?:cancel|remove|delete|clear|withdraw|retract|ignore) (?:my|the|that) (?:preference|rule|note"
     r"|setting)|"
     r"not (?:a thing|true|the case) any ?more|done with|over (?:it|that) now|i've moved (?:on|away) from|"
@@ -157,9 +160,8 @@ _COND_LEAD = re.compile(
 )
 # trailing: a subordinator after the value ("... business class on flights over six hours")
 _TRAIL_SUBORDINATOR = (
-    r"(?:when(?:ever)?|if|unless|on|for|during|while|in case|any ?time|every time|each time|over|above|"
-    r"under|below|before|after|outside|within|at|in|only when|only if|only for|only on|as long as|"
-    r"provided|except when|except for|except on)"
+    r"(?:when(?:ever)?|if|on|for|during|while|in case|any ?time|every time|each time|until|till|"
+    r"in the|only when|only if|only for|only on|as long as|provided|except when|except for|except on)"
 )
 COND_TRAIL = re.compile(rf"\b(?P<cond>{_TRAIL_SUBORDINATOR}\b[^,;.!?]{{2,90}})", re.I)
 # condition phrases that are not conditions: scope of the statement itself, a one-off, the future
@@ -172,7 +174,13 @@ _NOT_COND = re.compile(
     r"|^(?:in|at|with|on)\s+(?:general|all|any case|full|total|advance|person|mind|a rush|future|order|time|"
     r"the end|the meantime|particular)\b"
     r"|^(?:at|in|on)\s+(?:least|most|first|last|once|best)\b|^(?:over|instead|rather)\s+(?:the|a|an|my"
-    r"|any)?\s*\w+$",
+    r"|any)?\s*\w+$"
+    # asides, not situations: "if I'm honest", "if you ask me", "if possible", "if that's ok"
+    r"|^if\s+(?:i'm honest|i am honest|you ask me|possible|at all possible|that's ok|that's okay|you can"
+    r"|you don't mind|need be|necessary|anything)\b"
+    # a story, not a situation: "when we left the old host", "when I was younger"
+    r"|^\w+\s+(?:i|we|he|she|they|you|it)\s+(?:\w+ed|was|were|had|left|gave|got|went|came|took|made"
+    r"|did|moved|switched)\b",
     re.I,
 )
 
@@ -268,9 +276,20 @@ def negated_spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
+# a decision's leading scope names the project it was taken for ("For the Apollo launch we decided ...",
+# "On the billing-service repo we agreed ..."): the holder, not a condition
+_SCOPE_NAME = re.compile(
+    r"^(?:for|on|in)\s+(?:the\s+|our\s+)?(?P<name>[\w][\w -]{1,40}?)(?:\s+(?:project|repo|launch|team))?$",
+    re.I,
+)
+
+
 def analyse(sentence: str, clause: str, speaker: str = "user", project: str = "") -> Clause:
     condition, rest = find_condition(clause)
     holder = holder_of(clause, speaker, project)
+    scope = _SCOPE_NAME.match(condition) if condition and _DECISION.search(rest) else None
+    if scope and holder.split(":")[0] in ("project", "user"):
+        holder, condition = f"project:{scope.group('name').strip().lower()}", ""
     low = clause.lower()
     statement = True
     if sentence.rstrip().endswith("?") and not _QUESTION_OK.search(sentence):

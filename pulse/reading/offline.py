@@ -61,7 +61,8 @@ _IMPERATIVE = re.compile(
     re.I,
 )
 _CUE = re.compile(
-    r"\b(?:prefer|like|love|want|wish|need|hate|dislike|avoid|please|always|never|should|must|rather|"
+    r"\b(?:(?:prefer|like|love|want|wish|need|hate|dislike|avoid|insist)(?:s|es|d|ed)?|please|always|never"
+    r"|should|must|rather|"
     r"perfect|ideal|best|suits?|works for me|fine by me|good for me|great for me|"
     r"favou?rite|choice|pick|go-to|preference|standing|go for|go with|stick|remember|keep in mind|note|"
     r"from now on|going forward|from here on|future|every time|each time|default|usually|normally|"
@@ -70,6 +71,15 @@ _CUE = re.compile(
     r"moved|changed|no longer|any ?more|is what|should be|has to be|needs to be|works best|suits me|"
     r"is fine|is best|is better|make it|make sure|set it|put it|use|book|send|pay|ship|get|choose|"
     r"refund|order|insist|requires?|go|generally|in general|as always|same as|stands|my)\b|:",
+    re.I,
+)
+# a clause with a subject or a finite verb ("The weather is lovely", "we went to Rome") is a sentence of
+# its own; one without either is a fragment that answers for a wish ("Window seat, economy."; "No
+# plastic bags, ever."; "Tabs. Not spaces.")
+_CLAUSE_VERB = re.compile(
+    r"\b(?:i|we|you|he|she|they|it|there|this|that|i'm|i've|i'd|i'll|we're|we've|you're|he's|she's|it's"
+    r"|they're|that's|there's|is|are|was|were|am|be|been|being|has|have|had|do|does|did|will|would|can"
+    r"|could|may|might|shall|\w+ed)\b",
     re.I,
 )
 _MEMORY_REFERENCE = re.compile(
@@ -241,9 +251,16 @@ class OfflineReader:
         context: set[str] = set()
         for sentence in split_sentences(text):
             context |= self._named_args(sentence, schema)
+            previous = None
             for part in split_clauses(sentence):
                 clause = analyse(sentence, part, speaker, project)
-                if not clause.statement or not (_CUE.search(part) or _IMPERATIVE.match(clause.text)):
+                if previous is not None and not _CLAUSE_VERB.search(part) and clause.holder == speaker:
+                    # "we decided on regular rooms — no suites": a fragment continues the clause before
+                    clause = replace(
+                        clause, holder=previous.holder, kind=previous.kind, lasting=previous.lasting
+                    )
+                previous = clause
+                if not clause.statement or not _states(part, clause, sentence):
                     continue
                 for fact in self._bind(part, clause, schema, frozenset(context), project):
                     context.add(fact.argument)
@@ -686,6 +703,18 @@ _FRAME = frozenset(
 _QUOTED_NAME = re.compile(r"(?<![\w])(['\"‘“])([\w.-]*[\d_-][\w.-]*)(['\"’”])")
 
 
+def _states(part: str, clause: Clause, sentence: str) -> bool:
+    """The clause states something: a wish or habit cue in it or in its sentence, an instruction, or a
+    verbless fragment (which in a conversation with an assistant answers for a wish)."""
+    return bool(
+        clause.withdraws
+        or _CUE.search(part)
+        or _IMPERATIVE.match(clause.text)
+        or _CUE.search(sentence)
+        or not _CLAUSE_VERB.search(part)
+    )
+
+
 def _masked_names(text: str) -> str:
     return _QUOTED_NAME.sub(lambda m: " " * len(m.group(0)), text)
 
@@ -816,6 +845,10 @@ def _scope_only(cond: str, space: _ValueSpace, lex: StaticLexicon) -> bool:
     sims = sorted((space.arg_vectors @ v).tolist(), reverse=True) if len(space.args) else [0.0]
     # close to one argument's name, or clearly closer to one than to any other ("the posting time")
     near_arg = sims[0] >= 0.6 or (sims[0] >= 0.45 and sims[0] - (sims[1] if len(sims) > 1 else 0.0) >= 0.15)
+    if _CLAUSE_VERB.search(cond):
+        # a subordinate clause with its own subject or verb ("if it's Friday afternoon") is a situation,
+        # even where its words are near an argument's; only naming the tool's action makes it a scope
+        near_arg = False
     near_tool = bool(len(space.tool_vectors)) and float((space.tool_vectors @ v).max()) >= 0.6
     return near_arg or near_tool
 

@@ -54,9 +54,15 @@ _TENS = {
     "ninety": 90,
 }
 _WORD_NUMBER = {w: i for i, w in enumerate(_SMALL)} | _TENS | {"a dozen": 12, "dozen": 12}
-_NUMBER_WORD = (
+_BELOW_100 = (
     r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven"
-    r"|eight|nine))?|" + "|".join(sorted(_SMALL, key=len, reverse=True)) + r"|a dozen)"
+    r"|eight|nine))?|" + "|".join(sorted(_SMALL, key=len, reverse=True)) + r")"
+)
+_SCALES = {"hundred": 100, "thousand": 1000, "grand": 1000}
+# "eight hundred", "a thousand", "two thousand five hundred", "a dozen"
+_NUMBER_WORD = (
+    rf"(?:(?:{_BELOW_100}|a|\d+)[- ](?:hundred|thousand)(?:(?:[- ]and)?[- ]{_BELOW_100}(?:[- ]hundred)?)?"
+    rf"(?:(?:[- ]and)?[- ]{_BELOW_100})?|{_BELOW_100}|a dozen)"
 )
 _DIGITS = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _UNIT_RE = "|".join(
@@ -64,7 +70,7 @@ _UNIT_RE = "|".join(
 )
 # "90 minutes", "15-minute", "2,000", "80%", "$20", "twenty minutes", "forty-five"
 _QUANTITY = re.compile(
-    rf"(?<![\w.:/#-])(?P<cur>\$\s?)?(?P<num>{_DIGITS}|{_NUMBER_WORD})(?![\w:/]|\.\d)"
+    rf"(?<![\w.:/#-])(?P<cur>\$\s?)?(?P<num>{_NUMBER_WORD}|{_DIGITS})(?![\w:/]|\.\d)"
     rf"(?:\s*-?\s*(?P<unit>{_UNIT_RE})(?![a-z]))?(?P<k>k\b)?",
     re.I,
 )
@@ -114,9 +120,23 @@ def _number(word: str) -> float | None:
         pass
     if w in _WORD_NUMBER:
         return float(_WORD_NUMBER[w])
-    parts = re.split(r"[- ]", w)
+    parts = [p for p in re.split(r"[- ]", w) if p != "and"]
     if len(parts) == 2 and parts[0] in _TENS and parts[1] in _WORD_NUMBER:
         return float(_TENS[parts[0]] + _WORD_NUMBER[parts[1]])
+    if any(p in _SCALES for p in parts):
+        # "eight hundred" = 800; "two thousand five hundred" = 2500; "a thousand" = 1000
+        total, group = 0.0, 0.0
+        for p in parts:
+            if p in _SCALES:
+                group = (group or 1.0) * _SCALES[p]
+                if _SCALES[p] >= 1000:
+                    total, group = total + group, 0.0
+            else:
+                x = 1.0 if p == "a" else _number(p)
+                if x is None:
+                    return None
+                group += x
+        return total + group
     return None
 
 
