@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -40,13 +41,16 @@ from pulse.reading.clauses import (
 from pulse.reading.facts import ReadFact, Schema
 from pulse.reading.lexicon import STOPWORDS, StaticLexicon, content_words, shared_lexicon
 from pulse.reading.typed import (
+    Mention,
     arg_unit,
     clock_times,
     codes,
+    compound_numbers,
     in_unit,
     notes,
     proper_names,
     quantities,
+    same_amount,
     time_zones,
 )
 
@@ -514,6 +518,7 @@ class OfflineReader:
         context: frozenset[str] = frozenset(),
     ) -> list[tuple[str, str, int, int, float]]:
         stems = _Stems(_stem(t.word) for t in toks)
+        said = quantities(part) + [Mention(0, 0, n) for n in compound_numbers(part)]
         # exact occurrences of a value's words
         exact: dict[int, tuple[int, int]] = {}
         for i, vw in enumerate(space.words):
@@ -529,6 +534,14 @@ class OfflineReader:
                     if n == 1 and toks[j].word != raw[0] and _stem(toks[j].word) == toks[j].word:
                         continue
                     exact[i] = (toks[j].start, toks[j + n - 1].end)
+            if i not in exact and n > 1:
+                # the value's words with a small word between them ("beer and wine" is beer_wine)
+                pos = [k for k, t in enumerate(toks) if t.word not in STOPWORDS]
+                for j in range(len(pos) - n + 1):
+                    run = pos[j : j + n]
+                    if run[-1] - run[0] <= 2 * n - 2 and tuple(stems[k] for k in run) == vw:
+                        exact[i] = (toks[run[0]].start, toks[run[-1]].end)
+                        break
         # spans of content words for meaning
         content = [k for k, t in enumerate(toks) if t.word not in STOPWORDS and not t.word.isdigit()]
         spans: list[tuple[int, int]] = []
@@ -560,6 +573,19 @@ class OfflineReader:
             + (1.0 if any(_has_words(stems, w) for w in space.arg_words[a]) or a in context else 0.0)
             for i, a in enumerate(space.args)
         }
+        # a value that is an amount is named by the same amount in other words ("sixty minutes" is
+        # full_hour, "72 hours" three_days): the schema's value, as sure as its own words where both
+        # give a unit or the clause speaks of the argument
+        for i, (arg, value) in enumerate(space.pairs):
+            amount = _amount(value)
+            if amount is None or i in exact:
+                continue
+            for q in said:
+                if q.end > q.start and same_amount(amount, q) and (
+                    (amount.unit and q.unit) or arg_mention[arg] >= self.arg_similarity
+                ):
+                    exact[i] = (q.start, q.end)
+                    break
         owners: dict[str, int] = {}
         for _, v in space.pairs:
             owners[v] = owners.get(v, 0) + 1
@@ -598,6 +624,8 @@ class OfflineReader:
                     arg_span_vecs.append(span_vecs[k])
             arg_sims_v = np.stack(arg_span_vecs) @ space.vectors[idx].T if usable else None
             for col, i in enumerate(idx):
+                if i not in exact and not _same_quantity(space.pairs[i][1], said):
+                    continue  # "half an hour" is not the value one_hour, "every day" not one_day
                 if i in exact:
                     shared = owners[space.pairs[i][1]] > 1
                     score = 1.0 if not shared or arg_mention[arg] >= self.arg_similarity else 0.5
@@ -713,6 +741,20 @@ def _states(part: str, clause: Clause, sentence: str) -> bool:
         or _CUE.search(sentence)
         or not _CLAUSE_VERB.search(part)
     )
+
+
+@lru_cache(maxsize=4096)
+def _amount(value: str) -> Mention | None:
+    """The amount an enumerated value is ("one_hour" -> 1 hour, "forty_five" -> 45), None if none."""
+    stated = quantities(value.replace("_", " ").replace("-", " "))
+    return stated[0] if stated else None
+
+
+def _same_quantity(value: str, said: list[Mention]) -> bool:
+    """A value that is an amount ("one_hour", "fifteen_minutes") is meant only where the clause says
+    that amount ("72 hours" for three_days); any other value is unconstrained."""
+    amount = _amount(value)
+    return amount is None or any(same_amount(amount, q) for q in said)
 
 
 def _masked_names(text: str) -> str:

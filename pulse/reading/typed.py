@@ -22,6 +22,7 @@ _UNITS = {
     "minute": ("minute", "minutes", "min", "mins"),
     "hour": ("hour", "hours", "hr", "hrs"),
     "day": ("day", "days"),
+    "week": ("week", "weeks"),
     "percent": ("percent", "per cent", "percentage", "%"),
     "degree": ("degree", "degrees", "°", "°c", "celsius"),
     "money": ("dollar", "dollars", "bucks", "usd", "$", "euros", "eur", "pounds", "quid", "francs"),
@@ -76,8 +77,12 @@ _QUANTITY = re.compile(
 )
 # fractions of a whole: "half an hour", "a quarter of max", "a fifth of the bill", "the halfway mark"
 _FRACTION = re.compile(
-    r"\b(?:(?P<hh>half an? hour)|(?:an?|one)\s+(?P<part>half|third|quarter|fifth|tenth)\s+of\b"
-    r"|(?P<halfway>halfway|half way)|(?P<hour>an hour|a full hour|one hour)|(?P<full>full|maximum|max)"
+    r"\b(?:(?P<hh>half an? hour)|(?P<qh>(?:a|one) quarter of an hour)|(?P<tqh>three quarters of an hour)"
+    r"|(?:an?|one)\s+(?P<part>half|third|quarter|fifth|tenth)\s+of\b"
+    r"|(?P<halfway>halfway|half way)|(?P<hour>an hour|(?:a |one |the )?full hour|one hour)"
+    r"|(?<!per )(?<!every )(?<!once )(?<!twice )(?P<day>(?:a|a full|one|the) day)(?=\s+(?:before|ahead|early"
+    r"|earlier|in advance|prior|beforehand))"
+    r"|(?P<fortnight>(?:a |one )?fortnight)|(?P<full>full|maximum|max)"
     r"(?=\s+(?:brightness|volume|power|blast)))",
     re.I,
 )
@@ -165,8 +170,14 @@ def quantities(text: str) -> list[Mention]:
     for m in _FRACTION.finditer(text):
         if m.group("hh"):
             out.append(Mention(m.start(), m.end(), "30", "minute"))
+        elif m.group("qh") or m.group("tqh"):
+            out.append(Mention(m.start(), m.end(), "15" if m.group("qh") else "45", "minute"))
         elif m.group("hour"):
             out.append(Mention(m.start(), m.end(), "1", "hour"))
+        elif m.group("day"):
+            out.append(Mention(m.start(), m.end(), "1", "day"))
+        elif m.group("fortnight"):
+            out.append(Mention(m.start(), m.end(), "2", "week"))
         elif m.group("part"):
             out.append(Mention(m.start(), m.end(), str(_PARTS[m.group("part").lower()]), "percent"))
         elif m.group("halfway"):
@@ -190,6 +201,28 @@ def quantities(text: str) -> list[Mention]:
         unit = "money" if m.group("cur") else _unit_family(m.group("unit") or "")
         out.append(Mention(m.start(), m.end(), _fmt(x), unit))
     return sorted(out, key=lambda q: q.start)
+
+
+_MINUTES = {"minute": 1, "hour": 60, "day": 1440, "week": 10080}
+
+
+def same_amount(a: Mention, b: Mention) -> bool:
+    """The same amount: equal numbers where a unit is missing or shared, or equal spans of time
+    ("72 hours" is "three days")."""
+    if a.unit in _MINUTES and b.unit in _MINUTES:
+        return float(a.value) * _MINUTES[a.unit] == float(b.value) * _MINUTES[b.unit]
+    return a.value == b.value and (not a.unit or not b.unit or a.unit == b.unit)
+
+
+def compound_numbers(text: str) -> set[str]:
+    """Numbers inside compound words ("4-space", "two-column"), which `quantities` leaves out because
+    they describe a thing rather than state an amount."""
+    out = set()
+    for m in re.finditer(rf"(?<![\w.])({_DIGITS}|{_BELOW_100})-[a-z]", text, re.I):
+        x = _number(m.group(1))
+        if x is not None:
+            out.add(_fmt(x))
+    return out
 
 
 def in_unit(q: Mention, unit: str) -> str | None:
