@@ -745,9 +745,14 @@ def _states(part: str, clause: Clause, sentence: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def _amount(value: str) -> Mention | None:
-    """The amount an enumerated value is ("one_hour" -> 1 hour, "forty_five" -> 45), None if none."""
-    stated = quantities(value.replace("_", " ").replace("-", " "))
-    return stated[0] if stated else None
+    """The amount an enumerated value is ("one_hour" -> 1 hour, "forty_five" -> 45), None when the value
+    is something else ("gift_card_2222222", "two_doubles", "sev3")."""
+    text = value.replace("_", " ").replace("-", " ")
+    stated = quantities(text)
+    whole = len(stated) == 1 and stated[0].end - stated[0].start >= len(text.strip()) - 1
+    if not whole or len(stated[0].value) > 4:
+        return None  # the value is not an amount alone (an id, a thing counted)
+    return stated[0]
 
 
 def _same_quantity(value: str, said: list[Mention]) -> bool:
