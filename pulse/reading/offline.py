@@ -46,6 +46,7 @@ from pulse.reading.typed import (
     clock_times,
     codes,
     compound_numbers,
+    day_parts,
     in_unit,
     notes,
     proper_names,
@@ -586,6 +587,7 @@ class OfflineReader:
                 ):
                     exact[i] = (q.start, q.end)
                     break
+        self._day_parts(part, space, arg_mention, exact)
         owners: dict[str, int] = {}
         for _, v in space.pairs:
             owners[v] = owners.get(v, 0) + 1
@@ -666,6 +668,27 @@ class OfflineReader:
             taken.append((s, e))
             out.append((arg, value, s, e, score))
         return out
+
+    def _day_parts(
+        self, part: str, space: _ValueSpace, arg_mention: dict[str, float], exact: dict[int, tuple[int, int]]
+    ) -> None:
+        """A clock time names the part of the day it falls in ("after six" is an evening value) for the
+        one argument whose values are parts of the day, or the one the clause speaks of."""
+        for clock in clock_times(part):
+            words = day_parts(clock.value)
+            hits: dict[str, int] = {}
+            for word in words:
+                want = tuple(_stem(w) for w in word.split())
+                for arg in space.args:
+                    for i in space.pair_index[arg]:
+                        vw = space.words[i]
+                        if arg not in hits and any(vw[k : k + len(want)] == want for k in range(len(vw))):
+                            hits[arg] = i
+            if len(hits) > 1:
+                hits = {a: i for a, i in hits.items() if arg_mention[a] >= self.arg_similarity}
+            if len(hits) == 1:
+                (i,) = hits.values()
+                exact.setdefault(i, (clock.start, clock.end))
 
     def _tool(self, arg: str, part: str, schema: Schema) -> str:
         owner = schema.owner(arg)

@@ -98,7 +98,7 @@ _CLOCK = re.compile(
     rf"|(?P<h5>\d{{1,2}}|{_HOUR_WORD})\s+at night"
     rf"|(?P<noon>noon|midday|midnight)"
     rf"|(?:at|from|until|till|to|after|before|by)\s+(?P<h6>1[0-2]|[1-9]|{_HOUR_WORD})(?![\w:%]|\s*(?:minutes|mins"
-    rf"|percent|%|degrees|days|hours|people|dollars|bucks)))",
+    rf"|percent|%|degrees|days|hours|people|dollars|bucks|am\b|pm\b|a\.m\.|p\.m\.|o'clock)))",
     re.I,
 )
 _CODE = re.compile(r"(?<![\w/])(?P<code>[A-Z]{2,}[-_]?\d+[A-Z0-9-]*|[a-z][\w.-]*/[\w.-]*\d[\w.-]*)(?![\w/])")
@@ -267,6 +267,24 @@ def clock_times(text: str) -> list[Mention]:
         start = m.start("h6") if g["h6"] else m.start()  # "from nine": the time, not the preposition
         out.append(Mention(start, m.end(), f"{hh:02d}:{mm:02d}"))
     return out
+
+
+# the parts of the day a clock hour falls in, most specific first (the words enum values use for them)
+_DAY_PARTS = (
+    (range(5, 8), ("early morning", "morning")),
+    (range(8, 12), ("morning",)),
+    (range(12, 14), ("lunchtime", "lunch", "midday", "noon")),
+    (range(14, 17), ("afternoon",)),
+    (range(17, 21), ("evening",)),
+    (range(21, 24), ("late evening", "night", "evening")),
+    (range(0, 5), ("night", "late night")),
+)
+
+
+def day_parts(clock: str) -> tuple[str, ...]:
+    """The words for the part of the day a clock time ("18:00") falls in ("evening",)."""
+    hour = int(clock.split(":")[0])
+    return next((words for hours, words in _DAY_PARTS if hour in hours), ())
 
 
 def codes(text: str) -> list[Mention]:
