@@ -11,6 +11,9 @@ from pulse.llm.endpoint import ChatConfig
 
 @dataclass(frozen=True)
 class EvalReadingConfig:
+    """What `pulse eval-reading` reads (the annotated set, generated suites' seed statements), with which
+    reader (offline, or llm through an OpenAI-compatible endpoint), and where the table goes."""
+
     # the reader: offline (deterministic, no network) | llm (an OpenAI-compatible endpoint)
     reader: Literal["offline", "llm"] = "offline"
     # the annotated set ("" = eval/reading/data)

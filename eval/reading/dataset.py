@@ -43,6 +43,8 @@ class DatasetError(PulseUserError, ValueError):
 
 @dataclass(frozen=True)
 class Example:
+    """One statement to read: its text, the schema of its tools, its project and its gold facts."""
+
     id: str
     source: str  # a domain of the hand-written set, or "<suite>:s<seed>"
     text: str

@@ -187,6 +187,9 @@ _NOT_COND = re.compile(
 
 @dataclass
 class Clause:
+    """One clause of a statement as read from its words alone: whose it is, what kind of statement, when
+    it applies, whether it withdraws or revises, and which spans a negator governs (`analyse`)."""
+
     text: str  # the clause, condition removed
     sentence: str  # the whole sentence (the quote)
     holder: str = "user"

@@ -52,6 +52,10 @@ class ArgSpec:
 
 @dataclass(frozen=True)
 class ReadFact:
+    """One fact a reader found in a statement: the tool argument it binds and its value (canonical where
+    the schema has one), polarity, holder, kind, condition, lasting or one-off, what it withdraws or
+    revises, and the quote it was read from. What Pulse files and every method's stand-in stores."""
+
     argument: str
     value: str
     tool: str = ""

@@ -111,6 +111,8 @@ _TELL = re.compile(
 
 @dataclass(frozen=True)
 class Mention:
+    """A value found by its form in a text: its character span, canonical value and unit family."""
+
     start: int
     end: int
     value: str  # canonical: "30", "17:30", "true", "ENG-204"
