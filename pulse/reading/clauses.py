@@ -33,15 +33,29 @@ _PERSON_VERB = (
     r"(?:always|usually|really|also|only|never|normally|typically|often|generally|still)?\s*"
     r"(?:prefers|likes|loves|wants|needs|hates|dislikes|insists|says|said|asked|asks|told|tells|"
     r"uses|books|goes|gets|picks|orders|can't|cannot|won't|doesn't|does not|is|has|mentioned|"
-    r"would like|'d like|would rather|'s|will)\b"
+    r"would like|'d like|would rather|'s|will|eats|drinks|expects|requires|demands|wanted|needed|keeps|"
+    r"runs|swears)\b"
 )
-_NAMED = re.compile(rf"\b(?P<name>(?:Dr\.?\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+{_PERSON_VERB}")
+# "Keiko wants", "Keiko, our CFO, wants", "Olu in accounting needs", "Elif, who handles our grants, insists"
+_NAMED = re.compile(
+    rf"\b(?P<name>(?:Dr\.?\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?:,\s+[^,]{{2,60}},|\s+(?:in|from|at|of)\s+"
+    rf"(?:the\s+)?[a-z]+)?\s+{_PERSON_VERB}"
+)
+# a department or other group named as the subject ("Legal wants ...", "Procurement decided ...")
+_GROUP_SUBJECT = re.compile(
+    r"(?:^|[.:;!?]\s+)(?P<team>engineering|finance|legal|procurement|marketing|sales|hr|accounting|accounts|"
+    r"security|operations|ops|design|product|support|research|management|compliance|facilities|it)\s+"
+    r"(?:has\s+|have\s+)?(?:decided|agreed|settled|wants|says|said|requires|insists|asked|asks|needs|"
+    r"mandated|ruled)\b",
+    re.I,
+)
 _POSSESSIVE = re.compile(r"\b(?:for\s+)?(?P<name>(?:Dr\.?\s+)?[A-Z][a-z]+)'s\s+(?!own\b)(?P<what>\w+)")
 _THIRD = re.compile(r"^\s*(?:he|she|they)\b", re.I)
 _INTRO = re.compile(r"\b(?:I'm|I am|this is|it's)\s+(?P<name>(?:Dr\.?\s+)?[A-Z][a-z]+)\s*(?:[.,!]|here\b)")
 _TEAM = re.compile(
-    r"\b(?:the|our|my|their)?\s*(?P<team>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s+(?:team|department|group"
-    r"|dept|squad|org)\b",
+    r"\b(?:the|our|my)\s+(?P<group>household|department|consortium|committee|family|lab|board|council)\b"
+    r"|\b(?:the|our|my|their)?\s*(?P<team>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s+(?:team|department|group"
+    r"|dept|squad|org|committee|club|household|consortium|management|lab|board|council)\b",
     re.I,
 )
 _DECISION = re.compile(
@@ -132,7 +146,7 @@ _NEGATION = re.compile(
     r"\b(?:never|don't|do not|doesn't|does not|didn't|won't|will not|can't stand|cannot stand|no|not|"
     r"avoid|avoids|hate|hates|dislike|dislikes|anything but|anything except|anything other than|rather not|"
     r"without|nothing but|except|skip|keep away from|steer clear of|stay away from|not a fan of|"
-    r"no more|none of)\b",
+    r"no more|none of|nobody|no one|no-one)\b",
     re.I,
 )
 _HEDGE = re.compile(
@@ -225,11 +239,18 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
     rel = _RELATION.search(clause)
     if rel:
         return f"person:{rel.group('name') or rel.group('rel').lower()}"
-    team = _TEAM.search(clause)
-    if team and not re.match(r"(?:the|our|my|a|an)$", team.group("team").strip(), re.I):
+    group = _GROUP_SUBJECT.search(clause)
+    if group:
+        return f"team:{group.group('team').lower()}"
+    for team in _TEAM.finditer(clause):
+        if team.group("group"):
+            return f"team:{team.group('group').lower()}"
         name = re.sub(r"^(?:the|our|my|their)\s+", "", team.group("team").strip(), flags=re.I).lower()
-        if name and name not in ("whole", "entire", "same"):
-            return f"team:{name}"
+        words = name.split()
+        if words and not any(w in _NOT_TEAM_WORDS for w in words):
+            # "the office lunch committee": the group's own name ("lunch committee"), not its article
+            kind = re.search(r"\w+$", team.group(0)).group(0).lower()
+            return f"team:{name}" if kind == "team" else f"team:{name} {kind}".strip()
     for m in _NAMED.finditer(clause):
         name = m.group("name")
         if name.split()[0] not in NOT_NAMES:
@@ -242,6 +263,12 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
     if _DECISION.search(clause):
         return f"project:{project_name(clause) or project}"
     return speaker
+
+
+# words that are not a team's name before "team" ("for the team", "to the team", "whole team")
+_NOT_TEAM_WORDS = frozenset(
+    "the a an our my their for to with of in on at by from whole entire same this that every each".split()
+)
 
 
 def project_name(text: str) -> str:

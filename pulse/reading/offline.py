@@ -636,7 +636,12 @@ class OfflineReader:
                     r = int(np.argmax(arg_sims_v[:, col]))
                     a, b = spans[usable[r]]
                     # a paraphrase never counts as the schema's own words (those score exactly 1.0)
-                    best.append((min(float(arg_sims_v[r, col]), 0.99), i, toks[a].start, toks[b].end))
+                    score = min(float(arg_sims_v[r, col]), 0.99)
+                    if set(stems[a : b + 1]) < {w for w in space.words[i] if not w.isdigit()}:
+                        # part of a several-word value ("commit" of merge_commit, "person" of
+                        # in_person) is not the value unless the clause speaks of its argument
+                        score = min(score, self.strong_similarity - 0.01)
+                    best.append((score, i, toks[a].start, toks[b].end))
             if not best:
                 continue
             best.sort(reverse=True)
