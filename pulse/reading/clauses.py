@@ -103,7 +103,8 @@ _ATTRIBUTE = re.compile(
     r"(?!(?:going|trying|looking|thinking|not sure|planning|travell?ing|flying|booking|happy|fine|ok|okay|"
     r"done|off|back|here|on|in|at|about|just|still|sure|glad|writing|working|using|getting|moving|\w+ing\b))"
     r"(?P<what>[a-z][\w-]*)"
-    r"|\bi (?:don't|do not|can't|cannot|never) (?:eat|drink|do)\b|\ballergic\b|\bintoleran|\bi have (?:a"
+    r"|\bi (?:don't|do not|can't|cannot|never) (?:eat|drink|do)\b|\b(?:only )?eats\b|\ballergic\b|\bintoleran"
+    r"|\bi have (?:a"
     r"|an)\s+\w+",
     re.I,
 )
@@ -113,6 +114,13 @@ _ONE_OFF = re.compile(
     r"submission|refund|shipment|ride|stay|reservation|expense|claim|report|event)|"
     r"for now|just for now|only today|today only|right now|for today|temporarily|on this occasion|"
     r"this particular|for the current|in this case|for this specific|just this|only this)\b",
+    re.I,
+)
+# an instruction about this task's own object or moment ("Mark this PR as ready", "Tonight: no cutlery",
+# "Make tomorrow's dentist appointment private"): a requirement of this task
+_THIS_TASK = re.compile(
+    r"\b(?:this (?!is\b|was\b|way\b|kind\b|sort\b|type\b|style\b|stuff\b|kind\b|year\b|month\b)[a-z]+"
+    r"|tonight|today's|tomorrow's|tomorrow morning|right away|right now|straight away)\b",
     re.I,
 )
 _LASTING = re.compile(
@@ -326,15 +334,19 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
         statement = False
     if _HEDGE.search(clause) and not _DESIRE.search(re.sub(_HEDGE, "", clause)):
         statement = False
+    # a wish in the main clause, not in its condition, and not the "always" of "almost always"
+    wish = _DESIRE.search(_HABIT.sub(" ", rest))
     if _DECISION.search(clause) and holder.split(":")[0] in ("project", "team"):
         kind = "decision"
-    elif _HABIT.search(clause) and not _DESIRE.search(clause):
+    elif _HABIT.search(clause) and not wish:
         kind = "habit"
-    elif _ATTRIBUTE.search(clause) and not _DESIRE.search(clause):
+    elif _ATTRIBUTE.search(clause) and not wish:
         kind = "attribute"
     else:
         kind = "preference"
-    one_off = bool(_ONE_OFF.search(clause)) and not re.search(r"\bfrom now on\b|\bgoing forward\b", low)
+    one_off = bool(_ONE_OFF.search(clause) or _THIS_TASK.search(clause)) and not re.search(
+        r"\bfrom now on\b|\bgoing forward\b", low
+    )
     if one_off and kind in ("preference",):
         kind = "requirement"
     withdraws = bool(_WITHDRAW.search(clause))
