@@ -14,6 +14,7 @@ from pulse.agent.stats import AgentStats
 from pulse.core.policy_io import PolicyInput
 from pulse.core.records import Event, MemoryItem
 from pulse.memory.interface import Memory, RetrievalQuery
+from pulse.memory.project import state_kind_of
 
 
 class DecisionInputs:
@@ -74,6 +75,28 @@ class DecisionInputs:
             more = [s.item for s in self.memory.retrieve(replace(q, k=3 * k))]
             kept = self.scope_filter(more, count=count, at_call=at_call)[:k]
         return kept
+
+    def project_decisions(self, k: int) -> list[MemoryItem]:
+        """This task's project's accepted decisions current at the cutoff, newest first (at most `k`):
+        inside the project they take precedence over the user's general preferences (issue 29), so the
+        start-of-task delivery leads with them whatever the request's words retrieve."""
+        snap = getattr(self.memory, "snapshot", None)
+        if not self.config.project_id or not callable(snap):
+            return []
+        scope = f"project:{self.config.project_id}"
+        latest: dict[str, MemoryItem] = {}
+        for item in snap(self.config.user_id, self.config.project_id, self.config.as_of):
+            if (
+                item.scope == scope
+                and item.kind == "project_state"
+                and item.slot
+                and item.value
+                and item.is_current
+                and state_kind_of(item) in ("", "decision")
+            ):
+                latest[item.slot] = item  # the snapshot is oldest first: the newest decision wins
+        newest = sorted(latest.values(), key=lambda i: i.valid_from, reverse=True)
+        return self.scope_filter(newest, count=False)[:k]
 
     def scope_filter(
         self, items: Sequence[MemoryItem], count: bool = True, at_call: bool = False

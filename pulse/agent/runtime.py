@@ -138,7 +138,11 @@ class PulseAgent:
         self._events.append(request)
         delivery = None
         if self.config.initial_personalization:
-            items = self.inputs.retrieve(request, trig, k=self.config.initial_k)
+            k = self.config.initial_k
+            decisions = self.inputs.project_decisions(k // 2)
+            retrieved = self.inputs.retrieve(request, trig, k=k)
+            chosen = {i.item_id for i in decisions}
+            items = (decisions + [i for i in retrieved if i.item_id not in chosen])[:k]
             if items:
                 delivery = self._deliveries.deliver(items, request.step, "initial")
         dt = time.perf_counter() - t0
