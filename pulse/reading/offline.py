@@ -920,9 +920,10 @@ def _scope_only(cond: str, space: _ValueSpace, lex: StaticLexicon) -> bool:
     sims = sorted((space.arg_vectors @ v).tolist(), reverse=True) if len(space.args) else [0.0]
     # close to one argument's name, or clearly closer to one than to any other ("the posting time")
     near_arg = sims[0] >= 0.6 or (sims[0] >= 0.45 and sims[0] - (sims[1] if len(sims) > 1 else 0.0) >= 0.15)
-    if _CLAUSE_VERB.search(cond):
+    if _CLAUSE_VERB.search(cond) and len(words) > 1:
         # a subordinate clause with its own subject or verb ("if it's Friday afternoon") is a situation,
-        # even where its words are near an argument's; only naming the tool's action makes it a scope
+        # even where its words are near an argument's; one verb alone ("whenever I fly") names the
+        # tool's action: a scope
         near_arg = False
     near_tool = bool(len(space.tool_vectors)) and float((space.tool_vectors @ v).max()) >= 0.6
     return near_arg or near_tool
