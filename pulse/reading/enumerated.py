@@ -1,0 +1,287 @@
+"""The offline reader's enumerated values: which of an argument's schema values a clause names.
+
+Stages of `EnumeratedValues._enumerated` (a mixin of `OfflineReader`, which supplies the knobs,
+the lexicon and the value space):
+1. `_scan`: the clause's stems, content words, 1-3-word spans and their vectors, each argument's
+   mention score (its name or description said, by word or by meaning, or spoken of earlier);
+2. `_exact`: values in the schema's own words (stem-folded, across a small word), values that are an
+   amount said in other words ("sixty minutes" is full_hour), parts of the day a clock time falls in;
+3. `_claims`: per argument, its best value (the schema's own words first, else the closest
+   paraphrase when clearly ahead and either strong or of an argument the clause speaks of);
+4. `_resolve`: one phrase states one argument's value, the best claim wins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from pulse.reading.lexicon import STOPWORDS
+from pulse.reading.typed import Mention, clock_times, compound_numbers, day_parts, quantities, same_amount
+from pulse.reading.value_space import ValueSpace
+from pulse.reading.words import TOKEN, Stems, Token, covered_positions, has_words, stem
+
+Claim = tuple[float, str, str, int, int]  # score, argument, value, start, end
+
+
+@dataclass
+class _Scan:
+    """One clause as the value matching sees it (built once per clause)."""
+
+    toks: list[Token]
+    stems: Stems
+    said: list[Mention]  # the amounts it states
+    content: list[int]  # positions of content words
+    spans: list[tuple[int, int]]  # 1-3-word spans of content words (first, last position)
+    span_vecs: np.ndarray
+    tok_arg: dict[int, np.ndarray]  # each content word against each argument's name
+    span_vecs_arg: np.ndarray  # spans × arguments: each span against each argument's name
+    arg_mention: dict[str, float] = field(default_factory=dict)
+
+
+class EnumeratedValues:
+    """Mixin: the enumerated half of `OfflineReader` (see the module docstring)."""
+
+    arg_similarity: float
+    min_similarity: float
+    margin: float
+    strong_similarity: float
+    strong_margin: float
+
+    def _lex(self) -> Any:  # supplied by OfflineReader
+        raise NotImplementedError
+
+    def _enumerated(
+        self,
+        part: str,
+        toks: list[Token],
+        space: ValueSpace,
+        schema: Any,
+        context: frozenset[str] = frozenset(),
+    ) -> list[tuple[str, str, int, int, float]]:
+        scan = self._scan(part, toks, space)
+        exact = _exact_words(scan, space)
+        scan.arg_mention = {
+            a: (float(scan.span_vecs_arg[:, i].max()) if len(scan.spans) else 0.0)
+            + (1.0 if any(has_words(scan.stems, w) for w in space.arg_words[a]) or a in context else 0.0)
+            for i, a in enumerate(space.args)
+        }
+        self._amounts(scan, space, exact)
+        self._day_parts(part, space, scan.arg_mention, exact)
+        owners: dict[str, int] = {}
+        for _, v in space.pairs:
+            owners[v] = owners.get(v, 0) + 1
+        # positions each argument's full (several-word) name covers: never another argument's value
+        covered = {
+            other: covered_positions(scan.stems, space.arg_words[other][0])
+            for other in space.args
+            if len(space.arg_words[other][0]) > 1
+        }
+        candidates: list[Claim] = []
+        for col_arg, arg in enumerate(space.args):
+            candidates.extend(self._claims(scan, space, exact, owners, covered, col_arg, arg))
+        return _resolve(candidates)
+
+    def _scan(self, part: str, toks: list[Token], space: ValueSpace) -> _Scan:
+        stems = Stems(stem(t.word) for t in toks)
+        said = quantities(part) + [Mention(0, 0, n) for n in compound_numbers(part)]
+        content = [k for k, t in enumerate(toks) if t.word not in STOPWORDS and not t.word.isdigit()]
+        spans: list[tuple[int, int]] = []
+        for a in range(len(content)):
+            for b in range(a, min(a + 3, len(content))):
+                if content[b] - content[a] <= 3:
+                    spans.append((content[a], content[b]))
+        lex = self._lex()
+        tok_arg = {
+            t: v
+            for t, v in zip(
+                content,
+                (np.stack([lex.word_vector(toks[t].word) for t in content]) @ space.arg_vectors.T)
+                if content
+                else [],
+            )
+        }
+        if spans:
+            span_vecs = np.stack(
+                [lex.phrase(tuple(toks[k].word for k in content if a <= k <= b)) for a, b in spans]
+            )
+        else:
+            span_vecs = np.zeros((0, lex.dim), np.float32)
+        span_arg = span_vecs @ space.arg_vectors.T if spans else np.zeros((0, len(space.args)), np.float32)
+        return _Scan(toks, stems, said, content, spans, span_vecs, tok_arg, span_arg)
+
+    def _amounts(self, scan: _Scan, space: ValueSpace, exact: dict[int, tuple[int, int]]) -> None:
+        """A value that is an amount is named by the same amount in other words ("sixty minutes" is
+        full_hour, "72 hours" three_days): the schema's value, as sure as its own words where both give
+        a unit or the clause speaks of the argument."""
+        for i, (arg, value) in enumerate(space.pairs):
+            amount = _amount(value)
+            if amount is None or i in exact:
+                continue
+            for q in scan.said:
+                if (
+                    q.end > q.start
+                    and same_amount(amount, q)
+                    and ((amount.unit and q.unit) or scan.arg_mention[arg] >= self.arg_similarity)
+                ):
+                    exact[i] = (q.start, q.end)
+                    break
+
+    def _day_parts(
+        self, part: str, space: ValueSpace, arg_mention: dict[str, float], exact: dict[int, tuple[int, int]]
+    ) -> None:
+        """A clock time names the part of the day it falls in ("after six" is an evening value) for the
+        one argument whose values are parts of the day, or the one the clause speaks of."""
+        for clock in clock_times(part):
+            words = day_parts(clock.value)
+            hits: dict[str, int] = {}
+            for word in words:
+                want = tuple(stem(w) for w in word.split())
+                for arg in space.args:
+                    for i in space.pair_index[arg]:
+                        vw = space.words[i]
+                        if arg not in hits and any(vw[k : k + len(want)] == want for k in range(len(vw))):
+                            hits[arg] = i
+            if len(hits) > 1:
+                hits = {a: i for a, i in hits.items() if arg_mention[a] >= self.arg_similarity}
+            if len(hits) == 1:
+                (i,) = hits.values()
+                exact.setdefault(i, (clock.start, clock.end))
+
+    def _usable_spans(
+        self, scan: _Scan, space: ValueSpace, covered: dict[str, set[int]], col_arg: int, arg: str
+    ) -> tuple[list[int], list[np.ndarray]]:
+        """The spans that may name `arg`'s value, and each one's meaning without the argument's own
+        words ("a seat by the corridor" -> "corridor")."""
+        own = {w for n in space.arg_words[arg] for w in n}
+        own_toks = {t for t in scan.content if scan.stems[t] in own}
+        # words that name this argument by meaning ("food" names `meal`) are not its value
+        names_arg = {t for t in scan.content if t not in own_toks and scan.tok_arg[t][col_arg] >= 0.6}
+        # another argument's full name ("doc format") is that argument, never this one's value
+        named_other = {t for other, ts in covered.items() if other != arg for t in ts}
+        usable, vecs = [], []
+        for k, (a, b) in enumerate(scan.spans):
+            inside = [t for t in scan.content if a <= t <= b]
+            if any(t in named_other for t in inside):
+                continue
+            if not [t for t in inside if t not in own_toks and t not in names_arg]:
+                continue  # a span of the argument's own words alone never names a value
+            usable.append(k)
+            if any(t in names_arg for t in inside):
+                # a word naming the argument by meaning ("food" for `meal`) says nothing of its value
+                words = tuple(scan.toks[t].word for t in inside if t not in names_arg)
+                vecs.append(self._lex().phrase(words))
+            else:
+                vecs.append(scan.span_vecs[k])
+        return usable, vecs
+
+    def _claims(
+        self,
+        scan: _Scan,
+        space: ValueSpace,
+        exact: dict[int, tuple[int, int]],
+        owners: dict[str, int],
+        covered: dict[str, set[int]],
+        col_arg: int,
+        arg: str,
+    ) -> list[Claim]:
+        """`arg`'s claims on the clause: every value in the schema's own words, else its best
+        paraphrase when clearly ahead of the argument's other values."""
+        idx = space.pair_index[arg]
+        usable, vecs = self._usable_spans(scan, space, covered, col_arg, arg)
+        sims = np.stack(vecs) @ space.vectors[idx].T if usable else None
+        mention = scan.arg_mention[arg]
+        best: list[tuple[float, int, int, int]] = []  # score, pair index, start, end
+        for col, i in enumerate(idx):
+            if i not in exact and not _same_quantity(space.pairs[i][1], scan.said):
+                continue  # "half an hour" is not the value one_hour, "every day" not one_day
+            if i in exact:
+                shared = owners[space.pairs[i][1]] > 1
+                best.append((1.0 if not shared or mention >= self.arg_similarity else 0.5, i, *exact[i]))
+            elif sims is not None:
+                r = int(np.argmax(sims[:, col]))
+                a, b = scan.spans[usable[r]]
+                # a paraphrase never counts as the schema's own words (those score exactly 1.0)
+                score = min(float(sims[r, col]), 0.99)
+                if set(scan.stems[a : b + 1]) < {w for w in space.words[i] if not w.isdigit()}:
+                    # part of a several-word value ("commit" of merge_commit, "person" of in_person)
+                    # is not the value unless the clause speaks of its argument
+                    score = min(score, self.strong_similarity - 0.01)
+                best.append((score, i, scan.toks[a].start, scan.toks[b].end))
+        if not best:
+            return []
+        best.sort(reverse=True)
+        exact_hits = [b for b in best if b[0] >= 1.0]
+        if exact_hits:  # every value the clause names in the schema's own words outranks any paraphrase
+            bonus = 1.0 + 0.1 * min(mention, 1.0)
+            return [(s + bonus, arg, space.pairs[i][1], a, e) for s, i, a, e in exact_hits]
+        top = best[0]
+        lead = top[0] - (best[1][0] if len(best) > 1 else 0.0)
+        named = mention >= self.arg_similarity
+        if (named and top[0] >= self.min_similarity and lead >= self.margin) or (
+            top[0] >= self.strong_similarity and lead >= self.strong_margin
+        ):
+            return [(top[0] + 0.1 * min(mention, 1.0), arg, space.pairs[top[1]][1], top[2], top[3])]
+        return []
+
+
+def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
+    """Values whose words occur in the clause (stem-folded; a several-word value also across a small
+    word: "beer and wine" is beer_wine): pair index -> character span."""
+    toks, stems = scan.toks, scan.stems
+    exact: dict[int, tuple[int, int]] = {}
+    for i, vw in enumerate(space.words):
+        n = len(vw)
+        if not n:
+            continue
+        raw = tuple(TOKEN.findall(space.pairs[i][1].lower().replace("_", " ").replace("-", " ")))
+        for j in range(len(stems) - n + 1):
+            if tuple(stems[j : j + n]) == vw:
+                # a plural of a one-word value ("team" for the value "teams") is a paraphrase
+                if n == 1 and toks[j].word != raw[0] and stem(toks[j].word) == toks[j].word:
+                    continue
+                exact[i] = (toks[j].start, toks[j + n - 1].end)
+        if i not in exact and n > 1:
+            pos = [k for k, t in enumerate(toks) if t.word not in STOPWORDS]
+            for j in range(len(pos) - n + 1):
+                run = pos[j : j + n]
+                if run[-1] - run[0] <= 2 * n - 2 and tuple(stems[k] for k in run) == vw:
+                    exact[i] = (toks[run[0]].start, toks[run[-1]].end)
+                    break
+    return exact
+
+
+def _resolve(candidates: list[Claim]) -> list[tuple[str, str, int, int, float]]:
+    """One phrase states one argument's value: the best claim first; of two equal claims the longer
+    phrase ("early mornings" is early_morning)."""
+    candidates.sort(key=lambda c: (round(c[0], 6), c[4] - c[3]), reverse=True)
+    taken: list[tuple[int, int]] = []
+    out = []
+    for score, arg, value, s, e in candidates:
+        if any(s < te and ts < e for ts, te in taken):
+            continue
+        taken.append((s, e))
+        out.append((arg, value, s, e, score))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _amount(value: str) -> Mention | None:
+    """The amount an enumerated value is ("one_hour" -> 1 hour, "forty_five" -> 45), None when the value
+    is something else ("gift_card_2222222", "two_doubles", "sev3")."""
+    text = value.replace("_", " ").replace("-", " ")
+    stated = quantities(text)
+    whole = len(stated) == 1 and stated[0].end - stated[0].start >= len(text.strip()) - 1
+    if not whole or len(stated[0].value) > 4:
+        return None  # the value is not an amount alone (an id, a thing counted)
+    return stated[0]
+
+
+def _same_quantity(value: str, said: list[Mention]) -> bool:
+    """A value that is an amount ("one_hour", "fifteen_minutes") is meant only where the clause says
+    that amount ("72 hours" for three_days); any other value is unconstrained."""
+    amount = _amount(value)
+    return amount is None or any(same_amount(amount, q) for q in said)

@@ -1,0 +1,194 @@
+"""The offline reader's typed values: amounts, clock times, zones, notes, codes and names found by
+their form (`typed.py`) and bound to the argument of that kind the clause's words mean; yes/no
+settings switched on or off. A mixin of `OfflineReader` (which supplies the knobs, the lexicon and the
+value space)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from pulse.core.values import canonical, find_typed
+from pulse.reading.clauses import NOT_NAMES
+from pulse.reading.facts import Schema
+from pulse.reading.lexicon import STOPWORDS, content_words
+from pulse.reading.typed import (
+    arg_unit,
+    clock_times,
+    codes,
+    in_unit,
+    notes,
+    proper_names,
+    quantities,
+    time_zones,
+)
+from pulse.reading.words import Stems, Token, has_words, stem, tokens
+
+
+class TypedBinding:
+    """Mixin: the typed half of `OfflineReader` (see the module docstring)."""
+
+    arg_similarity: float
+    margin: float
+
+    def _lex(self) -> Any:  # supplied by OfflineReader
+        raise NotImplementedError
+
+    def _space(self, schema: Schema) -> Any:  # supplied by OfflineReader
+        raise NotImplementedError
+
+    def _typed(self, part: str, toks: list[Token], schema: Schema) -> list[tuple[str, str, int, int, float]]:
+        """Values given by their form (`typed.py`), each bound to the argument of its kind that the
+        clause's words mean; several of that kind: the closest by meaning, clearly ahead."""
+        out = []
+        low = part.lower()
+        by_kind: dict[str, list[str]] = {}
+        for arg in schema.by_name:
+            by_kind.setdefault(_typed_kind(schema.by_name[arg][0]), []).append(arg)
+        for kind, args in by_kind.items():
+            if kind in ("date", "email", "domain"):
+                for pos, value in find_typed(kind, part):
+                    named = [a for a in args if _named_near(low, pos, a, schema)]
+                    if len(named) == 1:
+                        arg = named[0]
+                    elif len(args) == 1:
+                        arg = args[0]
+                    else:
+                        continue
+                    out.append((arg, canonical(kind, value), pos, pos + len(value), 1.0))
+            elif kind in _MENTIONS:
+                out.extend(self._by_meaning(kind, part, args, schema))
+            elif kind == "boolean":
+                out.extend(self._switches(part, toks, args, schema))
+        return out
+
+    def _arg_closeness(
+        self, part: str, span: tuple[int, int], args: list[str], schema: Schema
+    ) -> list[float]:
+        """How much the clause's words outside `span` speak of each argument: the best 1-3-word
+        phrase against the argument's name + description, +1 when it names the argument's words."""
+        space = self._space(schema)
+        rest = part[: span[0]] + " " + part[span[1] :]
+        toks = [t for t in tokens(rest) if t.word not in STOPWORDS and not t.word.isdigit()]
+        stems = Stems(stem(t.word) for t in tokens(rest))
+        lex = self._lex()
+        phrases = [
+            lex.phrase(tuple(t.word for t in toks[a : b + 1]))
+            for a in range(len(toks))
+            for b in range(a, min(a + 3, len(toks)))
+        ]
+        if phrases:
+            stacked = np.stack(phrases)
+            # the argument's name and description head first; its whole description a little behind
+            sims = np.maximum(stacked @ space.arg_vectors.T, stacked @ space.desc_vectors.T - 0.15)
+        else:
+            sims = None
+        out = []
+        for arg in args:
+            col = space.args.index(arg)
+            best = float(sims[:, col].max()) if sims is not None else 0.0
+            out.append(best + (1.0 if any(has_words(stems, w) for w in space.arg_words[arg]) else 0.0))
+        return out
+
+    def _by_meaning(
+        self, kind: str, part: str, args: list[str], schema: Schema
+    ) -> list[tuple[str, str, int, int, float]]:
+        out = []
+        # a clock time's hour is not a quantity ("no calls after five")
+        clocks = [(c.start, c.end) for c in clock_times(part)] if kind == "number" else []
+        for m in _MENTIONS[kind](part):
+            if not m.unit and any(a <= m.start < b for a, b in clocks):
+                continue
+            fits = []
+            for arg in args:
+                spec = schema.by_name[arg][0]
+                value = in_unit(m, arg_unit(arg, spec.description)) if kind == "number" else m.value
+                if value is not None:
+                    fits.append((arg, value))
+            if not fits:
+                continue
+            close = self._arg_closeness(part, (m.start, m.end), [a for a, _ in fits], schema)
+            ranked = sorted(zip(close, fits), key=lambda c: -c[0])
+            top = ranked[0][0]
+            second = ranked[1][0] if len(ranked) > 1 else 0.0
+            # a unit the argument takes ("minutes") is the argument's own word
+            unit_named = (
+                kind == "number"
+                and bool(m.unit)
+                and m.unit == arg_unit(ranked[0][1][0], schema.by_name[ranked[0][1][0]][0].description)
+            )
+            need = _TYPED_MIN_CLOSENESS.get(kind, self.arg_similarity)
+            # a note to pass on or a city's zone is its own evidence when one argument takes it
+            own_form = kind in ("note", "zone") and len(ranked) == 1
+            if (top >= need or unit_named or own_form) and (top - second >= self.margin or len(ranked) == 1):
+                arg, value = ranked[0][1]
+                out.append((arg, value, m.start, m.end, 1.0))
+        return out
+
+    def _switches(
+        self, part: str, toks: list[Token], args: list[str], schema: Schema
+    ) -> list[tuple[str, str, int, int, float]]:
+        """A yes/no setting the clause speaks of: "true", or "false" when it refuses it ("skip the
+        plastic forks"; a negator before the words that name it)."""
+        out = []
+        close = self._arg_closeness(part, (0, 0), args, schema)
+        for arg, c in zip(args, close):
+            if c < _SWITCH_CLOSENESS:
+                continue
+            refused = _REFUSAL.search(part)
+            value = "false" if refused else "true"
+            pos = refused.start() if refused else 0
+            out.append((arg, value, pos, pos, 1.0))
+        return out
+
+
+def _typed_kind(spec) -> str:
+    """Which mentions can fill an argument: its value kind, refined for free strings by what its
+    name and description say it holds (a clock time, a time zone, a note, a code or a name)."""
+    if spec.type == "boolean":
+        return "boolean"
+    if spec.enum or spec.kind != "string":
+        return spec.kind  # a free text (a query, an answer, a message) is what a call says, not a setting
+    text = f"{spec.name.replace('_', ' ')} {spec.description}".lower()
+    if "hh:mm" in text or re.search(r"\btime\b", spec.name.replace("_", " ")) and "zone" not in text:
+        return "time"
+    if re.search(r"\b(?:time ?zone|iana)\b", text):
+        return "zone"
+    if re.search(r"\b(?:free[- ]text|note|notes|instructions?|message to)\b", text):
+        return "note"
+    return "string"
+
+
+_MENTIONS = {
+    "number": quantities,
+    "time": clock_times,
+    "zone": time_zones,
+    "note": notes,
+    "string": lambda part: codes(part) + proper_names(part, NOT_NAMES),
+}
+
+
+# how clearly the clause must speak of the argument for a mention of that kind to fill it (a name
+# or a code can be anything: the clause must be about the argument)
+_TYPED_MIN_CLOSENESS = {"number": 0.5, "time": 0.45, "zone": 0.3, "note": 0.3, "string": 0.6}
+
+
+_SWITCH_CLOSENESS = 0.72
+
+
+_REFUSAL = re.compile(
+    r"\b(?:no|not|never|don't|do not|doesn't|skip|without|drop|stop|leave out|leave off|turn off|disable"
+    r"|switch off|none of|forget|hold off|no need)\b",
+    re.I,
+)
+
+
+def _named_near(low: str, pos: int, arg: str, schema: Schema) -> bool:
+    before = low[max(0, pos - 60) : pos]
+    after = low[pos : pos + 40]
+    spec = schema.by_name[arg][0]
+    names = [arg.replace("_", " "), *content_words(arg)]
+    names += [w for w in content_words(re.sub(r"\(.*?\)", "", spec.description.lower()))[:2] if len(w) > 3]
+    return any(n and (n in before or n in after) for n in names)

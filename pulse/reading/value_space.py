@@ -1,0 +1,104 @@
+"""A schema's enumerated values and argument names as vectors, built once per schema: what the offline
+reader compares a clause's words with."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pulse.reading.facts import Schema
+from pulse.reading.lexicon import StaticLexicon, content_words
+from pulse.reading.words import TOKEN, stem
+
+
+@dataclass
+class ValueSpace:
+    """A schema's enumerated values and argument names as vectors (built once per schema)."""
+
+    pairs: list[tuple[str, str]]  # (argument, value)
+    words: list[tuple[str, ...]]  # stem-folded words of each value
+    vectors: np.ndarray  # one row per pair
+    args: list[str]
+    arg_vectors: np.ndarray  # argument name (+ description head) per arg
+    arg_words: dict[str, tuple[tuple[str, ...], ...]]  # exact names of each argument
+    tool_vectors: np.ndarray  # each tool's name (the action it does: "book flight")
+    desc_vectors: np.ndarray  # each argument's name + whole description ("... note for the courier")
+    pair_index: dict[str, list[int]] = field(default_factory=dict)  # argument -> its rows of `pairs`
+
+
+# words of argument names that say nothing about which argument it is
+_GENERIC_ARG_WORDS = frozenset(
+    "kind type style level mode option options setting settings choice value name id format method"
+    " preference "
+    "spot slot class size number count amount rate plan time".split()
+)
+
+
+def _arg_phrases(name: str, description: str) -> list[str]:
+    head = re.sub(r"\(.*?\)", "", description.lower())
+    head_words = [w for w in content_words(head) if len(w) > 2][:3]
+    out = [" ".join(content_words(name)) or name.replace("_", " ")]
+    if head_words:
+        out.append(" ".join(head_words))
+    return out
+
+
+def build_value_space(schema: Schema, lex: StaticLexicon) -> ValueSpace:
+    """The value space of `schema` in `lex`'s vectors."""
+    pairs, words, vecs = [], [], []
+    for arg in schema.by_name:
+        own = {stem(w) for w in content_words(arg)}
+        for v in schema.values(arg):
+            raw = tuple(TOKEN.findall(v.lower().replace("_", " ").replace("-", " ")))
+            # a value's meaning without its argument's own words ("any_seat" of `seat` -> "any")
+            # or an id's digits ("gift_card_2222222" -> "gift card")
+            meant = (
+                tuple(w for w in content_words(v) if stem(w) not in own and not w.isdigit())
+                or tuple(w for w in raw if stem(w) not in own)
+                or raw
+            )
+            pairs.append((arg, v))
+            words.append(tuple(stem(x) for x in raw))
+            vecs.append(lex.phrase(meant))
+    args = list(schema.by_name)
+    arg_vecs, arg_words = [], {}
+    for arg in args:
+        spec = schema.by_name[arg][0]
+        phrases = _arg_phrases(arg, spec.description)
+        arg_vecs.append(lex.phrase(tuple(content_words(" ".join(phrases)))))
+        # the argument's name, its description's head, and each distinctive word of its name
+        # ("reminder_rhythm" is spoken of as "the reminders")
+        singles = tuple((stem(w),) for w in content_words(arg) if w not in _GENERIC_ARG_WORDS and len(w) > 2)
+        arg_words[arg] = tuple(
+            dict.fromkeys((*(tuple(stem(x) for x in p.split()) for p in phrases if p), *singles))
+        )
+    space = ValueSpace(
+        pairs,
+        words,
+        np.array(vecs, np.float32).reshape(len(pairs), lex.dim),
+        args,
+        np.array(arg_vecs, np.float32).reshape(len(args), lex.dim),
+        arg_words,
+        np.array(
+            [lex.phrase(tuple(content_words(t) or [t])) for t in dict.fromkeys(a.tool for a in schema.args)],
+            np.float32,
+        ).reshape(-1, lex.dim),
+        np.array(
+            [
+                lex.phrase(
+                    tuple(
+                        content_words(f"{arg} {re.sub(r'[(].*?[)]', '', schema.by_name[arg][0].description)}")
+                    )
+                )
+                for arg in args
+            ],
+            np.float32,
+        ).reshape(len(args), lex.dim),
+    )
+    for i, (arg, _) in enumerate(pairs):
+        space.pair_index.setdefault(arg, []).append(i)
+    for arg in args:
+        space.pair_index.setdefault(arg, [])
+    return space

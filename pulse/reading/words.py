@@ -1,0 +1,81 @@
+"""Words of a clause for the offline reader: tokens with their character spans, plural folding, roots,
+and the lookups of an argument's or a value's words among a clause's stems."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def stem(w: str) -> str:
+    """Plural folded: "cities" -> "city", "boxes" -> "box", "notes" -> "note", "maps" -> "map"."""
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and w.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+@dataclass
+class Token:
+    word: str
+    start: int
+    end: int
+
+
+def tokens(text: str) -> list[Token]:
+    low = text.lower().replace("_", " ")
+    return [Token(m.group(0), m.start(), m.end()) for m in TOKEN.finditer(low)]
+
+
+class Stems(list):
+    """A clause's stems, with the lookups `has_words` repeats per argument built once."""
+
+    def __init__(self, stems):
+        super().__init__(stems)
+        self.set = frozenset(self)
+        self.by_prefix: dict[str, list[str]] = {}
+        for s in self.set:
+            self.by_prefix.setdefault(s[:4], []).append(s)
+
+
+def has_words(stems: list[str], words: tuple[str, ...]) -> bool:
+    n = len(words)
+    if n == 1:  # one word: also its derivations ("spicy" names `spice`, "meetings" names `meeting`)
+        w = words[0]
+        if isinstance(stems, Stems):  # two words of one root share at least their first 4 letters
+            return w in stems.set or any(same_root(s, w) for s in stems.by_prefix.get(w[:4], ()))
+        return any(same_root(s, w) for s in stems)
+    if not n or (isinstance(stems, Stems) and not all(w in stems.set for w in words)):
+        return False
+    return any(tuple(stems[j : j + n]) == words for j in range(len(stems) - n + 1))
+
+
+def same_root(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    n = min(len(a), len(b)) - 1
+    return n >= 4 and a[:n] == b[:n]
+
+
+def covered_positions(stems: list[str], words: tuple[str, ...]) -> set[int]:
+    n = len(words)
+    return {j + k for j in range(len(stems) - n + 1) if tuple(stems[j : j + n]) == words for k in range(n)}
+
+
+def occurrences(stems: list[str], words: tuple[str, ...]) -> list[int]:
+    n = len(words)
+    return [j for j in range(len(stems) - n + 1) if n and tuple(stems[j : j + n]) == words]
+
+
+def root(word: str) -> str:
+    """A word without its plural or verb ending ("posting" -> "post", "booked" -> "book")."""
+    w = stem(word)
+    for end in ("ing", "ed"):
+        if len(w) > len(end) + 3 and w.endswith(end):
+            return w[: -len(end)]
+    return w
