@@ -110,6 +110,11 @@ class TypedBinding:
             if not fits:
                 continue
             close = self._arg_closeness(part, (m.start, m.end), [a for a, _ in fits], schema)
+            if m.unit in _TIME_UNITS and _FOR_A_WHILE.search(part[: m.start]):
+                # "for 90 minutes", "lasting an hour": a span of time said as how long something lasts
+                said = [f"{a} {schema.by_name[a][0].description}" for a, _ in fits]
+                lasts = [bool(_DURATION_ARG.search(text)) for text in said]
+                close = [c + _DURATION_BONUS * last for c, last in zip(close, lasts)]
             ranked = sorted(zip(close, fits), key=lambda c: -c[0])
             top = ranked[0][0]
             second = ranked[1][0] if len(ranked) > 1 else 0.0
@@ -176,6 +181,11 @@ _TYPED_MIN_CLOSENESS = {"number": 0.5, "time": 0.45, "zone": 0.3, "note": 0.3, "
 
 
 _SWITCH_CLOSENESS = 0.72
+# how long something lasts: "for"/"lasting" right before a span of time, and the arguments that hold one
+_TIME_UNITS = ("minute", "hour", "day", "week")
+_FOR_A_WHILE = re.compile(r"\b(?:for|lasting|last|run|runs)\s+(?:about\s+|around\s+|roughly\s+)?$", re.I)
+_DURATION_ARG = re.compile(r"duration|length|\blong\b|how long", re.I)
+_DURATION_BONUS = 0.3
 
 
 _REFUSAL = re.compile(
