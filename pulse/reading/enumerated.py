@@ -158,8 +158,14 @@ class EnumeratedValues:
         words ("a seat by the corridor" -> "corridor")."""
         own = {w for n in space.arg_words[arg] for w in n}
         own_toks = {t for t in scan.content if scan.stems[t] in own}
-        # words that name this argument by meaning ("food" names `meal`) are not its value
-        names_arg = {t for t in scan.content if t not in own_toks and scan.tok_arg[t][col_arg] >= 0.6}
+        # words that name this argument by meaning ("food" names `meal`) are not its value, unless the
+        # word is one of its values' own words ("small" of small_plates for `portion_size`)
+        value_words = {w for i in space.pair_index[arg] for w in space.words[i]}
+        names_arg = {
+            t
+            for t in scan.content
+            if t not in own_toks and scan.tok_arg[t][col_arg] >= 0.6 and scan.stems[t] not in value_words
+        }
         # another argument's full name ("doc format") is that argument, never this one's value
         named_other = {t for other, ts in covered.items() if other != arg for t in ts}
         usable, vecs = [], []
