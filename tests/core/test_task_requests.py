@@ -105,5 +105,6 @@ def test_a_condition_naming_the_statements_own_project_is_its_scope():
     reader, schema = make_reader("offline"), Schema.from_json_tools(TOOLS)
     facts = reader.read("For harbor-audit, let's settle the cabin: business.", schema, project="harbor-audit")
     assert [(f.argument, f.value, f.condition) for f in facts] == [("cabin", "business", "")]
+    # in another project's conversation the decision is harbor-audit's (its holder), not a condition
     other = reader.read("For harbor-audit, let's settle the cabin: business.", schema, project="mill-merger")
-    assert [f.condition for f in other] == ["For harbor-audit"]
+    assert [(f.holder, f.kind, f.condition) for f in other] == [("project:harbor-audit", "decision", "")]
