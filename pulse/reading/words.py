@@ -22,6 +22,8 @@ def stem(w: str) -> str:
 
 @dataclass
 class Token:
+    """One word of a clause (lower-cased) with its character span in the clause."""
+
     word: str
     start: int
     end: int
