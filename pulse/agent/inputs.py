@@ -80,12 +80,19 @@ class DecisionInputs:
         """This task's project's accepted decisions current at the cutoff, newest first (at most `k`):
         inside the project they take precedence over the user's general preferences (issue 29), so the
         start-of-task delivery leads with them whatever the request's words retrieve."""
-        snap = getattr(self.memory, "snapshot", None)
-        if not self.config.project_id or not callable(snap):
+        if not self.config.project_id:
             return []
         scope = f"project:{self.config.project_id}"
+        by_scope = getattr(self.memory, "scope_snapshot", None)
+        snap = getattr(self.memory, "snapshot", None)
+        if callable(by_scope):  # the project's records alone (the user's scope may be far larger)
+            items = by_scope(scope, self.config.as_of)
+        elif callable(snap):
+            items = snap(self.config.user_id, self.config.project_id, self.config.as_of)
+        else:
+            return []
         latest: dict[str, MemoryItem] = {}
-        for item in snap(self.config.user_id, self.config.project_id, self.config.as_of):
+        for item in items:
             if (
                 item.scope == scope
                 and item.kind == "project_state"

@@ -197,18 +197,31 @@ class StoreMemory(ScopeIndexes, WriteLookups):
     def snapshot_with_meta(
         self, user_id: str, project_id: str = "", as_of: str = ""
     ) -> list[tuple[MemoryItem, ItemMeta]]:
-        from pulse.memory.candidates import as_seen
-
         t = parse_time(as_of, "as_of") if as_of else None
         out: list[tuple[MemoryItem, ItemMeta]] = []
         if not self._known(user_id, project_id):
             return out
         for scope in self.require_scopes(user_id, project_id):
-            for item, meta, _ in self.store.scope_items(scope):
-                if t is not None and item.valid_from and parse_time(item.valid_from) > t:
-                    continue
-                out.append((as_seen(item, t), meta))
+            out.extend(self._scope_seen(scope, t))
         return out
+
+    def scope_snapshot(self, scope: str, as_of: str = "") -> list[MemoryItem]:
+        """Every record of one scope ("project:<id>") known at `as_of` (all versions, oldest first), as it
+        looked then; [] for an unknown scope. Cheaper than `snapshot` when only that scope matters
+        (the project's decisions at the start of a task: the user's scope may hold far more)."""
+        if not self.store.has_scope(scope):
+            return []
+        t = parse_time(as_of, "as_of") if as_of else None
+        return [item for item, _ in self._scope_seen(scope, t)]
+
+    def _scope_seen(self, scope: str, t) -> list[tuple[MemoryItem, ItemMeta]]:
+        from pulse.memory.candidates import as_seen
+
+        return [
+            (as_seen(item, t), meta)
+            for item, meta, _ in self.store.scope_items(scope)
+            if t is None or not item.valid_from or parse_time(item.valid_from) <= t
+        ]
 
     def get(self, item_id: str) -> MemoryItem:
         got = self.store.get(item_id)

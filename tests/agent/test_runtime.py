@@ -10,7 +10,7 @@ from agent_helpers import notes_preference
 from pulse.agent import PreCommitGate, PulseAgent, PulseAgentConfig
 from pulse.agent.gate import GateDecision, ToolCallError
 from pulse.agent.rule_policy import RulePolicy
-from pulse.core.records import Decision, Event, MemoryItem
+from pulse.core.records import Decision, Event, MemoryItem, Provenance
 from pulse.memory import StoreMemory, open_memory
 from pulse.policy.base import outputs_from_texts
 
@@ -310,3 +310,39 @@ def test_listener_parses_text_and_writeback_stores_the_parsed_slot():
     agent.end(True)
     got = {(m.slot, m.value) for m in mem.snapshot("u1") if m.kind == "preference" and m.is_current}
     assert ("seed_policy", "five_seeds") in got
+
+
+def _decision(item_id: str, project: str, slot: str, value: str, since: str, until: str = "") -> MemoryItem:
+    return MemoryItem(
+        item_id,
+        "project_state",
+        f"project:{project}",
+        f"Project decision: {slot} = {value}.",
+        slot,
+        value,
+        "decisions",
+        provenance=Provenance("user_statement"),
+        valid_from=since,
+        valid_to=until,
+    )
+
+
+def test_the_start_of_task_delivery_leads_with_the_projects_current_decisions():
+    """Inside a project its accepted decisions take precedence over general preferences (issue 29):
+    the request's words retrieve the notes preference, the delivery still leads with the project's
+    current style-guide decision; a superseded decision and another project's never come."""
+    mem = memory_with_pref()
+    mem.create_project("p2")
+    mem.add_items(
+        [
+            _decision("d-old", "p1", "style_guide", "ap_style", "2024-01-01", until="2024-06-01"),
+            _decision("d-new", "p1", "style_guide", "chicago", "2024-06-01"),
+            _decision("d-other", "p2", "style_guide", "house_guide", "2024-07-01"),
+        ]
+    )
+    agent = PulseAgent(mem, RulePolicy(), PulseAgentConfig("u1", project_id="p1", initial_k=2))
+    delivery = agent.start(Event("request", 0, text="write a note in my notes app obsidian"))
+    ids = [i.item_id for i in delivery.items]
+    assert ids[0] == "d-new" and "d-old" not in ids and "d-other" not in ids
+    assert "m1" in ids  # the retrieved preference still comes, after the decision
+    agent.end()
