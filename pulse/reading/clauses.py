@@ -119,7 +119,7 @@ _ONE_OFF = re.compile(
 # an instruction about this task's own object or moment ("Mark this PR as ready", "Tonight: no cutlery",
 # "Make tomorrow's dentist appointment private"): a requirement of this task
 _THIS_TASK = re.compile(
-    r"\b(?:this (?!is\b|was\b|way\b|kind\b|sort\b|type\b|style\b|stuff\b|kind\b|year\b|month\b)[a-z]+"
+    r"\b(?:this (?!is\b|was\b|way\b|kind\b|sort\b|type\b|style\b|stuff\b|year\b|month\b)[a-z]+"
     r"|tonight|today's|tomorrow's|tomorrow morning|right away|right now|straight away)\b",
     re.I,
 )
