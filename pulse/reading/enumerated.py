@@ -13,7 +13,7 @@ the lexicon and the value space):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -38,8 +38,7 @@ class _Scan:
     spans: list[tuple[int, int]]  # 1-3-word spans of content words (first, last position)
     span_vecs: np.ndarray
     tok_arg: dict[int, np.ndarray]  # each content word against each argument's name
-    span_vecs_arg: np.ndarray  # spans × arguments: each span against each argument's name
-    arg_mention: dict[str, float] = field(default_factory=dict)
+    arg_mention: dict[str, float]  # how much the clause speaks of each argument
 
 
 class EnumeratedValues:
@@ -62,13 +61,8 @@ class EnumeratedValues:
         schema: Any,
         context: frozenset[str] = frozenset(),
     ) -> list[tuple[str, str, int, int, float]]:
-        scan = self._scan(part, toks, space)
+        scan = self._scan(part, toks, space, context)
         exact = _exact_words(scan, space)
-        scan.arg_mention = {
-            a: (float(scan.span_vecs_arg[:, i].max()) if len(scan.spans) else 0.0)
-            + (1.0 if any(has_words(scan.stems, w) for w in space.arg_words[a]) or a in context else 0.0)
-            for i, a in enumerate(space.args)
-        }
         self._amounts(scan, space, exact)
         self._day_parts(part, space, scan.arg_mention, exact)
         owners: dict[str, int] = {}
@@ -85,7 +79,7 @@ class EnumeratedValues:
             candidates.extend(self._claims(scan, space, exact, owners, covered, col_arg, arg))
         return _resolve(candidates)
 
-    def _scan(self, part: str, toks: list[Token], space: ValueSpace) -> _Scan:
+    def _scan(self, part: str, toks: list[Token], space: ValueSpace, context: frozenset[str]) -> _Scan:
         stems = Stems(stem(t.word) for t in toks)
         said = quantities(part) + [Mention(0, 0, n) for n in compound_numbers(part)]
         content = [k for k, t in enumerate(toks) if t.word not in STOPWORDS and not t.word.isdigit()]
@@ -111,7 +105,14 @@ class EnumeratedValues:
         else:
             span_vecs = np.zeros((0, lex.dim), np.float32)
         span_arg = span_vecs @ space.arg_vectors.T if spans else np.zeros((0, len(space.args)), np.float32)
-        return _Scan(toks, stems, said, content, spans, span_vecs, tok_arg, span_arg)
+        # how much the clause speaks of each argument: its best span by meaning, +1 when it names the
+        # argument's words or an earlier clause of the statement spoke of it
+        mention = {
+            a: (float(span_arg[:, i].max()) if spans else 0.0)
+            + (1.0 if any(has_words(stems, w) for w in space.arg_words[a]) or a in context else 0.0)
+            for i, a in enumerate(space.args)
+        }
+        return _Scan(toks, stems, said, content, spans, span_vecs, tok_arg, mention)
 
     def _amounts(self, scan: _Scan, space: ValueSpace, exact: dict[int, tuple[int, int]]) -> None:
         """A value that is an amount is named by the same amount in other words ("sixty minutes" is
@@ -238,6 +239,7 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
     """Values whose words occur in the clause (stem-folded; a several-word value also across a small
     word: "beer and wine" is beer_wine): pair index -> character span."""
     toks, stems = scan.toks, scan.stems
+    pos = [k for k, t in enumerate(toks) if t.word not in STOPWORDS]  # positions of non-small words
     exact: dict[int, tuple[int, int]] = {}
     for i, vw in enumerate(space.words):
         n = len(vw)
@@ -251,7 +253,6 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
                     continue
                 exact[i] = (toks[j].start, toks[j + n - 1].end)
         if i not in exact and n > 1:
-            pos = [k for k, t in enumerate(toks) if t.word not in STOPWORDS]
             for j in range(len(pos) - n + 1):
                 run = pos[j : j + n]
                 if run[-1] - run[0] <= 2 * n - 2 and tuple(stems[k] for k in run) == vw:
