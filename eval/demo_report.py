@@ -249,7 +249,11 @@ def demo_report(
     }
     if demo_cfg.suite_decisions:
         out["suite_decisions"] = suite_decision_results(
-            checkpoints, list(demo_cfg.seeds), train_cfg, list(demo_cfg.suite_decision_benchmarks)
+            checkpoints,
+            list(demo_cfg.seeds),
+            train_cfg,
+            list(demo_cfg.suite_decision_benchmarks),
+            list(demo_cfg.suite_decision_roles),
         )
         table += "\n\n" + out["suite_decisions"]["table"]
     if demo_cfg.suites:

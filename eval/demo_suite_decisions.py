@@ -43,10 +43,15 @@ def suite_decision_row(name: str, benchmark: str, cell: dict[str, Any]) -> str:
 
 
 def suite_decision_results(
-    checkpoints: dict[str, Any], seeds: list[int], train_cfg, benchmarks: list[str]
+    checkpoints: dict[str, Any],
+    seeds: list[int],
+    train_cfg,
+    benchmarks: list[str],
+    roles: list[str] | None = None,
 ) -> dict[str, Any]:
     """Every policy call of a run of each offline suite (eval/policy_decisions.py), per training seed s
     with s's checkpoints and evaluation seed s; the gold rule (oracle) on the same suites and seeds.
+    `roles`: the checkpoints scored (sft, no_penalty, pulse; None = every one trained).
     Per row and benchmark: each key's mean, stderr (None for one seed) and per-seed values; confusion
     matrices per seed."""
     from eval.policy_decisions import suite_decisions
@@ -55,9 +60,14 @@ def suite_decision_results(
     from pulse.policy.factory import build_policy
 
     raw: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    wanted = None if roles is None else set(roles)
     for seed in seeds:
-        roles = checkpoints[f"s{seed}"]
-        rows = [(name, role) for name, role in SUITE_DECISION_ROWS if role in roles] + [
+        trained = checkpoints[f"s{seed}"]
+        rows = [
+            (name, role)
+            for name, role in SUITE_DECISION_ROWS
+            if role in trained and (wanted is None or role in wanted)
+        ] + [
             ("oracle (gold rule)", None)
         ]
         for name, role in rows:
@@ -66,9 +76,10 @@ def suite_decision_results(
                 if role is None
                 else build_policy(
                     PolicyBackendConfig(
-                        name_or_path=str(roles[role]),
+                        name_or_path=str(trained[role]),
                         prompt_style=train_cfg.model.prompt_style,
                         max_new_tokens=train_cfg.model.max_completion_tokens,
+                        dtype=train_cfg.model.dtype,  # as trained (bf16 for the pretrained recipe)
                         batch_size=8,
                     )
                 )

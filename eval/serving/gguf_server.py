@@ -23,7 +23,6 @@ Tool results come back to it as user turns "Tool result (name): ...". Greedy dec
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import threading
 import time
@@ -32,24 +31,13 @@ from http.server import ThreadingHTTPServer
 from typing import Any
 
 from eval.serving.json_handler import JSONHandler
+from pulse.models.packaged_gguf import PINNED, sha256_of
 
-PINNED = {  # sha256 of the joined files this project has run
-    "qwen2.5-coder-0.5b-instruct": "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-    "qwen2.5-coder-1.5b-instruct": "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-}
 TOOL_PROMPT = (
     "You can call these tools. To call one, reply with only a JSON object "
     '{{"name": <tool name>, "arguments": {{<argument>: <value>}}}} and nothing else. '
     "When you have finished, reply in plain text without JSON.\nTools:\n{tools}"
 )
-
-
-def sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _json_objects(text: str):
@@ -337,7 +325,7 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     if a.sha256:
         want = PINNED.get(a.name, "") if a.sha256 == "pinned" else a.sha256
-        got = sha256(a.model)
+        got = sha256_of(a.model)
         if got != want:
             raise SystemExit(
                 f"{a.model}: sha256 {got} is not the pinned {want or '(none pinned for ' + a.name + ')'}"

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pulse.utils.cpu_numerics import pin_cpu_numerics
+from pulse.utils.cpu_numerics import pin_cpu_numerics, release_for_half_precision
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 
@@ -69,6 +69,33 @@ def quiet_libraries() -> None:
     warnings.filterwarnings("ignore", message=".*does not have many workers.*")
 
 
+_HALF = ("bfloat16", "bf16", "float16", "fp16")
+
+
+def half_precision_on_cpu(cfg: Any) -> str:
+    """The config key (as `key=value`) that makes this run compute in bf16 / fp16 on CPU, or "": the
+    trained model's `model.dtype` (training on `device: cpu`), or a policy checkpoint evaluated on CPU
+    whose `dtype` (or, for `auto`, its training record's) is half precision."""
+    from omegaconf import OmegaConf
+
+    from pulse.policy.record import trained_record
+
+    def sel(key: str) -> Any:
+        return OmegaConf.select(cfg, key, default=None)
+
+    if sel("model.dtype") in _HALF and sel("device") in (None, "cpu"):
+        return f"model.dtype={sel('model.dtype')}"
+    for key in ("policy", "base_policy"):
+        dtype, path, device = sel(f"{key}.dtype"), sel(f"{key}.name_or_path"), sel(f"{key}.device")
+        if device == "cuda" or not path:
+            continue
+        if dtype == "auto":
+            dtype = trained_record(str(path)).get("dtype")
+        if dtype in _HALF:
+            return f"{key}.dtype={dtype}"
+    return ""
+
+
 def hydra_entry(verb: str, run: Callable[[Any], Any], config_name: str | None = None) -> Callable[[], Any]:
     """Build a verb's `main()`: hydra composes the verb's YAML under configs/ with the command line's
     overrides and calls `run(cfg)`.
@@ -111,6 +138,9 @@ def hydra_entry(verb: str, run: Callable[[Any], Any], config_name: str | None = 
     )
     def _main(cfg: Any) -> Any:
         try:
+            half = half_precision_on_cpu(cfg)
+            if half:  # before torch's first operation (pulse/utils/cpu_numerics.py says why)
+                release_for_half_precision(half)
             return run(cfg)
         except known_errors() as e:
             report_and_exit(verb, e)

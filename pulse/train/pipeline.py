@@ -228,14 +228,21 @@ def ensure_model(cfg: TrainConfig, train_examples: list[PolicyExample]) -> str:
         fp = recorded_fingerprint(Path(cfg.data.path))
         if fp:
             atomic_write_text(Path(path) / DATA_STAMP, fp + "\n")
-    elif cfg.model.build == "smollm2_135m" and not Path(path).exists():
-        from pulse.models.smollm2 import rebuild_smollm2
+    elif cfg.model.build in PRETRAINED_BUILDS and not Path(path).exists():
+        import importlib
 
-        rebuild_smollm2(path)
+        module, fn = PRETRAINED_BUILDS[cfg.model.build].split(":")
+        log.info("building %s at %s from its packaged GGUF", cfg.model.build, path)
+        getattr(importlib.import_module(module), fn)(path)
     check_model_path(path)
     return path
 
 
+# model.build -> "module:function" that builds a packaged pretrained base once (pulse/models/)
+PRETRAINED_BUILDS = {
+    "smollm2_135m": "pulse.models.smollm2:rebuild_smollm2",
+    "qwen_coder_0_5b": "pulse.models.qwen_coder:build_qwen_coder",
+}
 DATA_STAMP = "data_fingerprint.txt"  # in a built tiny model: the fingerprint of the dataset its tokenizer saw
 
 

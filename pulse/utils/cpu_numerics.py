@@ -16,6 +16,12 @@ the cores of the machines these figures are made on). Cost: 1.38x the native tim
 an AVX-512 Xeon (bench/results/cpu_numerics.json). `PULSE_CPU_NUMERICS=native` turns the pinning
 off (fastest, not reproducible across machines). Both are read before torch runs its first operation
 (the settings are read lazily, at first dispatch), which `hydra_entry` guarantees for every verb.
+
+Half precision on CPU is the exception (`release_for_half_precision`): an AVX2 machine has no bf16
+hardware, so no arithmetic is common to every x86 machine, and capping oneDNN at AVX2 sends bf16 matrix
+products to a reference kernel (measured: ten 2048x2048 bf16 products 540 s pinned, 0.13 s native on
+this Xeon). A run whose model computes in bf16 / fp16 on CPU (e.g. the pretrained recipe
+cpu/qwen_coder_lora) therefore runs native, and its record says so and why.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ PINNED = {
     "ONEDNN_MAX_CPU_ISA": "AVX2",  # oneDNN (mkldnn) kernels, for the ops torch routes there
 }
 DEFAULT_THREADS = 2
+_SET_HERE: set[str] = set()  # the PINNED variables this process set (not the user's own)
+_RELEASED = ""  # why the pin was released for this process ("" = it holds)
 
 
 def pinned() -> bool:
@@ -43,7 +51,9 @@ def pin_cpu_numerics() -> None:
     if not pinned():
         return
     for var, value in PINNED.items():
-        os.environ.setdefault(var, value)
+        if var not in os.environ:
+            os.environ[var] = value
+            _SET_HERE.add(var)
     threads = cpu_threads()
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     torch = sys.modules.get("torch")
@@ -72,12 +82,26 @@ def cpu_threads() -> int:
     return int(raw)
 
 
+def release_for_half_precision(what: str) -> None:
+    """Undo this process's pin (the variables the user set stay) before torch's first operation, for a
+    run that computes in bf16 / fp16 on CPU (the module docstring says why); `what` names the setting
+    (e.g. "model.dtype=bfloat16") and is recorded by `describe()`. No-op when nothing was pinned here."""
+    global _RELEASED
+    if not pinned() or not _SET_HERE:
+        return
+    for var in sorted(_SET_HERE):
+        os.environ.pop(var, None)
+    _SET_HERE.clear()
+    _RELEASED = f"{what} on CPU: no bf16/fp16 arithmetic is common to every x86 machine"
+
+
 def describe() -> dict[str, object]:
     """What a result records about the arithmetic it was computed with."""
     import torch
 
     return {
-        "mode": "pinned" if pinned() else "native",
+        "mode": "pinned" if pinned() and not _RELEASED else "native",
+        **({"native_because": _RELEASED} if _RELEASED else {}),
         "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "threads": torch.get_num_threads(),
         **{var: os.environ.get(var, "") for var in PINNED},

@@ -93,3 +93,44 @@ def test_pinned_training_is_identical_on_avx2_and_avx512_kernels():
     cap, here = _weights_hash({})
     assert avx2_cap == cap == "AVX2"
     assert here == avx2_machine
+
+
+def test_half_precision_releases_only_this_process_pin(clean_env):
+    """bf16 / fp16 on CPU has no arithmetic common to every x86 machine, and the AVX2 cap sends its
+    matrix products to a reference kernel: the pin this process set is undone, the user's stays, and
+    the record says native and why."""
+    clean_env.setenv("MKL_CBWR", "COMPATIBLE")
+    cpu_numerics.pin_cpu_numerics()
+    cpu_numerics.release_for_half_precision("model.dtype=bfloat16")
+    try:
+        assert "ATEN_CPU_CAPABILITY" not in os.environ and "ONEDNN_MAX_CPU_ISA" not in os.environ
+        assert os.environ["MKL_CBWR"] == "COMPATIBLE"
+        rec = cpu_numerics.describe()
+        assert rec["mode"] == "native" and "model.dtype=bfloat16" in rec["native_because"]
+    finally:
+        cpu_numerics._RELEASED = ""
+
+
+def test_half_precision_on_cpu_reads_the_config(tmp_path):
+    """Which key makes a run compute in half precision on CPU: the trained model's dtype, a policy's
+    dtype, or (`auto`) its checkpoint's record; a CUDA run or an fp32 one releases nothing."""
+    import json
+
+    from omegaconf import OmegaConf
+
+    from pulse.cli.support import half_precision_on_cpu
+
+    assert half_precision_on_cpu(OmegaConf.create({"device": "cpu", "model": {"dtype": "bfloat16"}})) == (
+        "model.dtype=bfloat16"
+    )
+    assert half_precision_on_cpu(OmegaConf.create({"device": "cuda", "model": {"dtype": "bfloat16"}})) == ""
+    assert half_precision_on_cpu(OmegaConf.create({"device": "cpu", "model": {"dtype": "float32"}})) == ""
+    ckpt = tmp_path / "final"
+    ckpt.mkdir()
+    (ckpt / "provenance.json").write_text(json.dumps({"dtype": "bfloat16", "prompt_style": "compact"}))
+    auto = {"policy": {"dtype": "auto", "name_or_path": str(ckpt), "device": "auto"}}
+    assert half_precision_on_cpu(OmegaConf.create(auto)) == "policy.dtype=bfloat16"
+    auto["policy"]["device"] = "cuda"
+    assert half_precision_on_cpu(OmegaConf.create(auto)) == ""
+    fp32 = {"policy": {"dtype": "float32", "name_or_path": str(ckpt), "device": "cpu"}}
+    assert half_precision_on_cpu(OmegaConf.create(fp32)) == ""
