@@ -67,9 +67,7 @@ def suite_decision_results(
             (name, role)
             for name, role in SUITE_DECISION_ROWS
             if role in trained and (wanted is None or role in wanted)
-        ] + [
-            ("oracle (gold rule)", None)
-        ]
+        ] + [("oracle (gold rule)", None)]
         for name, role in rows:
             policy = (
                 RulePolicy()

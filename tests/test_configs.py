@@ -43,8 +43,9 @@ def test_cpu_recipes_compose_with_the_demo_driver(exp):
     cfg = _compose("demo", [f"+experiment={exp}"])
     demo = to_typed(cfg.demo, DemoConfig)
     train = to_typed(OmegaConf.masked_copy(cfg, [k for k in cfg.keys() if k != "demo"]), TrainConfig)
+    # every recipe reports a spread: at least two training seeds (three where 2 cores allow it)
     assert (
-        len(demo.seeds) == 3
+        len(demo.seeds) >= 2
         and set(demo.penalties) == {-1.0, 0.0}
         and train.sft.enabled
         and train.grpo.enabled
