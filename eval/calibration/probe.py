@@ -84,7 +84,7 @@ def start_server(
 
 
 def _pinned(args) -> str:
-    from eval.serving.gguf_server import PINNED
+    from pulse.models.packaged_gguf import PINNED
 
     return PINNED.get(args.name, "") if args.sha256 == "pinned" else args.sha256
 
