@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pulse.utils.cpu_numerics import pin_cpu_numerics, release_for_half_precision
+from pulse.utils.malloc_arenas import cap_malloc_arenas
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 
@@ -101,6 +102,7 @@ def hydra_entry(verb: str, run: Callable[[Any], Any], config_name: str | None = 
     overrides and calls `run(cfg)`.
 
     Building it also sets the process up, once: CPU arithmetic pinned (pulse/utils/cpu_numerics.py),
+    glibc's malloc arenas capped (pulse/utils/malloc_arenas.py),
     HF_HUB_OFFLINE=1 unless already set (a hub model is fetched first, `pulse fetch-model`), library
     progress bars and advisory warnings off.
 
@@ -125,6 +127,8 @@ def hydra_entry(verb: str, run: Callable[[Any], Any], config_name: str | None = 
         pin_cpu_numerics()
     except known_errors() as e:
         report_and_exit(verb, e)
+    # bounded memory in long runs: glibc's per-thread arenas grew one run to 23 GB (malloc_arenas.py)
+    cap_malloc_arenas()
     global _OFFLINE_BY_DEFAULT
     # no hub halfway through a run: a hub id must be downloaded first (`pulse fetch-model`)
     _OFFLINE_BY_DEFAULT = "HF_HUB_OFFLINE" not in os.environ
