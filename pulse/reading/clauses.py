@@ -173,13 +173,6 @@ _SUBORDINATOR = (
     r"under|below|before|after|outside|within|with|at|in|only when|only if|only for|only on|as long as|"
     r"provided|except when|except for|except on)"
 )
-_COND_LEAD = re.compile(
-    r"^(?:(?:but|and|also|oh|ok|okay|so|though|however|actually|from now on|going forward|in future)[,]?\s+)?"
-    rf"(?P<cond>{_SUBORDINATOR}\b[^,:;]{{2,80}}?)"
-    r"(?:\s*[,:]\s+|\s+(?=(?:i|we|please|always|never|make|book|use|my|go|put|send|pay|get|pick|choose|"
-    r"keep|set|the [a-z]+ (?:should|must|has to|is))\b))(?P<rest>.+)$",
-    re.I,
-)
 # trailing: a subordinator after the value ("... business class on flights over six hours")
 _TRAIL_SUBORDINATOR = (
     r"(?:when(?:ever)?|if|on|for|during|while|in case|any ?time|every time|each time|until|till|"
@@ -197,6 +190,15 @@ _NOT_COND = re.compile(
     r"the end|the meantime|particular)\b"
     r"|^(?:at|in|on)\s+(?:least|most|first|last|once|best)\b|^(?:over|instead|rather)\s+(?:the|a|an|my"
     r"|any)?\s*\w+$"
+    # a duration ("jammed for months"), a manner ("as soon as possible"), an idiom of way or time ("on
+    # the way", "on time"), or everyone the rule is for ("for the team", "for everyone"): not situations
+    r"|^for\s+(?:(?:a|an|\d+|a few|several|many|some|two|three|four|five|six|ten|more|long)\s+)*"
+    r"(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|ages|decades?|ever|good|a bit|a while)$"
+    r"|^as\s+(?:long|soon|much|often|early|late|quickly|fast)\s+as\s+"
+    r"(?:possible|i can|we can|you can|they can)\b"
+    r"|^on\s+(?:the way|time|purpose|my own|its own|their own|the go|the fly|hand|the whole)\b"
+    r"|^for\s+(?:(?:the|my|our|your)\s+(?:whole\s+|entire\s+)?(?:team|group|company|everyone)"
+    r"|everyone|everybody|all of us|both of us|us all)$"
     # asides, not situations: "if I'm honest", "if you ask me", "if possible", "if that's ok"
     r"|^if\s+(?:i'm honest|i am honest|you ask me|possible|at all possible|that's ok|that's okay|you can"
     r"|you don't mind|need be|necessary|anything)\b"
@@ -287,11 +289,83 @@ def project_name(text: str) -> str:
     return ""
 
 
+# where a clause's main part begins after a leading subordinate phrase that has no comma: a subject
+# pronoun ("When I go skiing | I rent ..."), "it"/"there" with its verb ("when I meet with Tomas | it has to
+# be Teams"), an adverb or "please" that opens an instruction, an instruction's verb, or a determined
+# noun phrase with its finite verb ("For short trips | a compact car is plenty")
+_INSTRUCTION_VERBS = (
+    "book|use|send|make|pay|ship|put|get|choose|pick|go|set|order|keep|reserve|schedule|format|write|give"
+    "|add|include|stick|switch|file|charge|bill|route|mark|save|select|let|have|arrange|reply|submit|run"
+    "|deploy|return|tag|assign|apply|turn|leave|skip|drop|tell|cap|limit|remind|hold|tip|forward|cc|copy"
+    "|invite|move|plot|render|export|merge|push|notify|alert|open|take|bring|default|treat|categori[sz]e"
+)
+_MAIN_START = re.compile(
+    r"\b(?:(?:i|we|he|she|they)(?:'m|'re|'s|'ve|'d|'ll)?\b(?!')"
+    r"|(?:it|there|that|you)(?:'s|'re|'ll|'d)?\s+(?:is|are|was|has|have|had|should|must|can|could|will"
+    r"|would|needs?|gets?|goes|shall|may|might)\b"
+    r"|(?:it|there|that|you)(?:'s|'re|'ll|'d)\b"
+    r"|(?:please|always|never|just|don't|do not|make sure)\b"
+    rf"|(?:{_INSTRUCTION_VERBS})\b(?!-)"
+    r"|(?:a|an|the|my|our|all|every|any|each)\s+(?:[\w'-]+\s+){0,3}?(?:is|are|should|must|can|could|will"
+    r"|would|has to|have to|needs? to|needs|ships?|goes|go|comes?|counts?)\b)",
+    re.I,
+)
+# subordinators that open a clause of their own ("when I travel", "if the bill is over 500"): its subject
+# and verb come before the main clause can begin
+_CLAUSAL = re.compile(
+    r"(?:when(?:ever)?|if|unless|while|once|as long as|in case|provided(?: that)?|any ?time|every time"
+    r"|each time|only when|only if|except when)\b",
+    re.I,
+)
+_DISCOURSE = re.compile(
+    r"^(?:(?:but|and|also|oh|ok|okay|so|though|however|actually|from now on|going forward|in future"
+    r"|generally|in general)[,]?\s+)*",
+    re.I,
+)
+_SUBORDINATOR_AT = re.compile(rf"{_SUBORDINATOR}\b", re.I)
+# a leading condition may also open the complement of a reporting or deciding verb ("Procurement decided
+# that for office supplies we pay ...", "Noor says for team lunches we should ...")
+_COMPLEMENT = re.compile(
+    r"^[^,;:]{0,60}?\b(?:that|says|said|decided|agreed|thinks|reckons|told me|asked)\s+(?=\S)", re.I
+)
+
+
+def _lead_condition(text: str) -> tuple[str, str]:
+    """A subordinate phrase opening `text` and the main clause after it, or ("", text)."""
+    lead = _DISCOURSE.match(text)
+    start = lead.end() if lead else 0
+    sub = _SUBORDINATOR_AT.match(text, start)
+    if sub is None:
+        return "", text
+    # the phrase ends at a comma or colon, or where the main clause begins; a clausal subordinator's own
+    # subject and verb (two words) and a preposition's object (one word) come first
+    stop = re.search(r"\s*[,:;]\s+", text[sub.end() :])
+    end = sub.end() + stop.start() if stop else len(text)
+    rest_at = sub.end() + stop.end() if stop else len(text)
+    skip = 2 if _CLAUSAL.match(text, sub.start()) else 1
+    words = list(re.finditer(r"\S+", text[sub.end() :]))
+    if len(words) > skip:
+        scan_from = sub.end() + words[skip].start()
+        main = _MAIN_START.search(text, scan_from)
+        if main and main.start() < end:
+            end = rest_at = main.start()
+    cond = text[start:end].strip()
+    if not 2 <= len(cond) - len(sub.group(0)) <= 90 or rest_at >= len(text) or is_not_condition(cond):
+        return "", text
+    return cond.rstrip(".!?"), text[rest_at:].strip()
+
+
 def find_condition(clause: str) -> tuple[str, str]:
     """(condition span, the clause without it); ("", clause) when the clause holds everywhere."""
-    m = _COND_LEAD.match(clause.strip())
-    if m and not is_not_condition(m.group("cond")):
-        return m.group("cond").strip().rstrip(".!?"), m.group("rest").strip()
+    text = clause.strip()
+    cond, rest = _lead_condition(text)
+    if cond:
+        return cond, rest
+    comp = _COMPLEMENT.match(text)
+    if comp:
+        cond, rest = _lead_condition(text[comp.end() :])
+        if cond:
+            return cond, text[: comp.end()] + rest
     return "", clause
 
 

@@ -209,7 +209,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 )
             )
         if not cond and facts:
-            cond = _trailing_condition(part, max(end for _, _, _, end, _ in found))
+            cond = _trailing_condition(part, max(end for _, _, _, end, _ in found), clause.lasting)
         if cond and (
             _scope_only(cond, space, self._lex())
             or _names_value(cond, found, part)
@@ -271,7 +271,6 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         space = self._space(schema)
         stems = Stems(stem(t.word) for t in tokens(sentence))
         return {a for a in space.args if any(has_words(stems, w) for w in space.arg_words[a])}
-
 
     def _tool(self, arg: str, part: str, schema: Schema) -> str:
         owner = schema.owner(arg)
@@ -340,15 +339,37 @@ def _assigns(toks: list[Token], i: int, j: int, part: str, own: set[str]) -> boo
     return len(before) == 2 and before[0] in ("make", "set", "keep", "put") and before[1] in ("the", "my")
 
 
-def _trailing_condition(part: str, after: int) -> str:
+def _trailing_condition(part: str, after: int, lasting: bool = True) -> str:
+    """The subordinate phrase after the value that says when it applies ("... business class on flights
+    over six hours", "... a text, when it's urgent"), "" when none attaches to the value's clause."""
     m = COND_TRAIL.search(part, after)
     if m is None or is_not_condition(m.group("cond")):
+        return ""
+    gap = part[after : m.start()]
+    if re.search(r"[;:]", gap) or ("," in gap and gap.rsplit(",", 1)[-1].strip()):
+        # past a comma only a phrase that opens the next part ("..., when it's urgent", "my assistant,
+        # jo@x.co, on anything external"); in "the side gate, the front one's been jammed for months"
+        # the phrase is another clause's
+        return ""
+    if _GAP_CLAUSE.search(gap):
+        # inside a reason or a relative clause after the value ("so I have time to prep", "stuff that
+        # needs a week on the counter"): that clause's phrase, not the value's
+        return ""
+    if re.search(r"\beven\s+$", gap, re.I):
+        return ""  # "not even for the directors": emphasis that the rule holds everywhere
+    if not lasting and m.group("cond").lower().startswith("for "):
+        # in a one-off request a "for" phrase says what this task is for ("a big room for Thursday's
+        # workshop"), not where a lasting rule applies
         return ""
     # a reason after it is not part of when it applies ("on Saturdays since I have more time")
     return _REASON.split(m.group("cond"), maxsplit=1)[0].strip()
 
 
 _REASON = re.compile(r"\s+(?:so|since|because|as|so that|to make sure|which)\s+", re.I)
+_GAP_CLAUSE = re.compile(
+    r"\b(?:so|since|because|as|that|which|who|whom|whose|where|cause|'cause|otherwise)\b(?!\s*(?:as|well)\b)",
+    re.I,
+)
 
 
 def _names_project(cond: str, project: str) -> bool:
@@ -389,19 +410,50 @@ def _scope_only(cond: str, space: ValueSpace, lex: StaticLexicon) -> bool:
     names = {root(w) for n in space.arg_words.values() for p in n for w in p}
     if {root(w) for w in words} <= names:  # "for the posting time" names `post_time`
         return True
-    if len(words) > 3:
+    if len(words) > 3 or _QUANTITY.search(cond):
+        # a quantity or a comparison ("if an order's over 500 dollars") picks out a situation
+        return False
+    clausal = bool(_CLAUSE_VERB.search(cond))
+    if clausal and len(words) > 2:
+        # a subordinate clause with its own subject and more than a verb and its object ("when checking
+        # runs low") is a situation, even where its words are near an argument's
         return False
     v = lex.phrase(tuple(words))
     sims = sorted((space.arg_vectors @ v).tolist(), reverse=True) if len(space.args) else [0.0]
     # close to one argument's name, or clearly closer to one than to any other ("the posting time")
     near_arg = sims[0] >= 0.6 or (sims[0] >= 0.45 and sims[0] - (sims[1] if len(sims) > 1 else 0.0) >= 0.15)
-    if _CLAUSE_VERB.search(cond) and len(words) > 1:
+    if clausal and len(words) > 1:
         # a subordinate clause with its own subject or verb ("if it's Friday afternoon") is a situation,
         # even where its words are near an argument's; one verb alone ("whenever I fly") names the
         # tool's action: a scope
         near_arg = False
-    near_tool = bool(len(space.tool_vectors)) and float((space.tool_vectors @ v).max()) >= 0.6
+    tool = float((space.tool_vectors @ v).max()) if len(space.tool_vectors) else 0.0
+    # a clause about the tool's action and its object ("whenever you book me a plane ticket") names it
+    near_tool = tool >= (0.55 if clausal else 0.6)
+    if (
+        len(words) > 1
+        and (clausal or not {root(w) for w in words} & names)
+        and any(_far(w, space, lex) for w in words)
+    ):
+        # a word far from every tool and argument narrows the tool's object: "in work messages" is a
+        # situation ("for the cabin class", an argument's own name with another word, stays a scope)
+        return False
     return near_arg or near_tool
+
+
+_QUANTITY = re.compile(
+    r"\d|\b(?:over|above|under|below|more than|less than|fewer than|longer than|shorter than|at least"
+    r"|at most|bigger than|larger than|smaller than|up to)\b",
+    re.I,
+)
+
+
+def _far(word: str, space: ValueSpace, lex: StaticLexicon) -> bool:
+    """The word is far from every tool and argument (a modifier that narrows the thing)."""
+    v = lex.phrase((word,))
+    tool = float((space.tool_vectors @ v).max()) if len(space.tool_vectors) else 0.0
+    arg = float((space.arg_vectors @ v).max()) if len(space.args) else 0.0
+    return max(tool, arg) < 0.3
 
 
 def _dedupe(facts: list[ReadFact]) -> list[ReadFact]:
