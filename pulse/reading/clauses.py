@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from pulse.reading.lexicon import content_words
+
 # sentences end at . ! ? or a line break; ";" and ":" after an intro ("Update on the seat:") too
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+|;\s+")
 # clauses inside a sentence: a contrast or a new subject after "and"
@@ -355,6 +357,61 @@ def _lead_condition(text: str) -> tuple[str, str]:
     return cond.rstrip(".!?"), text[rest_at:].strip()
 
 
+# A noun phrase can scope a rule as a subordinate phrase does: the subject of a modal or of a verb of
+# going or counting ("Emails to the Berlin office should go out in German", "Lunches on weekdays go on
+# the meal card", "Anything over 500 needs a signature"), the object of a wish with its own infinitive
+# ("Keiko wants vendor payments to go out by wire") or of a verb that files a thing as a value ("I
+# categorize Uber rides as travel"). Whether the phrase narrows the tool's object or merely names it or
+# an argument ("The seat should be ...") is decided against the schema (`offline._scope_only`).
+_NP = r"(?P<np>[\w$'’-]+(?:\s+[\w$'’.-]+){1,7}?)"
+_SCOPE_SUBJECT = re.compile(
+    rf"^{_NP}\s+(?=(?:should|must|can|could|ought to|need to|needs to|has to|have to"
+    r"|needs|go|goes|count|counts|come|comes|are to|is to)\b)",
+    re.I,
+)
+_SCOPE_OBJECTS = (
+    re.compile(
+        r"\b(?:wants?|wanted|needs?|needed|likes?|would like|'d like|prefers?|expects?|requires?|asks?)\s+"
+        rf"{_NP}\s+to\s+(?!me\b|you\b|us\b|him\b|her\b|them\b)[a-z]+\b",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:categori[sz]es?|categori[sz]ed|files?|filed|class(?:es|ify|ifies|ified)?|treats?|treated"
+        rf"|counts?|counted|logs?|logged|books?|booked|records?|recorded)\s+{_NP}\s+(?:as|under)\b",
+        re.I,
+    ),
+)
+# a noun phrase that is a person or the speaker's own thing, a pronoun, this task's object, or an
+# evaluation ("my favourite cuisine should be ...") scopes nothing
+_NOT_SCOPE_NP = re.compile(
+    r"^(?:i|we|you|he|she|they|it|this|that|these|those|there|nobody|no one|everyone|everybody|someone"
+    r"|somebody|one|me|us|him|her|them|my|our|your|his|their|its|whoever|what|which|who|whatever"
+    r"|please|just|also|and|but|so|then|now)\b"
+    r"|\b(?:favou?rite|preferred|usual|default|normal|standard|best|ideal|go-to|first|main|only|same|whole"
+    r"|general|overall|right|perfect|top|next|last|current|this|that|these|those|today's|tomorrow's"
+    r"|tonight's|colleague|partner|wife|husband|boss|manager|team|department|committee)\b"
+    r"|\b(?:is|are|was|were|be|been|i|we|you|he|she|they|should|must|can|will|would|do|does|did|don't"
+    r"|doesn't|not|never|always|usually|please)\b",
+    re.I,
+)
+
+
+def _scope_phrase(text: str) -> tuple[str, str]:
+    """A noun phrase that scopes the clause (see `_SCOPE_SUBJECT`), and the clause without a leading
+    one; ("", text) when none."""
+    m = _SCOPE_SUBJECT.match(text)
+    lead = m is not None
+    for pattern in _SCOPE_OBJECTS:
+        m = m or pattern.search(text)
+    if m is None:
+        return "", text
+    np = m.group("np").strip()
+    # a person ("Priya should ...") or a name alone has no modifier that narrows anything
+    if _NOT_SCOPE_NP.search(np) or len(content_words(np)) < 2 or re.search(r"[A-Z][a-z]+,", np):
+        return "", text
+    return np, (text[m.end() :].strip() if lead else text)
+
+
 def find_condition(clause: str) -> tuple[str, str]:
     """(condition span, the clause without it); ("", clause) when the clause holds everywhere."""
     text = clause.strip()
@@ -366,7 +423,11 @@ def find_condition(clause: str) -> tuple[str, str]:
         cond, rest = _lead_condition(text[comp.end() :])
         if cond:
             return cond, text[: comp.end()] + rest
-    return "", clause
+        # "Akira says refunds for the team account should come back as store credit"
+        cond, rest = _scope_phrase(text[comp.end() :])
+        if cond:
+            return cond, text[: comp.end()] + rest
+    return _scope_phrase(text) if not _SUBORDINATOR_AT.match(text) else ("", clause)
 
 
 def is_not_condition(phrase: str) -> bool:
