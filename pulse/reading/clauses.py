@@ -170,7 +170,7 @@ _QUESTION_OK = re.compile(
 )
 # a condition: a subordinate phrase saying where a value applies. Leading: up to a comma, or up to
 # the main clause's subject or verb when there is no comma ("On flights over six hours I want ...").
-_SUBORDINATOR = (
+SUBORDINATOR = _SUBORDINATOR = (
     r"(?:when(?:ever)?|if|unless|on|for|during|while|in case|any ?time|every time|each time|over|above|"
     r"under|below|before|after|outside|within|with|at|in|only when|only if|only for|only on|as long as|"
     r"provided|except when|except for|except on)"
@@ -178,7 +178,10 @@ _SUBORDINATOR = (
 # trailing: a subordinator after the value ("... business class on flights over six hours")
 _TRAIL_SUBORDINATOR = (
     r"(?:when(?:ever)?|if|on|for|during|while|in case|any ?time|every time|each time|until|till|"
-    r"in the|only when|only if|only for|only on|as long as|provided|except when|except for|except on)"
+    r"in the|only when|only if|only for|only on|as long as|provided|except when|except for|except on"
+    # a recurring day or part of the day ("we order Mediterranean every Wednesday")
+    r"|(?:every|each)(?=\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|weekday"
+    r"|morning|afternoon|evening|night)))"
 )
 COND_TRAIL = re.compile(rf"\b(?P<cond>{_TRAIL_SUBORDINATOR}\b[^,;.!?]{{2,90}})", re.I)
 # condition phrases that are not conditions: scope of the statement itself, a one-off, the future
@@ -328,7 +331,8 @@ _SUBORDINATOR_AT = re.compile(rf"{_SUBORDINATOR}\b", re.I)
 # a leading condition may also open the complement of a reporting or deciding verb ("Procurement decided
 # that for office supplies we pay ...", "Noor says for team lunches we should ...")
 _COMPLEMENT = re.compile(
-    r"^[^,;:]{0,60}?\b(?:that|says|said|decided|agreed|thinks|reckons|told me|asked)\s+(?=\S)", re.I
+    r"^[^,;:]{0,60}?\b(?:that|says|said|decided|agreed|thinks|reckons|told me|asked)(?:\s+that)?\s+(?=\S)",
+    re.I,
 )
 
 
@@ -389,7 +393,7 @@ _NOT_SCOPE_NP = re.compile(
     r"|please|just|also|and|but|so|then|now)\b"
     r"|\b(?:favou?rite|preferred|usual|default|normal|standard|best|ideal|go-to|first|main|only|same|whole"
     r"|general|overall|right|perfect|top|next|last|current|this|that|these|those|today's|tomorrow's"
-    r"|tonight's|colleague|partner|wife|husband|boss|manager|team|department|committee)\b"
+    r"|tonight's)\b|\b(?:colleague|partner|wife|husband|boss|manager|team|department|committee|group)s?$"
     r"|\b(?:is|are|was|were|be|been|i|we|you|he|she|they|should|must|can|will|would|do|does|did|don't"
     r"|doesn't|not|never|always|usually|please)\b",
     re.I,
@@ -406,8 +410,11 @@ def _scope_phrase(text: str) -> tuple[str, str]:
     if m is None:
         return "", text
     np = m.group("np").strip()
-    # a person ("Priya should ...") or a name alone has no modifier that narrows anything
-    if _NOT_SCOPE_NP.search(np) or len(content_words(np)) < 2 or re.search(r"[A-Z][a-z]+,", np):
+    # a person ("Keiko, our CFO, wants", "Olu in accounting needs ...") is a holder, not a scope
+    person = _RELATION.search(np) or any(
+        m.group("name").split()[0] not in NOT_NAMES for m in _NAMED.finditer(f"{np} wants")
+    )
+    if person or _NOT_SCOPE_NP.search(np) or len(content_words(np)) < 2 or re.search(r"[A-Z][a-z]+,", np):
         return "", text
     return np, (text[m.end() :].strip() if lead else text)
 

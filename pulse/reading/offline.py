@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 
 from pulse.reading.clauses import (
     COND_TRAIL,
+    SUBORDINATOR,
     Clause,
     analyse,
     is_not_condition,
@@ -404,7 +405,10 @@ _GENERIC = frozenset(
 def _scope_only(cond: str, space: ValueSpace, lex: StaticLexicon) -> bool:
     """ "For email, ...", "When you handle the seat, ...", "whenever I fly": the phrase names a tool,
     its action or an argument, not a situation."""
-    words = [w for w in content_words(re.sub(r"^\w+\s+", "", cond)) if w not in _GENERIC]
+    # a noun phrase ("vendor payments", `clauses._scope_phrase`) keeps its first word; a subordinate
+    # phrase loses its subordinator
+    np = not _OPENS_PHRASE.match(cond)
+    words = [w for w in content_words(cond if np else re.sub(r"^\w+\s+", "", cond)) if w not in _GENERIC]
     if not words:
         return True
     names = {root(w) for n in space.arg_words.values() for p in n for w in p}
@@ -432,15 +436,17 @@ def _scope_only(cond: str, space: ValueSpace, lex: StaticLexicon) -> bool:
     near_tool = tool >= (0.55 if clausal else 0.6)
     if (
         len(words) > 1
-        and (clausal or not {root(w) for w in words} & names)
+        and (clausal or np or not {root(w) for w in words} & names)
         and any(_far(w, space, lex) for w in words)
     ):
-        # a word far from every tool and argument narrows the tool's object: "in work messages" is a
-        # situation ("for the cabin class", an argument's own name with another word, stays a scope)
+        # a word far from every tool and argument narrows the tool's object: "in work messages" and
+        # "vendor payments" are situations ("for the cabin class", an argument's own name with another
+        # word, stays a scope)
         return False
     return near_arg or near_tool
 
 
+_OPENS_PHRASE = re.compile(rf"{SUBORDINATOR}\b|until\b|till\b|in the\b", re.I)
 _QUANTITY = re.compile(
     r"\d|\b(?:over|above|under|below|more than|less than|fewer than|longer than|shorter than|at least"
     r"|at most|bigger than|larger than|smaller than|up to)\b",
