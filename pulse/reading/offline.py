@@ -414,8 +414,7 @@ def _scope_only(cond: str, space: ValueSpace, lex: StaticLexicon) -> bool:
     names = {root(w) for n in space.arg_words.values() for p in n for w in p}
     if {root(w) for w in words} <= names:  # "for the posting time" names `post_time`
         return True
-    if len(words) > 3 or _QUANTITY.search(cond):
-        # a quantity or a comparison ("if an order's over 500 dollars") picks out a situation
+    if len(words) > 3:
         return False
     clausal = bool(_CLAUSE_VERB.search(cond))
     if clausal and len(words) > 2:
@@ -447,11 +446,6 @@ def _scope_only(cond: str, space: ValueSpace, lex: StaticLexicon) -> bool:
 
 
 _OPENS_PHRASE = re.compile(rf"{SUBORDINATOR}\b|until\b|till\b|in the\b", re.I)
-_QUANTITY = re.compile(
-    r"\d|\b(?:over|above|under|below|more than|less than|fewer than|longer than|shorter than|at least"
-    r"|at most|bigger than|larger than|smaller than|up to)\b",
-    re.I,
-)
 
 
 def _far(word: str, space: ValueSpace, lex: StaticLexicon) -> bool:

@@ -1,0 +1,123 @@
+"""When a fact applies (its condition): where a subordinate phrase or a scoping noun phrase begins and
+ends, which clause it belongs to, and which phrases only look like conditions. The sentences are
+written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from pulse.reading import Schema, make_reader
+
+TOOLS = [
+    {
+        "name": "book_flight",
+        "description": "Book a flight.",
+        "arguments": {
+            "seat": {
+                "type": "string",
+                "enum": ["aisle", "window", "middle"],
+                "description": "Seat position.",
+            },
+            "cabin": {
+                "type": "string",
+                "enum": ["economy", "premium_economy", "business"],
+                "description": "Cabin class.",
+            },
+            "meal": {
+                "type": "string",
+                "enum": ["standard", "vegetarian", "vegan"],
+                "description": "Special meal.",
+            },
+        },
+    },
+    {
+        "name": "refund_order",
+        "description": "Refund an order.",
+        "arguments": {
+            "payment_method": {"type": "string", "enum": ["credit_card", "gift_card", "paypal"]},
+        },
+    },
+    {
+        "name": "submit_expense",
+        "description": "Submit an expense claim.",
+        "arguments": {
+            "category": {
+                "type": "string",
+                "enum": ["transport", "meals", "lodging"],
+                "description": "Expense category.",
+            },
+        },
+    },
+]
+
+
+@pytest.fixture(scope="module")
+def read():
+    schema = Schema.from_json_tools(TOOLS)
+    reader = make_reader("offline")
+    return lambda text: {f.value: f for f in reader.read(text, schema)}
+
+
+# -- a leading subordinate clause ends where the main clause begins --------------------------------------
+
+
+def test_a_leading_clause_keeps_its_own_subject_and_verb(read):
+    # "go" is an instruction verb, but here it is the subordinate clause's own verb
+    f = read("When we go abroad I always want an aisle seat.")["aisle"]
+    assert f.condition == "When we go abroad"
+
+
+def test_a_leading_clause_ends_where_it_opens_the_main_clause(read):
+    f = read("If the flight is overnight it has to be a window seat.")["window"]
+    assert f.condition == "If the flight is overnight"
+
+
+def test_a_condition_opens_the_complement_of_a_deciding_verb(read):
+    f = read("The board agreed that for conference travel we fly economy.")["economy"]
+    assert f.condition == "for conference travel"
+
+
+# -- a noun phrase that narrows the tool's object scopes the rule --------------------------------------
+
+
+def test_the_subject_of_a_modal_scopes_the_rule(read):
+    f = read("Refunds for damaged parcels should go back to PayPal.")["paypal"]
+    assert f.condition == "Refunds for damaged parcels"
+
+
+def test_the_object_of_a_wish_with_its_own_infinitive_scopes_the_rule(read):
+    f = read("I want overseas refunds to land on my gift card.")["gift_card"]
+    assert f.condition == "overseas refunds"
+
+
+def test_the_object_of_a_filing_verb_scopes_the_rule(read):
+    f = read("Please categorize airport parking as transport.")["transport"]
+    assert f.condition == "airport parking"
+
+
+# -- phrases after the value that belong to another clause or are no situation -----------------------
+
+
+def test_a_phrase_past_a_comma_in_another_clause_is_not_the_values_condition(read):
+    f = read("I want a vegetarian meal, the caterers forgot me on my last trip.")["vegetarian"]
+    assert f.condition == ""
+
+
+def test_a_phrase_inside_a_reason_is_not_the_values_condition(read):
+    f = read("Book me a window seat so I can sleep on long flights.")["window"]
+    assert f.condition == ""
+
+
+def test_a_for_phrase_in_a_one_off_request_names_this_task(read):
+    f = read("Just this once, refund it to PayPal for the birthday present.")["paypal"]
+    assert (f.condition, f.lasting) == ("", False)
+
+
+def test_a_duration_is_not_a_condition(read):
+    f = read("Refund everything to PayPal, my card has been frozen for weeks.")["paypal"]
+    assert f.condition == ""
+
+
+def test_a_recurring_day_after_the_value_is_a_condition(read):
+    f = read("I'd like the vegan meal every Friday.")["vegan"]
+    assert f.condition == "every Friday"
