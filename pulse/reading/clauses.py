@@ -17,8 +17,11 @@ from pulse.reading.lexicon import content_words
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+|;\s+")
 # clauses inside a sentence: a contrast or a new subject after "and"
 _CLAUSE = re.compile(
-    r"(?<![Aa]nything)(?<![Nn]othing)(?<![Aa]ll)(?<![Ee]verything),?\s+(?:but|whereas|while|although"
+    r"(?<![Aa]nything)(?<![Nn]othing)(?<![Aa]ll)(?<![Ee]verything),?\s+(?:but|whereas|although"
     r"|though)\s+(?=\S)"
+    # "while" contrasts after a comma ("I like aisle, while Priya ..."); without one it says when
+    # ("keep it on eco while we're away")
+    r"|,\s+while\s+(?=\S)"
     r"|,\s+and\s+(?=(?:i|we|my|he|she|they|[A-Z][a-z]+)\b)"
     r"|\s+-\s+|\s+—\s+",
 )
@@ -310,7 +313,9 @@ _MAIN_START = re.compile(
     r"|would|needs?|gets?|goes|shall|may|might)\b"
     r"|(?:it|there|that|you)(?:'s|'re|'ll|'d)\b"
     r"|(?:please|always|never|just|don't|do not|make sure)\b"
-    rf"|(?:{_INSTRUCTION_VERBS})\b(?!-)"
+    # an instruction's verb, not a noun that ends the phrase ("after a long run I ...", "the order")
+    rf"|(?<!\ba\s)(?<!\ban\s)(?<!\bthe\s)(?<!\bmy\s)(?<!\bour\s)(?:{_INSTRUCTION_VERBS})\b(?!-)"
+    r"(?!\s+(?:i|we|he|she|they)\b)(?!\s*[,;:])"
     r"|(?:a|an|the|my|our|all|every|any|each)\s+(?:[\w'-]+\s+){0,3}?(?:is|are|should|must|can|could|will"
     r"|would|has to|have to|needs? to|needs|ships?|goes|go|comes?|counts?)\b)",
     re.I,

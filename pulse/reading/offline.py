@@ -209,20 +209,46 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                     confidence=round(min(1.0, score), 3),
                 )
             )
-        if not cond and facts:
-            cond = _trailing_condition(part, max(end for _, _, _, end, _ in found), clause.lasting)
-        if cond and (
-            _scope_only(cond, space, self._lex())
-            or _names_value(cond, found, part)
-            or _names_project(cond, project)
-        ):
+        if cond and self._not_a_condition(cond, space, found, part, project):
             cond = ""
+        trailing = {} if cond or not facts else self._trailing(part, clause, space, found, project)
         return [
             replace(
-                f, condition=cond, revises=olds.get(f.argument, "") if olds.get(f.argument) != f.value else ""
+                f,
+                condition=cond or trailing.get((f.argument, f.value), ""),
+                revises=olds.get(f.argument, "") if olds.get(f.argument) != f.value else "",
             )
             for f in facts
         ]
+
+    def _not_a_condition(self, cond: str, space: ValueSpace, found: list, part: str, project: str) -> bool:
+        return (
+            _scope_only(cond, space, self._lex())
+            or _names_value(cond, found, part)
+            or _names_project(cond, project)
+        )
+
+    def _trailing(
+        self, part: str, clause: Clause, space: ValueSpace, found: list, project: str
+    ) -> dict[tuple[str, str], str]:
+        """Each value's trailing condition, looked for between it and the next value ("warm light in
+        the evenings, daylight during work hours"); values joined without a break share the next one's
+        ("business class and a window seat on long flights")."""
+        spans = sorted((start, end, (arg, value)) for arg, value, start, end, _ in found)
+        out: dict[tuple[str, str], str] = {}
+        following = ""
+        for i in range(len(spans) - 1, -1, -1):
+            start, end, key = spans[i]
+            upto = spans[i + 1][0] if i + 1 < len(spans) else len(part)
+            upto = max(upto, end)
+            cond = _trailing_condition(part, end, clause.lasting, upto)
+            if cond and self._not_a_condition(cond, space, found, part, project):
+                cond = ""
+            if not cond and following and not re.search(r"[,;:.!?]", part[end:upto]):
+                cond = following
+            out.setdefault(key, cond)
+            following = cond
+        return out
 
     def link_tool(
         self, text: str, schema: Schema, tools=None, min_similarity: float = 0.45, margin: float = 0.05
@@ -340,12 +366,20 @@ def _assigns(toks: list[Token], i: int, j: int, part: str, own: set[str]) -> boo
     return len(before) == 2 and before[0] in ("make", "set", "keep", "put") and before[1] in ("the", "my")
 
 
-def _trailing_condition(part: str, after: int, lasting: bool = True) -> str:
-    """The subordinate phrase after the value that says when it applies ("... business class on flights
-    over six hours", "... a text, when it's urgent"), "" when none attaches to the value's clause."""
-    m = COND_TRAIL.search(part, after)
+def _trailing_condition(part: str, after: int, lasting: bool = True, upto: int | None = None) -> str:
+    """The subordinate phrase after the value (before `upto`, the next value) that says when it applies
+    ("... business class on flights over six hours", "... a text, when it's urgent"), "" when none
+    attaches to the value's clause."""
+    m = COND_TRAIL.search(part, after, len(part) if upto is None else upto)
     if m is None or is_not_condition(m.group("cond")):
         return ""
+    if (
+        upto is not None
+        and upto < len(part)
+        and m.end() >= upto
+        and not re.search(r"\s(?:and|or|but|then)\s*$", m.group("cond"))
+    ):
+        return ""  # the phrase runs into the next value ("on every rental car"): that value's phrase
     gap = part[after : m.start()]
     if re.search(r"[;:]", gap) or ("," in gap and gap.rsplit(",", 1)[-1].strip()):
         # past a comma only a phrase that opens the next part ("..., when it's urgent", "my assistant,
@@ -362,8 +396,10 @@ def _trailing_condition(part: str, after: int, lasting: bool = True) -> str:
         # in a one-off request a "for" phrase says what this task is for ("a big room for Thursday's
         # workshop"), not where a lasting rule applies
         return ""
-    # a reason after it is not part of when it applies ("on Saturdays since I have more time")
-    return _REASON.split(m.group("cond"), maxsplit=1)[0].strip()
+    # a reason after it is not part of when it applies ("on Saturdays since I have more time"), nor a
+    # conjunction before the next value ("on long flights and ...")
+    cond = _REASON.split(m.group("cond"), maxsplit=1)[0].strip()
+    return re.sub(r"\s+(?:and|or|but|then)$", "", cond, flags=re.I)
 
 
 _REASON = re.compile(r"\s+(?:so|since|because|as|so that|to make sure|which)\s+", re.I)
