@@ -182,6 +182,7 @@ SUBORDINATOR = _SUBORDINATOR = (
 _TRAIL_SUBORDINATOR = (
     r"(?:when(?:ever)?|if|on|for|during|while|in case|any ?time|every time|each time|until|till|"
     r"in the|only when|only if|only for|only on|as long as|provided|except when|except for|except on"
+    r"|unless|once|after|before|between|outside"
     # a recurring day or part of the day ("we order Mediterranean every Wednesday")
     r"|(?:every|each)(?=\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|weekday"
     r"|morning|afternoon|evening|night)))"
@@ -210,6 +211,9 @@ _NOT_COND = re.compile(
     # asides, not situations: "if I'm honest", "if you ask me", "if possible", "if that's ok"
     r"|^if\s+(?:i'm honest|i am honest|you ask me|possible|at all possible|that's ok|that's okay|you can"
     r"|you don't mind|need be|necessary|anything)\b"
+    # the speaker's own say-so, not a situation: "unless I tell you to", "unless I explicitly okay more"
+    r"|^unless\s+(?:i|we)\s+(?:\w+\s+)?(?:say|tell|ask|okay|ok|approve|specify|mention|request|confirm"
+    r"|agree|decide|change)\w*\b"
     # a story, not a situation: "when we left the old host", "when I was younger"
     r"|^\w+\s+(?:i|we|he|she|they|you|it)\s+(?:\w+ed|was|were|had|left|gave|got|went|came|took|made"
     r"|did|moved|switched)\b",

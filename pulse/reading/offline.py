@@ -390,6 +390,14 @@ def _trailing_condition(part: str, after: int, lasting: bool = True, upto: int |
         # inside a reason or a relative clause after the value ("so I have time to prep", "stuff that
         # needs a week on the counter"): that clause's phrase, not the value's
         return ""
+    if (
+        not gap.strip()
+        and re.match(r"(?:before|after|between)\b", m.group("cond"), re.I)
+        and re.search(
+            r"\b(?:seconds?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?)\s*$", part[:after], re.I
+        )
+    ):
+        return ""  # an amount of time's own anchor ("the day before anything", "ten minutes between calls")
     if re.search(r"\beven\s+$", gap, re.I):
         return ""  # "not even for the directors": emphasis that the rule holds everywhere
     if not lasting and m.group("cond").lower().startswith("for "):
