@@ -183,6 +183,9 @@ _TRAIL_SUBORDINATOR = (
     r"(?:when(?:ever)?|if|on|for|during|while|in case|any ?time|every time|each time|until|till|"
     r"in the|only when|only if|only for|only on|as long as|provided|except when|except for|except on"
     r"|unless|once|after|before|between|outside"
+    # "at" names a place of the value ("at the door") except before a time or situation of the day
+    r"|at(?=\s+(?:night|weekends?|the weekend|bedtime|lunchtime|dinnertime|dawn|dusk|sunrise|sunset|work"
+    r"|home|rush hour|peak times?)\b)"
     # a recurring day or part of the day ("we order Mediterranean every Wednesday")
     r"|(?:every|each)(?=\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|weekday"
     r"|morning|afternoon|evening|night)))"
