@@ -14,7 +14,11 @@ from dataclasses import dataclass, field
 from pulse.reading.lexicon import content_words
 
 # sentences end at . ! ? or a line break; ";" and ":" after an intro ("Update on the seat:") too
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+|;\s+")
+_SENTENCE = re.compile(
+    # not after a title ("My supervisor, Dr. Mensah, wants ...")
+    r"(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bProf\.)(?<!\bSt\.)\s+(?=[A-Z0-9\"'(])"
+    r"|\n+|;\s+"
+)
 # clauses inside a sentence: a contrast or a new subject after "and"
 _CLAUSE = re.compile(
     r"(?<![Aa]nything)(?<![Nn]othing)(?<![Aa]ll)(?<![Ee]verything),?\s+(?:but|whereas|although"
@@ -25,13 +29,15 @@ _CLAUSE = re.compile(
     r"|,\s+and\s+(?=(?:i|we|my|he|she|they|[A-Z][a-z]+)\b)"
     r"|\s+-\s+|\s+—\s+",
 )
+_TITLE = r"(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?"  # a title before a name ("Dr. Mensah")
 _RELATIONS = (
     "colleague|coworker|co-worker|boss|manager|wife|husband|partner|friend|sister|brother|mom|mum|dad|"
     "mother|father|son|daughter|kid|kids|assistant|teammate|client|girlfriend|boyfriend|roommate|"
     "flatmate|supervisor|advisor|cofounder|co-founder|intern|director|team lead|direct report|spouse"
 )
 _RELATION = re.compile(
-    rf"\b(?:my|our)\s+(?:\w+\s+)?(?P<rel>{_RELATIONS})\b(?:,)?(?:\s+(?P<name>(?-i:(?:Dr\.?\s+)?[A-Z][a-z]+)))?",
+    rf"\b(?:my|our)\s+(?:\w+\s+)?(?P<rel>{_RELATIONS})\b(?:,)?"
+    rf"(?:\s+(?P<name>(?-i:{_TITLE}[A-Z][a-z]+)))?",
     re.I,
 )
 _PERSON_VERB = (
@@ -43,7 +49,7 @@ _PERSON_VERB = (
 )
 # "Keiko wants", "Keiko, our CFO, wants", "Olu in accounting needs", "Elif, who handles our grants, insists"
 _NAMED = re.compile(
-    rf"\b(?P<name>(?:Dr\.?\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?:,\s+[^,]{{2,60}},|\s+(?:in|from|at|of)\s+"
+    rf"\b(?P<name>{_TITLE}[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?:,\s+[^,]{{2,60}},|\s+(?:in|from|at|of)\s+"
     rf"(?:the\s+)?[a-z]+)?\s+{_PERSON_VERB}"
 )
 # a department or other group named as the subject ("Legal wants ...", "Procurement decided ...")
@@ -54,9 +60,9 @@ _GROUP_SUBJECT = re.compile(
     r"mandated|ruled)\b",
     re.I,
 )
-_POSSESSIVE = re.compile(r"\b(?:for\s+)?(?P<name>(?:Dr\.?\s+)?[A-Z][a-z]+)'s\s+(?!own\b)(?P<what>\w+)")
+_POSSESSIVE = re.compile(rf"\b(?:for\s+)?(?P<name>{_TITLE}[A-Z][a-z]+)'s\s+(?!own\b)(?P<what>\w+)")
 _THIRD = re.compile(r"^\s*(?:he|she|they)\b", re.I)
-_INTRO = re.compile(r"\b(?:I'm|I am|this is|it's)\s+(?P<name>(?:Dr\.?\s+)?[A-Z][a-z]+)\s*(?:[.,!]|here\b)")
+_INTRO = re.compile(rf"\b(?:I'm|I am|this is|it's)\s+(?P<name>{_TITLE}[A-Z][a-z]+)\s*(?:[.,!]|here\b)")
 _TEAM = re.compile(
     r"\b(?:the|our|my)\s+(?P<group>household|department|consortium|committee|family|lab|board|council)\b"
     r"|\b(?:the|our|my|their)?\s*(?P<team>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s+(?:team|department|group"
@@ -125,7 +131,9 @@ _ONE_OFF = re.compile(
 # "Make tomorrow's dentist appointment private"): a requirement of this task
 _THIS_TASK = re.compile(
     r"\b(?:this (?!is\b|was\b|way\b|kind\b|sort\b|type\b|style\b|stuff\b|year\b|month\b)[a-z]+"
-    r"|tonight|today's|tomorrow's|tomorrow morning|right away|right now|straight away)\b",
+    r"|tonight|today's|tomorrow's|tomorrow morning|right away|right now|straight away"
+    r"|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)'s"
+    r"|(?<!from )(?:today|tomorrow)(?! on\b))\b",
     re.I,
 )
 _LASTING = re.compile(
@@ -255,15 +263,17 @@ def speaker_name(text: str) -> str:
     """A self-introduction ("I'm Priya." / "This is Tomasz,"): the speaker is that person."""
     m = _INTRO.search(text or "")
     if m and m.group("name").split()[0] not in NOT_NAMES:
-        return m.group("name")
+        return _untitled(m.group("name"))
     return ""
 
 
 def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
     """Whose preference or decision the clause states."""
-    rel = _RELATION.search(clause)
-    if rel:
-        return f"person:{rel.group('name') or rel.group('rel').lower()}"
+    for rel in _RELATION.finditer(clause):
+        if _SUBJECT_BEFORE.search(clause[: rel.start()]) or _PERSON_AFTER.match(clause, rel.end()):
+            return f"person:{_untitled(rel.group('name')) or rel.group('rel').lower()}"
+        # "include my assistant", "I pick up my kids", "since my son travels with me": an object or a
+        # reason's subject, not whose the statement is
     group = _GROUP_SUBJECT.search(clause)
     if group:
         return f"team:{group.group('team').lower()}"
@@ -279,15 +289,34 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
     for m in _NAMED.finditer(clause):
         name = m.group("name")
         if name.split()[0] not in NOT_NAMES:
-            return f"person:{name}"
+            return f"person:{_untitled(name)}"
     pos = _POSSESSIVE.search(clause)
     if pos and pos.group("name") not in NOT_NAMES:
-        return f"person:{pos.group('name')}"
-    if _THIRD.search(clause):
+        return f"person:{_untitled(pos.group('name'))}"
+    if _THIRD.search(clause) or _THIRD_WISH.search(clause):
+        # "when you write to him, remember he expects formal letters"
         return "person:"
     if _DECISION.search(clause):
         return f"project:{project_name(clause) or project}"
     return speaker
+
+
+# a relation is the holder where it opens a clause ("my colleague Priya always wants", "..., but my
+# wife ...", "for my son, ...") or has a verb of wanting after it ("I think my boss prefers ...")
+_SUBJECT_BEFORE = re.compile(
+    r"(?:^|[,;:—-]|\b(?:and|but|though|although|while|whereas|for|that|also|plus|oh|says|said))\s*$", re.I
+)
+_PERSON_AFTER = re.compile(rf"\s*(?:,[^,]{{2,60}},)?\s*{_PERSON_VERB}", re.I)
+_THIRD_WISH = re.compile(
+    r"\b(?:he|she)\s+(?:always\s+|really\s+|also\s+)?(?:expects|wants|prefers|likes|needs|insists|hates"
+    r"|requires|demands|would rather|'d rather)\b",
+    re.I,
+)
+
+
+def _untitled(name: str | None) -> str:
+    """A person's name without a title ("Dr. Mensah" -> "Mensah")."""
+    return re.sub(r"^(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+", "", name or "")
 
 
 # words that are not a team's name before "team" ("for the team", "to the team", "whole team")
@@ -470,6 +499,7 @@ def negated_spans(text: str) -> list[tuple[int, int]]:
 
 # a decision's leading scope names the project it was taken for ("For the Apollo launch we decided ...",
 # "On the billing-service repo we agreed ..."): the holder, not a condition
+_PROJECT_SCOPE = re.compile(r"^(?:for|on|in)\s+(?:the\s+|our\s+)?(?P<name>\w[\w -]{1,40}?)\s+project$", re.I)
 _SCOPE_NAME = re.compile(
     r"^(?:for|on|in)\s+(?:the\s+|our\s+)?(?P<name>[\w][\w -]{1,40}?)(?:\s+(?:project|repo|launch|team))?$",
     re.I,
@@ -482,6 +512,10 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
     scope = _SCOPE_NAME.match(condition) if condition and _DECISION.search(rest) else None
     if scope and holder.split(":")[0] in ("project", "user"):
         holder, condition = f"project:{scope.group('name').strip().lower()}", ""
+    named = _PROJECT_SCOPE.match(condition) if condition else None
+    if named and holder.split(":")[0] in ("project", "user"):
+        # "For the pop-up shop project, all orders ship in gift boxes": the project's rule, not a situation
+        holder, condition = f"project:{named.group('name').strip().lower()}", ""
     low = clause.lower()
     statement = True
     if sentence.rstrip().endswith("?") and not _QUESTION_OK.search(sentence):
@@ -490,7 +524,11 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
         statement = False
     # a wish in the main clause, not in its condition, and not the "always" of "almost always"
     wish = _DESIRE.search(_HABIT.sub(" ", rest))
-    if _DECISION.search(clause) and holder.split(":")[0] in ("project", "team"):
+    if holder.split(":")[0] in ("project", "team") and (
+        _DECISION.search(clause) or not _HABIT.search(clause)
+    ):
+        # what a team or a project wants is its decision ("Legal wants ...", "The department switched to
+        # APA"); what it usually does is its habit
         kind = "decision"
     elif _HABIT.search(clause) and not wish:
         kind = "habit"
