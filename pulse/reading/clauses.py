@@ -90,7 +90,8 @@ NOT_NAMES = frozenset(
     "Friday Saturday Sunday January February March April May June July August September October "
     "November December Visa Mastercard Amex Slack Zoom Teams Gmail Outlook Python Java Github GitHub "
     "Friday's Don't Do Can Could Would Should Will Out Most Mostly Some Sometimes Often Honestly "
-    "Basically Also Plus Again Then Today Tomorrow Tonight Next Last Mr Mrs Ms Dr Email Emails".split()
+    "Basically Also Plus Again Then Today Tomorrow Tonight Next Last Mr Mrs Ms Dr Email Emails Prof "
+    "Nobody Everyone Everybody Someone Somebody Anyone Anybody None Noone".split()
 )
 
 _HABIT = re.compile(
@@ -286,6 +287,9 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
             # "the office lunch committee": the group's own name ("lunch committee"), not its article
             kind = re.search(r"\w+$", team.group(0)).group(0).lower()
             return f"team:{name}" if kind == "team" else f"team:{name} {kind}".strip()
+    if _WHOLE_TEAM.search(clause):
+        # "Our team never does rolling deploys", "everyone on the team uses ...": a team without a name
+        return "team:"
     for m in _NAMED.finditer(clause):
         name = m.group("name")
         if name.split()[0] not in NOT_NAMES:
@@ -310,6 +314,16 @@ _PERSON_AFTER = re.compile(rf"\s*(?:,[^,]{{2,60}},)?\s*{_PERSON_VERB}", re.I)
 _THIRD_WISH = re.compile(
     r"\b(?:he|she)\s+(?:always\s+|really\s+|also\s+)?(?:expects|wants|prefers|likes|needs|insists|hates"
     r"|requires|demands|would rather|'d rather)\b",
+    re.I,
+)
+
+
+# a team without a name as the subject ("Our team never ...", "The whole team agreed", "Everyone on the
+# team uses ..."); "for the team" and "the team account" are not subjects
+_WHOLE_TEAM = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:and|but|that|so)\s+)(?:(?:our|the|my)\s+(?:whole\s+|entire\s+)?team"
+    r"|every(?:one|body)\s+(?:on|in)\s+(?:the|our|my)\s+team)\s+"
+    rf"(?:{_PERSON_VERB}|(?:never|always|usually|all|has|have)\b|(?:agreed|decided|settled|voted|does|do)\b)",
     re.I,
 )
 

@@ -407,7 +407,13 @@ def _trailing_condition(part: str, after: int, lasting: bool = True, upto: int |
     # a reason after it is not part of when it applies ("on Saturdays since I have more time"), nor a
     # conjunction before the next value ("on long flights and ...")
     cond = _REASON.split(m.group("cond"), maxsplit=1)[0].strip()
-    return re.sub(r"\s+(?:and|or|but|then)$", "", cond, flags=re.I)
+    # nor a conjunction or an adverb of the whole statement at its end ("on domestic trips anymore")
+    return re.sub(
+        r"(?:\s+(?:and|or|but|then|anymore|any more|again|too|as well|please|instead))+$",
+        "",
+        cond,
+        flags=re.I,
+    )
 
 
 _REASON = re.compile(r"\s+(?:so|since|because|as|so that|to make sure|which)\s+", re.I)
