@@ -121,3 +121,45 @@ def test_a_duration_is_not_a_condition(read):
 def test_a_recurring_day_after_the_value_is_a_condition(read):
     f = read("I'd like the vegan meal every Friday.")["vegan"]
     assert f.condition == "every Friday"
+
+
+def test_each_value_keeps_the_condition_that_follows_it(read):
+    out = read("A window seat on night flights, an aisle seat on day trips.")
+    assert (out["window"].condition, out["aisle"].condition) == ("on night flights", "on day trips")
+
+
+def test_while_without_a_comma_says_when(read):
+    f = read("I want the vegan meal while I'm doing my cleanse.")["vegan"]
+    assert f.condition == "while I'm doing my cleanse"
+
+
+def test_a_time_of_day_after_at_is_a_condition_but_a_place_is_not(read):
+    assert read("I'd like a window seat at night.")["window"].condition == "at night"
+
+
+def test_unless_opens_a_condition_but_the_speakers_say_so_is_none(read):
+    assert (
+        read("Refund to PayPal unless the order was a gift.")["paypal"].condition
+        == "unless the order was a gift"
+    )
+    assert read("Always refund to my credit card unless I say otherwise.")["credit_card"].condition == ""
+
+
+def test_before_and_after_open_a_condition_but_not_an_amount_of_times_anchor(read):
+    assert read("I'd like a window seat after midnight.")["window"].condition == "after midnight"
+    schema = Schema.from_json_tools(
+        [
+            {
+                "name": "set_reminder",
+                "description": "Set a reminder.",
+                "arguments": {"lead_time": {"type": "string", "enum": ["one_hour", "one_day"]}},
+            }
+        ]
+    )
+    (f,) = make_reader("offline").read("Remind me one day before any dentist visit.", schema)
+    assert (f.value, f.condition) == ("one_day", "")
+
+
+def test_a_closing_adverb_is_not_part_of_the_condition(read):
+    f = read("Book business on long hauls too.")["business"]
+    assert f.condition == "on long hauls"

@@ -1,0 +1,74 @@
+"""Whose a fact is and what kind it is: a relation as subject or object, a person named with a title,
+a team without a name, a project's own rule. The sentences are written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from pulse.reading import Schema, make_reader
+
+TOOLS = [
+    {
+        "name": "book_flight",
+        "description": "Book a flight.",
+        "arguments": {
+            "seat": {
+                "type": "string",
+                "enum": ["aisle", "window", "middle"],
+                "description": "Seat position.",
+            },
+            "cabin": {
+                "type": "string",
+                "enum": ["economy", "premium_economy", "business"],
+                "description": "Cabin class.",
+            },
+        },
+    },
+    {
+        "name": "send_invite",
+        "description": "Send a meeting invitation.",
+        "arguments": {"cc": {"type": "string", "description": "E-mail address to copy."}},
+    },
+]
+
+
+@pytest.fixture(scope="module")
+def read():
+    schema = Schema.from_json_tools(TOOLS)
+    reader = make_reader("offline")
+    return lambda text: {f.value: f for f in reader.read(text, schema)}
+
+
+def test_a_relation_as_an_object_is_not_the_holder_but_one_as_the_subject_is(read):
+    assert read("I always take the aisle so I can check on my kids.")["aisle"].holder == "user"
+    assert read("My manager Lee always wants a window seat.")["window"].holder == "person:Lee"
+
+
+def test_a_relation_inside_a_reason_is_not_the_holder(read):
+    f = read("These days I take the aisle seat, since my daughter flies with me.")["aisle"]
+    assert f.holder == "user"
+
+
+def test_a_title_is_not_a_sentence_end_nor_part_of_the_name(read):
+    f = read("My advisor, Prof. Okafor, insists on economy for conference trips.")["economy"]
+    assert f.holder == "person:Okafor"
+
+
+def test_he_or_she_with_a_wish_is_someone_else(read):
+    f = read("When you book for Sam, remember she expects a window seat.")["window"]
+    assert f.holder.startswith("person:")
+
+
+def test_a_team_without_a_name_as_subject_holds_a_decision(read):
+    f = read("Our team never flies business.")["business"]
+    assert (f.holder, f.kind) == ("team:", "decision")
+
+
+def test_a_departments_wish_is_its_decision(read):
+    f = read("Finance wants economy on every trip.")["economy"]
+    assert (f.holder, f.kind) == ("team:finance", "decision")
+
+
+def test_a_named_project_scope_is_the_projects_rule_not_a_condition(read):
+    f = read("For the Orion migration project, everyone flies economy.")["economy"]
+    assert (f.holder, f.condition) == ("project:orion migration", "")
