@@ -328,6 +328,16 @@ _WHOLE_TEAM = re.compile(
 )
 
 
+def about_holder(condition: str, holder: str) -> bool:
+    """The condition speaks of the holder (by name or as he / she) and says little else."""
+    name = holder.split(":", 1)[1].lower()
+    said = set(re.findall(r"[a-z]+", condition.lower()))
+    person = {"he", "she", "him", "her", "his", "hers", "prof", "dr", "mr", "mrs", "ms"} | set(
+        re.findall(r"[a-z]+", name)
+    )
+    return bool(said & person) and len(set(content_words(condition)) - person) <= 2
+
+
 def _untitled(name: str | None) -> str:
     """A person's name without a title ("Dr. Mensah" -> "Mensah")."""
     return re.sub(r"^(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+", "", name or "")
@@ -530,6 +540,10 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
     if named and holder.split(":")[0] in ("project", "user"):
         # "For the pop-up shop project, all orders ship in gift boxes": the project's rule, not a situation
         holder, condition = f"project:{named.group('name').strip().lower()}", ""
+    if condition and holder.startswith("person:") and about_holder(condition, holder):
+        # "she always needs the aisle when she flies", "when you write to Prof. Ibrahim, remember he expects
+        # ...": the person's own doing names whose rule it is, not a situation within it
+        condition = ""
     low = clause.lower()
     statement = True
     if sentence.rstrip().endswith("?") and not _QUESTION_OK.search(sentence):

@@ -28,6 +28,7 @@ from pulse.reading.clauses import (
     COND_TRAIL,
     SUBORDINATOR,
     Clause,
+    about_holder,
     analyse,
     is_not_condition,
     speaker_name,
@@ -242,7 +243,10 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             upto = spans[i + 1][0] if i + 1 < len(spans) else len(part)
             upto = max(upto, end)
             cond = _trailing_condition(part, end, clause.lasting, upto)
-            if cond and self._not_a_condition(cond, space, found, part, project):
+            if cond and (
+                self._not_a_condition(cond, space, found, part, project)
+                or (clause.holder.startswith("person:") and about_holder(cond, clause.holder))
+            ):
                 cond = ""
             if not cond and following and not re.search(r"[,;:.!?]", part[end:upto]):
                 cond = following
@@ -464,7 +468,8 @@ def _scope_only(cond: str, space: ValueSpace, lex: StaticLexicon) -> bool:
     names = {root(w) for n in space.arg_words.values() for p in n for w in p}
     if {root(w) for w in words} <= names:  # "for the posting time" names `post_time`
         return True
-    if len(words) > 3:
+    if len(words) > 3 or re.match(r"^\w+\s+(?:anything|everything|anyone|anybody)\s+\S", cond, re.I):
+        # "on anything with external people": a quantifier with its restriction picks out a situation
         return False
     clausal = bool(_CLAUSE_VERB.search(cond))
     if clausal and len(words) > 2:

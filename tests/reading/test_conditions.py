@@ -163,3 +163,8 @@ def test_before_and_after_open_a_condition_but_not_an_amount_of_times_anchor(rea
 def test_a_closing_adverb_is_not_part_of_the_condition(read):
     f = read("Book business on long hauls too.")["business"]
     assert f.condition == "on long hauls"
+
+
+def test_the_holders_own_doing_is_not_a_condition_of_their_rule(read):
+    f = read("My brother Tom always wants the window when he flies.")["window"]
+    assert (f.holder, f.condition) == ("person:Tom", "")
