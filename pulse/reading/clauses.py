@@ -97,7 +97,7 @@ NOT_NAMES = frozenset(
 _HABIT = re.compile(
     r"\b(?:usually|normally|typically|generally|tend(?:s)? to|tended to|most of the time|more often than not|"
     r"out of habit|by habit|habitually|end up|ended up|often|mostly|by default|as a rule of thumb|"
-    r"nine times out of ten|almost always|as usual|routinely|my usual)\b",
+    r"nine times out of ten|almost always|as usual|routinely|my usual|most of my|these days)\b",
     re.I,
 )
 _DESIRE = re.compile(
@@ -111,7 +111,7 @@ _DESIRE = re.compile(
     re.I,
 )
 _ATTRIBUTE = re.compile(
-    r"\b(?:i'm|i am|i've been|i have been)\s+(?:a\s+|an\s+)?(?:strict\s+|fully\s+|now\s+|also\s+)?"
+    r"\b(?:i'm|i am|i've been|i have been)\s+(?:not\s+)?(?:a\s+|an\s+)?(?:strict\s+|fully\s+|now\s+|also\s+)?"
     r"(?!(?:going|trying|looking|thinking|not sure|planning|travell?ing|flying|booking|happy|fine|ok|okay|"
     r"done|off|back|here|on|in|at|about|just|still|sure|glad|writing|working|using|getting|moving|\w+ing\b))"
     r"(?P<what>[a-z][\w-]*)"
@@ -131,12 +131,16 @@ _ONE_OFF = re.compile(
 # an instruction about this task's own object or moment ("Mark this PR as ready", "Tonight: no cutlery",
 # "Make tomorrow's dentist appointment private"): a requirement of this task
 _THIS_TASK = re.compile(
-    r"\b(?:this (?!is\b|was\b|way\b|kind\b|sort\b|type\b|style\b|stuff\b|year\b|month\b)[a-z]+"
+    r"\b(?:this (?!is\b|was\b|way\b|kind\b|sort\b|type\b|style\b|stuff\b|year\b|month\b|point\b|stage\b)"
+    r"[a-z]+"
     r"|tonight|today's|tomorrow's|tomorrow morning|right away|right now|straight away"
     r"|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)'s"
-    r"|(?<!from )(?:today|tomorrow)(?! on\b))\b",
+    r")\b",
     re.I,
 )
+# "book it tomorrow" (not "from today on"); a relative clause's "today" ("fruit that's ready to eat today")
+# is cut before this is looked for
+_TODAY = re.compile(r"(?<!from )\b(?:today|tomorrow)\b(?! on\b)", re.I)
 _LASTING = re.compile(
     r"\b(?:always|never|from now on|going forward|from here on|in future|in the future|for the future|"
     r"every time|each time|whenever|as a rule|in general|generally|remember|keep in mind|standing|"
@@ -160,8 +164,9 @@ _WITHDRAW = re.compile(
 _OLD_VALUE = re.compile(
     r"\b(?:instead of|rather than|switched from|switching from|changed from|moved from|move from|"
     r"away from|(?:prefer|choose|pick|take) (?!my\b)\S+(?: \S+)? over|replacing|replaced"
+    r"|(?:gone|went|going|come|came|coming) (?:back )?from"
     r"|(?:moved|switched|changed|shifted|bumped|pushed|moving|switching|changing)(?:\s+(?!from\b)\S+){1,4}\s+from)\s+"
-    r"(?P<old>.+?)(?=\s+(?:to|for|with|now|these)\b|[,.;!?]|$)",
+    r"(?P<old>.+?)(?=\s+(?:back to|to|for|with|now|these)\b|[,.;!?]|$)",
     re.I,
 )
 _NEGATION = re.compile(
@@ -564,9 +569,10 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
         kind = "attribute"
     else:
         kind = "preference"
-    one_off = bool(_ONE_OFF.search(clause) or _THIS_TASK.search(clause)) and not re.search(
-        r"\bfrom now on\b|\bgoing forward\b", low
-    )
+    main = re.split(r"\b(?:that|which|who)\b", clause, maxsplit=1)[0]
+    one_off = bool(
+        _ONE_OFF.search(clause) or _THIS_TASK.search(clause) or _TODAY.search(main)
+    ) and not re.search(r"\bfrom now on\b|\bgoing forward\b", low)
     if one_off and kind in ("preference",):
         kind = "requirement"
     withdraws = bool(_WITHDRAW.search(clause))
