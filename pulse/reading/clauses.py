@@ -26,6 +26,8 @@ _CLAUSE = re.compile(
     # "while" contrasts after a comma ("I like aisle, while Priya ..."); without one it says when
     # ("keep it on eco while we're away")
     r"|,\s+while\s+(?=\S)"
+    # "Used to like it medium, now I want it hot": the change of mind is a clause of its own
+    r"|,\s+(?=(?i:now\s+(?:i|we|it|my|our|the))\b)"
     r"|,\s+and\s+(?=(?:i|we|my|he|she|they|[A-Z][a-z]+)\b)"
     r"|\s+-\s+|\s+—\s+",
 )
@@ -112,7 +114,8 @@ _DESIRE = re.compile(
 )
 _ATTRIBUTE = re.compile(
     r"\b(?:i'm|i am|i've been|i have been)\s+(?:not\s+)?(?:a\s+|an\s+)?(?:strict\s+|fully\s+|now\s+|also\s+)?"
-    r"(?!(?:going|trying|looking|thinking|not sure|planning|travell?ing|flying|booking|happy|fine|ok|okay|"
+    r"(?!(?:not \w+ing\b|going|trying|looking|thinking|not sure|planning|travell?ing|flying|booking|happy"
+    r"|fine|ok|okay|"
     r"done|off|back|here|on|in|at|about|just|still|sure|glad|writing|working|using|getting|moving|\w+ing\b))"
     r"(?P<what>[a-z][\w-]*)"
     r"|\bi (?:don't|do not|can't|cannot|never) (?:eat|drink|do)\b|\b(?:only )?eats\b|\ballergic\b|\bintoleran"

@@ -59,7 +59,8 @@ _CUE = re.compile(
     r"from now on|going forward|from here on|future|every time|each time|default|usually|normally|"
     r"typically|tend|habit|end up|often|mostly|i'm|i am|don't|do not|can't|cannot|allergic|"
     r"decided|agreed|settled|decision|let's|lets|approved|this time|for this|just|only|instead|switched|"
-    r"moved|changed|no longer|any ?more|is what|should be|has to be|needs to be|works best|suits me|"
+    r"moved|changed|gone from|went from|gone back|went back|"
+    r"no longer|any ?more|is what|should be|has to be|needs to be|works best|suits me|"
     r"is fine|is best|is better|make it|make sure|set it|put it|use|book|send|pay|ship|get|choose|"
     r"refund|order|insist|requires?|go|generally|in general|as always|same as|stands|my)\b|:",
     re.I,

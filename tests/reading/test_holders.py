@@ -72,3 +72,32 @@ def test_a_departments_wish_is_its_decision(read):
 def test_a_named_project_scope_is_the_projects_rule_not_a_condition(read):
     f = read("For the Orion migration project, everyone flies economy.")["economy"]
     assert (f.holder, f.condition) == ("project:orion migration", "")
+
+
+def test_a_negated_activity_is_not_an_attribute(read):
+    f = read("I'm not bothering with business class anymore.")["business"]
+    assert f.kind != "attribute"
+
+
+def test_these_days_is_habitual(read):
+    assert read("Most of my flights are economy these days.")["economy"].kind == "habit"
+
+
+def test_a_discourse_this_is_not_this_task(read):
+    f = read("I always pick the aisle, it's a reflex at this point.")["aisle"]
+    assert (f.kind, f.lasting) == ("preference", True)
+
+
+def test_tomorrow_makes_a_one_off_outside_a_relative_clause(read):
+    f = read("Book me a window seat on the flight tomorrow.")["window"]
+    assert (f.kind, f.lasting) == ("requirement", False)
+
+
+def test_a_change_of_mind_after_now_revises_the_old_value(read):
+    f = read("Used to love the window, now I want the aisle.")["aisle"]
+    assert (f.revises, f.withdraws) == ("window", False)
+
+
+def test_gone_back_revises_what_it_left(read):
+    f = read("I've gone from business back to economy for short hops.")["economy"]
+    assert f.revises == "business"
