@@ -200,6 +200,9 @@ _TRAIL_SUBORDINATOR = (
     r"(?:when(?:ever)?|if|on|for|during|while|in case|any ?time|every time|each time|until|till|"
     r"in the|only when|only if|only for|only on|as long as|provided|except when|except for|except on"
     r"|unless|once|after|before|between|outside"
+    # "in" names a place or a manner of the value ("in German") except before a season or a month
+    r"|in(?=\s+(?:winter|summer|spring|autumn|fall|january|february|march|april|may|june|july|august"
+    r"|september|october|november|december)\b)"
     # "at" names a place of the value ("at the door") except before a time or situation of the day
     r"|at(?=\s+(?:night|weekends?|the weekend|bedtime|lunchtime|dinnertime|dawn|dusk|sunrise|sunset|work"
     r"|home|rush hour|peak times?)\b)"
@@ -287,6 +290,8 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
     if group:
         return f"team:{group.group('team').lower()}"
     for team in _TEAM.finditer(clause):
+        if not (_SUBJECT_BEFORE.search(clause[: team.start()]) or _GROUP_AFTER.match(clause, team.end())):
+            continue  # "workouts with my running club": a group in a phrase is not whose the fact is
         if team.group("group"):
             return f"team:{team.group('group').lower()}"
         name = re.sub(r"^(?:the|our|my|their)\s+", "", team.group("team").strip(), flags=re.I).lower()
@@ -319,6 +324,11 @@ _SUBJECT_BEFORE = re.compile(
     r"(?:^|[,;:—-]|\b(?:and|but|though|although|while|whereas|for|that|also|plus|oh|says|said))\s*$", re.I
 )
 _PERSON_AFTER = re.compile(rf"\s*(?:,[^,]{{2,60}},)?\s*{_PERSON_VERB}", re.I)
+_GROUP_AFTER = re.compile(
+    rf"\s*(?:{_PERSON_VERB}|(?:has\s+|have\s+)?(?:decided|agreed|settled|voted|switched|ruled|chose|mandated"
+    r"|never|always|all)\b)",
+    re.I,
+)
 _THIRD_WISH = re.compile(
     r"\b(?:he|she)\s+(?:always\s+|really\s+|also\s+)?(?:expects|wants|prefers|likes|needs|insists|hates"
     r"|requires|demands|would rather|'d rather)\b",
@@ -404,7 +414,9 @@ _SUBORDINATOR_AT = re.compile(rf"{_SUBORDINATOR}\b", re.I)
 # a leading condition may also open the complement of a reporting or deciding verb ("Procurement decided
 # that for office supplies we pay ...", "Noor says for team lunches we should ...")
 _COMPLEMENT = re.compile(
-    r"^[^,;:]{0,60}?\b(?:that|says|said|decided|agreed|thinks|reckons|told me|asked)(?:\s+that)?\s+(?=\S)",
+    # a bare "that" after a noun opens a relative clause ("Tests that hit the network ..."), not a complement
+    r"^[^,;:]{0,60}?\b(?:says|said|decided|agreed|thinks|reckons|told me|asked|insists|ruled|feels)"
+    r"(?:\s+that)?\s+(?=\S)",
     re.I,
 )
 
@@ -465,9 +477,10 @@ _NOT_SCOPE_NP = re.compile(
     r"|somebody|one|me|us|him|her|them|my|our|your|his|their|its|whoever|what|which|who|whatever"
     r"|please|just|also|and|but|so|then|now)\b"
     r"|\b(?:favou?rite|preferred|usual|default|normal|standard|best|ideal|go-to|first|main|only|same|whole"
-    r"|general|overall|right|perfect|top|next|last|current|this|that|these|those|today's|tomorrow's"
+    r"|general|overall|right|perfect|top|next|last|current|this|these|those|today's|tomorrow's"
     r"|tonight's)\b|\b(?:colleague|partner|wife|husband|boss|manager|team|department|committee|group)s?$"
     r"|\b(?:is|are|was|were|be|been|i|we|you|he|she|they|should|must|can|will|would|do|does|did|don't"
+    r"|decided|agreed|settled|said|says|told|thinks|wants|wanted|likes|prefers|needs|asked|insists"
     r"|doesn't|not|never|always|usually|please)\b",
     re.I,
 )

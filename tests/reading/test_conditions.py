@@ -168,3 +168,12 @@ def test_a_closing_adverb_is_not_part_of_the_condition(read):
 def test_the_holders_own_doing_is_not_a_condition_of_their_rule(read):
     f = read("My brother Tom always wants the window when he flies.")["window"]
     assert (f.holder, f.condition) == ("person:Tom", "")
+
+
+def test_a_subject_with_a_relative_clause_scopes_the_rule(read):
+    f = read("Refunds that cross a border should go to PayPal.")["paypal"]
+    assert f.condition == "Refunds that cross a border"
+
+
+def test_a_season_after_the_value_is_a_condition(read):
+    assert read("I want an aisle seat in winter.")["aisle"].condition == "in winter"

@@ -101,3 +101,7 @@ def test_a_change_of_mind_after_now_revises_the_old_value(read):
 def test_gone_back_revises_what_it_left(read):
     f = read("I've gone from business back to economy for short hops.")["economy"]
     assert f.revises == "business"
+
+
+def test_a_group_in_a_phrase_is_not_the_holder(read):
+    assert read("I like a window seat when I travel with my hiking club.")["window"].holder == "user"
