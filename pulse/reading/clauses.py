@@ -505,6 +505,38 @@ def _scope_phrase(text: str) -> tuple[str, str]:
     return np, (text[m.end() :].strip() if lead else text)
 
 
+# a short verbless phrase set before the clause by a comma is its topic, a scope like a condition
+# ("Shorter hops, the cheapest cabin is fine", "Internal stuff, five minutes is plenty"); asides, time
+# markers of a one-off and persons addressed are not
+_TOPIC = re.compile(r"^(?P<np>[\w'’-]+(?:\s+[\w'’-]+){1,3}),\s+(?P<rest>.+)$")
+_NOT_TOPIC = re.compile(
+    r"\b(?:i|we|you|he|she|they|it|me|us|him|her|them|my|our|your|i'm|it's|that's|honestly|actually"
+    r"|basically|ok|okay|also|so|well|yes|yeah|no|sure|thanks|thank|please|anyway|personally|frankly|fine"
+    r"|great|right|oh|hey|hi|hello|dear|look|listen|first|second|finally|lastly|plus|besides|otherwise"
+    r"|instead|however|still|again|way|record|short|honest|said|note|heads|news|thing|same|usual|like|as"
+    r"|then|now|generally|usually|normally|typically|ideally|preferably|obviously|anyhow|wise)\b|\w+ly\b",
+    re.I,
+)
+_FINITE = re.compile(
+    r"\b(?:i|we|you|he|she|they|it|there|is|are|was|were|should|must|can|could|will|would|needs?|has|have)\b"
+    r"|\w'(?:s|re|ll|d)\b",
+    re.I,
+)
+
+
+def _topic(text: str) -> tuple[str, str]:
+    m = _TOPIC.match(text)
+    if m is None or _NOT_TOPIC.search(m.group("np")) or not _FINITE.search(m.group("rest")):
+        return "", text
+    if (
+        _ONE_OFF.search(m.group("np"))
+        or _THIS_TASK.search(m.group("np"))
+        or re.search(r"[A-Z]", m.group("np")[1:])
+    ):
+        return "", text  # "Next week, ...", "Priya Shah, ...": a one-off's time or a person addressed
+    return m.group("np"), m.group("rest")
+
+
 def find_condition(clause: str) -> tuple[str, str]:
     """(condition span, the clause without it); ("", clause) when the clause holds everywhere."""
     text = clause.strip()
@@ -520,7 +552,10 @@ def find_condition(clause: str) -> tuple[str, str]:
         cond, rest = _scope_phrase(text[comp.end() :])
         if cond:
             return cond, text[: comp.end()] + rest
-    return _scope_phrase(text) if not _SUBORDINATOR_AT.match(text) else ("", clause)
+    if _SUBORDINATOR_AT.match(text):
+        return "", clause
+    cond, rest = _topic(text)
+    return (cond, rest) if cond else _scope_phrase(text)
 
 
 def is_not_condition(phrase: str) -> bool:

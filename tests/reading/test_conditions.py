@@ -177,3 +177,8 @@ def test_a_subject_with_a_relative_clause_scopes_the_rule(read):
 
 def test_a_season_after_the_value_is_a_condition(read):
     assert read("I want an aisle seat in winter.")["aisle"].condition == "in winter"
+
+
+def test_a_short_topic_before_a_comma_scopes_the_clause_but_an_aside_does_not(read):
+    assert read("Overnight flights, a window seat is best.")["window"].condition == "Overnight flights"
+    assert read("Honestly speaking, a window seat is best.")["window"].condition == ""
