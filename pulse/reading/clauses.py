@@ -528,6 +528,10 @@ def _topic(text: str) -> tuple[str, str]:
     m = _TOPIC.match(text)
     if m is None or _NOT_TOPIC.search(m.group("np")) or not _FINITE.search(m.group("rest")):
         return "", text
+    if re.match(
+        rf"(?:{_INSTRUCTION_VERBS}|avoid|prefer|want|need|no|not|never|always)\b", m.group("np"), re.I
+    ):
+        return "", text  # "Skip the cutlery, I eat at home": an instruction, not a topic
     if (
         _ONE_OFF.search(m.group("np"))
         or _THIS_TASK.search(m.group("np"))
