@@ -35,7 +35,12 @@ _TITLE = r"(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?"  # a title before a name ("Dr. Mens
 _RELATIONS = (
     "colleague|coworker|co-worker|boss|manager|wife|husband|partner|friend|sister|brother|mom|mum|dad|"
     "mother|father|son|daughter|kid|kids|assistant|teammate|client|girlfriend|boyfriend|roommate|"
-    "flatmate|supervisor|advisor|cofounder|co-founder|intern|director|team lead|direct report|spouse"
+    "flatmate|supervisor|advisor|cofounder|co-founder|intern|director|team lead|direct report|spouse|"
+    # people by their role towards the speaker
+    "coach|trainer|doctor|dentist|physio|physiotherapist|therapist|dietitian|nutritionist|nurse|teacher|"
+    "tutor|mentor|adviser|editor|co-author|coauthor|landlord|landlady|neighbour|neighbor|accountant|"
+    "lawyer|agent|housemate|classmate|aunt|uncle|cousin|niece|nephew|grandma|grandpa|grandmother|"
+    "grandfather|fiance|fiancee|nanny|secretary|colleagues|coworkers|parents"
 )
 _RELATION = re.compile(
     rf"\b(?:my|our)\s+(?:\w+\s+)?(?P<rel>{_RELATIONS})\b(?:,)?"
@@ -282,10 +287,13 @@ def speaker_name(text: str) -> str:
 def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
     """Whose preference or decision the clause states."""
     for rel in _RELATION.finditer(clause):
-        if _SUBJECT_BEFORE.search(clause[: rel.start()]) or _PERSON_AFTER.match(clause, rel.end()):
+        after = clause[rel.end() :]
+        if _PERSON_AFTER.match(after) or (
+            _SUBJECT_BEFORE.search(clause[: rel.start()]) and (_DESIRE.search(after) or _HABIT.search(after))
+        ):
             return f"person:{_untitled(rel.group('name')) or rel.group('rel').lower()}"
-        # "include my assistant", "I pick up my kids", "since my son travels with me": an object or a
-        # reason's subject, not whose the statement is
+        # "include my assistant", "I pick up my kids", "since my son travels with me", "my colleagues tease
+        # me": an object, a reason's subject or a subject that wants nothing, not whose the statement is
     group = _GROUP_SUBJECT.search(clause)
     if group:
         return f"team:{group.group('team').lower()}"
@@ -323,7 +331,7 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
 _SUBJECT_BEFORE = re.compile(
     r"(?:^|[,;:—-]|\b(?:and|but|though|although|while|whereas|for|that|also|plus|oh|says|said))\s*$", re.I
 )
-_PERSON_AFTER = re.compile(rf"\s*(?:,[^,]{{2,60}},)?\s*{_PERSON_VERB}", re.I)
+_PERSON_AFTER = re.compile(rf"\s*(?:,[^,]{{2,60}},)?\s*,?\s*{_PERSON_VERB}", re.I)
 _GROUP_AFTER = re.compile(
     rf"\s*(?:{_PERSON_VERB}|(?:has\s+|have\s+)?(?:decided|agreed|settled|voted|switched|ruled|chose|mandated"
     r"|never|always|all)\b)",
@@ -455,7 +463,7 @@ def _lead_condition(text: str) -> tuple[str, str]:
 _NP = r"(?P<np>[\w$'’-]+(?:\s+[\w$'’.-]+){1,7}?)"
 _SCOPE_SUBJECT = re.compile(
     rf"^{_NP}\s+(?=(?:should|must|can|could|ought to|need to|needs to|has to|have to"
-    r"|needs|go|goes|count|counts|come|comes|are to|is to)\b)",
+    r"|needs|need|go|goes|count|counts|come|comes|are to|is to)\b)",
     re.I,
 )
 _SCOPE_OBJECTS = (
@@ -476,7 +484,7 @@ _NOT_SCOPE_NP = re.compile(
     r"^(?:i|we|you|he|she|they|it|this|that|these|those|there|nobody|no one|everyone|everybody|someone"
     r"|somebody|one|me|us|him|her|them|my|our|your|his|their|its|whoever|what|which|who|whatever"
     r"|please|just|also|and|but|so|then|now)\b"
-    r"|\b(?:favou?rite|preferred|usual|default|normal|standard|best|ideal|go-to|first|main|only|same|whole"
+    r"|\b(?:favou?rite|preferred|usual|default|normal|standard|best|ideal|go-to|first|only|same|whole"
     r"|general|overall|right|perfect|top|next|last|current|this|these|those|today's|tomorrow's"
     r"|tonight's)\b|\b(?:colleague|partner|wife|husband|boss|manager|team|department|committee|group)s?$"
     r"|\b(?:is|are|was|were|be|been|i|we|you|he|she|they|should|must|can|will|would|do|does|did|don't"

@@ -182,3 +182,8 @@ def test_a_season_after_the_value_is_a_condition(read):
 def test_a_short_topic_before_a_comma_scopes_the_clause_but_an_aside_does_not(read):
     assert read("Overnight flights, a window seat is best.")["window"].condition == "Overnight flights"
     assert read("Honestly speaking, a window seat is best.")["window"].condition == ""
+
+
+def test_the_subject_of_a_plain_need_scopes_the_rule(read):
+    f = read("Refunds from overseas shops need PayPal.")["paypal"]
+    assert f.condition == "Refunds from overseas shops"

@@ -105,3 +105,9 @@ def test_gone_back_revises_what_it_left(read):
 
 def test_a_group_in_a_phrase_is_not_the_holder(read):
     assert read("I like a window seat when I travel with my hiking club.")["window"].holder == "user"
+
+
+def test_a_person_by_role_is_someone_else_but_only_when_they_want_something(read):
+    assert read("My physio wants me in an aisle seat.")["aisle"].holder == "person:physio"
+    f = read("I tend to take the window, my colleagues tease me about it.")["window"]
+    assert f.holder == "user"
