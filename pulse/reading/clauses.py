@@ -15,7 +15,7 @@ from pulse.reading.lexicon import content_words
 
 # sentences end at . ! ? or a line break; ";" and ":" after an intro ("Update on the seat:") too
 _SENTENCE = re.compile(
-    # not after a title ("My supervisor, Dr. Mensah, wants ...")
+    # not after a title ("My tutor, Dr. Osei, prefers ...")
     r"(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bProf\.)(?<!\bSt\.)\s+(?=[A-Z0-9\"'(])"
     r"|\n+|;\s+"
 )
@@ -26,12 +26,12 @@ _CLAUSE = re.compile(
     # "while" contrasts after a comma ("I like aisle, while Priya ..."); without one it says when
     # ("keep it on eco while we're away")
     r"|,\s+while\s+(?=\S)"
-    # "Used to like it medium, now I want it hot": the change of mind is a clause of its own
+    # "Used to love the window, now I want the aisle": the change of mind is a clause of its own
     r"|,\s+(?=(?i:now\s+(?:i|we|it|my|our|the))\b)"
     r"|,\s+and\s+(?=(?:i|we|my|he|she|they|[A-Z][a-z]+)\b)"
     r"|\s+-\s+|\s+—\s+",
 )
-_TITLE = r"(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?"  # a title before a name ("Dr. Mensah")
+_TITLE = r"(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?"  # a title before a name ("Dr. Osei")
 _RELATIONS = (
     "colleague|coworker|co-worker|boss|manager|wife|husband|partner|friend|sister|brother|mom|mum|dad|"
     "mother|father|son|daughter|kid|kids|assistant|teammate|client|girlfriend|boyfriend|roommate|"
@@ -146,7 +146,7 @@ _THIS_TASK = re.compile(
     r")\b",
     re.I,
 )
-# "book it tomorrow" (not "from today on"); a relative clause's "today" ("fruit that's ready to eat today")
+# "book it tomorrow" (not "from today on"); a relative clause's "today" ("a loaf that was baked today")
 # is cut before this is looked for
 _TODAY = re.compile(r"(?<!from )\b(?:today|tomorrow)\b(?! on\b)", re.I)
 _LASTING = re.compile(
@@ -211,7 +211,7 @@ _TRAIL_SUBORDINATOR = (
     # "at" names a place of the value ("at the door") except before a time or situation of the day
     r"|at(?=\s+(?:night|weekends?|the weekend|bedtime|lunchtime|dinnertime|dawn|dusk|sunrise|sunset|work"
     r"|home|rush hour|peak times?)\b)"
-    # a recurring day or part of the day ("we order Mediterranean every Wednesday")
+    # a recurring day or part of the day ("the vegan meal every Friday")
     r"|(?:every|each)(?=\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|weekday"
     r"|morning|afternoon|evening|night)))"
 )
@@ -227,7 +227,7 @@ _NOT_COND = re.compile(
     r"the end|the meantime|particular)\b"
     r"|^(?:at|in|on)\s+(?:least|most|first|last|once|best)\b|^(?:over|instead|rather)\s+(?:the|a|an|my"
     r"|any)?\s*\w+$"
-    # a duration ("jammed for months"), a manner ("as soon as possible"), an idiom of way or time ("on
+    # a duration ("my card has been frozen for weeks"), a manner ("as soon as possible"), an idiom of way or time ("on
     # the way", "on time"), or everyone the rule is for ("for the team", "for everyone"): not situations
     r"|^for\s+(?:(?:a|an|\d+|a few|several|many|some|two|three|four|five|six|ten|more|long)\s+)*"
     r"(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|ages|decades?|ever|good|a bit|a while)$"
@@ -239,7 +239,7 @@ _NOT_COND = re.compile(
     # asides, not situations: "if I'm honest", "if you ask me", "if possible", "if that's ok"
     r"|^if\s+(?:i'm honest|i am honest|you ask me|possible|at all possible|that's ok|that's okay|you can"
     r"|you don't mind|need be|necessary|anything)\b"
-    # the speaker's own say-so, not a situation: "unless I tell you to", "unless I explicitly okay more"
+    # the speaker's own say-so, not a situation: "unless I say otherwise", "unless I approve it first"
     r"|^unless\s+(?:i|we)\s+(?:\w+\s+)?(?:say|tell|ask|okay|ok|approve|specify|mention|request|confirm"
     r"|agree|decide|change)\w*\b"
     # a story, not a situation: "when we left the old host", "when I was younger"
@@ -292,14 +292,15 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
             _SUBJECT_BEFORE.search(clause[: rel.start()]) and (_DESIRE.search(after) or _HABIT.search(after))
         ):
             return f"person:{_untitled(rel.group('name')) or rel.group('rel').lower()}"
-        # "include my assistant", "I pick up my kids", "since my son travels with me", "my colleagues tease
-        # me": an object, a reason's subject or a subject that wants nothing, not whose the statement is
+        # "copy my manager on it", "so I can check on my kids", "since my daughter flies with me", "my
+        # colleagues tease me": an object, a reason's subject or a subject that wants nothing, not whose
+        # the statement is
     group = _GROUP_SUBJECT.search(clause)
     if group:
         return f"team:{group.group('team').lower()}"
     for team in _TEAM.finditer(clause):
         if not (_SUBJECT_BEFORE.search(clause[: team.start()]) or _GROUP_AFTER.match(clause, team.end())):
-            continue  # "workouts with my running club": a group in a phrase is not whose the fact is
+            continue  # "when I travel with my hiking club": a group in a phrase is not whose the fact is
         if team.group("group"):
             return f"team:{team.group('group').lower()}"
         name = re.sub(r"^(?:the|our|my|their)\s+", "", team.group("team").strip(), flags=re.I).lower()
@@ -309,7 +310,7 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
             kind = re.search(r"\w+$", team.group(0)).group(0).lower()
             return f"team:{name}" if kind == "team" else f"team:{name} {kind}".strip()
     if _WHOLE_TEAM.search(clause):
-        # "Our team never does rolling deploys", "everyone on the team uses ...": a team without a name
+        # "Our team never flies business", "everyone on the team uses ...": a team without a name
         return "team:"
     for m in _NAMED.finditer(clause):
         name = m.group("name")
@@ -319,7 +320,7 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
     if pos and pos.group("name") not in NOT_NAMES:
         return f"person:{_untitled(pos.group('name'))}"
     if _THIRD.search(clause) or _THIRD_WISH.search(clause):
-        # "when you write to him, remember he expects formal letters"
+        # "when you book for Sam, remember she expects a window seat"
         return "person:"
     if _DECISION.search(clause):
         return f"project:{project_name(clause) or project}"
@@ -345,7 +346,7 @@ _THIRD_WISH = re.compile(
 
 
 # a team without a name as the subject ("Our team never ...", "The whole team agreed", "Everyone on the
-# team uses ..."); "for the team" and "the team account" are not subjects
+# team uses ..."); "for the team" and "the team budget" are not subjects
 _WHOLE_TEAM = re.compile(
     r"(?:^|[,;:]\s*|\b(?:and|but|that|so)\s+)(?:(?:our|the|my)\s+(?:whole\s+|entire\s+)?team"
     r"|every(?:one|body)\s+(?:on|in)\s+(?:the|our|my)\s+team)\s+"
@@ -365,7 +366,7 @@ def about_holder(condition: str, holder: str) -> bool:
 
 
 def _untitled(name: str | None) -> str:
-    """A person's name without a title ("Dr. Mensah" -> "Mensah")."""
+    """A person's name without a title ("Dr. Osei" -> "Osei")."""
     return re.sub(r"^(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+", "", name or "")
 
 
@@ -384,9 +385,9 @@ def project_name(text: str) -> str:
 
 
 # where a clause's main part begins after a leading subordinate phrase that has no comma: a subject
-# pronoun ("When I go skiing | I rent ..."), "it"/"there" with its verb ("when I meet with Tomas | it has to
-# be Teams"), an adverb or "please" that opens an instruction, an instruction's verb, or a determined
-# noun phrase with its finite verb ("For short trips | a compact car is plenty")
+# pronoun ("When we go abroad | I want ..."), "it"/"there" with its verb ("If the flight is overnight | it
+# has to be a window"), an adverb or "please" that opens an instruction, an instruction's verb, or a
+# determined noun phrase with its finite verb ("For day trips | a small car is enough")
 _INSTRUCTION_VERBS = (
     "book|use|send|make|pay|ship|put|get|choose|pick|go|set|order|keep|reserve|schedule|format|write|give"
     "|add|include|stick|switch|file|charge|bill|route|mark|save|select|let|have|arrange|reply|submit|run"
@@ -406,7 +407,7 @@ _MAIN_START = re.compile(
     r"|would|has to|have to|needs? to|needs|ships?|goes|go|comes?|counts?)\b)",
     re.I,
 )
-# subordinators that open a clause of their own ("when I travel", "if the bill is over 500"): its subject
+# subordinators that open a clause of their own ("when I travel", "if the fare is over 300"): its subject
 # and verb come before the main clause can begin
 _CLAUSAL = re.compile(
     r"(?:when(?:ever)?|if|unless|while|once|as long as|in case|provided(?: that)?|any ?time|every time"
@@ -419,8 +420,8 @@ _DISCOURSE = re.compile(
     re.I,
 )
 _SUBORDINATOR_AT = re.compile(rf"{_SUBORDINATOR}\b", re.I)
-# a leading condition may also open the complement of a reporting or deciding verb ("Procurement decided
-# that for office supplies we pay ...", "Noor says for team lunches we should ...")
+# a leading condition may also open the complement of a reporting or deciding verb ("The board agreed that
+# for conference travel we fly economy", "Sam says for client dinners we should ...")
 _COMPLEMENT = re.compile(
     # a bare "that" after a noun opens a relative clause ("Tests that hit the network ..."), not a complement
     r"^[^,;:]{0,60}?\b(?:says|said|decided|agreed|thinks|reckons|told me|asked|insists|ruled|feels)"
@@ -455,10 +456,10 @@ def _lead_condition(text: str) -> tuple[str, str]:
 
 
 # A noun phrase can scope a rule as a subordinate phrase does: the subject of a modal or of a verb of
-# going or counting ("Emails to the Berlin office should go out in German", "Lunches on weekdays go on
-# the meal card", "Anything over 500 needs a signature"), the object of a wish with its own infinitive
-# ("Keiko wants vendor payments to go out by wire") or of a verb that files a thing as a value ("I
-# categorize Uber rides as travel"). Whether the phrase narrows the tool's object or merely names it or
+# going or counting ("Refunds for damaged parcels should go back to PayPal", "Taxis after midnight go on
+# the company card", "Anything over 300 needs approval"), the object of a wish with its own infinitive
+# ("I want overseas refunds to land on my gift card") or of a verb that files a thing as a value
+# ("categorize airport parking as transport"). Whether the phrase narrows the tool's object or merely names it or
 # an argument ("The seat should be ...") is decided against the schema (`offline._scope_only`).
 _NP = r"(?P<np>[\w$'’-]+(?:\s+[\w$'’.-]+){1,7}?)"
 _SCOPE_SUBJECT = re.compile(
@@ -504,7 +505,7 @@ def _scope_phrase(text: str) -> tuple[str, str]:
     if m is None:
         return "", text
     np = m.group("np").strip()
-    # a person ("Keiko, our CFO, wants", "Olu in accounting needs ...") is a holder, not a scope
+    # a person ("Dana, our CTO, wants", "Ravi in finance needs ...") is a holder, not a scope
     person = _RELATION.search(np) or any(
         m.group("name").split()[0] not in NOT_NAMES for m in _NAMED.finditer(f"{np} wants")
     )
@@ -514,7 +515,7 @@ def _scope_phrase(text: str) -> tuple[str, str]:
 
 
 # a short verbless phrase set before the clause by a comma is its topic, a scope like a condition
-# ("Shorter hops, the cheapest cabin is fine", "Internal stuff, five minutes is plenty"); asides, time
+# ("Overnight flights, a window seat is best", "Short sessions, low intensity is fine"); asides, time
 # markers of a one-off and persons addressed are not
 _TOPIC = re.compile(r"^(?P<np>[\w'’-]+(?:\s+[\w'’-]+){1,3}),\s+(?P<rest>.+)$")
 _NOT_TOPIC = re.compile(
@@ -539,7 +540,7 @@ def _topic(text: str) -> tuple[str, str]:
     if re.match(
         rf"(?:{_INSTRUCTION_VERBS}|avoid|prefer|want|need|no|not|never|always)\b", m.group("np"), re.I
     ):
-        return "", text  # "Skip the cutlery, I eat at home": an instruction, not a topic
+        return "", text  # "Skip the dessert, I'm full": an instruction, not a topic
     if (
         _ONE_OFF.search(m.group("np"))
         or _THIS_TASK.search(m.group("np"))
@@ -560,7 +561,7 @@ def find_condition(clause: str) -> tuple[str, str]:
         cond, rest = _lead_condition(text[comp.end() :])
         if cond:
             return cond, text[: comp.end()] + rest
-        # "Akira says refunds for the team account should come back as store credit"
+        # "Sam says refunds for damaged parcels should go to PayPal"
         cond, rest = _scope_phrase(text[comp.end() :])
         if cond:
             return cond, text[: comp.end()] + rest
@@ -606,11 +607,11 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
         holder, condition = f"project:{scope.group('name').strip().lower()}", ""
     named = _PROJECT_SCOPE.match(condition) if condition else None
     if named and holder.split(":")[0] in ("project", "user"):
-        # "For the pop-up shop project, all orders ship in gift boxes": the project's rule, not a situation
+        # "For the Orion migration project, everyone flies economy": the project's rule, not a situation
         holder, condition = f"project:{named.group('name').strip().lower()}", ""
     if condition and holder.startswith("person:") and about_holder(condition, holder):
-        # "she always needs the aisle when she flies", "when you write to Prof. Ibrahim, remember he expects
-        # ...": the person's own doing names whose rule it is, not a situation within it
+        # "Tom always wants the window when he flies", "when you book for Sam, remember she expects ...":
+        # the person's own doing names whose rule it is, not a situation within it
         condition = ""
     low = clause.lower()
     statement = True

@@ -373,7 +373,7 @@ def _assigns(toks: list[Token], i: int, j: int, part: str, own: set[str]) -> boo
 
 def _trailing_condition(part: str, after: int, lasting: bool = True, upto: int | None = None) -> str:
     """The subordinate phrase after the value (before `upto`, the next value) that says when it applies
-    ("... business class on flights over six hours", "... a text, when it's urgent"), "" when none
+    ("... business class on flights over nine hours", "... a call, when it's an emergency"), "" when none
     attaches to the value's clause."""
     m = COND_TRAIL.search(part, after, len(part) if upto is None else upto)
     if m is None or is_not_condition(m.group("cond")):
@@ -384,16 +384,16 @@ def _trailing_condition(part: str, after: int, lasting: bool = True, upto: int |
         and m.end() >= upto
         and not re.search(r"\s(?:and|or|but|then)\s*$", m.group("cond"))
     ):
-        return ""  # the phrase runs into the next value ("on every rental car"): that value's phrase
+        return ""  # the phrase runs into the next value ("for every hire car"): that value's phrase
     gap = part[after : m.start()]
     if re.search(r"[;:]", gap) or ("," in gap and gap.rsplit(",", 1)[-1].strip()):
-        # past a comma only a phrase that opens the next part ("..., when it's urgent", "my assistant,
-        # jo@x.co, on anything external"); in "the side gate, the front one's been jammed for months"
-        # the phrase is another clause's
+        # past a comma only a phrase that opens the next part ("..., when it's an emergency", "my
+        # manager, lee@x.co, on anything external"); in "a vegetarian meal, the caterers forgot me on my
+        # last trip" the phrase is another clause's
         return ""
     if _GAP_CLAUSE.search(gap):
-        # inside a reason or a relative clause after the value ("so I have time to prep", "stuff that
-        # needs a week on the counter"): that clause's phrase, not the value's
+        # inside a reason or a relative clause after the value ("so I can sleep on long flights", "a bag
+        # that sits for weeks on the shelf"): that clause's phrase, not the value's
         return ""
     if (
         not gap.strip()
@@ -402,9 +402,9 @@ def _trailing_condition(part: str, after: int, lasting: bool = True, upto: int |
             r"\b(?:seconds?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?)\s*$", part[:after], re.I
         )
     ):
-        return ""  # an amount of time's own anchor ("the day before anything", "ten minutes between calls")
+        return ""  # an amount of time's own anchor ("one day before any visit", "five minutes between talks")
     if re.search(r"\beven\s+$", gap, re.I):
-        return ""  # "not even for the directors": emphasis that the rule holds everywhere
+        return ""  # "not even for the board": emphasis that the rule holds everywhere
     if not lasting and m.group("cond").lower().startswith("for "):
         # in a one-off request a "for" phrase says what this task is for ("a big room for Thursday's
         # workshop"), not where a lasting rule applies
@@ -412,7 +412,7 @@ def _trailing_condition(part: str, after: int, lasting: bool = True, upto: int |
     # a reason after it is not part of when it applies ("on Saturdays since I have more time"), nor a
     # conjunction before the next value ("on long flights and ...")
     cond = _REASON.split(m.group("cond"), maxsplit=1)[0].strip()
-    # nor a conjunction or an adverb of the whole statement at its end ("on domestic trips anymore")
+    # nor a conjunction or an adverb of the whole statement at its end ("on long hauls too")
     return re.sub(
         r"(?:\s+(?:and|or|but|then|anymore|any more|again|too|as well|please|instead))+$",
         "",
@@ -470,7 +470,7 @@ def _scope_only(cond: str, space: ValueSpace, lex: StaticLexicon) -> bool:
     if {root(w) for w in words} <= names:  # "for the posting time" names `post_time`
         return True
     if len(words) > 3 or re.match(r"^\w+\s+(?:anything|everything|anyone|anybody)\s+\S", cond, re.I):
-        # "on anything with external people": a quantifier with its restriction picks out a situation
+        # "on anything with a discount code": a quantifier with its restriction picks out a situation
         return False
     clausal = bool(_CLAUSE_VERB.search(cond))
     if clausal and len(words) > 2:
@@ -487,15 +487,15 @@ def _scope_only(cond: str, space: ValueSpace, lex: StaticLexicon) -> bool:
         # tool's action: a scope
         near_arg = False
     tool = float((space.tool_vectors @ v).max()) if len(space.tool_vectors) else 0.0
-    # a clause about the tool's action and its object ("whenever you book me a plane ticket") names it
+    # a clause about the tool's action and its object ("whenever you get me a plane ticket") names it
     near_tool = tool >= (0.55 if clausal else 0.6)
     if (
         len(words) > 1
         and (clausal or np or not {root(w) for w in words} & names)
         and any(_far(w, space, lex) for w in words)
     ):
-        # a word far from every tool and argument narrows the tool's object: "in work messages" and
-        # "vendor payments" are situations ("for the cabin class", an argument's own name with another
+        # a word far from every tool and argument narrows the tool's object: "in school newsletters" and
+        # "supplier invoices" are situations ("for the cabin class", an argument's own name with another
         # word, stays a scope)
         return False
     return near_arg or near_tool
