@@ -227,8 +227,9 @@ _NOT_COND = re.compile(
     r"the end|the meantime|particular)\b"
     r"|^(?:at|in|on)\s+(?:least|most|first|last|once|best)\b|^(?:over|instead|rather)\s+(?:the|a|an|my"
     r"|any)?\s*\w+$"
-    # a duration ("my card has been frozen for weeks"), a manner ("as soon as possible"), an idiom of way or time ("on
-    # the way", "on time"), or everyone the rule is for ("for the team", "for everyone"): not situations
+    # a duration ("my card has been frozen for weeks"), a manner ("as soon as possible"), an idiom of way
+    # or time ("on the way", "on time"), or everyone the rule is for ("for the team", "for everyone"): not
+    # situations
     r"|^for\s+(?:(?:a|an|\d+|a few|several|many|some|two|three|four|five|six|ten|more|long)\s+)*"
     r"(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|ages|decades?|ever|good|a bit|a while)$"
     r"|^as\s+(?:long|soon|much|often|early|late|quickly|fast)\s+as\s+"
@@ -459,8 +460,8 @@ def _lead_condition(text: str) -> tuple[str, str]:
 # going or counting ("Refunds for damaged parcels should go back to PayPal", "Taxis after midnight go on
 # the company card", "Anything over 300 needs approval"), the object of a wish with its own infinitive
 # ("I want overseas refunds to land on my gift card") or of a verb that files a thing as a value
-# ("categorize airport parking as transport"). Whether the phrase narrows the tool's object or merely names it or
-# an argument ("The seat should be ...") is decided against the schema (`offline._scope_only`).
+# ("categorize airport parking as transport"). Whether the phrase narrows the tool's object or merely
+# names it or an argument ("The seat should be ...") is decided against the schema (`offline._scope_only`).
 _NP = r"(?P<np>[\w$'’-]+(?:\s+[\w$'’.-]+){1,7}?)"
 _SCOPE_SUBJECT = re.compile(
     rf"^{_NP}\s+(?=(?:should|must|can|could|ought to|need to|needs to|has to|have to"
