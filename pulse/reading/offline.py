@@ -213,7 +213,9 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             )
         if cond and self._not_a_condition(cond, space, found, part, project):
             cond = ""
-        trailing = {} if cond or not facts else self._trailing(part, clause, space, found, project)
+        trailing, inside = (
+            ({}, set()) if cond or not facts else self._trailing(part, clause, space, found, project)
+        )
         return [
             replace(
                 f,
@@ -221,6 +223,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 revises=olds.get(f.argument, "") if olds.get(f.argument) != f.value else "",
             )
             for f in facts
+            if (f.argument, f.value) not in inside
         ]
 
     def _not_a_condition(self, cond: str, space: ValueSpace, found: list, part: str, project: str) -> bool:
@@ -232,12 +235,25 @@ class OfflineReader(EnumeratedValues, TypedBinding):
 
     def _trailing(
         self, part: str, clause: Clause, space: ValueSpace, found: list, project: str
-    ) -> dict[tuple[str, str], str]:
+    ) -> tuple[dict[tuple[str, str], str], set[tuple[str, str]]]:
         """Each value's trailing condition, looked for between it and the next value ("warm light in
         the evenings, daylight during work hours"); values joined without a break share the next one's
-        ("business class and a window seat on long flights")."""
+        ("business class and a window seat on long flights"). A subordinate clause after a value is its
+        condition whole, and a value read inside it is part of the situation, not stated ("top up from
+        savings when checking runs low"): those are returned apart, to be dropped."""
         spans = sorted((start, end, (arg, value)) for arg, value, start, end, _ in found)
         out: dict[tuple[str, str], str] = {}
+        inside: set[tuple[str, str]] = set()
+        for _start, end, key in spans:
+            if key in inside:
+                continue
+            cond = _trailing_condition(part, end, clause.lasting)
+            c0 = part.find(cond, end) if cond else -1
+            later = [k for s0, _, k in spans if cond and c0 <= s0 < c0 + len(cond) and k != key]
+            if later and _CLAUSAL_COND.match(cond) and not _scope_only(cond, space, self._lex()):
+                out[key] = cond
+                inside.update(later)
+        spans = [sp for sp in spans if sp[2] not in inside]
         following = ""
         for i in range(len(spans) - 1, -1, -1):
             start, end, key = spans[i]
@@ -252,8 +268,8 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             if not cond and following and not re.search(r"[,;:.!?]", part[end:upto]):
                 cond = following
             out.setdefault(key, cond)
-            following = cond
-        return out
+            following = out[key]
+        return out, inside
 
     def link_tool(
         self, text: str, schema: Schema, tools=None, min_similarity: float = 0.45, margin: float = 0.05
@@ -421,6 +437,8 @@ def _trailing_condition(part: str, after: int, lasting: bool = True, upto: int |
     )
 
 
+# a subordinate clause with its own subject and verb ("when checking runs low", "if the fare is over 300")
+_CLAUSAL_COND = re.compile(r"(?:when(?:ever)?|if|unless|while|once|as long as)\s+\S+\s+\S+", re.I)
 _REASON = re.compile(r"\s+(?:so|since|because|as|so that|to make sure|which)\s+", re.I)
 _GAP_CLAUSE = re.compile(
     r"\b(?:so|since|because|as|that|which|who|whom|whose|where|cause|'cause|otherwise)\b(?!\s*(?:as|well)\b)",

@@ -187,3 +187,8 @@ def test_a_short_topic_before_a_comma_scopes_the_clause_but_an_aside_does_not(re
 def test_the_subject_of_a_plain_need_scopes_the_rule(read):
     f = read("Refunds from overseas shops need PayPal.")["paypal"]
     assert f.condition == "Refunds from overseas shops"
+
+
+def test_a_value_inside_a_trailing_subordinate_clause_is_part_of_the_situation(read):
+    out = read("Refund it to PayPal when the gift card has expired.")
+    assert set(out) == {"paypal"} and out["paypal"].condition == "when the gift card has expired"
