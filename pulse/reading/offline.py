@@ -239,8 +239,8 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         """Each value's trailing condition, looked for between it and the next value ("warm light in
         the evenings, daylight during work hours"); values joined without a break share the next one's
         ("business class and a window seat on long flights"). A subordinate clause after a value is its
-        condition whole, and a value read inside it is part of the situation, not stated ("top up from
-        savings when checking runs low"): those are returned apart, to be dropped."""
+        condition whole, and a value read inside it is part of the situation, not stated ("refund it to
+        PayPal when the gift card has expired"): those are returned apart, to be dropped."""
         spans = sorted((start, end, (arg, value)) for arg, value, start, end, _ in found)
         out: dict[tuple[str, str], str] = {}
         inside: set[tuple[str, str]] = set()
@@ -437,7 +437,7 @@ def _trailing_condition(part: str, after: int, lasting: bool = True, upto: int |
     )
 
 
-# a subordinate clause with its own subject and verb ("when checking runs low", "if the fare is over 300")
+# a subordinate clause with its own subject and verb ("when the card has expired", "if the fare is over 300")
 _CLAUSAL_COND = re.compile(r"(?:when(?:ever)?|if|unless|while|once|as long as)\s+\S+\s+\S+", re.I)
 _REASON = re.compile(r"\s+(?:so|since|because|as|so that|to make sure|which)\s+", re.I)
 _GAP_CLAUSE = re.compile(
