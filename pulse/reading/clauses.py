@@ -156,9 +156,10 @@ _LASTING = re.compile(
     re.I,
 )
 _WITHDRAW = re.compile(
-    r"\b(?:no longer|not any ?more|(?:don't|do not|not|isn't|aren't) .{0,40}any ?more|stop(?:ped)? "
-    r"[\w']+ing\b|(?:don't|do not) (?:need|have) to keep|"
-    r"forget (?:about |that |what i said about |my |the )?|scratch (?:that|my)|"
+    # "I stop working at five" is a habit and "a scratch that cost me" a noun: neither withdraws
+    r"\b(?:no longer|not any ?more|(?:don't|do not|not|isn't|aren't) .{0,60}any ?more"
+    r"|(?<!\bi )(?<!\bwe )stop [\w']+ing\b|stopped [\w']+ing\b|(?:don't|do not) (?:need|have) to keep|"
+    r"forget (?:about |that |what i said about |my |the )?|(?<!\ba )(?<!\bthe )scratch (?:that|my)|"
     r"(?:drop|scrap|ditch|lose|remove|delete|cancel) (?:my|the|that) .{0,40}?"
     r"(?:preference|rule|request|setting|note|default)s?|"
     r"(?:drop|remove|take) .{1,40}? (?:from|off) my defaults|you can (?:scrap|drop|ditch|remove) (?:it|that)|"

@@ -152,6 +152,10 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             ):
                 f = replace(f, revises=withdrawn[f.argument])
             out.append(f)
+        # the new value carries the change: "I used to ask for X, but these days Y" states Y revising X,
+        # not a withdrawal of X beside it
+        revised = {(f.argument, f.revises) for f in out if f.revises and not f.withdraws}
+        out = [f for f in out if not (f.withdraws and (f.argument, f.value) in revised)]
         return _dedupe(out)
 
     def _bind(

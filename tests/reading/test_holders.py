@@ -111,3 +111,18 @@ def test_a_person_by_role_is_someone_else_but_only_when_they_want_something(read
     assert read("My physio wants me in an aisle seat.")["aisle"].holder == "person:physio"
     f = read("I tend to take the window, my colleagues tease me about it.")["window"]
     assert f.holder == "user"
+
+
+def test_a_revision_is_one_fact_not_a_withdrawal_beside_it(read):
+    out = read("I used to ask for the aisle, but these days a window seat works better.")
+    assert set(out) == {"window"} and out["window"].revises == "aisle"
+
+
+def test_a_habit_of_stopping_and_a_noun_scratch_withdraw_nothing(read):
+    assert not read("I stop working at six, so book me a window seat on the late flight.")["window"].withdraws
+    assert not read("Get me the aisle, a scratch that deep needs care.")["aisle"].withdraws
+
+
+def test_a_long_any_more_still_withdraws(read):
+    f = read("You don't have to book me into business class on my work trips anymore.")["business"]
+    assert f.withdraws
