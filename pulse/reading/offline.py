@@ -152,10 +152,16 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             ):
                 f = replace(f, revises=withdrawn[f.argument])
             out.append(f)
-        # the new value carries the change: "I used to ask for X, but these days Y" states Y revising X,
-        # not a withdrawal of X beside it
+        # "I used to ask for X, but these days Y" tells what X was, it does not ask to withdraw it: the new
+        # value revising X carries the change ("I no longer want X; from now on Y" withdraws X as well)
         revised = {(f.argument, f.revises) for f in out if f.revises and not f.withdraws}
-        out = [f for f in out if not (f.withdraws and (f.argument, f.value) in revised)]
+        out = [
+            f
+            for f in out
+            if not (
+                f.withdraws and (f.argument, f.value) in revised and re.search(r"\bused to\b", f.quote, re.I)
+            )
+        ]
         return _dedupe(out)
 
     def _bind(
