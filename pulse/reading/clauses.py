@@ -199,7 +199,10 @@ _QUESTION_OK = re.compile(
 SUBORDINATOR = _SUBORDINATOR = (
     r"(?:when(?:ever)?|if|unless|on|for|during|while|in case|any ?time|every time|each time|over|above|"
     r"under|below|before|after|outside|within|with|at|in|only when|only if|only for|only on|as long as|"
-    r"provided|except when|except for|except on)"
+    r"provided|except when|except for|except on"
+    # a recurring day or part of the day ("Every Friday, ...")
+    r"|(?:every|each)(?=\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|weekday"
+    r"|morning|afternoon|evening|night)))"
 )
 # trailing: a subordinator after the value ("... business class on flights over six hours")
 _TRAIL_SUBORDINATOR = (
@@ -537,7 +540,13 @@ _FINITE = re.compile(
 
 def _topic(text: str) -> tuple[str, str]:
     m = _TOPIC.match(text)
-    if m is None or _NOT_TOPIC.search(m.group("np")) or not _FINITE.search(m.group("rest")):
+    if (
+        m is None
+        or _NOT_TOPIC.search(m.group("np"))
+        or not (
+            _FINITE.search(m.group("rest")) or re.match(rf"(?:{_INSTRUCTION_VERBS})\b", m.group("rest"), re.I)
+        )
+    ):
         return "", text
     if re.match(
         rf"(?:{_INSTRUCTION_VERBS}|avoid|prefer|want|need|no|not|never|always)\b", m.group("np"), re.I

@@ -192,3 +192,8 @@ def test_the_subject_of_a_plain_need_scopes_the_rule(read):
 def test_a_value_inside_a_trailing_subordinate_clause_is_part_of_the_situation(read):
     out = read("Refund it to PayPal when the gift card has expired.")
     assert set(out) == {"paypal"} and out["paypal"].condition == "when the gift card has expired"
+
+
+def test_a_recurring_day_or_a_topic_opens_an_instruction(read):
+    assert read("Every Friday, book me the vegan meal.")["vegan"].condition == "Every Friday"
+    assert read("Red-eye flights, book me a window seat.")["window"].condition == "Red-eye flights"
