@@ -11,22 +11,40 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from pulse.reading.lexicon import content_words
+
 # sentences end at . ! ? or a line break; ";" and ":" after an intro ("Update on the seat:") too
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+|;\s+")
+_SENTENCE = re.compile(
+    # not after a title ("My tutor, Dr. Osei, prefers ...")
+    r"(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bProf\.)(?<!\bSt\.)\s+(?=[A-Z0-9\"'(])"
+    r"|\n+|;\s+"
+)
 # clauses inside a sentence: a contrast or a new subject after "and"
 _CLAUSE = re.compile(
-    r"(?<![Aa]nything)(?<![Nn]othing)(?<![Aa]ll)(?<![Ee]verything),?\s+(?:but|whereas|while|although"
+    r"(?<![Aa]nything)(?<![Nn]othing)(?<![Aa]ll)(?<![Ee]verything),?\s+(?:but|whereas|although"
     r"|though)\s+(?=\S)"
+    # "while" contrasts after a comma ("I like aisle, while Priya ..."); without one it says when
+    # ("keep it on eco while we're away")
+    r"|,\s+while\s+(?=\S)"
+    # "Used to love the window, now I want the aisle": the change of mind is a clause of its own
+    r"|,\s+(?=(?i:now\s+(?:i|we|it|my|our|the))\b)"
     r"|,\s+and\s+(?=(?:i|we|my|he|she|they|[A-Z][a-z]+)\b)"
     r"|\s+-\s+|\s+—\s+",
 )
+_TITLE = r"(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?"  # a title before a name ("Dr. Osei")
 _RELATIONS = (
     "colleague|coworker|co-worker|boss|manager|wife|husband|partner|friend|sister|brother|mom|mum|dad|"
     "mother|father|son|daughter|kid|kids|assistant|teammate|client|girlfriend|boyfriend|roommate|"
-    "flatmate|supervisor|advisor|cofounder|co-founder|intern|director|team lead|direct report|spouse"
+    "flatmate|supervisor|advisor|cofounder|co-founder|intern|director|team lead|direct report|spouse|"
+    # people by their role towards the speaker
+    "coach|trainer|doctor|dentist|physio|physiotherapist|therapist|dietitian|nutritionist|nurse|teacher|"
+    "tutor|mentor|adviser|editor|co-author|coauthor|landlord|landlady|neighbour|neighbor|accountant|"
+    "lawyer|agent|housemate|classmate|aunt|uncle|cousin|niece|nephew|grandma|grandpa|grandmother|"
+    "grandfather|fiance|fiancee|nanny|secretary|colleagues|coworkers|parents"
 )
 _RELATION = re.compile(
-    rf"\b(?:my|our)\s+(?:\w+\s+)?(?P<rel>{_RELATIONS})\b(?:,)?(?:\s+(?P<name>(?-i:(?:Dr\.?\s+)?[A-Z][a-z]+)))?",
+    rf"\b(?:my|our)\s+(?:\w+\s+)?(?P<rel>{_RELATIONS})\b(?:,)?"
+    rf"(?:\s+(?P<name>(?-i:{_TITLE}[A-Z][a-z]+)))?",
     re.I,
 )
 _PERSON_VERB = (
@@ -38,7 +56,7 @@ _PERSON_VERB = (
 )
 # "Keiko wants", "Keiko, our CFO, wants", "Olu in accounting needs", "Elif, who handles our grants, insists"
 _NAMED = re.compile(
-    rf"\b(?P<name>(?:Dr\.?\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?:,\s+[^,]{{2,60}},|\s+(?:in|from|at|of)\s+"
+    rf"\b(?P<name>{_TITLE}[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?:,\s+[^,]{{2,60}},|\s+(?:in|from|at|of)\s+"
     rf"(?:the\s+)?[a-z]+)?\s+{_PERSON_VERB}"
 )
 # a department or other group named as the subject ("Legal wants ...", "Procurement decided ...")
@@ -49,9 +67,9 @@ _GROUP_SUBJECT = re.compile(
     r"mandated|ruled)\b",
     re.I,
 )
-_POSSESSIVE = re.compile(r"\b(?:for\s+)?(?P<name>(?:Dr\.?\s+)?[A-Z][a-z]+)'s\s+(?!own\b)(?P<what>\w+)")
+_POSSESSIVE = re.compile(rf"\b(?:for\s+)?(?P<name>{_TITLE}[A-Z][a-z]+)'s\s+(?!own\b)(?P<what>\w+)")
 _THIRD = re.compile(r"^\s*(?:he|she|they)\b", re.I)
-_INTRO = re.compile(r"\b(?:I'm|I am|this is|it's)\s+(?P<name>(?:Dr\.?\s+)?[A-Z][a-z]+)\s*(?:[.,!]|here\b)")
+_INTRO = re.compile(rf"\b(?:I'm|I am|this is|it's)\s+(?P<name>{_TITLE}[A-Z][a-z]+)\s*(?:[.,!]|here\b)")
 _TEAM = re.compile(
     r"\b(?:the|our|my)\s+(?P<group>household|department|consortium|committee|family|lab|board|council)\b"
     r"|\b(?:the|our|my|their)?\s*(?P<team>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s+(?:team|department|group"
@@ -79,13 +97,14 @@ NOT_NAMES = frozenset(
     "Friday Saturday Sunday January February March April May June July August September October "
     "November December Visa Mastercard Amex Slack Zoom Teams Gmail Outlook Python Java Github GitHub "
     "Friday's Don't Do Can Could Would Should Will Out Most Mostly Some Sometimes Often Honestly "
-    "Basically Also Plus Again Then Today Tomorrow Tonight Next Last Mr Mrs Ms Dr Email Emails".split()
+    "Basically Also Plus Again Then Today Tomorrow Tonight Next Last Mr Mrs Ms Dr Email Emails Prof "
+    "Nobody Everyone Everybody Someone Somebody Anyone Anybody None Noone".split()
 )
 
 _HABIT = re.compile(
     r"\b(?:usually|normally|typically|generally|tend(?:s)? to|tended to|most of the time|more often than not|"
     r"out of habit|by habit|habitually|end up|ended up|often|mostly|by default|as a rule of thumb|"
-    r"nine times out of ten|almost always|as usual|routinely|my usual)\b",
+    r"nine times out of ten|almost always|as usual|routinely|my usual|most of my|these days)\b",
     re.I,
 )
 _DESIRE = re.compile(
@@ -99,8 +118,9 @@ _DESIRE = re.compile(
     re.I,
 )
 _ATTRIBUTE = re.compile(
-    r"\b(?:i'm|i am|i've been|i have been)\s+(?:a\s+|an\s+)?(?:strict\s+|fully\s+|now\s+|also\s+)?"
-    r"(?!(?:going|trying|looking|thinking|not sure|planning|travell?ing|flying|booking|happy|fine|ok|okay|"
+    r"\b(?:i'm|i am|i've been|i have been)\s+(?:not\s+)?(?:a\s+|an\s+)?(?:strict\s+|fully\s+|now\s+|also\s+)?"
+    r"(?!(?:not \w+ing\b|going|trying|looking|thinking|not sure|planning|travell?ing|flying|booking|happy"
+    r"|fine|ok|okay|"
     r"done|off|back|here|on|in|at|about|just|still|sure|glad|writing|working|using|getting|moving|\w+ing\b))"
     r"(?P<what>[a-z][\w-]*)"
     r"|\bi (?:don't|do not|can't|cannot|never) (?:eat|drink|do)\b|\b(?:only )?eats\b|\ballergic\b|\bintoleran"
@@ -119,10 +139,16 @@ _ONE_OFF = re.compile(
 # an instruction about this task's own object or moment ("Mark this PR as ready", "Tonight: no cutlery",
 # "Make tomorrow's dentist appointment private"): a requirement of this task
 _THIS_TASK = re.compile(
-    r"\b(?:this (?!is\b|was\b|way\b|kind\b|sort\b|type\b|style\b|stuff\b|year\b|month\b)[a-z]+"
-    r"|tonight|today's|tomorrow's|tomorrow morning|right away|right now|straight away)\b",
+    r"\b(?:this (?!is\b|was\b|way\b|kind\b|sort\b|type\b|style\b|stuff\b|year\b|month\b|point\b|stage\b)"
+    r"[a-z]+"
+    r"|tonight|today's|tomorrow's|tomorrow morning|right away|right now|straight away"
+    r"|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)'s"
+    r")\b",
     re.I,
 )
+# "book it tomorrow" (not "from today on"); a relative clause's "today" ("a loaf that was baked today")
+# is cut before this is looked for
+_TODAY = re.compile(r"(?<!from )\b(?:today|tomorrow)\b(?! on\b)", re.I)
 _LASTING = re.compile(
     r"\b(?:always|never|from now on|going forward|from here on|in future|in the future|for the future|"
     r"every time|each time|whenever|as a rule|in general|generally|remember|keep in mind|standing|"
@@ -130,9 +156,10 @@ _LASTING = re.compile(
     re.I,
 )
 _WITHDRAW = re.compile(
-    r"\b(?:no longer|not any ?more|(?:don't|do not|not|isn't|aren't) .{0,40}any ?more|stop(?:ped)? "
-    r"[\w']+ing\b|(?:don't|do not) (?:need|have) to keep|"
-    r"forget (?:about |that |what i said about |my |the )?|scratch (?:that|my)|"
+    # "I stop working at five" is a habit and "a scratch that cost me" a noun: neither withdraws
+    r"\b(?:no longer|not any ?more|(?:don't|do not|not|isn't|aren't) .{0,60}any ?more"
+    r"|(?<!\bi )(?<!\bwe )stop [\w']+ing\b|stopped [\w']+ing\b|(?:don't|do not) (?:need|have) to keep|"
+    r"forget (?:about |that |what i said about |my |the )?|(?<!\ba )(?<!\bthe )scratch (?:that|my)|"
     r"(?:drop|scrap|ditch|lose|remove|delete|cancel) (?:my|the|that) .{0,40}?"
     r"(?:preference|rule|request|setting|note|default)s?|"
     r"(?:drop|remove|take) .{1,40}? (?:from|off) my defaults|you can (?:scrap|drop|ditch|remove) (?:it|that)|"
@@ -146,8 +173,9 @@ _WITHDRAW = re.compile(
 _OLD_VALUE = re.compile(
     r"\b(?:instead of|rather than|switched from|switching from|changed from|moved from|move from|"
     r"away from|(?:prefer|choose|pick|take) (?!my\b)\S+(?: \S+)? over|replacing|replaced"
+    r"|(?:gone|went|going|come|came|coming) (?:back )?from"
     r"|(?:moved|switched|changed|shifted|bumped|pushed|moving|switching|changing)(?:\s+(?!from\b)\S+){1,4}\s+from)\s+"
-    r"(?P<old>.+?)(?=\s+(?:to|for|with|now|these)\b|[,.;!?]|$)",
+    r"(?P<old>.+?)(?=\s+(?:back to|to|for|with|now|these)\b|[,.;!?]|$)",
     re.I,
 )
 _NEGATION = re.compile(
@@ -168,22 +196,28 @@ _QUESTION_OK = re.compile(
 )
 # a condition: a subordinate phrase saying where a value applies. Leading: up to a comma, or up to
 # the main clause's subject or verb when there is no comma ("On flights over six hours I want ...").
-_SUBORDINATOR = (
+SUBORDINATOR = _SUBORDINATOR = (
     r"(?:when(?:ever)?|if|unless|on|for|during|while|in case|any ?time|every time|each time|over|above|"
     r"under|below|before|after|outside|within|with|at|in|only when|only if|only for|only on|as long as|"
-    r"provided|except when|except for|except on)"
-)
-_COND_LEAD = re.compile(
-    r"^(?:(?:but|and|also|oh|ok|okay|so|though|however|actually|from now on|going forward|in future)[,]?\s+)?"
-    rf"(?P<cond>{_SUBORDINATOR}\b[^,:;]{{2,80}}?)"
-    r"(?:\s*[,:]\s+|\s+(?=(?:i|we|please|always|never|make|book|use|my|go|put|send|pay|get|pick|choose|"
-    r"keep|set|the [a-z]+ (?:should|must|has to|is))\b))(?P<rest>.+)$",
-    re.I,
+    r"provided|except when|except for|except on"
+    # a recurring day or part of the day ("Every Friday, ...")
+    r"|(?:every|each)(?=\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|weekday"
+    r"|morning|afternoon|evening|night)))"
 )
 # trailing: a subordinator after the value ("... business class on flights over six hours")
 _TRAIL_SUBORDINATOR = (
     r"(?:when(?:ever)?|if|on|for|during|while|in case|any ?time|every time|each time|until|till|"
-    r"in the|only when|only if|only for|only on|as long as|provided|except when|except for|except on)"
+    r"in the|only when|only if|only for|only on|as long as|provided|except when|except for|except on"
+    r"|unless|once|after|before|between|outside"
+    # "in" names a place or a manner of the value ("in German") except before a season or a month
+    r"|in(?=\s+(?:winter|summer|spring|autumn|fall|january|february|march|april|may|june|july|august"
+    r"|september|october|november|december)\b)"
+    # "at" names a place of the value ("at the door") except before a time or situation of the day
+    r"|at(?=\s+(?:night|weekends?|the weekend|bedtime|lunchtime|dinnertime|dawn|dusk|sunrise|sunset|work"
+    r"|home|rush hour|peak times?)\b)"
+    # a recurring day or part of the day ("the vegan meal every Friday")
+    r"|(?:every|each)(?=\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|weekday"
+    r"|morning|afternoon|evening|night)))"
 )
 COND_TRAIL = re.compile(rf"\b(?P<cond>{_TRAIL_SUBORDINATOR}\b[^,;.!?]{{2,90}})", re.I)
 # condition phrases that are not conditions: scope of the statement itself, a one-off, the future
@@ -197,9 +231,22 @@ _NOT_COND = re.compile(
     r"the end|the meantime|particular)\b"
     r"|^(?:at|in|on)\s+(?:least|most|first|last|once|best)\b|^(?:over|instead|rather)\s+(?:the|a|an|my"
     r"|any)?\s*\w+$"
+    # a duration ("my card has been frozen for weeks"), a manner ("as soon as possible"), an idiom of way
+    # or time ("on the way", "on time"), or everyone the rule is for ("for the team", "for everyone"): not
+    # situations
+    r"|^for\s+(?:(?:a|an|\d+|a few|several|many|some|two|three|four|five|six|ten|more|long)\s+)*"
+    r"(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|ages|decades?|ever|good|a bit|a while)$"
+    r"|^as\s+(?:long|soon|much|often|early|late|quickly|fast)\s+as\s+"
+    r"(?:possible|i can|we can|you can|they can)\b"
+    r"|^on\s+(?:the way|time|purpose|my own|its own|their own|the go|the fly|hand|the whole)\b"
+    r"|^for\s+(?:(?:the|my|our|your)\s+(?:whole\s+|entire\s+)?(?:team|group|company|everyone)"
+    r"|everyone|everybody|all of us|both of us|us all)$"
     # asides, not situations: "if I'm honest", "if you ask me", "if possible", "if that's ok"
     r"|^if\s+(?:i'm honest|i am honest|you ask me|possible|at all possible|that's ok|that's okay|you can"
     r"|you don't mind|need be|necessary|anything)\b"
+    # the speaker's own say-so, not a situation: "unless I say otherwise", "unless I approve it first"
+    r"|^unless\s+(?:i|we)\s+(?:\w+\s+)?(?:say|tell|ask|okay|ok|approve|specify|mention|request|confirm"
+    r"|agree|decide|change)\w*\b"
     # a story, not a situation: "when we left the old host", "when I was younger"
     r"|^\w+\s+(?:i|we|he|she|they|you|it)\s+(?:\w+ed|was|were|had|left|gave|got|went|came|took|made"
     r"|did|moved|switched)\b",
@@ -238,19 +285,27 @@ def speaker_name(text: str) -> str:
     """A self-introduction ("I'm Priya." / "This is Tomasz,"): the speaker is that person."""
     m = _INTRO.search(text or "")
     if m and m.group("name").split()[0] not in NOT_NAMES:
-        return m.group("name")
+        return _untitled(m.group("name"))
     return ""
 
 
 def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
     """Whose preference or decision the clause states."""
-    rel = _RELATION.search(clause)
-    if rel:
-        return f"person:{rel.group('name') or rel.group('rel').lower()}"
+    for rel in _RELATION.finditer(clause):
+        after = clause[rel.end() :]
+        if _PERSON_AFTER.match(after) or (
+            _SUBJECT_BEFORE.search(clause[: rel.start()]) and (_DESIRE.search(after) or _HABIT.search(after))
+        ):
+            return f"person:{_untitled(rel.group('name')) or rel.group('rel').lower()}"
+        # "copy my manager on it", "so I can check on my kids", "since my daughter flies with me", "my
+        # colleagues tease me": an object, a reason's subject or a subject that wants nothing, not whose
+        # the statement is
     group = _GROUP_SUBJECT.search(clause)
     if group:
         return f"team:{group.group('team').lower()}"
     for team in _TEAM.finditer(clause):
+        if not (_SUBJECT_BEFORE.search(clause[: team.start()]) or _GROUP_AFTER.match(clause, team.end())):
+            continue  # "when I travel with my hiking club": a group in a phrase is not whose the fact is
         if team.group("group"):
             return f"team:{team.group('group').lower()}"
         name = re.sub(r"^(?:the|our|my|their)\s+", "", team.group("team").strip(), flags=re.I).lower()
@@ -259,18 +314,65 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
             # "the office lunch committee": the group's own name ("lunch committee"), not its article
             kind = re.search(r"\w+$", team.group(0)).group(0).lower()
             return f"team:{name}" if kind == "team" else f"team:{name} {kind}".strip()
+    if _WHOLE_TEAM.search(clause):
+        # "Our team never flies business", "everyone on the team uses ...": a team without a name
+        return "team:"
     for m in _NAMED.finditer(clause):
         name = m.group("name")
         if name.split()[0] not in NOT_NAMES:
-            return f"person:{name}"
+            return f"person:{_untitled(name)}"
     pos = _POSSESSIVE.search(clause)
     if pos and pos.group("name") not in NOT_NAMES:
-        return f"person:{pos.group('name')}"
-    if _THIRD.search(clause):
+        return f"person:{_untitled(pos.group('name'))}"
+    if _THIRD.search(clause) or _THIRD_WISH.search(clause):
+        # "when you book for Sam, remember she expects a window seat"
         return "person:"
     if _DECISION.search(clause):
         return f"project:{project_name(clause) or project}"
     return speaker
+
+
+# a relation is the holder where it opens a clause ("my colleague Priya always wants", "..., but my
+# wife ...", "for my son, ...") or has a verb of wanting after it ("I think my boss prefers ...")
+_SUBJECT_BEFORE = re.compile(
+    r"(?:^|[,;:—-]|\b(?:and|but|though|although|while|whereas|for|that|also|plus|oh|says|said))\s*$", re.I
+)
+_PERSON_AFTER = re.compile(rf"\s*(?:,[^,]{{2,60}},)?\s*,?\s*{_PERSON_VERB}", re.I)
+_GROUP_AFTER = re.compile(
+    rf"\s*(?:{_PERSON_VERB}|(?:has\s+|have\s+)?(?:decided|agreed|settled|voted|switched|ruled|chose|mandated"
+    r"|never|always|all)\b)",
+    re.I,
+)
+_THIRD_WISH = re.compile(
+    r"\b(?:he|she)\s+(?:always\s+|really\s+|also\s+)?(?:expects|wants|prefers|likes|needs|insists|hates"
+    r"|requires|demands|would rather|'d rather)\b",
+    re.I,
+)
+
+
+# a team without a name as the subject ("Our team never ...", "The whole team agreed", "Everyone on the
+# team uses ..."); "for the team" and "the team budget" are not subjects
+_WHOLE_TEAM = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:and|but|that|so)\s+)(?:(?:our|the|my)\s+(?:whole\s+|entire\s+)?team"
+    r"|every(?:one|body)\s+(?:on|in)\s+(?:the|our|my)\s+team)\s+"
+    rf"(?:{_PERSON_VERB}|(?:never|always|usually|all|has|have)\b|(?:agreed|decided|settled|voted|does|do)\b)",
+    re.I,
+)
+
+
+def about_holder(condition: str, holder: str) -> bool:
+    """The condition speaks of the holder (by name or as he / she) and says little else."""
+    name = holder.split(":", 1)[1].lower()
+    said = set(re.findall(r"[a-z]+", condition.lower()))
+    person = {"he", "she", "him", "her", "his", "hers", "prof", "dr", "mr", "mrs", "ms"} | set(
+        re.findall(r"[a-z]+", name)
+    )
+    return bool(said & person) and len(set(content_words(condition)) - person) <= 2
+
+
+def _untitled(name: str | None) -> str:
+    """A person's name without a title ("Dr. Osei" -> "Osei")."""
+    return re.sub(r"^(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+", "", name or "")
 
 
 # words that are not a team's name before "team" ("for the team", "to the team", "whole team")
@@ -287,12 +389,197 @@ def project_name(text: str) -> str:
     return ""
 
 
+# where a clause's main part begins after a leading subordinate phrase that has no comma: a subject
+# pronoun ("When we go abroad | I want ..."), "it"/"there" with its verb ("If the flight is overnight | it
+# has to be a window"), an adverb or "please" that opens an instruction, an instruction's verb, or a
+# determined noun phrase with its finite verb ("For day trips | a small car is enough")
+_INSTRUCTION_VERBS = (
+    "book|use|send|make|pay|ship|put|get|choose|pick|go|set|order|keep|reserve|schedule|format|write|give"
+    "|add|include|stick|switch|file|charge|bill|route|mark|save|select|let|have|arrange|reply|submit|run"
+    "|deploy|return|tag|assign|apply|turn|leave|skip|drop|tell|cap|limit|remind|hold|tip|forward|cc|copy"
+    "|invite|move|plot|render|export|merge|push|notify|alert|open|take|bring|default|treat|categori[sz]e"
+)
+_MAIN_START = re.compile(
+    r"\b(?:(?:i|we|he|she|they)(?:'m|'re|'s|'ve|'d|'ll)?\b(?!')"
+    r"|(?:it|there|that|you)(?:'s|'re|'ll|'d)?\s+(?:is|are|was|has|have|had|should|must|can|could|will"
+    r"|would|needs?|gets?|goes|shall|may|might)\b"
+    r"|(?:it|there|that|you)(?:'s|'re|'ll|'d)\b"
+    r"|(?:please|always|never|just|don't|do not|make sure)\b"
+    # an instruction's verb, not a noun that ends the phrase ("after a long run I ...", "the order")
+    rf"|(?<!\ba\s)(?<!\ban\s)(?<!\bthe\s)(?<!\bmy\s)(?<!\bour\s)(?:{_INSTRUCTION_VERBS})\b(?!-)"
+    r"(?!\s+(?:i|we|he|she|they)\b)(?!\s*[,;:])"
+    r"|(?:a|an|the|my|our|all|every|any|each)\s+(?:[\w'-]+\s+){0,3}?(?:is|are|should|must|can|could|will"
+    r"|would|has to|have to|needs? to|needs|ships?|goes|go|comes?|counts?)\b)",
+    re.I,
+)
+# subordinators that open a clause of their own ("when I travel", "if the fare is over 300"): its subject
+# and verb come before the main clause can begin
+_CLAUSAL = re.compile(
+    r"(?:when(?:ever)?|if|unless|while|once|as long as|in case|provided(?: that)?|any ?time|every time"
+    r"|each time|only when|only if|except when)\b",
+    re.I,
+)
+_DISCOURSE = re.compile(
+    r"^(?:(?:but|and|also|oh|ok|okay|so|though|however|actually|from now on|going forward|in future"
+    r"|generally|in general)[,]?\s+)*",
+    re.I,
+)
+_SUBORDINATOR_AT = re.compile(rf"{_SUBORDINATOR}\b", re.I)
+# a leading condition may also open the complement of a reporting or deciding verb ("The board agreed that
+# for conference travel we fly economy", "Sam says for client dinners we should ...")
+_COMPLEMENT = re.compile(
+    # a bare "that" after a noun opens a relative clause ("Tests that hit the network ..."), not a complement
+    r"^[^,;:]{0,60}?\b(?:says|said|decided|agreed|thinks|reckons|told me|asked|insists|ruled|feels)"
+    r"(?:\s+that)?\s+(?=\S)",
+    re.I,
+)
+
+
+def _lead_condition(text: str) -> tuple[str, str]:
+    """A subordinate phrase opening `text` and the main clause after it, or ("", text)."""
+    lead = _DISCOURSE.match(text)
+    start = lead.end() if lead else 0
+    sub = _SUBORDINATOR_AT.match(text, start)
+    if sub is None:
+        return "", text
+    # the phrase ends at a comma or colon, or where the main clause begins; a clausal subordinator's own
+    # subject and verb (two words) and a preposition's object (one word) come first
+    stop = re.search(r"\s*[,:;]\s+", text[sub.end() :])
+    end = sub.end() + stop.start() if stop else len(text)
+    rest_at = sub.end() + stop.end() if stop else len(text)
+    skip = 2 if _CLAUSAL.match(text, sub.start()) else 1
+    words = list(re.finditer(r"\S+", text[sub.end() :]))
+    if len(words) > skip:
+        scan_from = sub.end() + words[skip].start()
+        main = _MAIN_START.search(text, scan_from)
+        if main and main.start() < end:
+            end = rest_at = main.start()
+    cond = text[start:end].strip()
+    if not 2 <= len(cond) - len(sub.group(0)) <= 90 or rest_at >= len(text) or is_not_condition(cond):
+        return "", text
+    return cond.rstrip(".!?"), text[rest_at:].strip()
+
+
+# A noun phrase can scope a rule as a subordinate phrase does: the subject of a modal or of a verb of
+# going or counting ("Refunds for damaged parcels should go back to PayPal", "Taxis after midnight go on
+# the company card", "Anything over 300 needs approval"), the object of a wish with its own infinitive
+# ("I want overseas refunds to land on my gift card") or of a verb that files a thing as a value
+# ("categorize airport parking as transport"). Whether the phrase narrows the tool's object or merely
+# names it or an argument ("The seat should be ...") is decided against the schema (`offline._scope_only`).
+_NP = r"(?P<np>[\w$'’-]+(?:\s+[\w$'’.-]+){1,7}?)"
+_SCOPE_SUBJECT = re.compile(
+    rf"^{_NP}\s+(?=(?:should|must|can|could|ought to|need to|needs to|has to|have to"
+    r"|needs|need|go|goes|count|counts|come|comes|are to|is to)\b)",
+    re.I,
+)
+_SCOPE_OBJECTS = (
+    re.compile(
+        r"\b(?:wants?|wanted|needs?|needed|likes?|would like|'d like|prefers?|expects?|requires?|asks?)\s+"
+        rf"{_NP}\s+to\s+(?!me\b|you\b|us\b|him\b|her\b|them\b)[a-z]+\b",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:categori[sz]es?|categori[sz]ed|files?|filed|class(?:es|ify|ifies|ified)?|treats?|treated"
+        rf"|counts?|counted|logs?|logged|books?|booked|records?|recorded)\s+{_NP}\s+(?:as|under)\b",
+        re.I,
+    ),
+)
+# a noun phrase that is a person or the speaker's own thing, a pronoun, this task's object, or an
+# evaluation ("my favourite cuisine should be ...") scopes nothing
+_NOT_SCOPE_NP = re.compile(
+    r"^(?:i|we|you|he|she|they|it|this|that|these|those|there|nobody|no one|everyone|everybody|someone"
+    r"|somebody|one|me|us|him|her|them|my|our|your|his|their|its|whoever|what|which|who|whatever"
+    r"|please|just|also|and|but|so|then|now)\b"
+    r"|\b(?:favou?rite|preferred|usual|default|normal|standard|best|ideal|go-to|first|only|same|whole"
+    r"|general|overall|right|perfect|top|next|last|current|this|these|those|today's|tomorrow's"
+    r"|tonight's)\b|\b(?:colleague|partner|wife|husband|boss|manager|team|department|committee|group)s?$"
+    r"|\b(?:is|are|was|were|be|been|i|we|you|he|she|they|should|must|can|will|would|do|does|did|don't"
+    r"|decided|agreed|settled|said|says|told|thinks|wants|wanted|likes|prefers|needs|asked|insists"
+    r"|doesn't|not|never|always|usually|please)\b",
+    re.I,
+)
+
+
+def _scope_phrase(text: str) -> tuple[str, str]:
+    """A noun phrase that scopes the clause (see `_SCOPE_SUBJECT`), and the clause without a leading
+    one; ("", text) when none."""
+    m = _SCOPE_SUBJECT.match(text)
+    lead = m is not None
+    for pattern in _SCOPE_OBJECTS:
+        m = m or pattern.search(text)
+    if m is None:
+        return "", text
+    np = m.group("np").strip()
+    # a person ("Dana, our CTO, wants", "Ravi in finance needs ...") is a holder, not a scope
+    person = _RELATION.search(np) or any(
+        m.group("name").split()[0] not in NOT_NAMES for m in _NAMED.finditer(f"{np} wants")
+    )
+    if person or _NOT_SCOPE_NP.search(np) or len(content_words(np)) < 2 or re.search(r"[A-Z][a-z]+,", np):
+        return "", text
+    return np, (text[m.end() :].strip() if lead else text)
+
+
+# a short verbless phrase set before the clause by a comma is its topic, a scope like a condition
+# ("Overnight flights, a window seat is best", "Short sessions, low intensity is fine"); asides, time
+# markers of a one-off and persons addressed are not
+_TOPIC = re.compile(r"^(?P<np>[\w'’-]+(?:\s+[\w'’-]+){1,3}),\s+(?P<rest>.+)$")
+_NOT_TOPIC = re.compile(
+    r"\b(?:i|we|you|he|she|they|it|me|us|him|her|them|my|our|your|i'm|it's|that's|honestly|actually"
+    r"|basically|ok|okay|also|so|well|yes|yeah|no|sure|thanks|thank|please|anyway|personally|frankly|fine"
+    r"|great|right|oh|hey|hi|hello|dear|look|listen|first|second|finally|lastly|plus|besides|otherwise"
+    r"|instead|however|still|again|way|record|short|honest|said|note|heads|news|thing|same|usual|like|as"
+    r"|then|now|generally|usually|normally|typically|ideally|preferably|obviously|anyhow|wise)\b|\w+ly\b",
+    re.I,
+)
+_FINITE = re.compile(
+    r"\b(?:i|we|you|he|she|they|it|there|is|are|was|were|should|must|can|could|will|would|needs?|has|have)\b"
+    r"|\w'(?:s|re|ll|d)\b",
+    re.I,
+)
+
+
+def _topic(text: str) -> tuple[str, str]:
+    m = _TOPIC.match(text)
+    if (
+        m is None
+        or _NOT_TOPIC.search(m.group("np"))
+        or not (
+            _FINITE.search(m.group("rest")) or re.match(rf"(?:{_INSTRUCTION_VERBS})\b", m.group("rest"), re.I)
+        )
+    ):
+        return "", text
+    if re.match(
+        rf"(?:{_INSTRUCTION_VERBS}|avoid|prefer|want|need|no|not|never|always)\b", m.group("np"), re.I
+    ):
+        return "", text  # "Skip the dessert, I'm full": an instruction, not a topic
+    if (
+        _ONE_OFF.search(m.group("np"))
+        or _THIS_TASK.search(m.group("np"))
+        or re.search(r"[A-Z]", m.group("np")[1:])
+    ):
+        return "", text  # "Next week, ...", "Priya Shah, ...": a one-off's time or a person addressed
+    return m.group("np"), m.group("rest")
+
+
 def find_condition(clause: str) -> tuple[str, str]:
     """(condition span, the clause without it); ("", clause) when the clause holds everywhere."""
-    m = _COND_LEAD.match(clause.strip())
-    if m and not is_not_condition(m.group("cond")):
-        return m.group("cond").strip().rstrip(".!?"), m.group("rest").strip()
-    return "", clause
+    text = clause.strip()
+    cond, rest = _lead_condition(text)
+    if cond:
+        return cond, rest
+    comp = _COMPLEMENT.match(text)
+    if comp:
+        cond, rest = _lead_condition(text[comp.end() :])
+        if cond:
+            return cond, text[: comp.end()] + rest
+        # "Sam says refunds for damaged parcels should go to PayPal"
+        cond, rest = _scope_phrase(text[comp.end() :])
+        if cond:
+            return cond, text[: comp.end()] + rest
+    if _SUBORDINATOR_AT.match(text):
+        return "", clause
+    cond, rest = _topic(text)
+    return (cond, rest) if cond else _scope_phrase(text)
 
 
 def is_not_condition(phrase: str) -> bool:
@@ -316,6 +603,7 @@ def negated_spans(text: str) -> list[tuple[int, int]]:
 
 # a decision's leading scope names the project it was taken for ("For the Apollo launch we decided ...",
 # "On the billing-service repo we agreed ..."): the holder, not a condition
+_PROJECT_SCOPE = re.compile(r"^(?:for|on|in)\s+(?:the\s+|our\s+)?(?P<name>\w[\w -]{1,40}?)\s+project$", re.I)
 _SCOPE_NAME = re.compile(
     r"^(?:for|on|in)\s+(?:the\s+|our\s+)?(?P<name>[\w][\w -]{1,40}?)(?:\s+(?:project|repo|launch|team))?$",
     re.I,
@@ -328,6 +616,14 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
     scope = _SCOPE_NAME.match(condition) if condition and _DECISION.search(rest) else None
     if scope and holder.split(":")[0] in ("project", "user"):
         holder, condition = f"project:{scope.group('name').strip().lower()}", ""
+    named = _PROJECT_SCOPE.match(condition) if condition else None
+    if named and holder.split(":")[0] in ("project", "user"):
+        # "For the Orion migration project, everyone flies economy": the project's rule, not a situation
+        holder, condition = f"project:{named.group('name').strip().lower()}", ""
+    if condition and holder.startswith("person:") and about_holder(condition, holder):
+        # "Tom always wants the window when he flies", "when you book for Sam, remember she expects ...":
+        # the person's own doing names whose rule it is, not a situation within it
+        condition = ""
     low = clause.lower()
     statement = True
     if sentence.rstrip().endswith("?") and not _QUESTION_OK.search(sentence):
@@ -336,7 +632,11 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
         statement = False
     # a wish in the main clause, not in its condition, and not the "always" of "almost always"
     wish = _DESIRE.search(_HABIT.sub(" ", rest))
-    if _DECISION.search(clause) and holder.split(":")[0] in ("project", "team"):
+    if holder.split(":")[0] in ("project", "team") and (
+        _DECISION.search(clause) or not _HABIT.search(clause)
+    ):
+        # what a team or a project wants is its decision ("Legal wants ...", "The department switched to
+        # APA"); what it usually does is its habit
         kind = "decision"
     elif _HABIT.search(clause) and not wish:
         kind = "habit"
@@ -344,9 +644,10 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
         kind = "attribute"
     else:
         kind = "preference"
-    one_off = bool(_ONE_OFF.search(clause) or _THIS_TASK.search(clause)) and not re.search(
-        r"\bfrom now on\b|\bgoing forward\b", low
-    )
+    main = re.split(r"\b(?:that|which|who)\b", clause, maxsplit=1)[0]
+    one_off = bool(
+        _ONE_OFF.search(clause) or _THIS_TASK.search(clause) or _TODAY.search(main)
+    ) and not re.search(r"\bfrom now on\b|\bgoing forward\b", low)
     if one_off and kind in ("preference",):
         kind = "requirement"
     withdraws = bool(_WITHDRAW.search(clause))

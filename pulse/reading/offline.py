@@ -26,7 +26,9 @@ from dataclasses import dataclass, field, replace
 
 from pulse.reading.clauses import (
     COND_TRAIL,
+    SUBORDINATOR,
     Clause,
+    about_holder,
     analyse,
     is_not_condition,
     speaker_name,
@@ -57,7 +59,8 @@ _CUE = re.compile(
     r"from now on|going forward|from here on|future|every time|each time|default|usually|normally|"
     r"typically|tend|habit|end up|often|mostly|i'm|i am|don't|do not|can't|cannot|allergic|"
     r"decided|agreed|settled|decision|let's|lets|approved|this time|for this|just|only|instead|switched|"
-    r"moved|changed|no longer|any ?more|is what|should be|has to be|needs to be|works best|suits me|"
+    r"moved|changed|gone from|went from|gone back|went back|"
+    r"no longer|any ?more|is what|should be|has to be|needs to be|works best|suits me|"
     r"is fine|is best|is better|make it|make sure|set it|put it|use|book|send|pay|ship|get|choose|"
     r"refund|order|insist|requires?|go|generally|in general|as always|same as|stands|my)\b|:",
     re.I,
@@ -149,6 +152,16 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             ):
                 f = replace(f, revises=withdrawn[f.argument])
             out.append(f)
+        # "I used to ask for X, but these days Y" tells what X was, it does not ask to withdraw it: the new
+        # value revising X carries the change ("I no longer want X; from now on Y" withdraws X as well)
+        revised = {(f.argument, f.revises) for f in out if f.revises and not f.withdraws}
+        out = [
+            f
+            for f in out
+            if not (
+                f.withdraws and (f.argument, f.value) in revised and re.search(r"\bused to\b", f.quote, re.I)
+            )
+        ]
         return _dedupe(out)
 
     def _bind(
@@ -208,20 +221,65 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                     confidence=round(min(1.0, score), 3),
                 )
             )
-        if not cond and facts:
-            cond = _trailing_condition(part, max(end for _, _, _, end, _ in found))
-        if cond and (
+        if cond and self._not_a_condition(cond, space, found, part, project):
+            cond = ""
+        trailing, inside = (
+            ({}, set()) if cond or not facts else self._trailing(part, clause, space, found, project)
+        )
+        return [
+            replace(
+                f,
+                condition=cond or trailing.get((f.argument, f.value), ""),
+                revises=olds.get(f.argument, "") if olds.get(f.argument) != f.value else "",
+            )
+            for f in facts
+            if (f.argument, f.value) not in inside
+        ]
+
+    def _not_a_condition(self, cond: str, space: ValueSpace, found: list, part: str, project: str) -> bool:
+        return (
             _scope_only(cond, space, self._lex())
             or _names_value(cond, found, part)
             or _names_project(cond, project)
-        ):
-            cond = ""
-        return [
-            replace(
-                f, condition=cond, revises=olds.get(f.argument, "") if olds.get(f.argument) != f.value else ""
-            )
-            for f in facts
-        ]
+        )
+
+    def _trailing(
+        self, part: str, clause: Clause, space: ValueSpace, found: list, project: str
+    ) -> tuple[dict[tuple[str, str], str], set[tuple[str, str]]]:
+        """Each value's trailing condition, looked for between it and the next value ("warm light in
+        the evenings, daylight during work hours"); values joined without a break share the next one's
+        ("business class and a window seat on long flights"). A subordinate clause after a value is its
+        condition whole, and a value read inside it is part of the situation, not stated ("refund it to
+        PayPal when the gift card has expired"): those are returned apart, to be dropped."""
+        spans = sorted((start, end, (arg, value)) for arg, value, start, end, _ in found)
+        out: dict[tuple[str, str], str] = {}
+        inside: set[tuple[str, str]] = set()
+        for _start, end, key in spans:
+            if key in inside:
+                continue
+            cond = _trailing_condition(part, end, clause.lasting)
+            c0 = part.find(cond, end) if cond else -1
+            later = [k for s0, _, k in spans if cond and c0 <= s0 < c0 + len(cond) and k != key]
+            if later and _CLAUSAL_COND.match(cond) and not _scope_only(cond, space, self._lex()):
+                out[key] = cond
+                inside.update(later)
+        spans = [sp for sp in spans if sp[2] not in inside]
+        following = ""
+        for i in range(len(spans) - 1, -1, -1):
+            start, end, key = spans[i]
+            upto = spans[i + 1][0] if i + 1 < len(spans) else len(part)
+            upto = max(upto, end)
+            cond = _trailing_condition(part, end, clause.lasting, upto)
+            if cond and (
+                self._not_a_condition(cond, space, found, part, project)
+                or (clause.holder.startswith("person:") and about_holder(cond, clause.holder))
+            ):
+                cond = ""
+            if not cond and following and not re.search(r"[,;:.!?]", part[end:upto]):
+                cond = following
+            out.setdefault(key, cond)
+            following = out[key]
+        return out, inside
 
     def link_tool(
         self, text: str, schema: Schema, tools=None, min_similarity: float = 0.45, margin: float = 0.05
@@ -271,7 +329,6 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         space = self._space(schema)
         stems = Stems(stem(t.word) for t in tokens(sentence))
         return {a for a in space.args if any(has_words(stems, w) for w in space.arg_words[a])}
-
 
     def _tool(self, arg: str, part: str, schema: Schema) -> str:
         owner = schema.owner(arg)
@@ -340,15 +397,63 @@ def _assigns(toks: list[Token], i: int, j: int, part: str, own: set[str]) -> boo
     return len(before) == 2 and before[0] in ("make", "set", "keep", "put") and before[1] in ("the", "my")
 
 
-def _trailing_condition(part: str, after: int) -> str:
-    m = COND_TRAIL.search(part, after)
+def _trailing_condition(part: str, after: int, lasting: bool = True, upto: int | None = None) -> str:
+    """The subordinate phrase after the value (before `upto`, the next value) that says when it applies
+    ("... business class on flights over nine hours", "... a call, when it's an emergency"), "" when none
+    attaches to the value's clause."""
+    m = COND_TRAIL.search(part, after, len(part) if upto is None else upto)
     if m is None or is_not_condition(m.group("cond")):
         return ""
-    # a reason after it is not part of when it applies ("on Saturdays since I have more time")
-    return _REASON.split(m.group("cond"), maxsplit=1)[0].strip()
+    if (
+        upto is not None
+        and upto < len(part)
+        and m.end() >= upto
+        and not re.search(r"\s(?:and|or|but|then)\s*$", m.group("cond"))
+    ):
+        return ""  # the phrase runs into the next value ("for every hire car"): that value's phrase
+    gap = part[after : m.start()]
+    if re.search(r"[;:]", gap) or ("," in gap and gap.rsplit(",", 1)[-1].strip()):
+        # past a comma only a phrase that opens the next part ("..., when it's an emergency", "my
+        # manager, lee@x.co, on anything external"); in "a vegetarian meal, the caterers forgot me on my
+        # last trip" the phrase is another clause's
+        return ""
+    if _GAP_CLAUSE.search(gap):
+        # inside a reason or a relative clause after the value ("so I can sleep on long flights", "a bag
+        # that sits for weeks on the shelf"): that clause's phrase, not the value's
+        return ""
+    if (
+        not gap.strip()
+        and re.match(r"(?:before|after|between)\b", m.group("cond"), re.I)
+        and re.search(
+            r"\b(?:seconds?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?)\s*$", part[:after], re.I
+        )
+    ):
+        return ""  # an amount of time's own anchor ("one day before any visit", "five minutes between talks")
+    if re.search(r"\beven\s+$", gap, re.I):
+        return ""  # "not even for the board": emphasis that the rule holds everywhere
+    if not lasting and m.group("cond").lower().startswith("for "):
+        # in a one-off request a "for" phrase says what this task is for ("a big room for Thursday's
+        # workshop"), not where a lasting rule applies
+        return ""
+    # a reason after it is not part of when it applies ("on Saturdays since I have more time"), nor a
+    # conjunction before the next value ("on long flights and ...")
+    cond = _REASON.split(m.group("cond"), maxsplit=1)[0].strip()
+    # nor a conjunction or an adverb of the whole statement at its end ("on long hauls too")
+    return re.sub(
+        r"(?:\s+(?:and|or|but|then|anymore|any more|again|too|as well|please|instead))+$",
+        "",
+        cond,
+        flags=re.I,
+    )
 
 
+# a subordinate clause with its own subject and verb ("when the card has expired", "if the fare is over 300")
+_CLAUSAL_COND = re.compile(r"(?:when(?:ever)?|if|unless|while|once|as long as)\s+\S+\s+\S+", re.I)
 _REASON = re.compile(r"\s+(?:so|since|because|as|so that|to make sure|which)\s+", re.I)
+_GAP_CLAUSE = re.compile(
+    r"\b(?:so|since|because|as|that|which|who|whom|whose|where|cause|'cause|otherwise)\b(?!\s*(?:as|well)\b)",
+    re.I,
+)
 
 
 def _names_project(cond: str, project: str) -> bool:
@@ -383,25 +488,56 @@ _GENERIC = frozenset(
 def _scope_only(cond: str, space: ValueSpace, lex: StaticLexicon) -> bool:
     """ "For email, ...", "When you handle the seat, ...", "whenever I fly": the phrase names a tool,
     its action or an argument, not a situation."""
-    words = [w for w in content_words(re.sub(r"^\w+\s+", "", cond)) if w not in _GENERIC]
+    # a noun phrase ("vendor payments", `clauses._scope_phrase`) keeps its first word; a subordinate
+    # phrase loses its subordinator
+    np = not _OPENS_PHRASE.match(cond)
+    words = [w for w in content_words(cond if np else re.sub(r"^\w+\s+", "", cond)) if w not in _GENERIC]
     if not words:
         return True
     names = {root(w) for n in space.arg_words.values() for p in n for w in p}
     if {root(w) for w in words} <= names:  # "for the posting time" names `post_time`
         return True
-    if len(words) > 3:
+    if len(words) > 3 or re.match(r"^\w+\s+(?:anything|everything|anyone|anybody)\s+\S", cond, re.I):
+        # "on anything with a discount code": a quantifier with its restriction picks out a situation
+        return False
+    clausal = bool(_CLAUSE_VERB.search(cond))
+    if clausal and len(words) > 2:
+        # a subordinate clause with its own subject and more than a verb and its object ("when checking
+        # runs low") is a situation, even where its words are near an argument's
         return False
     v = lex.phrase(tuple(words))
     sims = sorted((space.arg_vectors @ v).tolist(), reverse=True) if len(space.args) else [0.0]
     # close to one argument's name, or clearly closer to one than to any other ("the posting time")
     near_arg = sims[0] >= 0.6 or (sims[0] >= 0.45 and sims[0] - (sims[1] if len(sims) > 1 else 0.0) >= 0.15)
-    if _CLAUSE_VERB.search(cond) and len(words) > 1:
+    if clausal and len(words) > 1:
         # a subordinate clause with its own subject or verb ("if it's Friday afternoon") is a situation,
         # even where its words are near an argument's; one verb alone ("whenever I fly") names the
         # tool's action: a scope
         near_arg = False
-    near_tool = bool(len(space.tool_vectors)) and float((space.tool_vectors @ v).max()) >= 0.6
+    tool = float((space.tool_vectors @ v).max()) if len(space.tool_vectors) else 0.0
+    # a clause about the tool's action and its object ("whenever you get me a plane ticket") names it
+    near_tool = tool >= (0.55 if clausal else 0.6)
+    if (
+        len(words) > 1
+        and (clausal or np or not {root(w) for w in words} & names)
+        and any(_far(w, space, lex) for w in words)
+    ):
+        # a word far from every tool and argument narrows the tool's object: "in school newsletters" and
+        # "supplier invoices" are situations ("for the cabin class", an argument's own name with another
+        # word, stays a scope)
+        return False
     return near_arg or near_tool
+
+
+_OPENS_PHRASE = re.compile(rf"{SUBORDINATOR}\b|until\b|till\b|in the\b", re.I)
+
+
+def _far(word: str, space: ValueSpace, lex: StaticLexicon) -> bool:
+    """The word is far from every tool and argument (a modifier that narrows the thing)."""
+    v = lex.phrase((word,))
+    tool = float((space.tool_vectors @ v).max()) if len(space.tool_vectors) else 0.0
+    arg = float((space.arg_vectors @ v).max()) if len(space.args) else 0.0
+    return max(tool, arg) < 0.3
 
 
 def _dedupe(facts: list[ReadFact]) -> list[ReadFact]:
