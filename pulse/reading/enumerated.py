@@ -20,7 +20,17 @@ from typing import Any
 import numpy as np
 
 from pulse.reading.lexicon import STOPWORDS
-from pulse.reading.typed import Mention, clock_times, compound_numbers, day_parts, quantities, same_amount
+from pulse.reading.typed import (
+    Mention,
+    arg_unit,
+    clock_times,
+    compound_numbers,
+    day_parts,
+    in_unit,
+    quantities,
+    same_amount,
+)
+from pulse.reading.typed_binding import _typed_kind
 from pulse.reading.value_space import ValueSpace
 from pulse.reading.words import TOKEN, Stems, Token, covered_positions, has_words, stem
 
@@ -64,7 +74,9 @@ class EnumeratedValues:
         scan = self._scan(part, toks, space, context)
         exact = _exact_words(scan, space)
         self._amounts(scan, space, exact)
-        self._day_parts(part, space, scan.arg_mention, exact)
+        rivals, clock_args = _typed_rivals(schema)
+        self._day_parts(part, space, scan.arg_mention, exact, clock_args)
+        withheld = self._yield_amounts(scan, space, exact, rivals)
         owners: dict[str, int] = {}
         for _, v in space.pairs:
             owners[v] = owners.get(v, 0) + 1
@@ -76,7 +88,7 @@ class EnumeratedValues:
         }
         candidates: list[Claim] = []
         for col_arg, arg in enumerate(space.args):
-            candidates.extend(self._claims(scan, space, exact, owners, covered, col_arg, arg))
+            candidates.extend(self._claims(scan, space, exact, owners, covered, col_arg, arg, withheld))
         return _resolve(candidates)
 
     def _scan(self, part: str, toks: list[Token], space: ValueSpace, context: frozenset[str]) -> _Scan:
@@ -131,11 +143,41 @@ class EnumeratedValues:
                     exact[i] = (q.start, q.end)
                     break
 
+    def _yield_amounts(
+        self, scan: _Scan, space: ValueSpace, exact: dict[int, tuple[int, int]], rivals: set[str]
+    ) -> set[int]:
+        """An amount that a numeric argument of the schema also takes ("fifteen minutes" where the
+        schema has both a reminder value fifteen_minutes and a `buffer_minutes` number) is that
+        enumerated value only where the clause speaks of its argument: one amount, several arguments
+        that could hold it, and the clause's words decide (the typed binding weighs the numbers).
+        Returns the values withheld (neither named nor paraphrased by the amount)."""
+        withheld = set()
+        for i in list(exact):
+            arg, value = space.pairs[i]
+            amount = _amount(value)
+            if (
+                amount is not None
+                and scan.arg_mention[arg] < self.arg_similarity
+                and any(in_unit(amount, unit) is not None for unit in rivals)
+            ):
+                del exact[i]
+                withheld.add(i)
+        return withheld
+
     def _day_parts(
-        self, part: str, space: ValueSpace, arg_mention: dict[str, float], exact: dict[int, tuple[int, int]]
+        self,
+        part: str,
+        space: ValueSpace,
+        arg_mention: dict[str, float],
+        exact: dict[int, tuple[int, int]],
+        clock_args: tuple[str, ...] = (),
     ) -> None:
         """A clock time names the part of the day it falls in ("after six" is an evening value) for the
-        one argument whose values are parts of the day, or the one the clause speaks of."""
+        one argument whose values are parts of the day, or the one the clause speaks of. Where the
+        schema also has arguments that take the clock time itself (a start time, HH:MM), the time is
+        theirs where the clause speaks of one of them, unless it speaks of the part-of-day argument at
+        least as much."""
+        rival = max((arg_mention[a] for a in clock_args), default=0.0)
         for clock in clock_times(part):
             words = day_parts(clock.value)
             hits: dict[str, int] = {}
@@ -148,6 +190,8 @@ class EnumeratedValues:
                             hits[arg] = i
             if len(hits) > 1:
                 hits = {a: i for a, i in hits.items() if arg_mention[a] >= self.arg_similarity}
+            if rival >= self.arg_similarity:
+                hits = {a: i for a, i in hits.items() if arg_mention[a] >= rival}
             if len(hits) == 1:
                 (i,) = hits.values()
                 exact.setdefault(i, (clock.start, clock.end))
@@ -194,6 +238,7 @@ class EnumeratedValues:
         covered: dict[str, set[int]],
         col_arg: int,
         arg: str,
+        withheld: set[int] = frozenset(),  # type: ignore[assignment]
     ) -> list[Claim]:
         """`arg`'s claims on the clause: every value in the schema's own words, else its best
         paraphrase when clearly ahead of the argument's other values."""
@@ -203,7 +248,7 @@ class EnumeratedValues:
         mention = scan.arg_mention[arg]
         best: list[tuple[float, int, int, int]] = []  # score, pair index, start, end
         for col, i in enumerate(idx):
-            if i not in exact and not _same_quantity(space.pairs[i][1], scan.said):
+            if i in withheld or (i not in exact and not _same_quantity(space.pairs[i][1], scan.said)):
                 continue  # "half an hour" is not the value one_hour, "every day" not one_day
             if i in exact:
                 shared = owners[space.pairs[i][1]] > 1
@@ -285,6 +330,22 @@ def _amount(value: str) -> Mention | None:
     if not whole or len(stated[0].value) > 4:
         return None  # the value is not an amount alone (an id, a thing counted)
     return stated[0]
+
+
+def _typed_rivals(schema: Any) -> tuple[set[str], tuple[str, ...]]:
+    """The units the schema's numeric arguments take ("" for a bare count), and the arguments that
+    take a clock time: what an amount or a clock time could fill besides an enumerated value."""
+    out, clocks = set(), []
+    for specs in schema.by_name.values():
+        spec = specs[0]
+        if spec.enum:
+            continue
+        kind = _typed_kind(spec)
+        if kind == "number":
+            out.add(arg_unit(spec.name, spec.description))
+        elif kind == "time":
+            clocks.append(spec.name)
+    return out, tuple(clocks)
 
 
 def _same_quantity(value: str, said: list[Mention]) -> bool:

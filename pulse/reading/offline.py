@@ -120,6 +120,8 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         # arguments an earlier clause of the statement spoke of ("No longer the lunch hour; from
         # here on it is after dinner": the second clause is about the same argument)
         context: set[str] = set()
+        clause_of: list[int] = []  # each fact's clause, in reading order
+        n_clause = 0
         for sentence in split_sentences(text):
             context |= self._named_args(sentence, schema)
             previous = None
@@ -133,11 +135,14 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 previous = clause
                 if not clause.statement or not _states(part, clause, sentence):
                     continue
+                n_clause += 1
                 for fact in self._bind(part, clause, schema, frozenset(context), project):
+                    clause_of.append(n_clause)
                     context.add(fact.argument)
                     if fact.withdraws:
                         withdrawn[fact.argument] = fact.value
                     facts.append(fact)
+        facts = _withdrawn_then_new(facts, clause_of)
         # "I no longer want X; from here on it is Y": Y revises X
         out = []
         for f in facts:
@@ -177,9 +182,13 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             # where the statement applies, not what it states
             found = [f for f in found if not (cond_span[0] <= f[2] < cond_span[1])]
         old_span = _span_of(part, clause.old_values_text)
-        facts = []
+        found.sort(key=lambda f: f[2])  # in the order the clause says them
         olds: dict[str, str] = {}
+        if clause.withdraws:
+            found, olds = _withdrawn_then_new_in_clause(part, found)
+        facts = []
         for arg, value, start, _end, score in found:
+            withdraws = clause.withdraws and arg not in olds
             if old_span and old_span[0] <= start < old_span[1] and not clause.withdraws:
                 olds[arg] = value  # "rather than X": X is what is replaced, not a new fact
                 continue
@@ -190,20 +199,20 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             negated = any(a <= start < b for a, b in clause.negated_spans)
             if schema.by_name[arg][0].type == "boolean":
                 # a yes/no setting carries its refusal in its value; withdrawing it names the setting
-                negated, value = False, "true" if clause.withdraws else value
+                negated, value = False, "true" if withdraws else value
             facts.append(
                 ReadFact(
                     argument=arg,
                     value=value,
                     tool=self._tool(arg, part, schema),
-                    polarity="avoid" if negated and not clause.withdraws else "prefer",
+                    polarity="avoid" if negated and not withdraws else "prefer",
                     holder=clause.holder
                     if clause.kind != "decision" or clause.holder != "user"
                     else "project:",
                     kind=clause.kind,
                     condition="",
                     lasting=clause.lasting,
-                    withdraws=clause.withdraws,
+                    withdraws=withdraws,
                     quote=part,
                     confidence=round(min(1.0, score), 3),
                 )
@@ -272,7 +281,6 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         stems = Stems(stem(t.word) for t in tokens(sentence))
         return {a for a in space.args if any(has_words(stems, w) for w in space.arg_words[a])}
 
-
     def _tool(self, arg: str, part: str, schema: Schema) -> str:
         owner = schema.owner(arg)
         if owner:
@@ -300,6 +308,55 @@ _FRAME = frozenset(
 # a quoted name of a thing ("prepare a summary 'docs-5-2'") names it; its letters and digits state
 # no value (a name with spaces, "'Hi there'", is still read)
 _QUOTED_NAME = re.compile(r"(?<![\w])(['\"‘“])([\w.-]*[\d_-][\w.-]*)(['\"’”])")
+
+
+# a turn from what was to what is: "used to like it medium, *now* I want it hot"
+_NOW = re.compile(r"\b(?:now|nowadays|these days|but|instead|from now on|going forward|since then)\b", re.I)
+
+
+def _withdrawn_then_new_in_clause(
+    part: str, found: list[tuple[str, str, int, int, float]]
+) -> tuple[list[tuple[str, str, int, int, float]], dict[str, str]]:
+    """In a withdrawing clause, an argument's value followed, after a turn to the present ("now",
+    "but", "these days"), by another of its values is one revision: the earlier value is what is
+    replaced, the later the new wish. `found` is in text order; returns the values kept and, per
+    argument, the value replaced."""
+    olds: dict[str, str] = {}
+    drop: set[int] = set()
+    for i, (arg, value, _s, end, _sc) in enumerate(found):
+        later = next(
+            (j for j in range(i + 1, len(found)) if found[j][0] == arg and found[j][1] != value), None
+        )
+        if later is not None and arg not in olds and _NOW.search(part, end, found[later][2]):
+            olds[arg] = value
+            drop.add(i)
+    return [f for i, f in enumerate(found) if i not in drop], olds
+
+
+def _withdrawn_then_new(facts: list[ReadFact], clause_of: list[int]) -> list[ReadFact]:
+    """ "I've stopped using X; send it by Y instead", "I used to ask for X, but these days Y": a
+    withdrawal followed in a later clause by another value of the same argument is one revision (Y,
+    revising X), not a withdrawal and a new wish."""
+    out = list(facts)
+    for i, w in enumerate(facts):
+        if not w.withdraws or w.polarity != "prefer":
+            continue
+        j = next(
+            (
+                j
+                for j in range(i + 1, len(facts))
+                if clause_of[j] > clause_of[i]
+                and facts[j].argument == w.argument
+                and facts[j].value != w.value
+                and facts[j].polarity == "prefer"
+                and not facts[j].withdraws
+            ),
+            None,
+        )
+        if j is not None:
+            out[i] = None  # type: ignore[call-overload]
+            out[j] = replace(out[j] or facts[j], revises=w.value)
+    return [f for f in out if f is not None]
 
 
 def _states(part: str, clause: Clause, sentence: str) -> bool:
