@@ -197,6 +197,9 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 if c0 <= start < c0 + len(cond):
                     cond = ""  # the "condition" was the value's own phrase ("on my Visa")
             negated = any(a <= start < b for a, b in clause.negated_spans)
+            if negated and _BOUND_BEFORE.search(part[:start]) and schema.by_name[arg][0].kind == "number":
+                # "don't go over 50", "never less than 3": the refused side of a bound sets the bound
+                negated = False
             if schema.by_name[arg][0].type == "boolean":
                 # a yes/no setting carries its refusal in its value; withdrawing it names the setting
                 negated, value = False, "true" if withdraws else value
@@ -310,6 +313,12 @@ _FRAME = frozenset(
 _QUOTED_NAME = re.compile(r"(?<![\w])(['\"‘“])([\w.-]*[\d_-][\w.-]*)(['\"’”])")
 
 
+# a comparison right before a number: "over", "more than", "below" ...
+_BOUND_BEFORE = re.compile(
+    r"\b(?:over|above|beyond|past|exceed(?:s|ing)?|more than|higher than|greater than|under|below|less than"
+    r"|fewer than|lower than)\s+[$£€]?$",
+    re.I,
+)
 # a turn from what was to what is: "used to like it medium, *now* I want it hot"
 _NOW = re.compile(r"\b(?:now|nowadays|these days|but|instead|from now on|going forward|since then)\b", re.I)
 

@@ -92,6 +92,29 @@ class TypedBinding:
             out.append(best + (1.0 if any(has_words(stems, w) for w in space.arg_words[arg]) else 0.0))
         return out
 
+    def _tool_evidence(
+        self, part: str, span: tuple[int, int], args: list[str], schema: Schema, close: list[float]
+    ) -> list[float]:
+        """Arguments of different tools that could hold one value ("400 dollars": a flight's maximum
+        fare or a hotel's maximum nightly rate): the clause's words that name a tool ("a domestic
+        flight") count for that tool's arguments, relative to the least named of them (arguments of
+        one tool are left as they are)."""
+        space = self._space(schema)
+        order = list(dict.fromkeys(a.tool for a in schema.args))
+        owners = [{order.index(spec.tool) for spec in schema.by_name[a]} for a in args]
+        if len({min(o) for o in owners}) < 2 or not len(space.tool_vectors):
+            return close
+        rest = part[: span[0]] + " " + part[span[1] :]
+        words = [t.word for t in tokens(rest) if t.word not in STOPWORDS and not t.word.isdigit()]
+        if not words:
+            return close
+        lex = self._lex()
+        vecs = np.stack([lex.word_vector(w) for w in words])
+        by_tool = (vecs @ space.tool_vectors.T).max(axis=0)  # each tool: its closest word
+        said = [max(float(by_tool[t]) for t in o) for o in owners]
+        low = min(said)
+        return [c + _TOOL_WEIGHT * (x - low) for c, x in zip(close, said)]
+
     def _by_meaning(
         self, kind: str, part: str, args: list[str], schema: Schema
     ) -> list[tuple[str, str, int, int, float]]:
@@ -99,7 +122,7 @@ class TypedBinding:
         # a clock time's hour is not a quantity ("no calls after five")
         clocks = [(c.start, c.end) for c in clock_times(part)] if kind == "number" else []
         for m in _MENTIONS[kind](part):
-            if not m.unit and any(a <= m.start < b for a, b in clocks):
+            if not m.unit and any(a <= m.start < b for a, b in clocks) and not _counts_things(part, m.end):
                 continue
             fits = []
             for arg in args:
@@ -115,20 +138,30 @@ class TypedBinding:
                 said = [f"{a} {schema.by_name[a][0].description}" for a, _ in fits]
                 lasts = [bool(_DURATION_ARG.search(text)) for text in said]
                 close = [c + _DURATION_BONUS * last for c, last in zip(close, lasts)]
-            ranked = sorted(zip(close, fits), key=lambda c: -c[0])
-            top = ranked[0][0]
-            second = ranked[1][0] if len(ranked) > 1 else 0.0
+            if kind == "number" and (
+                _BOUND_CUE_BEFORE.search(part[: m.start]) or _BOUND_CUE_AFTER.match(part[m.end :])
+            ):
+                # "don't go above fifty", "twenty minutes tops": a number said as a bound is for an
+                # argument that is one (a maximum, a limit, a budget)
+                said = [f"{a} {schema.by_name[a][0].description}".replace("_", " ") for a, _ in fits]
+                close = [c + _BOUND_BONUS * bool(_BOUND_ARG.search(text)) for c, text in zip(close, said)]
+            # the tool the clause names separates arguments of different tools (the lead), but never
+            # makes the clause speak of an argument it does not (the threshold)
+            lead = self._tool_evidence(part, (m.start, m.end), [a for a, _ in fits], schema, close)
+            order = sorted(range(len(fits)), key=lambda k: -lead[k])
+            arg, value = fits[order[0]]
+            top = close[order[0]]
+            gap = lead[order[0]] - lead[order[1]] if len(order) > 1 else 1.0
             # a unit the argument takes ("minutes") is the argument's own word
             unit_named = (
                 kind == "number"
                 and bool(m.unit)
-                and m.unit == arg_unit(ranked[0][1][0], schema.by_name[ranked[0][1][0]][0].description)
+                and m.unit == arg_unit(arg, schema.by_name[arg][0].description)
             )
             need = _TYPED_MIN_CLOSENESS.get(kind, self.arg_similarity)
             # a note to pass on or a city's zone is its own evidence when one argument takes it
-            own_form = kind in ("note", "zone") and len(ranked) == 1
-            if (top >= need or unit_named or own_form) and (top - second >= self.margin or len(ranked) == 1):
-                arg, value = ranked[0][1]
+            own_form = kind in ("note", "zone") and len(fits) == 1
+            if (top >= need or unit_named or own_form) and gap >= self.margin:
                 out.append((arg, value, m.start, m.end, 1.0))
         return out
 
@@ -147,6 +180,20 @@ class TypedBinding:
             pos = refused.start() if refused else 0
             out.append((arg, value, pos, pos, 1.0))
         return out
+
+
+def _counts_things(part: str, end: int) -> bool:
+    """A bare number followed by a plural noun counts those things ("after three names", "at two
+    reviewers"): an amount, not the hour a clock-time reading would make of it."""
+    nxt = re.match(r"\s+([a-z]+)\b", part[end:], re.I)
+    if nxt is None:
+        return False
+    word = nxt.group(1).lower()
+    return stem(word) != word and word not in _NOT_COUNTED
+
+
+# plurals after an hour that are not things counted ("after five weekdays" is still a clock time)
+_NOT_COUNTED = frozenset("afternoons evenings mornings nights weekdays weekends".split())
 
 
 def _typed_kind(spec) -> str:
@@ -181,11 +228,28 @@ _TYPED_MIN_CLOSENESS = {"number": 0.5, "time": 0.45, "zone": 0.3, "note": 0.3, "
 
 
 _SWITCH_CLOSENESS = 0.72
+# how much a word naming an argument's tool counts, relative to naming the argument itself
+_TOOL_WEIGHT = 0.5
 # how long something lasts: "for"/"lasting" right before a span of time, and the arguments that hold one
 _TIME_UNITS = ("minute", "hour", "day", "week")
 _FOR_A_WHILE = re.compile(r"\b(?:for|lasting|last|run|runs)\s+(?:about\s+|around\s+|roughly\s+)?$", re.I)
 _DURATION_ARG = re.compile(r"duration|length|\blong\b|how long", re.I)
 _DURATION_BONUS = 0.3
+# a number said as a bound, and the arguments that are one
+_BOUND_CUE_BEFORE = re.compile(
+    r"\b(?:over|above|beyond|exceed(?:s|ing)?|more than|higher than|greater than|under|below|less than"
+    r"|fewer than|lower than|up to|at most|at least|no more than|max(?:imum)?(?: of)?|min(?:imum)?(?: of)?"
+    r"|cap(?:ped)?(?: it)? at|limit(?: it)? to)\s+[$£€]?$",
+    re.I,
+)
+_BOUND_CUE_AFTER = re.compile(
+    r"\s*(?:tops|max|maximum|at most|at the most|or less|or fewer|or more|at least|minimum)\b", re.I
+)
+_BOUND_ARG = re.compile(
+    r"\b(?:max|maximum|min|minimum|most|least|limit|cap|largest|smallest|highest|lowest|budget|ceiling)\b",
+    re.I,
+)
+_BOUND_BONUS = 0.2
 
 
 _REFUSAL = re.compile(

@@ -85,3 +85,88 @@ def test_withdrawal_then_new_value_in_same_clause_is_one_revision(reader, schema
     # a plain withdrawal stays a withdrawal
     got = _facts(reader, schema, "I no longer want calls on the phone.")
     assert ("platform", "phone", "prefer", True, "") in got
+
+
+SHOP = [
+    {
+        "name": "buy_ticket",
+        "description": "Buy a concert ticket.",
+        "arguments": {
+            "ticket_budget": {"type": "integer", "description": "Highest ticket price in US dollars."},
+            "companions": {"type": "integer", "description": "Friends who can come along."},
+        },
+    },
+    {
+        "name": "order_groceries",
+        "description": "Order groceries for delivery.",
+        "arguments": {
+            "grocery_cap": {"type": "integer", "description": "Highest basket total in US dollars."},
+        },
+    },
+]
+
+
+@pytest.fixture(scope="module")
+def shop():
+    return Schema.from_json_tools(SHOP)
+
+
+INBOX = [
+    {
+        "name": "show_inbox",
+        "description": "Show the inbox.",
+        "arguments": {
+            "preview_lines": {"type": "integer", "description": "Lines shown in each message preview."}
+        },
+    }
+]
+FERRY_AND_BIKE = [
+    {
+        "name": "book_ferry",
+        "description": "Book a ferry crossing.",
+        "arguments": {"price_cap": {"type": "integer", "description": "Highest price in US dollars."}},
+    },
+    {
+        "name": "rent_bike",
+        "description": "Rent a bicycle.",
+        "arguments": {"spend_cap": {"type": "integer", "description": "Highest spend in US dollars."}},
+    },
+]
+
+
+def test_a_bare_number_counting_things_is_not_an_hour(reader):
+    # "after five lines" counts lines; "after five" alone would be a clock time
+    facts = reader.read("Always cut the preview after five lines.", Schema.from_json_tools(INBOX))
+    assert [(f.argument, f.value) for f in facts] == [("preview_lines", "5")]
+
+
+def test_the_tool_the_clause_names_picks_between_arguments_of_different_tools(reader):
+    schema = Schema.from_json_tools(FERRY_AND_BIKE)
+    got = [
+        (f.argument, f.value) for f in reader.read("I never pay more than 60 dollars for a ferry.", schema)
+    ]
+    assert got == [("price_cap", "60")]
+    got = [(f.argument, f.value) for f in reader.read("Sixty dollars at most for a bicycle.", schema)]
+    assert got == [("spend_cap", "60")]
+
+
+def test_a_refused_side_of_a_bound_states_the_bound(reader, shop):
+    facts = reader.read("Don't ever go above 90 dollars for a concert ticket.", shop)
+    assert [(f.argument, f.value, f.polarity) for f in facts] == [("ticket_budget", "90", "prefer")]
+
+
+TABLE = [
+    {
+        "name": "book_table",
+        "description": "Book a restaurant table.",
+        "arguments": {
+            "party_size": {"type": "integer", "description": "People at the table."},
+            "spend_limit": {"type": "integer", "description": "Highest total spend in US dollars."},
+        },
+    }
+]
+
+
+def test_a_number_said_as_a_bound_goes_to_an_argument_that_is_one(reader):
+    facts = reader.read("For dinners out, ninety tops.", Schema.from_json_tools(TABLE))
+    assert [(f.argument, f.value) for f in facts] == [("spend_limit", "90")]
