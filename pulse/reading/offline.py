@@ -171,6 +171,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         found.extend(self._typed(scan, toks, schema))
         if space.pairs and toks:
             found.extend(self._enumerated(scan, toks, space, schema, context))
+            found.extend(self._contrasted(scan, clause, space, schema, context, found))
         if not found:
             return []
         if _MEMORY_REFERENCE.search(part) and all(s < 1.0 for *_, s in found):
@@ -234,6 +235,37 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             )
             for f in facts
         ]
+
+    def _contrasted(
+        self,
+        scan: str,
+        clause: Clause,
+        space: ValueSpace,
+        schema: Schema,
+        context: frozenset[str],
+        found: list[tuple[str, str, int, int, float]],
+    ) -> list[tuple[str, str, int, int, float]]:
+        """ "PDF scans, not phone pictures": a clause that wants one value of an argument and refuses
+        another states two values of it, one on each side of its negation, but the clause as a whole
+        gives each argument one value (the best). Each side is also read alone (an argument spoken of
+        anywhere in the clause counts as spoken of on both): what it gives for an argument that side
+        did not already have, on words no value was read from, is added."""
+        neg = [(a, b) for a, b in clause.negated_spans if b > a]
+        if not neg:
+            return []
+        inside = "".join(ch if any(a <= i < b for a, b in neg) else " " for i, ch in enumerate(scan))
+        outside = "".join(" " if any(a <= i < b for a, b in neg) else ch for i, ch in enumerate(scan))
+        if not inside.strip() or not outside.strip():
+            return []
+        ctx = frozenset(context | self._named_args(scan, schema))
+        out = []
+        for negated, text in ((True, inside), (False, outside)):
+            have = {a for a, _, st, _, _ in found if any(x <= st < y for x, y in neg) == negated}
+            for claim in self._enumerated(text, tokens(text), space, schema, ctx):
+                arg, _, st, en, _ = claim
+                if arg not in have and not any(st < e and s < en for _, _, s, e, _ in found):
+                    out.append(claim)
+        return out
 
     def link_tool(
         self, text: str, schema: Schema, tools=None, min_similarity: float = 0.45, margin: float = 0.05

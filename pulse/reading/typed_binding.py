@@ -196,6 +196,16 @@ def _counts_things(part: str, end: int) -> bool:
 _NOT_COUNTED = frozenset("afternoons evenings mornings nights weekdays weekends".split())
 
 
+def _outermost(mentions: list) -> list:
+    """One stretch of text is one mention: of overlapping ones the longest ("ENG-204", not its
+    capitalised "ENG")."""
+    out: list = []
+    for m in sorted(mentions, key=lambda m: m.start - m.end):
+        if not any(m.start < o.end and o.start < m.end for o in out):
+            out.append(m)
+    return sorted(out, key=lambda m: m.start)
+
+
 def _typed_kind(spec) -> str:
     """Which mentions can fill an argument: its value kind, refined for free strings by what its
     name and description say it holds (a clock time, a time zone, a note, a code or a name)."""
@@ -218,7 +228,7 @@ _MENTIONS = {
     "time": clock_times,
     "zone": time_zones,
     "note": notes,
-    "string": lambda part: codes(part) + proper_names(part, NOT_NAMES),
+    "string": lambda part: _outermost(codes(part) + proper_names(part, NOT_NAMES)),
 }
 
 

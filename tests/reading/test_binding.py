@@ -170,3 +170,38 @@ TABLE = [
 def test_a_number_said_as_a_bound_goes_to_an_argument_that_is_one(reader):
     facts = reader.read("For dinners out, ninety tops.", Schema.from_json_tools(TABLE))
     assert [(f.argument, f.value) for f in facts] == [("spend_limit", "90")]
+
+
+def test_a_code_is_one_value_not_also_its_capitalised_part(reader):
+    schema = Schema.from_json_tools(
+        [
+            {
+                "name": "log_hours",
+                "description": "Log working hours.",
+                "arguments": {"project_code": {"type": "string", "description": "Project code to book to."}},
+            }
+        ]
+    )
+    facts = reader.read("Book my hours to the project code OPS-318 from now on.", schema)
+    assert [(f.argument, f.value) for f in facts] == [("project_code", "OPS-318")]
+
+
+def test_a_wanted_and_a_refused_value_of_one_argument_in_one_clause(reader):
+    schema = Schema.from_json_tools(
+        [
+            {
+                "name": "print_document",
+                "description": "Print a document.",
+                "arguments": {
+                    "paper": {
+                        "type": "string",
+                        "enum": ["plain", "glossy", "recycled"],
+                        "description": "Paper stock to print on.",
+                    }
+                },
+            }
+        ]
+    )
+    facts = reader.read("Use recycled paper, not the gloss.", schema)
+    got = {(f.argument, f.value, f.polarity) for f in facts}
+    assert got == {("paper", "recycled", "prefer"), ("paper", "glossy", "avoid")}
