@@ -70,11 +70,14 @@ class EnumeratedValues:
         space: ValueSpace,
         schema: Any,
         context: frozenset[str] = frozenset(),
+        only: frozenset[str] | None = None,  # the arguments to read (None: all)
     ) -> list[tuple[str, str, int, int, float]]:
         scan = self._scan(part, toks, space, context)
         exact = _exact_words(scan, space)
         self._amounts(scan, space, exact)
-        rivals, clock_args = _typed_rivals(schema)
+        if space.typed_rivals is None:
+            space.typed_rivals = _typed_rivals(schema)
+        rivals, clock_args = space.typed_rivals
         self._day_parts(part, space, scan.arg_mention, exact, clock_args)
         withheld = self._yield_amounts(scan, space, exact, rivals)
         owners: dict[str, int] = {}
@@ -88,6 +91,8 @@ class EnumeratedValues:
         }
         candidates: list[Claim] = []
         for col_arg, arg in enumerate(space.args):
+            if only is not None and arg not in only:
+                continue
             candidates.extend(self._claims(scan, space, exact, owners, covered, col_arg, arg, withheld))
         return _resolve(candidates)
 
@@ -144,7 +149,7 @@ class EnumeratedValues:
                     break
 
     def _yield_amounts(
-        self, scan: _Scan, space: ValueSpace, exact: dict[int, tuple[int, int]], rivals: set[str]
+        self, scan: _Scan, space: ValueSpace, exact: dict[int, tuple[int, int]], rivals: frozenset[str]
     ) -> set[int]:
         """An amount that a numeric argument of the schema also takes ("fifteen minutes" where the
         schema has both a reminder value fifteen_minutes and a `buffer_minutes` number) is that
@@ -332,7 +337,7 @@ def _amount(value: str) -> Mention | None:
     return stated[0]
 
 
-def _typed_rivals(schema: Any) -> tuple[set[str], tuple[str, ...]]:
+def _typed_rivals(schema: Any) -> tuple[frozenset[str], tuple[str, ...]]:
     """The units the schema's numeric arguments take ("" for a bare count), and the arguments that
     take a clock time: what an amount or a clock time could fill besides an enumerated value."""
     out, clocks = set(), []
@@ -345,7 +350,7 @@ def _typed_rivals(schema: Any) -> tuple[set[str], tuple[str, ...]]:
             out.add(arg_unit(spec.name, spec.description))
         elif kind == "time":
             clocks.append(spec.name)
-    return out, tuple(clocks)
+    return frozenset(out), tuple(clocks)
 
 
 def _same_quantity(value: str, said: list[Mention]) -> bool:

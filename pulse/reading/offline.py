@@ -261,7 +261,11 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         out = []
         for negated, text in ((True, inside), (False, outside)):
             have = {a for a, _, st, _, _ in found if any(x <= st < y for x, y in neg) == negated}
-            for claim in self._enumerated(text, tokens(text), space, schema, ctx):
+            # the arguments the clause speaks of by name (a value in the schema's own words was read
+            # already; a side adds a paraphrase, which needs its argument spoken of)
+            if not ctx - have:
+                continue
+            for claim in self._enumerated(text, tokens(text), space, schema, ctx, only=ctx - have):
                 arg, _, st, en, _ = claim
                 if arg not in have and not any(st < e and s < en for _, _, s, e, _ in found):
                     out.append(claim)
