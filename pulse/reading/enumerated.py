@@ -32,7 +32,7 @@ from pulse.reading.typed import (
 )
 from pulse.reading.typed_binding import _typed_kind
 from pulse.reading.value_space import ValueSpace
-from pulse.reading.words import TOKEN, Stems, Token, covered_positions, has_words, stem
+from pulse.reading.words import TOKEN, Stems, Token, covered_positions, has_words, root, stem
 
 Claim = tuple[float, str, str, int, int]  # score, argument, value, start, end
 
@@ -308,13 +308,45 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
                 if run[-1] - run[0] <= 2 * n - 2 and tuple(stems[k] for k in run) == vw:
                     exact[i] = (toks[run[0]].start, toks[run[-1]].end)
                     break
+        if i not in exact and n == 2 and not set(vw) & _NOT_CONTENT:
+            # a two-word value in the other order or another form of its words, within a few words
+            # ("forward the vendor's email" is email_forward, "printing double-sided" double_sided)
+            want = {_base(w) for w in vw}
+            for j, a in enumerate(pos):
+                for b in pos[j + 1 : j + 3]:
+                    if b - a <= 3 and {_base(toks[a].word), _base(toks[b].word)} == want and len(want) == 2:
+                        exact[i] = (toks[a].start, toks[b].end)
+                        break
+                if i in exact:
+                    break
     return exact
+
+
+def _base(word: str) -> str:
+    """A word without its plural or verb ending, and without a final e ("sharing", "shared", "share"
+    -> "shar")."""
+    r = root(word)
+    return r[:-1] if len(r) > 4 and r.endswith("e") else r
+
+
+# a claim's score from values in the schema's own words (`_claims`: 1.0 or 0.5, plus at least 1.0)
+_OWN_WORDS = 1.5
+# words of a value that say how much or whether, not what ("no_bags", "any_seat"): they bind only in
+# their place
+_NOT_CONTENT = frozenset("no not non none any all only each every extra more less".split())
 
 
 def _resolve(candidates: list[Claim]) -> list[tuple[str, str, int, int, float]]:
     """One phrase states one argument's value: the best claim first; of two equal claims the longer
-    phrase ("early mornings" is early_morning)."""
-    candidates.sort(key=lambda c: (round(c[0], 6), c[4] - c[3]), reverse=True)
+    phrase ("early mornings" is early_morning). Of values in the schema's own words, the one that
+    covers more of the phrase ("forward the email" is email_forward, not the value email of another
+    argument)."""
+
+    def rank(c: Claim) -> tuple:
+        own_words = c[0] >= _OWN_WORDS
+        return (own_words, c[4] - c[3] if own_words else 0, round(c[0], 6), c[4] - c[3])
+
+    candidates.sort(key=rank, reverse=True)
     taken: list[tuple[int, int]] = []
     out = []
     for score, arg, value, s, e in candidates:

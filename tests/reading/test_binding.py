@@ -205,3 +205,27 @@ def test_a_wanted_and_a_refused_value_of_one_argument_in_one_clause(reader):
     facts = reader.read("Use recycled paper, not the gloss.", schema)
     got = {(f.argument, f.value, f.polarity) for f in facts}
     assert got == {("paper", "recycled", "prefer"), ("paper", "glossy", "avoid")}
+
+
+def test_a_two_word_value_in_the_other_order_or_another_form(reader):
+    schema = Schema.from_json_tools(
+        [
+            {
+                "name": "share_file",
+                "description": "Share a file.",
+                "arguments": {
+                    "delivery": {
+                        "type": "string",
+                        "enum": ["link_share", "attach_copy", "no_share"],
+                        "description": "How the file reaches people.",
+                    },
+                    "notify": {"type": "string", "enum": ["link", "none"], "description": "How to tell."},
+                },
+            }
+        ]
+    )
+    facts = reader.read("I always prefer sharing the link for big files.", schema)
+    assert [(f.argument, f.value) for f in facts] == [("delivery", "link_share")]
+    # a word that says whether ("no") binds only in its place
+    facts = reader.read("No big shares, please.", schema)
+    assert ("delivery", "no_share") not in {(f.argument, f.value) for f in facts}
