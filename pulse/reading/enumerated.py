@@ -276,6 +276,10 @@ class EnumeratedValues:
             bonus = 1.0 + 0.1 * min(mention, 1.0)
             return [(s + bonus, arg, space.pairs[i][1], a, e) for s, i, a, e in exact_hits]
         top = best[0]
+        if set(space.words[top[1]]) <= _EMPTY_VALUE:
+            # a value that is the absence of one ("none") has no meaning to paraphrase: closest to the
+            # clause's words, it only says no other value is
+            return []
         lead = top[0] - (best[1][0] if len(best) > 1 else 0.0)
         named = mention >= self.arg_similarity
         if (named and top[0] >= self.min_similarity and lead >= self.margin) or (
@@ -329,6 +333,8 @@ def _base(word: str) -> str:
     return r[:-1] if len(r) > 4 and r.endswith("e") else r
 
 
+# values that say there is none: named in their own words or by refusing the argument, never by meaning
+_EMPTY_VALUE = frozenset("none no nothing nobody neither any anything".split())
 # a claim's score from values in the schema's own words (`_claims`: 1.0 or 0.5, plus at least 1.0)
 _OWN_WORDS = 1.5
 # words of a value that say how much or whether, not what ("no_bags", "any_seat"): they bind only in

@@ -59,7 +59,8 @@ _CUE = re.compile(
     r"decided|agreed|settled|decision|let's|lets|approved|this time|for this|just|only|instead|switched|"
     r"moved|changed|no longer|any ?more|is what|should be|has to be|needs to be|works best|suits me|"
     r"is fine|is best|is better|make it|make sure|set it|put it|use|book|send|pay|ship|get|choose|"
-    r"refund|order|insist|requires?|go|generally|in general|as always|same as|stands|my)\b|:",
+    r"refund|order|insist|requires?|go|generally|in general|as always|same as|stands|my|enough|plenty|tops"
+    r"|at most|at least|max|maximum|minimum)\b|:",
     re.I,
 )
 # a clause with a subject or a finite verb ("The weather is lovely", "we went to Rome") is a sentence of
@@ -122,6 +123,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         context: set[str] = set()
         clause_of: list[int] = []  # each fact's clause, in reading order
         n_clause = 0
+        last_part = ""
         for sentence in split_sentences(text):
             context |= self._named_args(sentence, schema)
             previous = None
@@ -133,10 +135,13 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                         clause, holder=previous.holder, kind=previous.kind, lasting=previous.lasting
                     )
                 previous = clause
+                # a short fragment ("Twenty minutes tops.") is about what the clause before it spoke of
+                lead_in = last_part if len(tokens(part)) <= _FRAGMENT_WORDS else ""
+                last_part = part
                 if not clause.statement or not _states(part, clause, sentence):
                     continue
                 n_clause += 1
-                for fact in self._bind(part, clause, schema, frozenset(context), project):
+                for fact in self._bind(part, clause, schema, frozenset(context), project, lead_in):
                     clause_of.append(n_clause)
                     context.add(fact.argument)
                     if fact.withdraws:
@@ -163,12 +168,13 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         schema: Schema,
         context: frozenset[str] = frozenset(),
         project: str = "",
+        lead_in: str = "",
     ) -> list[ReadFact]:
         space = self._space(schema)
         scan = _masked_names(part)  # same length: spans stay the part's
         toks = tokens(scan)
         found: list[tuple[str, str, int, int, float]] = []  # arg, value, start, end, score
-        found.extend(self._typed(scan, toks, schema))
+        found.extend(self._typed(scan, toks, schema, _masked_names(lead_in)))
         if space.pairs and toks:
             found.extend(self._enumerated(scan, toks, space, schema, context))
             found.extend(self._contrasted(scan, clause, space, schema, context, found))
@@ -349,6 +355,8 @@ _FRAME = frozenset(
 _QUOTED_NAME = re.compile(r"(?<![\w])(['\"‘“])([\w.-]*[\d_-][\w.-]*)(['\"’”])")
 
 
+# a clause of at most this many words is a fragment that continues the one before it
+_FRAGMENT_WORDS = 5
 # a comparison right before a number: "over", "more than", "below" ...
 _BOUND_BEFORE = re.compile(
     r"\b(?:over|above|beyond|past|exceed(?:s|ing)?|more than|higher than|greater than|under|below|less than"

@@ -39,9 +39,13 @@ class TypedBinding:
     def _space(self, schema: Schema) -> Any:  # supplied by OfflineReader
         raise NotImplementedError
 
-    def _typed(self, part: str, toks: list[Token], schema: Schema) -> list[tuple[str, str, int, int, float]]:
+    def _typed(
+        self, part: str, toks: list[Token], schema: Schema, lead_in: str = ""
+    ) -> list[tuple[str, str, int, int, float]]:
         """Values given by their form (`typed.py`), each bound to the argument of its kind that the
-        clause's words mean; several of that kind: the closest by meaning, clearly ahead."""
+        clause's words mean; several of that kind: the closest by meaning, clearly ahead. `lead_in`:
+        words before the clause that count as its own (a short fragment's topic, "Keep calls short.
+        Twenty minutes tops.")."""
         out = []
         low = part.lower()
         by_kind: dict[str, list[str]] = {}
@@ -59,18 +63,18 @@ class TypedBinding:
                         continue
                     out.append((arg, canonical(kind, value), pos, pos + len(value), 1.0))
             elif kind in _MENTIONS:
-                out.extend(self._by_meaning(kind, part, args, schema))
+                out.extend(self._by_meaning(kind, part, args, schema, lead_in))
             elif kind == "boolean":
                 out.extend(self._switches(part, toks, args, schema))
         return out
 
     def _arg_closeness(
-        self, part: str, span: tuple[int, int], args: list[str], schema: Schema
+        self, part: str, span: tuple[int, int], args: list[str], schema: Schema, lead_in: str = ""
     ) -> list[float]:
         """How much the clause's words outside `span` speak of each argument: the best 1-3-word
         phrase against the argument's name + description, +1 when it names the argument's words."""
         space = self._space(schema)
-        rest = part[: span[0]] + " " + part[span[1] :]
+        rest = lead_in + " " + part[: span[0]] + " " + part[span[1] :]
         toks = [t for t in tokens(rest) if t.word not in STOPWORDS and not t.word.isdigit()]
         stems = Stems(stem(t.word) for t in tokens(rest))
         lex = self._lex()
@@ -116,7 +120,7 @@ class TypedBinding:
         return [c + _TOOL_WEIGHT * (x - low) for c, x in zip(close, said)]
 
     def _by_meaning(
-        self, kind: str, part: str, args: list[str], schema: Schema
+        self, kind: str, part: str, args: list[str], schema: Schema, lead_in: str = ""
     ) -> list[tuple[str, str, int, int, float]]:
         out = []
         # a clock time's hour is not a quantity ("no calls after five")
@@ -132,7 +136,7 @@ class TypedBinding:
                     fits.append((arg, value))
             if not fits:
                 continue
-            close = self._arg_closeness(part, (m.start, m.end), [a for a, _ in fits], schema)
+            close = self._arg_closeness(part, (m.start, m.end), [a for a, _ in fits], schema, lead_in)
             if m.unit in _TIME_UNITS and _FOR_A_WHILE.search(part[: m.start]):
                 # "for 90 minutes", "lasting an hour": a span of time said as how long something lasts
                 said = [f"{a} {schema.by_name[a][0].description}" for a, _ in fits]

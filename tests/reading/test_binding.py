@@ -229,3 +229,40 @@ def test_a_two_word_value_in_the_other_order_or_another_form(reader):
     # a word that says whether ("no") binds only in its place
     facts = reader.read("No big shares, please.", schema)
     assert ("delivery", "no_share") not in {(f.argument, f.value) for f in facts}
+
+
+WORKOUT = [
+    {
+        "name": "plan_session",
+        "description": "Plan a gym session.",
+        "arguments": {
+            "warmup_minutes": {"type": "integer", "description": "Minutes of warm-up before lifting."},
+            "rest_minutes": {"type": "integer", "description": "Minutes of rest between sets."},
+            "music": {
+                "type": "string",
+                "enum": ["none", "rock", "classical"],
+                "description": "Music played during the session.",
+            },
+        },
+    }
+]
+
+
+def test_a_short_fragment_takes_its_topic_from_the_clause_before(reader):
+    schema = Schema.from_json_tools(WORKOUT)
+    facts = reader.read("Don't rush the rest between sets. Three minutes tops.", schema)
+    assert ("rest_minutes", "3") in {(f.argument, f.value) for f in facts}
+
+
+def test_saying_an_amount_is_enough_states_it(reader):
+    schema = Schema.from_json_tools(WORKOUT)
+    facts = reader.read("For the warm-up before lifting, ten minutes is plenty.", schema)
+    assert ("warmup_minutes", "10") in {(f.argument, f.value) for f in facts}
+
+
+def test_the_value_none_is_never_a_paraphrase(reader):
+    schema = Schema.from_json_tools(WORKOUT)
+    # "zero" is nearest "none" by meaning: that says no other value is meant, and none is not a
+    # value to paraphrase either
+    facts = reader.read("Play music with zero lyrics.", schema)
+    assert not [f for f in facts if f.argument == "music"]
