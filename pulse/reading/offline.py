@@ -188,6 +188,11 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             # "For docs, my preferred format is sheet": a value inside the leading condition says
             # where the statement applies, not what it states
             found = [f for f in found if not (cond_span[0] <= f[2] < cond_span[1])]
+        reason = _REASON_CLAUSE.search(part)
+        if reason and not _CUE.search(part, reason.end()) and any(f[2] < reason.start() for f in found):
+            # "... so they stay crisp when the journal scales them", "... because the journal charges
+            # for colour": a reason after the wish says why, not what (unless it states a wish itself)
+            found = [f for f in found if f[2] < reason.start()]
         old_span = _span_of(part, clause.old_values_text)
         found.sort(key=lambda f: f[2])  # in the order the clause says them
         olds: dict[str, str] = {}
@@ -355,6 +360,12 @@ _FRAME = frozenset(
 _QUOTED_NAME = re.compile(r"(?<![\w])(['\"‘“])([\w.-]*[\d_-][\w.-]*)(['\"’”])")
 
 
+# a reason or purpose with its own subject, after the clause's wish ("because the ...", "so they ...")
+_REASON_CLAUSE = re.compile(
+    r"\b(?:because|cause|since|so that|so)\s+(?:i|we|you|they|he|she|it|there|the|my|our|your|their|his|her"
+    r"|its|this|that|these|those|people|everyone|nobody|someone)\b",
+    re.I,
+)
 # a clause of at most this many words is a fragment that continues the one before it
 _FRAGMENT_WORDS = 5
 # a comparison right before a number: "over", "more than", "below" ...

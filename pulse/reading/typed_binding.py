@@ -179,7 +179,17 @@ class TypedBinding:
         for arg, c in zip(args, close):
             if c < _SWITCH_CLOSENESS:
                 continue
-            refused = _REFUSAL.search(part)
+            # a refusal counts where the words it governs (up to the next break) speak of the setting:
+            # "skip the cutlery", not the "no exceptions" after "always include the cutlery,"
+            refused = next(
+                (
+                    m
+                    for m in _REFUSAL.finditer(part)
+                    if self._arg_closeness(_governed(part, m.start()), (0, 0), [arg], schema)[0]
+                    >= _SWITCH_CLOSENESS
+                ),
+                None,
+            )
             value = "false" if refused else "true"
             pos = refused.start() if refused else 0
             out.append((arg, value, pos, pos, 1.0))
@@ -198,6 +208,13 @@ def _counts_things(part: str, end: int) -> bool:
 
 # plurals after an hour that are not things counted ("after five weekdays" is still a clock time)
 _NOT_COUNTED = frozenset("afternoons evenings mornings nights weekdays weekends".split())
+
+
+def _governed(part: str, start: int) -> str:
+    """The words from a negator at `start` to the next break in the clause."""
+    rest = part[start:]
+    brk = re.search(r"[,;:.!?()]|\s[-–—]\s", rest)
+    return rest[: brk.start()] if brk else rest
 
 
 def _outermost(mentions: list) -> list:

@@ -266,3 +266,34 @@ def test_the_value_none_is_never_a_paraphrase(reader):
     # value to paraphrase either
     facts = reader.read("Play music with zero lyrics.", schema)
     assert not [f for f in facts if f.argument == "music"]
+
+
+PHOTOS = [
+    {
+        "name": "export_photos",
+        "description": "Export photos.",
+        "arguments": {
+            "add_watermark": {"type": "boolean", "description": "Stamp a watermark on each photo."},
+            "file_type": {"type": "string", "enum": ["jpeg", "png", "raw"], "description": "File type."},
+            "destination": {
+                "type": "string",
+                "enum": ["laptop", "cloud", "printer"],
+                "description": "Where the export goes.",
+            },
+        },
+    }
+]
+
+
+def test_a_refusal_counts_only_over_the_words_it_governs(reader):
+    schema = Schema.from_json_tools(PHOTOS)
+    facts = reader.read("Always stamp a watermark on my photos, no excuses.", schema)
+    assert ("add_watermark", "true") in {(f.argument, f.value) for f in facts}
+    facts = reader.read("Please don't stamp a watermark on my photos.", schema)
+    assert ("add_watermark", "false") in {(f.argument, f.value) for f in facts}
+
+
+def test_a_value_in_a_reason_after_the_wish_is_not_stated(reader):
+    schema = Schema.from_json_tools(PHOTOS)
+    facts = reader.read("Export them as png files because the printer chokes on the others.", schema)
+    assert {(f.argument, f.value) for f in facts} == {("file_type", "png")}
