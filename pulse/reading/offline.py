@@ -209,6 +209,10 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 if c0 <= start < c0 + len(cond):
                     cond = ""  # the "condition" was the value's own phrase ("on my Visa")
             negated = any(a <= start < b for a, b in clause.negated_spans)
+            if negated and _keeps_free(arg, schema) and not _ABSENCE.search(part):
+                # "meetings never on Mondays" for a `meeting_free_day` ("Weekday kept free of
+                # meetings"): refusing the thing the argument keeps out states its value
+                negated = False
             if negated and _BOUND_BEFORE.search(part[:start]) and schema.by_name[arg][0].kind == "number":
                 # "don't go over 50", "never less than 3": the refused side of a bound sets the bound
                 negated = False
@@ -268,7 +272,9 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         outside = "".join(" " if any(a <= i < b for a, b in neg) else ch for i, ch in enumerate(scan))
         if not inside.strip() or not outside.strip():
             return []
-        ctx = frozenset(context | self._named_args(scan, schema))
+        # an argument one of whose values the clause names is spoken of too ("text me ..., I never
+        # check my email": email is an alert channel, so is what "text" means)
+        ctx = frozenset(context | self._named_args(scan, schema) | {a for a, *_ in found})
         out = []
         for negated, text in ((True, inside), (False, outside)):
             have = {a for a, _, st, _, _ in found if any(x <= st < y for x, y in neg) == negated}
@@ -366,6 +372,15 @@ _REASON_CLAUSE = re.compile(
     r"|its|this|that|these|those|people|everyone|nobody|someone)\b",
     re.I,
 )
+# an argument whose value is where something is kept out ("Weekday kept free of meetings")
+_ABSENCE = re.compile(r"\b(?:free|without|blocked|blackout|excluded?|off[- ]limits|quiet)\b", re.I)
+
+
+def _keeps_free(arg: str, schema: Schema) -> bool:
+    spec = schema.by_name[arg][0]
+    return bool(_ABSENCE.search(f"{arg.replace('_', ' ')} {spec.description}"))
+
+
 # a clause of at most this many words is a fragment that continues the one before it
 _FRAGMENT_WORDS = 5
 # a comparison right before a number: "over", "more than", "below" ...

@@ -297,3 +297,38 @@ def test_a_value_in_a_reason_after_the_wish_is_not_stated(reader):
     schema = Schema.from_json_tools(PHOTOS)
     facts = reader.read("Export them as png files because the printer chokes on the others.", schema)
     assert {(f.argument, f.value) for f in facts} == {("file_type", "png")}
+
+
+ALERTS = [
+    {
+        "name": "set_alert",
+        "description": "Set a price alert.",
+        "arguments": {
+            "via": {"type": "string", "enum": ["email", "sms", "push"], "description": "How it arrives."},
+        },
+    },
+    {
+        "name": "plan_week",
+        "description": "Plan the working week.",
+        "arguments": {
+            "focus_day": {
+                "type": "string",
+                "enum": ["monday", "wednesday", "friday"],
+                "description": "Day kept free of calls.",
+            },
+        },
+    },
+]
+
+
+def test_naming_one_value_of_an_argument_speaks_of_it_for_the_contrast(reader):
+    schema = Schema.from_json_tools(ALERTS)
+    facts = reader.read("Text me about price drops, I never open my email.", schema)
+    got = {(f.argument, f.value, f.polarity) for f in facts}
+    assert got == {("via", "sms", "prefer"), ("via", "email", "avoid")}
+
+
+def test_refusing_what_an_argument_keeps_out_states_its_value(reader):
+    schema = Schema.from_json_tools(ALERTS)
+    facts = reader.read("Please never put calls on a Friday.", schema)
+    assert [(f.argument, f.value, f.polarity) for f in facts] == [("focus_day", "friday", "prefer")]
