@@ -164,7 +164,7 @@ class TypedBinding:
             )
             need = _TYPED_MIN_CLOSENESS.get(kind, self.arg_similarity)
             # a note to pass on or a city's zone is its own evidence when one argument takes it
-            own_form = kind in ("note", "zone") and len(fits) == 1
+            own_form = kind in ("note",) and len(fits) == 1
             if (top >= need or unit_named or own_form) and gap >= self.margin:
                 out.append((arg, value, m.start, m.end, 1.0))
         return out

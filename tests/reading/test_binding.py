@@ -332,3 +332,20 @@ def test_refusing_what_an_argument_keeps_out_states_its_value(reader):
     schema = Schema.from_json_tools(ALERTS)
     facts = reader.read("Please never put calls on a Friday.", schema)
     assert [(f.argument, f.value, f.polarity) for f in facts] == [("focus_day", "friday", "prefer")]
+
+
+def test_a_city_names_a_time_zone_only_where_the_clause_speaks_of_time(reader):
+    schema = Schema.from_json_tools(
+        [
+            {
+                "name": "send_note",
+                "description": "Send a note.",
+                "arguments": {
+                    "lang": {"type": "string", "enum": ["english", "portuguese"], "description": "Language."},
+                    "timezone": {"type": "string", "description": "IANA time-zone name."},
+                },
+            }
+        ]
+    )
+    facts = reader.read("Notes to the Lisbon team should be in Portuguese.", schema)
+    assert {(f.argument, f.value) for f in facts} == {("lang", "portuguese")}
