@@ -163,8 +163,9 @@ class TypedBinding:
                 and m.unit == arg_unit(arg, schema.by_name[arg][0].description)
             )
             need = _TYPED_MIN_CLOSENESS.get(kind, self.arg_similarity)
-            # a note to pass on or a city's zone is its own evidence when one argument takes it
-            own_form = kind in ("note",) and len(fits) == 1
+            # a note to pass on is its own evidence when one argument takes it; a city is named for many
+            # reasons ("emails to the Berlin office"), its zone only where the clause speaks of time
+            own_form = kind == "note" and len(fits) == 1
             if (top >= need or unit_named or own_form) and gap >= self.margin:
                 out.append((arg, value, m.start, m.end, 1.0))
         return out
