@@ -83,6 +83,7 @@ class EnumeratedValues:
         owners: dict[str, int] = {}
         for _, v in space.pairs:
             owners[v] = owners.get(v, 0) + 1
+        sided = _sided_by_tool(space, schema, exact, owners)
         # positions each argument's full (several-word) name covers: never another argument's value
         covered = {
             other: covered_positions(scan.stems, space.arg_words[other][0])
@@ -93,7 +94,9 @@ class EnumeratedValues:
         for col_arg, arg in enumerate(space.args):
             if only is not None and arg not in only:
                 continue
-            candidates.extend(self._claims(scan, space, exact, owners, covered, col_arg, arg, withheld))
+            candidates.extend(
+                self._claims(scan, space, exact, owners, covered, col_arg, arg, withheld, sided)
+            )
         return _resolve(candidates)
 
     def _scan(self, part: str, toks: list[Token], space: ValueSpace, context: frozenset[str]) -> _Scan:
@@ -244,6 +247,7 @@ class EnumeratedValues:
         col_arg: int,
         arg: str,
         withheld: set[int] = frozenset(),  # type: ignore[assignment]
+        sided: set[int] = frozenset(),  # type: ignore[assignment]
     ) -> list[Claim]:
         """`arg`'s claims on the clause: every value in the schema's own words, else its best
         paraphrase when clearly ahead of the argument's other values."""
@@ -257,7 +261,8 @@ class EnumeratedValues:
                 continue  # "half an hour" is not the value one_hour, "every day" not one_day
             if i in exact:
                 shared = owners[space.pairs[i][1]] > 1
-                best.append((1.0 if not shared or mention >= self.arg_similarity else 0.5, i, *exact[i]))
+                sure = not shared or mention >= self.arg_similarity or i in sided
+                best.append((1.0 if sure else 0.5, i, *exact[i]))
             elif sims is not None:
                 r = int(np.argmax(sims[:, col]))
                 a, b = scan.spans[usable[r]]
@@ -373,6 +378,33 @@ def _amount(value: str) -> Mention | None:
     if not whole or len(stated[0].value) > 4:
         return None  # the value is not an amount alone (an id, a thing counted)
     return stated[0]
+
+
+def _sided_by_tool(
+    space: ValueSpace,
+    schema: Any,
+    exact: dict[int, tuple[int, int]],
+    owners: dict[str, int],
+) -> set[int]:
+    """A value several arguments have ("economy": a flight's cabin, a rental car's class), said in
+    the schema's own words, is the one argument's whose tool the clause is about: a tool one of whose
+    values only it has the clause also names ("Window seat, economy, vegetarian meal": seat and meal
+    are the flight's). (Earlier clauses' arguments were tried as evidence too: no better.) Pair
+    indices."""
+
+    def tools(arg: str) -> set[str]:
+        return {spec.tool for spec in schema.by_name[arg]}
+
+    in_play: set[str] = set()
+    for i in exact:
+        if owners[space.pairs[i][1]] == 1:
+            in_play |= tools(space.pairs[i][0])
+    out = set()
+    for value in {space.pairs[i][1] for i in exact if owners[space.pairs[i][1]] > 1}:
+        hits = [i for i in exact if space.pairs[i][1] == value and tools(space.pairs[i][0]) & in_play]
+        if len(hits) == 1:
+            out.add(hits[0])
+    return out
 
 
 def _typed_rivals(schema: Any) -> tuple[frozenset[str], tuple[str, ...]]:

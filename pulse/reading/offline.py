@@ -60,7 +60,7 @@ _CUE = re.compile(
     r"moved|changed|no longer|any ?more|is what|should be|has to be|needs to be|works best|suits me|"
     r"is fine|is best|is better|make it|make sure|set it|put it|use|book|send|pay|ship|get|choose|"
     r"refund|order|insist|requires?|go|generally|in general|as always|same as|stands|my|enough|plenty|tops"
-    r"|at most|at least|max|maximum|minimum)\b|:",
+    r"|at most|at least|max|maximum|minimum|can be|could be|is okay|is ok|are fine|are okay|are ok)\b|:",
     re.I,
 )
 # a clause with a subject or a finite verb ("The weather is lovely", "we went to Rome") is a sentence of
@@ -446,8 +446,15 @@ def _states(part: str, clause: Clause, sentence: str) -> bool:
         or _CUE.search(part)
         or _IMPERATIVE.match(clause.text)
         or _CUE.search(sentence)
-        or not _CLAUSE_VERB.search(part)
+        # (the clause without its conditions: "Same-day delivery when it's groceries")
+        or not _CLAUSE_VERB.search(_without_trailing_condition(clause.text))
     )
+
+
+def _without_trailing_condition(text: str) -> str:
+    cond = _trailing_condition(text, 0)
+    at = text.lower().find(cond.lower()) if cond else -1
+    return text[:at] if at > 0 else text
 
 
 def _masked_names(text: str) -> str:

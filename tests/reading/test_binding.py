@@ -349,3 +349,39 @@ def test_a_city_names_a_time_zone_only_where_the_clause_speaks_of_time(reader):
     )
     facts = reader.read("Notes to the Lisbon team should be in Portuguese.", schema)
     assert {(f.argument, f.value) for f in facts} == {("lang", "portuguese")}
+
+
+TRIP = [
+    {
+        "name": "book_train",
+        "description": "Book a train.",
+        "arguments": {
+            "carriage": {"type": "string", "enum": ["quiet", "standard"], "description": "Carriage."},
+            "berth": {"type": "string", "enum": ["upper", "lower"], "description": "Sleeper berth."},
+        },
+    },
+    {
+        "name": "book_bus",
+        "description": "Book a coach bus.",
+        "arguments": {"zone": {"type": "string", "enum": ["quiet", "front"], "description": "Bus zone."}},
+    },
+]
+
+
+def test_a_shared_value_goes_to_the_tool_the_clause_names_other_values_of(reader):
+    schema = Schema.from_json_tools(TRIP)
+    facts = reader.read("Lower berth, quiet, the usual sleeper.", schema)
+    assert {(f.argument, f.value) for f in facts} == {("berth", "lower"), ("carriage", "quiet")}
+    # no other value to side with: a value two arguments have stays unbound
+    facts = reader.read("Quiet, please.", schema)
+    assert not facts
+
+
+def test_a_verbless_wish_with_a_trailing_condition_states_it(reader):
+    facts = reader.read("Upper berth when it's an overnight ride.", Schema.from_json_tools(TRIP))
+    assert [(f.argument, f.value) for f in facts] == [("berth", "upper")]
+
+
+def test_saying_what_something_can_be_states_it(reader):
+    facts = reader.read("The short hops can be in the lower berth.", Schema.from_json_tools(TRIP))
+    assert [(f.argument, f.value) for f in facts] == [("berth", "lower")]
