@@ -96,6 +96,18 @@ class TypedBinding:
             out.append(best + (1.0 if any(has_words(stems, w) for w in space.arg_words[arg]) else 0.0))
         return out
 
+    def _where_named(self, part: str, arg: str, schema: Schema) -> int:
+        """Where the clause speaks of `arg`: its word closest to the argument's name and description
+        (so that a setting said after a leading condition is not taken for part of it)."""
+        space = self._space(schema)
+        toks = [t for t in tokens(part) if t.word not in STOPWORDS]
+        if not toks:
+            return 0
+        lex = self._lex()
+        col = space.args.index(arg)
+        sims = np.stack([lex.word_vector(t.word) for t in toks]) @ space.arg_vectors[col]
+        return toks[int(np.argmax(sims))].start
+
     def _tool_evidence(
         self, part: str, span: tuple[int, int], args: list[str], schema: Schema, close: list[float]
     ) -> list[float]:
@@ -192,7 +204,7 @@ class TypedBinding:
                 None,
             )
             value = "false" if refused else "true"
-            pos = refused.start() if refused else 0
+            pos = refused.start() if refused else self._where_named(part, arg, schema)
             out.append((arg, value, pos, pos, 1.0))
         return out
 

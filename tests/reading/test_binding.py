@@ -385,3 +385,20 @@ def test_a_verbless_wish_with_a_trailing_condition_states_it(reader):
 def test_saying_what_something_can_be_states_it(reader):
     facts = reader.read("The short hops can be in the lower berth.", Schema.from_json_tools(TRIP))
     assert [(f.argument, f.value) for f in facts] == [("berth", "lower")]
+
+
+def test_a_setting_after_a_leading_condition_leaves_the_condition_s_number_alone(reader):
+    schema = Schema.from_json_tools(
+        [
+            {
+                "name": "ship_parcel",
+                "description": "Ship a parcel.",
+                "arguments": {
+                    "insured": {"type": "boolean", "description": "Insure the parcel."},
+                    "declared_value": {"type": "integer", "description": "Declared value in US dollars."},
+                },
+            }
+        ]
+    )
+    facts = reader.read("If a parcel is worth over 300 dollars, it should be insured.", schema)
+    assert [(f.argument, f.value) for f in facts] == [("insured", "true")]
