@@ -96,6 +96,20 @@ class TypedBinding:
             out.append(best + (1.0 if any(has_words(stems, w) for w in space.arg_words[arg]) else 0.0))
         return out
 
+    def _contrasted_with(
+        self, part: str, m: Any, bound: list[tuple[str, str, int, int, float]], schema: Schema
+    ) -> tuple[str, str, int, int, float] | None:
+        """ "25 minutes, not 30", "400 or 500 dollars": a number set against the one just before it is
+        a value of the same argument, in its unit."""
+        if not bound:
+            return None
+        arg, _, _, end, _ = bound[-1]
+        if not _AGAINST.fullmatch(part[end : m.start]):
+            return None
+        spec = schema.by_name[arg][0]
+        value = in_unit(m, arg_unit(arg, spec.description)) if spec.kind == "number" else m.value
+        return None if value is None else (arg, value, m.start, m.end, 1.0)
+
     def _where_named(self, part: str, arg: str, schema: Schema) -> int:
         """Where the clause speaks of `arg`: its word closest to the argument's name and description
         (so that a setting said after a leading condition is not taken for part of it)."""
@@ -134,11 +148,15 @@ class TypedBinding:
     def _by_meaning(
         self, kind: str, part: str, args: list[str], schema: Schema, lead_in: str = ""
     ) -> list[tuple[str, str, int, int, float]]:
-        out = []
+        out: list[tuple[str, str, int, int, float]] = []
         # a clock time's hour is not a quantity ("no calls after five")
         clocks = [(c.start, c.end) for c in clock_times(part)] if kind == "number" else []
         for m in _MENTIONS[kind](part):
             if not m.unit and any(a <= m.start < b for a, b in clocks) and not _counts_things(part, m.end):
+                continue
+            contrast = self._contrasted_with(part, m, out, schema)
+            if contrast is not None:
+                out.append(contrast)
                 continue
             fits = []
             for arg in args:
@@ -221,6 +239,10 @@ def _counts_things(part: str, end: int) -> bool:
 
 # plurals after an hour that are not things counted ("after five weekdays" is still a clock time)
 _NOT_COUNTED = frozenset("afternoons evenings mornings nights weekdays weekends".split())
+
+
+# between two values set against each other: "X, not Y", "X rather than Y", "X or Y"
+_AGAINST = re.compile(r"\s*[,;]?\s*(?:not|never|but not|rather than|instead of|over|or|than)\s+", re.I)
 
 
 def _governed(part: str, start: int) -> str:

@@ -402,3 +402,10 @@ def test_a_setting_after_a_leading_condition_leaves_the_condition_s_number_alone
     )
     facts = reader.read("If a parcel is worth over 300 dollars, it should be insured.", schema)
     assert [(f.argument, f.value) for f in facts] == [("insured", "true")]
+
+
+def test_a_number_set_against_the_one_before_is_the_same_argument(reader):
+    schema = Schema.from_json_tools(WORKOUT)
+    facts = reader.read("Warm up before lifting for 12 minutes, not 20.", schema)
+    got = {(f.argument, f.value, f.polarity) for f in facts}
+    assert got == {("warmup_minutes", "12", "prefer"), ("warmup_minutes", "20", "avoid")}
