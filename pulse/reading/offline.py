@@ -209,6 +209,10 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 if c0 <= start < c0 + len(cond):
                     cond = ""  # the "condition" was the value's own phrase ("on my Visa")
             negated = any(a <= start < b for a, b in clause.negated_spans)
+            if _KEPT_CLEAR.match(part, _end) and not _keeps_free(arg, schema):
+                # "keep early mornings free of calls": the value is kept clear of what the argument
+                # books (for an argument that is itself what is kept free, it is its value)
+                negated = not negated
             if negated and _keeps_free(arg, schema) and not _ABSENCE.search(part):
                 # "meetings never on Mondays" for a `meeting_free_day` ("Weekday kept free of
                 # meetings"): refusing the thing the argument keeps out states its value
@@ -372,6 +376,8 @@ _REASON_CLAUSE = re.compile(
     r"|its|this|that|these|those|people|everyone|nobody|someone)\b",
     re.I,
 )
+# right after a value: it is kept clear of what the argument books ("early mornings free of calls")
+_KEPT_CLEAR = re.compile(r"\s+(?:free|clear)\s+(?:of|from)\b|\s+(?:off[- ]limits|blocked off)\b", re.I)
 # an argument whose value is where something is kept out ("Weekday kept free of meetings")
 _ABSENCE = re.compile(r"\b(?:free|without|blocked|blackout|excluded?|off[- ]limits|quiet)\b", re.I)
 

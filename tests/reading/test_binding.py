@@ -409,3 +409,14 @@ def test_a_number_set_against_the_one_before_is_the_same_argument(reader):
     facts = reader.read("Warm up before lifting for 12 minutes, not 20.", schema)
     got = {(f.argument, f.value, f.polarity) for f in facts}
     assert got == {("warmup_minutes", "12", "prefer"), ("warmup_minutes", "20", "avoid")}
+
+
+def test_a_value_kept_free_of_what_the_tool_books_is_avoided(reader):
+    schema = Schema.from_json_tools([TOOLS[0], ALERTS[1]])
+    got = {
+        (f.argument, f.value, f.polarity)
+        for f in reader.read("Keep my evenings free of calls, always.", schema)
+    }
+    assert ("slot", "evening", "avoid") in got
+    got = {(f.argument, f.value, f.polarity) for f in reader.read("I like Fridays free of calls.", schema)}
+    assert ("focus_day", "friday", "prefer") in got
