@@ -188,6 +188,11 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             # "For docs, my preferred format is sheet": a value inside the leading condition says
             # where the statement applies, not what it states
             found = [f for f in found if not (cond_span[0] <= f[2] < cond_span[1])]
+        # "the journal charges a fortune", "the conference wants EPS figures": a value that is the
+        # subject of a verb is who acts, not what is wished (unless it is all the clause names)
+        acting = [f for f in found if _ACTS.match(part, f[3]) and _DETERMINED.search(part, 0, f[2])]
+        if acting and len(acting) < len(found):
+            found = [f for f in found if f not in acting]
         reason = _REASON_CLAUSE.search(part)
         if reason and not _CUE.search(part, reason.end()) and any(f[2] < reason.start() for f in found):
             # "... so they stay crisp when the journal scales them", "... because the journal charges
@@ -370,6 +375,14 @@ _FRAME = frozenset(
 _QUOTED_NAME = re.compile(r"(?<![\w])(['\"‘“])([\w.-]*[\d_-][\w.-]*)(['\"’”])")
 
 
+# a value as a subject: a determiner before it, a verb after it that takes an object ("the journal
+# charges a fortune", "the conference wants EPS", "the new journal runs its own check") or an auxiliary
+_DETERMINED = re.compile(r"\b(?:the|a|an|this|that|our|their|his|her|its|your|my)(?:\s+[a-z-]+)?\s+$", re.I)
+_ACTS = re.compile(
+    r"\s+(?:(?:is|are|was|were|has|have|had|does|did|will|would|can|could|should|must|may|might)\b"
+    r"|[a-z]+(?:s|ed)\s+(?:them|it|us|me|him|her|a|an|the|its|their|our|my|your|this|that|these|those)\b)",
+    re.I,
+)
 # a reason or purpose with its own subject, after the clause's wish ("because the ...", "so they ...")
 _REASON_CLAUSE = re.compile(
     r"\b(?:because|cause|since|so that|so)\s+(?:i|we|you|they|he|she|it|there|the|my|our|your|their|his|her"

@@ -420,3 +420,12 @@ def test_a_value_kept_free_of_what_the_tool_books_is_avoided(reader):
     assert ("slot", "evening", "avoid") in got
     got = {(f.argument, f.value, f.polarity) for f in reader.read("I like Fridays free of calls.", schema)}
     assert ("focus_day", "friday", "prefer") in got
+
+
+def test_a_value_that_is_the_subject_of_a_verb_is_not_the_wish(reader):
+    schema = Schema.from_json_tools(PHOTOS)
+    facts = reader.read("Export raw files for me, the printer wants them anyway.", schema)
+    assert {(f.argument, f.value) for f in facts} == {("file_type", "raw")}
+    # alone in its clause, a value before a verb is still read
+    facts = reader.read("The cloud is where exports go.", schema)
+    assert ("destination", "cloud") in {(f.argument, f.value) for f in facts}
