@@ -213,7 +213,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 c0 = part.lower().index(cond.lower())
                 if c0 <= start < c0 + len(cond):
                     cond = ""  # the "condition" was the value's own phrase ("on my Visa")
-            negated = any(a <= start < b for a, b in clause.negated_spans)
+            negated = _negated(part, start, clause.negated_spans)
             if _KEPT_CLEAR.match(part, _end) and not _keeps_free(arg, schema):
                 # "keep early mornings free of calls": the value is kept clear of what the argument
                 # books (for an argument that is itself what is kept free, it is its value)
@@ -389,6 +389,19 @@ _REASON_CLAUSE = re.compile(
     r"|its|this|that|these|those|people|everyone|nobody|someone)\b",
     re.I,
 )
+
+
+def _negated(part: str, start: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether a negation governs the value at `start`. Two different negators over it cancel ("never
+    substitute without asking first", "don't skip the salad"); one repeated ("no forks and no
+    napkins") is one negation."""
+    over = [a for a, b in spans if a <= start < b]
+    words = {part[a:].split(maxsplit=1)[0].lower() for a in over}
+    if len(words) > 1:
+        return len(over) % 2 == 1
+    return bool(over)
+
+
 # right after a value: it is kept clear of what the argument books ("early mornings free of calls")
 _KEPT_CLEAR = re.compile(r"\s+(?:free|clear)\s+(?:of|from)\b|\s+(?:off[- ]limits|blocked off)\b", re.I)
 # an argument whose value is where something is kept out ("Weekday kept free of meetings")

@@ -429,3 +429,13 @@ def test_a_value_that_is_the_subject_of_a_verb_is_not_the_wish(reader):
     # alone in its clause, a value before a verb is still read
     facts = reader.read("The cloud is where exports go.", schema)
     assert ("destination", "cloud") in {(f.argument, f.value) for f in facts}
+
+
+def test_two_different_negations_over_a_value_cancel(reader):
+    schema = Schema.from_json_tools(PHOTOS)
+    facts = reader.read("Never export anything without png files.", schema)
+    assert ("file_type", "png", "prefer") in {(f.argument, f.value, f.polarity) for f in facts}
+    # one negator repeated is one negation
+    facts = reader.read("No raw files and no png files, please.", schema)
+    got = {(f.argument, f.value, f.polarity) for f in facts}
+    assert ("file_type", "png", "avoid") in got
