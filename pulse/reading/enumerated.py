@@ -300,6 +300,7 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
     toks, stems = scan.toks, scan.stems
     pos = [k for k, t in enumerate(toks) if t.word not in STOPWORDS]  # positions of non-small words
     exact: dict[int, tuple[int, int]] = {}
+    bases: dict[int, str] | None = None  # each non-small word's base form (built when first needed)
     for i, vw in enumerate(space.words):
         n = len(vw)
         if not n:
@@ -321,9 +322,13 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
             # a two-word value in the other order or another form of its words, within a few words
             # ("forward the vendor's email" is email_forward, "printing double-sided" double_sided)
             want = {_base(w) for w in vw}
+            if bases is None:
+                bases = {k: _base(toks[k].word) for k in pos}
+            if len(want) < 2 or not want <= set(bases.values()):
+                continue
             for j, a in enumerate(pos):
                 for b in pos[j + 1 : j + 3]:
-                    if b - a <= 3 and {_base(toks[a].word), _base(toks[b].word)} == want and len(want) == 2:
+                    if b - a <= 3 and {bases[a], bases[b]} == want:
                         exact[i] = (toks[a].start, toks[b].end)
                         break
                 if i in exact:
@@ -331,6 +336,7 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
     return exact
 
 
+@lru_cache(maxsize=65536)
 def _base(word: str) -> str:
     """A word without its plural or verb ending, and without a final e ("sharing", "shared", "share"
     -> "shar")."""
