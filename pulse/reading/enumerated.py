@@ -13,6 +13,7 @@ the lexicon and the value space):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -75,6 +76,7 @@ class EnumeratedValues:
         scan = self._scan(part, toks, space, context)
         exact = _exact_words(scan, space)
         self._amounts(scan, space, exact)
+        _frequencies(part, space, exact)
         if space.typed_rivals is None:
             space.typed_rivals = _typed_rivals(schema)
         rivals, clock_args = space.typed_rivals
@@ -334,6 +336,34 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
                 if i in exact:
                     break
     return exact
+
+
+# how often, said in words: "every day" is daily, "once a month" monthly, "every other week" biweekly
+_EVERY = re.compile(
+    r"\b(?:(?P<other>every (?:other|second|two|2)|twice an?|twice per|two times an?)"
+    r"|every|each|once an?|once per|per)\s+(?P<unit>hour|day|night|week|month|quarter|year)s?\b",
+    re.I,
+)
+_ADVERB = {
+    "day": "daily",
+    "hour": "hourly",
+    "night": "nightly",
+    "week": "weekly",
+    "month": "monthly",
+    "quarter": "quarterly",
+    "year": "yearly",
+}
+
+
+def _frequencies(part: str, space: ValueSpace, exact: dict[int, tuple[int, int]]) -> None:
+    """A value that is how often ("daily", "biweekly", "monthly") named by a phrase of frequency."""
+    for m in _EVERY.finditer(part):
+        word = _ADVERB[m.group("unit").lower()]
+        if m.group("other"):
+            word = "bi" + word  # every other week / twice a week: the schema's "biweekly" either way
+        for i, vw in enumerate(space.words):
+            if i not in exact and vw in ((word,), tuple(word.replace("bi", "bi ", 1).split())):
+                exact[i] = (m.start(), m.end())
 
 
 @lru_cache(maxsize=65536)

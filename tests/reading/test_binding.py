@@ -439,3 +439,25 @@ def test_two_different_negations_over_a_value_cancel(reader):
     facts = reader.read("No raw files and no png files, please.", schema)
     got = {(f.argument, f.value, f.polarity) for f in facts}
     assert ("file_type", "png", "avoid") in got
+
+
+def test_how_often_said_in_words_names_a_frequency_value(reader):
+    schema = Schema.from_json_tools(
+        [
+            {
+                "name": "water_plants",
+                "description": "Schedule plant watering.",
+                "arguments": {
+                    "cadence": {
+                        "type": "string",
+                        "enum": ["daily", "biweekly", "monthly"],
+                        "description": "Cadence.",
+                    }
+                },
+            }
+        ]
+    )
+    got = {(f.argument, f.value) for f in reader.read("Water the ferns every other week, please.", schema)}
+    assert got == {("cadence", "biweekly")}
+    got = {(f.argument, f.value) for f in reader.read("I usually water the cactus once a month.", schema)}
+    assert got == {("cadence", "monthly")}
