@@ -4,11 +4,16 @@ Stages of `EnumeratedValues._enumerated` (a mixin of `OfflineReader`, which supp
 the lexicon and the value space):
 1. `_scan`: the clause's stems, content words, 1-3-word spans and their vectors, each argument's
    mention score (its name or description said, by word or by meaning, or spoken of earlier);
-2. `_exact`: values in the schema's own words (stem-folded, across a small word), values that are an
-   amount said in other words ("sixty minutes" is full_hour), parts of the day a clock time falls in;
+2. `_exact`: values in the schema's own words (stem-folded, across a small word; a two-word value
+   also in the other order or another form), values that are an amount said in other words ("sixty
+   minutes" is full_hour), how often ("every other week" is biweekly), parts of the day a clock time
+   falls in; an amount or a clock time a typed argument also takes is left to it unless the clause
+   speaks of the enumerated argument (`_yield_amounts`, `_day_parts`); a value several arguments
+   share goes to the tool whose other values the clause names (`_sided_by_tool`);
 3. `_claims`: per argument, its best value (the schema's own words first, else the closest
    paraphrase when clearly ahead and either strong or of an argument the clause speaks of);
-4. `_resolve`: one phrase states one argument's value, the best claim wins.
+4. `_resolve`: one phrase states one argument's value, the best claim wins (of values in the schema's
+   own words, the one covering more of the phrase).
 """
 
 from __future__ import annotations
