@@ -193,6 +193,9 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         acting = [f for f in found if _ACTS.match(part, f[3]) and _DETERMINED.search(part, 0, f[2])]
         if acting and len(acting) < len(found):
             found = [f for f in found if f not in acting]
+        # "move 2,000 from savings into checking": where money or a thing goes to is not the argument
+        # it comes from
+        found = [f for f in found if not (_INTO.search(part, 0, f[2]) and _is_source(f[0], schema))]
         reason = _REASON_CLAUSE.search(part)
         if reason and not _CUE.search(part, reason.end()) and any(f[2] < reason.start() for f in found):
             # "... so they stay crisp when the journal scales them", "... because the journal charges
@@ -383,6 +386,16 @@ _ACTS = re.compile(
     r"|[a-z]+(?:s|ed)\s+(?:them|it|us|me|him|her|a|an|the|its|their|our|my|your|this|that|these|those)\b)",
     re.I,
 )
+_INTO = re.compile(r"\b(?:to|into|onto|towards?)\s+(?:the\s+|my\s+|our\s+)?$", re.I)
+_SOURCE = re.compile(r"\b(?:from|origin|leaves?|withdrawn|debited)\b", re.I)
+
+
+def _is_source(arg: str, schema: Schema) -> bool:
+    """An argument that says where something comes from ("from_account": "Account the money leaves")."""
+    spec = schema.by_name[arg][0]
+    return bool(_SOURCE.search(f"{arg.replace('_', ' ')} {spec.description}"))
+
+
 # a reason or purpose with its own subject, after the clause's wish ("because the ...", "so they ...")
 _REASON_CLAUSE = re.compile(
     r"\b(?:because|cause|since|so that|so)\s+(?:i|we|you|they|he|she|it|there|the|my|our|your|their|his|her"

@@ -461,3 +461,23 @@ def test_how_often_said_in_words_names_a_frequency_value(reader):
     assert got == {("cadence", "biweekly")}
     got = {(f.argument, f.value) for f in reader.read("I usually water the cactus once a month.", schema)}
     assert got == {("cadence", "monthly")}
+
+
+def test_where_something_goes_is_not_the_argument_it_comes_from(reader):
+    schema = Schema.from_json_tools(
+        [
+            {
+                "name": "move_stock",
+                "description": "Move stock between stores.",
+                "arguments": {
+                    "from_store": {
+                        "type": "string",
+                        "enum": ["warehouse", "downtown", "airport"],
+                        "description": "Store the stock leaves.",
+                    }
+                },
+            }
+        ]
+    )
+    facts = reader.read("Always move the boxes from the warehouse into downtown.", schema)
+    assert [(f.argument, f.value) for f in facts] == [("from_store", "warehouse")]
