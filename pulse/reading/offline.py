@@ -159,7 +159,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             ):
                 f = replace(f, revises=withdrawn[f.argument])
             out.append(f)
-        return _dedupe(out)
+        return _echoes_dropped(_dedupe(out))
 
     def _bind(
         self,
@@ -455,6 +455,14 @@ def _withdrawn_then_new_in_clause(
             olds[arg] = value
             drop.add(i)
     return [f for i, f in enumerate(found) if i not in drop], olds
+
+
+def _echoes_dropped(facts: list[ReadFact]) -> list[ReadFact]:
+    """A value read in the schema's own words is not read again by a paraphrase elsewhere in the
+    statement ("always go out in a warm, friendly voice -- even when ..."): the paraphrase is an echo
+    of it, whatever kind or polarity its clause gave it (someone else's is their own)."""
+    sure = {(f.argument, f.value, f.holder) for f in facts if f.confidence >= 1.0}
+    return [f for f in facts if f.confidence >= 1.0 or (f.argument, f.value, f.holder) not in sure]
 
 
 def _withdrawn_then_new(facts: list[ReadFact], clause_of: list[int]) -> list[ReadFact]:

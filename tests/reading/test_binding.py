@@ -481,3 +481,9 @@ def test_where_something_goes_is_not_the_argument_it_comes_from(reader):
     )
     facts = reader.read("Always move the boxes from the warehouse into downtown.", schema)
     assert [(f.argument, f.value) for f in facts] == [("from_store", "warehouse")]
+
+
+def test_a_paraphrase_echoing_a_value_already_read_is_not_read_again(reader):
+    schema = Schema.from_json_tools(TOOLS)
+    facts = reader.read("Calls go on the phone, please, never by telephone when it is a client, ugh.", schema)
+    assert [(f.argument, f.value, f.polarity) for f in facts] == [("platform", "phone", "prefer")]
