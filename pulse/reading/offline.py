@@ -387,7 +387,8 @@ _ACTS = re.compile(
     re.I,
 )
 _INTO = re.compile(r"\b(?:to|into|onto|towards?)\s+(?:the\s+|my\s+|our\s+)?$", re.I)
-_SOURCE = re.compile(r"\b(?:from|origin|leaves?|withdrawn|debited)\b", re.I)
+# ("leaves" is left out: "Where to leave the parcel" is where it goes)
+_SOURCE = re.compile(r"\b(?:from|origin|withdrawn|debited)\b", re.I)
 
 
 def _is_source(arg: str, schema: Schema) -> bool:

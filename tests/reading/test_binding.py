@@ -487,3 +487,24 @@ def test_a_paraphrase_echoing_a_value_already_read_is_not_read_again(reader):
     schema = Schema.from_json_tools(TOOLS)
     facts = reader.read("Calls go on the phone, please, never by telephone when it is a client, ugh.", schema)
     assert [(f.argument, f.value, f.polarity) for f in facts] == [("platform", "phone", "prefer")]
+
+
+def test_where_a_thing_is_left_is_not_where_it_comes_from(reader):
+    # where a thing is left ("Where to leave the bag") is where it goes, not where it comes from
+    schema = Schema.from_json_tools(
+        [
+            {
+                "name": "deliver_bag",
+                "description": "Deliver a bag.",
+                "arguments": {
+                    "drop": {
+                        "type": "string",
+                        "enum": ["porch", "garage"],
+                        "description": "Where to leave the bag.",
+                    }
+                },
+            }
+        ]
+    )
+    facts = reader.read("Always bring it right to the porch.", schema)
+    assert [(f.argument, f.value) for f in facts] == [("drop", "porch")]
