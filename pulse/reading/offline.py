@@ -117,7 +117,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         """Facts `text` states about `schema`'s arguments (see the module docstring)."""
         speaker = f"person:{speaker_name(text)}" if speaker_name(text) else speaker
         facts: list[ReadFact] = []
-        withdrawn: dict[str, str] = {}
+        withdrawn: dict[tuple[str, str], str] = {}  # (argument, holder) -> the value withdrawn
         # arguments an earlier clause of the statement spoke of ("No longer the lunch hour; from
         # here on it is after dinner": the second clause is about the same argument)
         context: set[str] = set()
@@ -145,7 +145,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                     clause_of.append(n_clause)
                     context.add(fact.argument)
                     if fact.withdraws:
-                        withdrawn[fact.argument] = fact.value
+                        withdrawn[fact.argument, fact.holder] = fact.value
                     facts.append(fact)
         facts = _withdrawn_then_new(facts, clause_of)
         # "I no longer want X; from here on it is Y": Y revises X
@@ -154,10 +154,11 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             if (
                 not f.withdraws
                 and not f.revises
-                and f.argument in withdrawn
-                and withdrawn[f.argument] != f.value
+                and (f.argument, f.holder) in withdrawn
+                and withdrawn[f.argument, f.holder] != f.value
             ):
-                f = replace(f, revises=withdrawn[f.argument])
+                # (someone else's new value revises nothing of the speaker's)
+                f = replace(f, revises=withdrawn[f.argument, f.holder])
             out.append(f)
         return _echoes_dropped(_dedupe(out))
 
@@ -480,6 +481,7 @@ def _withdrawn_then_new(facts: list[ReadFact], clause_of: list[int]) -> list[Rea
                 for j in range(i + 1, len(facts))
                 if clause_of[j] > clause_of[i]
                 and facts[j].argument == w.argument
+                and facts[j].holder == w.holder
                 and facts[j].value != w.value
                 and facts[j].polarity == "prefer"
                 and not facts[j].withdraws

@@ -508,3 +508,10 @@ def test_where_a_thing_is_left_is_not_where_it_comes_from(reader):
     )
     facts = reader.read("Always bring it right to the porch.", schema)
     assert [(f.argument, f.value) for f in facts] == [("drop", "porch")]
+
+
+def test_someone_else_s_new_value_does_not_revise_my_withdrawal(reader, schema):
+    facts = reader.read("I no longer want calls on the phone; my colleague Dana prefers zoom.", schema)
+    got = {(f.value, f.holder, f.withdraws, f.revises) for f in facts}
+    assert ("phone", "user", True, "") in got
+    assert ("zoom", "person:Dana", False, "") in got
