@@ -4,15 +4,21 @@ Stages of `EnumeratedValues._enumerated` (a mixin of `OfflineReader`, which supp
 the lexicon and the value space):
 1. `_scan`: the clause's stems, content words, 1-3-word spans and their vectors, each argument's
    mention score (its name or description said, by word or by meaning, or spoken of earlier);
-2. `_exact`: values in the schema's own words (stem-folded, across a small word), values that are an
-   amount said in other words ("sixty minutes" is full_hour), parts of the day a clock time falls in;
+2. `_exact`: values in the schema's own words (stem-folded, across a small word; a two-word value
+   also in the other order or another form), values that are an amount said in other words ("sixty
+   minutes" is full_hour), how often ("every other week" is biweekly), parts of the day a clock time
+   falls in; an amount or a clock time a typed argument also takes is left to it unless the clause
+   speaks of the enumerated argument (`_yield_amounts`, `_day_parts`); a value several arguments
+   share goes to the tool whose other values the clause names (`_sided_by_tool`);
 3. `_claims`: per argument, its best value (the schema's own words first, else the closest
    paraphrase when clearly ahead and either strong or of an argument the clause speaks of);
-4. `_resolve`: one phrase states one argument's value, the best claim wins.
+4. `_resolve`: one phrase states one argument's value, the best claim wins (of values in the schema's
+   own words, the one covering more of the phrase).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -20,9 +26,19 @@ from typing import Any
 import numpy as np
 
 from pulse.reading.lexicon import STOPWORDS
-from pulse.reading.typed import Mention, clock_times, compound_numbers, day_parts, quantities, same_amount
+from pulse.reading.typed import (
+    Mention,
+    arg_unit,
+    clock_times,
+    compound_numbers,
+    day_parts,
+    in_unit,
+    quantities,
+    same_amount,
+)
+from pulse.reading.typed_binding import _typed_kind
 from pulse.reading.value_space import ValueSpace
-from pulse.reading.words import TOKEN, Stems, Token, covered_positions, has_words, stem
+from pulse.reading.words import TOKEN, Stems, Token, covered_positions, has_words, root, stem
 
 Claim = tuple[float, str, str, int, int]  # score, argument, value, start, end
 
@@ -60,14 +76,21 @@ class EnumeratedValues:
         space: ValueSpace,
         schema: Any,
         context: frozenset[str] = frozenset(),
+        only: frozenset[str] | None = None,  # the arguments to read (None: all)
     ) -> list[tuple[str, str, int, int, float]]:
         scan = self._scan(part, toks, space, context)
         exact = _exact_words(scan, space)
         self._amounts(scan, space, exact)
-        self._day_parts(part, space, scan.arg_mention, exact)
+        _frequencies(part, space, exact)
+        if space.typed_rivals is None:
+            space.typed_rivals = _typed_rivals(schema)
+        rivals, clock_args = space.typed_rivals
+        self._day_parts(part, space, scan.arg_mention, exact, clock_args)
+        withheld = self._yield_amounts(scan, space, exact, rivals)
         owners: dict[str, int] = {}
         for _, v in space.pairs:
             owners[v] = owners.get(v, 0) + 1
+        sided = _sided_by_tool(space, schema, exact, owners)
         # positions each argument's full (several-word) name covers: never another argument's value
         covered = {
             other: covered_positions(scan.stems, space.arg_words[other][0])
@@ -76,7 +99,11 @@ class EnumeratedValues:
         }
         candidates: list[Claim] = []
         for col_arg, arg in enumerate(space.args):
-            candidates.extend(self._claims(scan, space, exact, owners, covered, col_arg, arg))
+            if only is not None and arg not in only:
+                continue
+            candidates.extend(
+                self._claims(scan, space, exact, owners, covered, col_arg, arg, withheld, sided)
+            )
         return _resolve(candidates)
 
     def _scan(self, part: str, toks: list[Token], space: ValueSpace, context: frozenset[str]) -> _Scan:
@@ -131,11 +158,41 @@ class EnumeratedValues:
                     exact[i] = (q.start, q.end)
                     break
 
+    def _yield_amounts(
+        self, scan: _Scan, space: ValueSpace, exact: dict[int, tuple[int, int]], rivals: frozenset[str]
+    ) -> set[int]:
+        """An amount that a numeric argument of the schema also takes ("fifteen minutes" where the
+        schema has both a reminder value fifteen_minutes and a `buffer_minutes` number) is that
+        enumerated value only where the clause speaks of its argument: one amount, several arguments
+        that could hold it, and the clause's words decide (the typed binding weighs the numbers).
+        Returns the values withheld (neither named nor paraphrased by the amount)."""
+        withheld = set()
+        for i in list(exact):
+            arg, value = space.pairs[i]
+            amount = _amount(value)
+            if (
+                amount is not None
+                and scan.arg_mention[arg] < self.arg_similarity
+                and any(in_unit(amount, unit) is not None for unit in rivals)
+            ):
+                del exact[i]
+                withheld.add(i)
+        return withheld
+
     def _day_parts(
-        self, part: str, space: ValueSpace, arg_mention: dict[str, float], exact: dict[int, tuple[int, int]]
+        self,
+        part: str,
+        space: ValueSpace,
+        arg_mention: dict[str, float],
+        exact: dict[int, tuple[int, int]],
+        clock_args: tuple[str, ...] = (),
     ) -> None:
         """A clock time names the part of the day it falls in ("after six" is an evening value) for the
-        one argument whose values are parts of the day, or the one the clause speaks of."""
+        one argument whose values are parts of the day, or the one the clause speaks of. Where the
+        schema also has arguments that take the clock time itself (a start time, HH:MM), the time is
+        theirs where the clause speaks of one of them, unless it speaks of the part-of-day argument at
+        least as much."""
+        rival = max((arg_mention[a] for a in clock_args), default=0.0)
         for clock in clock_times(part):
             words = day_parts(clock.value)
             hits: dict[str, int] = {}
@@ -148,6 +205,8 @@ class EnumeratedValues:
                             hits[arg] = i
             if len(hits) > 1:
                 hits = {a: i for a, i in hits.items() if arg_mention[a] >= self.arg_similarity}
+            if rival >= self.arg_similarity:
+                hits = {a: i for a, i in hits.items() if arg_mention[a] >= rival}
             if len(hits) == 1:
                 (i,) = hits.values()
                 exact.setdefault(i, (clock.start, clock.end))
@@ -194,6 +253,8 @@ class EnumeratedValues:
         covered: dict[str, set[int]],
         col_arg: int,
         arg: str,
+        withheld: set[int] = frozenset(),  # type: ignore[assignment]
+        sided: set[int] = frozenset(),  # type: ignore[assignment]
     ) -> list[Claim]:
         """`arg`'s claims on the clause: every value in the schema's own words, else its best
         paraphrase when clearly ahead of the argument's other values."""
@@ -203,11 +264,12 @@ class EnumeratedValues:
         mention = scan.arg_mention[arg]
         best: list[tuple[float, int, int, int]] = []  # score, pair index, start, end
         for col, i in enumerate(idx):
-            if i not in exact and not _same_quantity(space.pairs[i][1], scan.said):
+            if i in withheld or (i not in exact and not _same_quantity(space.pairs[i][1], scan.said)):
                 continue  # "half an hour" is not the value one_hour, "every day" not one_day
             if i in exact:
                 shared = owners[space.pairs[i][1]] > 1
-                best.append((1.0 if not shared or mention >= self.arg_similarity else 0.5, i, *exact[i]))
+                sure = not shared or mention >= self.arg_similarity or i in sided
+                best.append((1.0 if sure else 0.5, i, *exact[i]))
             elif sims is not None:
                 r = int(np.argmax(sims[:, col]))
                 a, b = scan.spans[usable[r]]
@@ -226,6 +288,10 @@ class EnumeratedValues:
             bonus = 1.0 + 0.1 * min(mention, 1.0)
             return [(s + bonus, arg, space.pairs[i][1], a, e) for s, i, a, e in exact_hits]
         top = best[0]
+        if set(space.words[top[1]]) <= _EMPTY_VALUE:
+            # a value that is the absence of one ("none") has no meaning to paraphrase: closest to the
+            # clause's words, it only says no other value is
+            return []
         lead = top[0] - (best[1][0] if len(best) > 1 else 0.0)
         named = mention >= self.arg_similarity
         if (named and top[0] >= self.min_similarity and lead >= self.margin) or (
@@ -241,6 +307,7 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
     toks, stems = scan.toks, scan.stems
     pos = [k for k, t in enumerate(toks) if t.word not in STOPWORDS]  # positions of non-small words
     exact: dict[int, tuple[int, int]] = {}
+    bases: dict[int, str] | None = None  # each non-small word's base form (built when first needed)
     for i, vw in enumerate(space.words):
         n = len(vw)
         if not n:
@@ -258,13 +325,80 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
                 if run[-1] - run[0] <= 2 * n - 2 and tuple(stems[k] for k in run) == vw:
                     exact[i] = (toks[run[0]].start, toks[run[-1]].end)
                     break
+        if i not in exact and n == 2 and not set(vw) & _NOT_CONTENT:
+            # a two-word value in the other order or another form of its words, within a few words
+            # ("forward the vendor's email" is email_forward, "printing double-sided" double_sided)
+            want = {_base(w) for w in vw}
+            if bases is None:
+                bases = {k: _base(toks[k].word) for k in pos}
+            if len(want) < 2 or not want <= set(bases.values()):
+                continue
+            for j, a in enumerate(pos):
+                for b in pos[j + 1 : j + 3]:
+                    if b - a <= 3 and {bases[a], bases[b]} == want:
+                        exact[i] = (toks[a].start, toks[b].end)
+                        break
+                if i in exact:
+                    break
     return exact
+
+
+# how often, said in words: "every day" is daily, "once a month" monthly, "every other week" biweekly
+_EVERY = re.compile(
+    r"\b(?:(?P<other>every (?:other|second|two|2)|twice an?|twice per|two times an?)"
+    r"|every|each|once an?|once per|per)\s+(?P<unit>hour|day|night|week|month|quarter|year)s?\b",
+    re.I,
+)
+_ADVERB = {
+    "day": "daily",
+    "hour": "hourly",
+    "night": "nightly",
+    "week": "weekly",
+    "month": "monthly",
+    "quarter": "quarterly",
+    "year": "yearly",
+}
+
+
+def _frequencies(part: str, space: ValueSpace, exact: dict[int, tuple[int, int]]) -> None:
+    """A value that is how often ("daily", "biweekly", "monthly") named by a phrase of frequency."""
+    for m in _EVERY.finditer(part):
+        word = _ADVERB[m.group("unit").lower()]
+        if m.group("other"):
+            word = "bi" + word  # every other week / twice a week: the schema's "biweekly" either way
+        for i, vw in enumerate(space.words):
+            if i not in exact and vw in ((word,), tuple(word.replace("bi", "bi ", 1).split())):
+                exact[i] = (m.start(), m.end())
+
+
+@lru_cache(maxsize=65536)
+def _base(word: str) -> str:
+    """A word without its plural or verb ending, and without a final e ("sharing", "shared", "share"
+    -> "shar")."""
+    r = root(word)
+    return r[:-1] if len(r) > 4 and r.endswith("e") else r
+
+
+# values that say there is none: named in their own words or by refusing the argument, never by meaning
+_EMPTY_VALUE = frozenset("none no nothing nobody neither any anything".split())
+# a claim's score from values in the schema's own words (`_claims`: 1.0 or 0.5, plus at least 1.0)
+_OWN_WORDS = 1.5
+# words of a value that say how much or whether, not what ("no_bags", "any_seat"): they bind only in
+# their place
+_NOT_CONTENT = frozenset("no not non none any all only each every extra more less".split())
 
 
 def _resolve(candidates: list[Claim]) -> list[tuple[str, str, int, int, float]]:
     """One phrase states one argument's value: the best claim first; of two equal claims the longer
-    phrase ("early mornings" is early_morning)."""
-    candidates.sort(key=lambda c: (round(c[0], 6), c[4] - c[3]), reverse=True)
+    phrase ("early mornings" is early_morning). Of values in the schema's own words, the one that
+    covers more of the phrase ("forward the email" is email_forward, not the value email of another
+    argument)."""
+
+    def rank(c: Claim) -> tuple:
+        own_words = c[0] >= _OWN_WORDS
+        return (own_words, c[4] - c[3] if own_words else 0, round(c[0], 6), c[4] - c[3])
+
+    candidates.sort(key=rank, reverse=True)
     taken: list[tuple[int, int]] = []
     out = []
     for score, arg, value, s, e in candidates:
@@ -285,6 +419,49 @@ def _amount(value: str) -> Mention | None:
     if not whole or len(stated[0].value) > 4:
         return None  # the value is not an amount alone (an id, a thing counted)
     return stated[0]
+
+
+def _sided_by_tool(
+    space: ValueSpace,
+    schema: Any,
+    exact: dict[int, tuple[int, int]],
+    owners: dict[str, int],
+) -> set[int]:
+    """A value several arguments have ("economy": a flight's cabin, a rental car's class), said in
+    the schema's own words, is the one argument's whose tool the clause is about: a tool one of whose
+    values only it has the clause also names ("Window seat, economy, vegetarian meal": seat and meal
+    are the flight's). (Earlier clauses' arguments were tried as evidence too: no better.) Pair
+    indices."""
+
+    def tools(arg: str) -> set[str]:
+        return {spec.tool for spec in schema.by_name[arg]}
+
+    in_play: set[str] = set()
+    for i in exact:
+        if owners[space.pairs[i][1]] == 1:
+            in_play |= tools(space.pairs[i][0])
+    out = set()
+    for value in {space.pairs[i][1] for i in exact if owners[space.pairs[i][1]] > 1}:
+        hits = [i for i in exact if space.pairs[i][1] == value and tools(space.pairs[i][0]) & in_play]
+        if len(hits) == 1:
+            out.add(hits[0])
+    return out
+
+
+def _typed_rivals(schema: Any) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The units the schema's numeric arguments take ("" for a bare count), and the arguments that
+    take a clock time: what an amount or a clock time could fill besides an enumerated value."""
+    out, clocks = set(), []
+    for specs in schema.by_name.values():
+        spec = specs[0]
+        if spec.enum:
+            continue
+        kind = _typed_kind(spec)
+        if kind == "number":
+            out.add(arg_unit(spec.name, spec.description))
+        elif kind == "time":
+            clocks.append(spec.name)
+    return frozenset(out), tuple(clocks)
 
 
 def _same_quantity(value: str, said: list[Mention]) -> bool:

@@ -62,7 +62,8 @@ _CUE = re.compile(
     r"moved|changed|gone from|went from|gone back|went back|"
     r"no longer|any ?more|is what|should be|has to be|needs to be|works best|suits me|"
     r"is fine|is best|is better|make it|make sure|set it|put it|use|book|send|pay|ship|get|choose|"
-    r"refund|order|insist|requires?|go|generally|in general|as always|same as|stands|my)\b|:",
+    r"refund|order|insist|requires?|go|generally|in general|as always|same as|stands|my|enough|plenty|tops"
+    r"|at most|at least|max|maximum|minimum|can be|could be|is okay|is ok|are fine|are okay|are ok)\b|:",
     re.I,
 )
 # a clause with a subject or a finite verb ("The weather is lovely", "we went to Rome") is a sentence of
@@ -98,7 +99,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
     @property
     def reader_id(self) -> str:
         return (
-            f"offline:v3:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
+            f"offline:v4:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
             f"{self.arg_similarity}"
         )
 
@@ -119,10 +120,13 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         """Facts `text` states about `schema`'s arguments (see the module docstring)."""
         speaker = f"person:{speaker_name(text)}" if speaker_name(text) else speaker
         facts: list[ReadFact] = []
-        withdrawn: dict[str, str] = {}
+        withdrawn: dict[tuple[str, str], str] = {}  # (argument, holder) -> the value withdrawn
         # arguments an earlier clause of the statement spoke of ("No longer the lunch hour; from
         # here on it is after dinner": the second clause is about the same argument)
         context: set[str] = set()
+        clause_of: list[int] = []  # each fact's clause, in reading order
+        n_clause = 0
+        last_part = ""
         for sentence in split_sentences(text):
             context |= self._named_args(sentence, schema)
             previous = None
@@ -134,23 +138,30 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                         clause, holder=previous.holder, kind=previous.kind, lasting=previous.lasting
                     )
                 previous = clause
+                # a short fragment ("Twenty minutes tops.") is about what the clause before it spoke of
+                lead_in = last_part if len(tokens(part)) <= _FRAGMENT_WORDS else ""
+                last_part = part
                 if not clause.statement or not _states(part, clause, sentence):
                     continue
-                for fact in self._bind(part, clause, schema, frozenset(context), project):
+                n_clause += 1
+                for fact in self._bind(part, clause, schema, frozenset(context), project, lead_in):
+                    clause_of.append(n_clause)
                     context.add(fact.argument)
                     if fact.withdraws:
-                        withdrawn[fact.argument] = fact.value
+                        withdrawn[fact.argument, fact.holder] = fact.value
                     facts.append(fact)
+        facts = _withdrawn_then_new(facts, clause_of)
         # "I no longer want X; from here on it is Y": Y revises X
         out = []
         for f in facts:
             if (
                 not f.withdraws
                 and not f.revises
-                and f.argument in withdrawn
-                and withdrawn[f.argument] != f.value
+                and (f.argument, f.holder) in withdrawn
+                and withdrawn[f.argument, f.holder] != f.value
             ):
-                f = replace(f, revises=withdrawn[f.argument])
+                # (someone else's new value revises nothing of the speaker's)
+                f = replace(f, revises=withdrawn[f.argument, f.holder])
             out.append(f)
         # "I used to ask for X, but these days Y" tells what X was, it does not ask to withdraw it: the new
         # value revising X carries the change ("I no longer want X; from now on Y" withdraws X as well)
@@ -162,7 +173,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 f.withdraws and (f.argument, f.value) in revised and re.search(r"\bused to\b", f.quote, re.I)
             )
         ]
-        return _dedupe(out)
+        return _echoes_dropped(_dedupe(out))
 
     def _bind(
         self,
@@ -171,14 +182,16 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         schema: Schema,
         context: frozenset[str] = frozenset(),
         project: str = "",
+        lead_in: str = "",
     ) -> list[ReadFact]:
         space = self._space(schema)
         scan = _masked_names(part)  # same length: spans stay the part's
         toks = tokens(scan)
         found: list[tuple[str, str, int, int, float]] = []  # arg, value, start, end, score
-        found.extend(self._typed(scan, toks, schema))
+        found.extend(self._typed(scan, toks, schema, _masked_names(lead_in)))
         if space.pairs and toks:
             found.extend(self._enumerated(scan, toks, space, schema, context))
+            found.extend(self._contrasted(scan, clause, space, schema, context, found))
         if not found:
             return []
         if _MEMORY_REFERENCE.search(part) and all(s < 1.0 for *_, s in found):
@@ -189,10 +202,27 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             # "For docs, my preferred format is sheet": a value inside the leading condition says
             # where the statement applies, not what it states
             found = [f for f in found if not (cond_span[0] <= f[2] < cond_span[1])]
+        # "the journal charges a fortune", "the conference wants EPS figures": a value that is the
+        # subject of a verb is who acts, not what is wished (unless it is all the clause names)
+        acting = [f for f in found if _ACTS.match(part, f[3]) and _DETERMINED.search(part, 0, f[2])]
+        if acting and len(acting) < len(found):
+            found = [f for f in found if f not in acting]
+        # "move 2,000 from savings into checking": where money or a thing goes to is not the argument
+        # it comes from
+        found = [f for f in found if not (_INTO.search(part, 0, f[2]) and _is_source(f[0], schema))]
+        reason = _REASON_CLAUSE.search(part)
+        if reason and not _CUE.search(part, reason.end()) and any(f[2] < reason.start() for f in found):
+            # "... so they stay crisp when the journal scales them", "... because the journal charges
+            # for colour": a reason after the wish says why, not what (unless it states a wish itself)
+            found = [f for f in found if f[2] < reason.start()]
         old_span = _span_of(part, clause.old_values_text)
-        facts = []
+        found.sort(key=lambda f: f[2])  # in the order the clause says them
         olds: dict[str, str] = {}
+        if clause.withdraws:
+            found, olds = _withdrawn_then_new_in_clause(part, found)
+        facts = []
         for arg, value, start, _end, score in found:
+            withdraws = clause.withdraws and arg not in olds
             if old_span and old_span[0] <= start < old_span[1] and not clause.withdraws:
                 olds[arg] = value  # "rather than X": X is what is replaced, not a new fact
                 continue
@@ -200,23 +230,34 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 c0 = part.lower().index(cond.lower())
                 if c0 <= start < c0 + len(cond):
                     cond = ""  # the "condition" was the value's own phrase ("on my Visa")
-            negated = any(a <= start < b for a, b in clause.negated_spans)
+            negated = _negated(part, start, clause.negated_spans)
+            if _KEPT_CLEAR.match(part, _end) and not _keeps_free(arg, schema):
+                # "keep early mornings free of calls": the value is kept clear of what the argument
+                # books (for an argument that is itself what is kept free, it is its value)
+                negated = not negated
+            if negated and _keeps_free(arg, schema) and not _ABSENCE.search(part):
+                # "meetings never on Mondays" for a `meeting_free_day` ("Weekday kept free of
+                # meetings"): refusing the thing the argument keeps out states its value
+                negated = False
+            if negated and _BOUND_BEFORE.search(part[:start]) and schema.by_name[arg][0].kind == "number":
+                # "don't go over 50", "never less than 3": the refused side of a bound sets the bound
+                negated = False
             if schema.by_name[arg][0].type == "boolean":
                 # a yes/no setting carries its refusal in its value; withdrawing it names the setting
-                negated, value = False, "true" if clause.withdraws else value
+                negated, value = False, "true" if withdraws else value
             facts.append(
                 ReadFact(
                     argument=arg,
                     value=value,
                     tool=self._tool(arg, part, schema),
-                    polarity="avoid" if negated and not clause.withdraws else "prefer",
+                    polarity="avoid" if negated and not withdraws else "prefer",
                     holder=clause.holder
                     if clause.kind != "decision" or clause.holder != "user"
                     else "project:",
                     kind=clause.kind,
                     condition="",
                     lasting=clause.lasting,
-                    withdraws=clause.withdraws,
+                    withdraws=withdraws,
                     quote=part,
                     confidence=round(min(1.0, score), 3),
                 )
@@ -280,6 +321,43 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             out.setdefault(key, cond)
             following = out[key]
         return out, inside
+
+    def _contrasted(
+        self,
+        scan: str,
+        clause: Clause,
+        space: ValueSpace,
+        schema: Schema,
+        context: frozenset[str],
+        found: list[tuple[str, str, int, int, float]],
+    ) -> list[tuple[str, str, int, int, float]]:
+        """ "PDF scans, not phone pictures": a clause that wants one value of an argument and refuses
+        another states two values of it, one on each side of its negation, but the clause as a whole
+        gives each argument one value (the best). Each side is also read alone (an argument spoken of
+        anywhere in the clause counts as spoken of on both): what it gives for an argument that side
+        did not already have, on words no value was read from, is added."""
+        neg = [(a, b) for a, b in clause.negated_spans if b > a]
+        if not neg:
+            return []
+        inside = "".join(ch if any(a <= i < b for a, b in neg) else " " for i, ch in enumerate(scan))
+        outside = "".join(" " if any(a <= i < b for a, b in neg) else ch for i, ch in enumerate(scan))
+        if not inside.strip() or not outside.strip():
+            return []
+        # an argument one of whose values the clause names is spoken of too ("text me ..., I never
+        # check my email": email is an alert channel, so is what "text" means)
+        ctx = frozenset(context | self._named_args(scan, schema) | {a for a, *_ in found})
+        out = []
+        for negated, text in ((True, inside), (False, outside)):
+            have = {a for a, _, st, _, _ in found if any(x <= st < y for x, y in neg) == negated}
+            # the arguments the clause speaks of by name (a value in the schema's own words was read
+            # already; a side adds a paraphrase, which needs its argument spoken of)
+            if not ctx - have:
+                continue
+            for claim in self._enumerated(text, tokens(text), space, schema, ctx, only=ctx - have):
+                arg, _, st, en, _ = claim
+                if arg not in have and not any(st < e and s < en for _, _, s, e, _ in found):
+                    out.append(claim)
+        return out
 
     def link_tool(
         self, text: str, schema: Schema, tools=None, min_similarity: float = 0.45, margin: float = 0.05
@@ -359,6 +437,121 @@ _FRAME = frozenset(
 _QUOTED_NAME = re.compile(r"(?<![\w])(['\"‘“])([\w.-]*[\d_-][\w.-]*)(['\"’”])")
 
 
+# a value as a subject: a determiner before it, a verb after it that takes an object ("the journal
+# charges a fortune", "the conference wants EPS", "the new journal runs its own check") or an auxiliary
+_DETERMINED = re.compile(r"\b(?:the|a|an|this|that|our|their|his|her|its|your|my)(?:\s+[a-z-]+)?\s+$", re.I)
+_ACTS = re.compile(
+    r"\s+(?:(?:is|are|was|were|has|have|had|does|did|will|would|can|could|should|must|may|might)\b"
+    r"|[a-z]+(?:s|ed)\s+(?:them|it|us|me|him|her|a|an|the|its|their|our|my|your|this|that|these|those)\b)",
+    re.I,
+)
+_INTO = re.compile(r"\b(?:to|into|onto|towards?)\s+(?:the\s+|my\s+|our\s+)?$", re.I)
+# ("leaves" is left out: "Where to leave the parcel" is where it goes)
+_SOURCE = re.compile(r"\b(?:from|origin|withdrawn|debited)\b", re.I)
+
+
+def _is_source(arg: str, schema: Schema) -> bool:
+    """An argument that says where something comes from ("from_account": "Account the money leaves")."""
+    spec = schema.by_name[arg][0]
+    return bool(_SOURCE.search(f"{arg.replace('_', ' ')} {spec.description}"))
+
+
+# a reason or purpose with its own subject, after the clause's wish ("because the ...", "so they ...")
+_REASON_CLAUSE = re.compile(
+    r"\b(?:because|cause|since|so that|so)\s+(?:i|we|you|they|he|she|it|there|the|my|our|your|their|his|her"
+    r"|its|this|that|these|those|people|everyone|nobody|someone)\b",
+    re.I,
+)
+
+
+def _negated(part: str, start: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether a negation governs the value at `start`. Two different negators over it cancel ("never
+    substitute without asking first", "don't skip the salad"); one repeated ("no forks and no
+    napkins") is one negation."""
+    over = [a for a, b in spans if a <= start < b]
+    words = {part[a:].split(maxsplit=1)[0].lower() for a in over}
+    if len(words) > 1:
+        return len(over) % 2 == 1
+    return bool(over)
+
+
+# right after a value: it is kept clear of what the argument books ("early mornings free of calls")
+_KEPT_CLEAR = re.compile(r"\s+(?:free|clear)\s+(?:of|from)\b|\s+(?:off[- ]limits|blocked off)\b", re.I)
+# an argument whose value is where something is kept out ("Weekday kept free of meetings")
+_ABSENCE = re.compile(r"\b(?:free|without|blocked|blackout|excluded?|off[- ]limits|quiet)\b", re.I)
+
+
+def _keeps_free(arg: str, schema: Schema) -> bool:
+    spec = schema.by_name[arg][0]
+    return bool(_ABSENCE.search(f"{arg.replace('_', ' ')} {spec.description}"))
+
+
+# a clause of at most this many words is a fragment that continues the one before it
+_FRAGMENT_WORDS = 5
+# a comparison right before a number: "over", "more than", "below" ...
+_BOUND_BEFORE = re.compile(
+    r"\b(?:over|above|beyond|past|exceed(?:s|ing)?|more than|higher than|greater than|under|below|less than"
+    r"|fewer than|lower than)\s+[$£€]?$",
+    re.I,
+)
+# a turn from what was to what is: "used to like it medium, *now* I want it hot"
+_NOW = re.compile(r"\b(?:now|nowadays|these days|but|instead|from now on|going forward|since then)\b", re.I)
+
+
+def _withdrawn_then_new_in_clause(
+    part: str, found: list[tuple[str, str, int, int, float]]
+) -> tuple[list[tuple[str, str, int, int, float]], dict[str, str]]:
+    """In a withdrawing clause, an argument's value followed, after a turn to the present ("now",
+    "but", "these days"), by another of its values is one revision: the earlier value is what is
+    replaced, the later the new wish. `found` is in text order; returns the values kept and, per
+    argument, the value replaced."""
+    olds: dict[str, str] = {}
+    drop: set[int] = set()
+    for i, (arg, value, _s, end, _sc) in enumerate(found):
+        later = next(
+            (j for j in range(i + 1, len(found)) if found[j][0] == arg and found[j][1] != value), None
+        )
+        if later is not None and arg not in olds and _NOW.search(part, end, found[later][2]):
+            olds[arg] = value
+            drop.add(i)
+    return [f for i, f in enumerate(found) if i not in drop], olds
+
+
+def _echoes_dropped(facts: list[ReadFact]) -> list[ReadFact]:
+    """A value read in the schema's own words is not read again by a paraphrase elsewhere in the
+    statement ("always go out in a warm, friendly voice -- even when ..."): the paraphrase is an echo
+    of it, whatever kind or polarity its clause gave it (someone else's is their own)."""
+    sure = {(f.argument, f.value, f.holder) for f in facts if f.confidence >= 1.0}
+    return [f for f in facts if f.confidence >= 1.0 or (f.argument, f.value, f.holder) not in sure]
+
+
+def _withdrawn_then_new(facts: list[ReadFact], clause_of: list[int]) -> list[ReadFact]:
+    """ "I've stopped using X; send it by Y instead", "I used to ask for X, but these days Y": a
+    withdrawal followed in a later clause by another value of the same argument is one revision (Y,
+    revising X), not a withdrawal and a new wish."""
+    out = list(facts)
+    for i, w in enumerate(facts):
+        if not w.withdraws or w.polarity != "prefer":
+            continue
+        j = next(
+            (
+                j
+                for j in range(i + 1, len(facts))
+                if clause_of[j] > clause_of[i]
+                and facts[j].argument == w.argument
+                and facts[j].holder == w.holder
+                and facts[j].value != w.value
+                and facts[j].polarity == "prefer"
+                and not facts[j].withdraws
+            ),
+            None,
+        )
+        if j is not None:
+            out[i] = None  # type: ignore[call-overload]
+            out[j] = replace(out[j] or facts[j], revises=w.value)
+    return [f for f in out if f is not None]
+
+
 def _states(part: str, clause: Clause, sentence: str) -> bool:
     """The clause states something: a wish or habit cue in it or in its sentence, an instruction, or a
     verbless fragment (which in a conversation with an assistant answers for a wish)."""
@@ -367,8 +560,15 @@ def _states(part: str, clause: Clause, sentence: str) -> bool:
         or _CUE.search(part)
         or _IMPERATIVE.match(clause.text)
         or _CUE.search(sentence)
-        or not _CLAUSE_VERB.search(part)
+        # (the clause without its conditions: "Same-day delivery when it's groceries")
+        or not _CLAUSE_VERB.search(_without_trailing_condition(clause.text))
     )
+
+
+def _without_trailing_condition(text: str) -> str:
+    cond = _trailing_condition(text, 0)
+    at = text.lower().find(cond.lower()) if cond else -1
+    return text[:at] if at > 0 else text
 
 
 def _masked_names(text: str) -> str:

@@ -39,9 +39,13 @@ class TypedBinding:
     def _space(self, schema: Schema) -> Any:  # supplied by OfflineReader
         raise NotImplementedError
 
-    def _typed(self, part: str, toks: list[Token], schema: Schema) -> list[tuple[str, str, int, int, float]]:
+    def _typed(
+        self, part: str, toks: list[Token], schema: Schema, lead_in: str = ""
+    ) -> list[tuple[str, str, int, int, float]]:
         """Values given by their form (`typed.py`), each bound to the argument of its kind that the
-        clause's words mean; several of that kind: the closest by meaning, clearly ahead."""
+        clause's words mean; several of that kind: the closest by meaning, clearly ahead. `lead_in`:
+        words before the clause that count as its own (a short fragment's topic, "Keep calls short.
+        Twenty minutes tops.")."""
         out = []
         low = part.lower()
         by_kind: dict[str, list[str]] = {}
@@ -59,18 +63,18 @@ class TypedBinding:
                         continue
                     out.append((arg, canonical(kind, value), pos, pos + len(value), 1.0))
             elif kind in _MENTIONS:
-                out.extend(self._by_meaning(kind, part, args, schema))
+                out.extend(self._by_meaning(kind, part, args, schema, lead_in))
             elif kind == "boolean":
                 out.extend(self._switches(part, toks, args, schema))
         return out
 
     def _arg_closeness(
-        self, part: str, span: tuple[int, int], args: list[str], schema: Schema
+        self, part: str, span: tuple[int, int], args: list[str], schema: Schema, lead_in: str = ""
     ) -> list[float]:
         """How much the clause's words outside `span` speak of each argument: the best 1-3-word
         phrase against the argument's name + description, +1 when it names the argument's words."""
         space = self._space(schema)
-        rest = part[: span[0]] + " " + part[span[1] :]
+        rest = lead_in + " " + part[: span[0]] + " " + part[span[1] :]
         toks = [t for t in tokens(rest) if t.word not in STOPWORDS and not t.word.isdigit()]
         stems = Stems(stem(t.word) for t in tokens(rest))
         lex = self._lex()
@@ -92,14 +96,67 @@ class TypedBinding:
             out.append(best + (1.0 if any(has_words(stems, w) for w in space.arg_words[arg]) else 0.0))
         return out
 
+    def _contrasted_with(
+        self, part: str, m: Any, bound: list[tuple[str, str, int, int, float]], schema: Schema
+    ) -> tuple[str, str, int, int, float] | None:
+        """ "25 minutes, not 30", "400 or 500 dollars": a number set against the one just before it is
+        a value of the same argument, in its unit."""
+        if not bound:
+            return None
+        arg, _, _, end, _ = bound[-1]
+        if not _AGAINST.fullmatch(part[end : m.start]):
+            return None
+        spec = schema.by_name[arg][0]
+        value = in_unit(m, arg_unit(arg, spec.description)) if spec.kind == "number" else m.value
+        return None if value is None else (arg, value, m.start, m.end, 1.0)
+
+    def _where_named(self, part: str, arg: str, schema: Schema) -> int:
+        """Where the clause speaks of `arg`: its word closest to the argument's name and description
+        (so that a setting said after a leading condition is not taken for part of it)."""
+        space = self._space(schema)
+        toks = [t for t in tokens(part) if t.word not in STOPWORDS]
+        if not toks:
+            return 0
+        lex = self._lex()
+        col = space.args.index(arg)
+        sims = np.stack([lex.word_vector(t.word) for t in toks]) @ space.arg_vectors[col]
+        return toks[int(np.argmax(sims))].start
+
+    def _tool_evidence(
+        self, part: str, span: tuple[int, int], args: list[str], schema: Schema, close: list[float]
+    ) -> list[float]:
+        """Arguments of different tools that could hold one value ("400 dollars": a flight's maximum
+        fare or a hotel's maximum nightly rate): the clause's words that name a tool ("a domestic
+        flight") count for that tool's arguments, relative to the least named of them (arguments of
+        one tool are left as they are)."""
+        space = self._space(schema)
+        order = list(dict.fromkeys(a.tool for a in schema.args))
+        owners = [{order.index(spec.tool) for spec in schema.by_name[a]} for a in args]
+        if len({min(o) for o in owners}) < 2 or not len(space.tool_vectors):
+            return close
+        rest = part[: span[0]] + " " + part[span[1] :]
+        words = [t.word for t in tokens(rest) if t.word not in STOPWORDS and not t.word.isdigit()]
+        if not words:
+            return close
+        lex = self._lex()
+        vecs = np.stack([lex.word_vector(w) for w in words])
+        by_tool = (vecs @ space.tool_vectors.T).max(axis=0)  # each tool: its closest word
+        said = [max(float(by_tool[t]) for t in o) for o in owners]
+        low = min(said)
+        return [c + _TOOL_WEIGHT * (x - low) for c, x in zip(close, said)]
+
     def _by_meaning(
-        self, kind: str, part: str, args: list[str], schema: Schema
+        self, kind: str, part: str, args: list[str], schema: Schema, lead_in: str = ""
     ) -> list[tuple[str, str, int, int, float]]:
-        out = []
+        out: list[tuple[str, str, int, int, float]] = []
         # a clock time's hour is not a quantity ("no calls after five")
         clocks = [(c.start, c.end) for c in clock_times(part)] if kind == "number" else []
         for m in _MENTIONS[kind](part):
-            if not m.unit and any(a <= m.start < b for a, b in clocks):
+            if not m.unit and any(a <= m.start < b for a, b in clocks) and not _counts_things(part, m.end):
+                continue
+            contrast = self._contrasted_with(part, m, out, schema)
+            if contrast is not None:
+                out.append(contrast)
                 continue
             fits = []
             for arg in args:
@@ -109,26 +166,37 @@ class TypedBinding:
                     fits.append((arg, value))
             if not fits:
                 continue
-            close = self._arg_closeness(part, (m.start, m.end), [a for a, _ in fits], schema)
+            close = self._arg_closeness(part, (m.start, m.end), [a for a, _ in fits], schema, lead_in)
             if m.unit in _TIME_UNITS and _FOR_A_WHILE.search(part[: m.start]):
                 # "for 90 minutes", "lasting an hour": a span of time said as how long something lasts
                 said = [f"{a} {schema.by_name[a][0].description}" for a, _ in fits]
                 lasts = [bool(_DURATION_ARG.search(text)) for text in said]
                 close = [c + _DURATION_BONUS * last for c, last in zip(close, lasts)]
-            ranked = sorted(zip(close, fits), key=lambda c: -c[0])
-            top = ranked[0][0]
-            second = ranked[1][0] if len(ranked) > 1 else 0.0
+            if kind == "number" and (
+                _BOUND_CUE_BEFORE.search(part[: m.start]) or _BOUND_CUE_AFTER.match(part[m.end :])
+            ):
+                # "don't go above fifty", "twenty minutes tops": a number said as a bound is for an
+                # argument that is one (a maximum, a limit, a budget)
+                said = [f"{a} {schema.by_name[a][0].description}".replace("_", " ") for a, _ in fits]
+                close = [c + _BOUND_BONUS * bool(_BOUND_ARG.search(text)) for c, text in zip(close, said)]
+            # the tool the clause names separates arguments of different tools (the lead), but never
+            # makes the clause speak of an argument it does not (the threshold)
+            lead = self._tool_evidence(part, (m.start, m.end), [a for a, _ in fits], schema, close)
+            order = sorted(range(len(fits)), key=lambda k: -lead[k])
+            arg, value = fits[order[0]]
+            top = close[order[0]]
+            gap = lead[order[0]] - lead[order[1]] if len(order) > 1 else 1.0
             # a unit the argument takes ("minutes") is the argument's own word
             unit_named = (
                 kind == "number"
                 and bool(m.unit)
-                and m.unit == arg_unit(ranked[0][1][0], schema.by_name[ranked[0][1][0]][0].description)
+                and m.unit == arg_unit(arg, schema.by_name[arg][0].description)
             )
             need = _TYPED_MIN_CLOSENESS.get(kind, self.arg_similarity)
-            # a note to pass on or a city's zone is its own evidence when one argument takes it
-            own_form = kind in ("note", "zone") and len(ranked) == 1
-            if (top >= need or unit_named or own_form) and (top - second >= self.margin or len(ranked) == 1):
-                arg, value = ranked[0][1]
+            # a note to pass on is its own evidence when one argument takes it; a city is named for many
+            # reasons ("emails to the Berlin office"), its zone only where the clause speaks of time
+            own_form = kind == "note" and len(fits) == 1
+            if (top >= need or unit_named or own_form) and gap >= self.margin:
                 out.append((arg, value, m.start, m.end, 1.0))
         return out
 
@@ -142,11 +210,56 @@ class TypedBinding:
         for arg, c in zip(args, close):
             if c < _SWITCH_CLOSENESS:
                 continue
-            refused = _REFUSAL.search(part)
+            # a refusal counts where the words it governs (up to the next break) speak of the setting:
+            # "skip the cutlery", not the "no exceptions" after "always include the cutlery,"
+            refused = next(
+                (
+                    m
+                    for m in _REFUSAL.finditer(part)
+                    if self._arg_closeness(_governed(part, m.start()), (0, 0), [arg], schema)[0]
+                    >= _SWITCH_CLOSENESS
+                ),
+                None,
+            )
             value = "false" if refused else "true"
-            pos = refused.start() if refused else 0
+            pos = refused.start() if refused else self._where_named(part, arg, schema)
             out.append((arg, value, pos, pos, 1.0))
         return out
+
+
+def _counts_things(part: str, end: int) -> bool:
+    """A bare number followed by a plural noun counts those things ("after three names", "at two
+    reviewers"): an amount, not the hour a clock-time reading would make of it."""
+    nxt = re.match(r"\s+([a-z]+)\b", part[end:], re.I)
+    if nxt is None:
+        return False
+    word = nxt.group(1).lower()
+    return stem(word) != word and word not in _NOT_COUNTED
+
+
+# plurals after an hour that are not things counted ("after five weekdays" is still a clock time)
+_NOT_COUNTED = frozenset("afternoons evenings mornings nights weekdays weekends".split())
+
+
+# between two values set against each other: "X, not Y", "X rather than Y", "X or Y"
+_AGAINST = re.compile(r"\s*[,;]?\s*(?:not|never|but not|rather than|instead of|over|or|than)\s+", re.I)
+
+
+def _governed(part: str, start: int) -> str:
+    """The words from a negator at `start` to the next break in the clause."""
+    rest = part[start:]
+    brk = re.search(r"[,;:.!?()]|\s[-–—]\s", rest)
+    return rest[: brk.start()] if brk else rest
+
+
+def _outermost(mentions: list) -> list:
+    """One stretch of text is one mention: of overlapping ones the longest ("ENG-204", not its
+    capitalised "ENG")."""
+    out: list = []
+    for m in sorted(mentions, key=lambda m: m.start - m.end):
+        if not any(m.start < o.end and o.start < m.end for o in out):
+            out.append(m)
+    return sorted(out, key=lambda m: m.start)
 
 
 def _typed_kind(spec) -> str:
@@ -171,7 +284,7 @@ _MENTIONS = {
     "time": clock_times,
     "zone": time_zones,
     "note": notes,
-    "string": lambda part: codes(part) + proper_names(part, NOT_NAMES),
+    "string": lambda part: _outermost(codes(part) + proper_names(part, NOT_NAMES)),
 }
 
 
@@ -181,11 +294,28 @@ _TYPED_MIN_CLOSENESS = {"number": 0.5, "time": 0.45, "zone": 0.3, "note": 0.3, "
 
 
 _SWITCH_CLOSENESS = 0.72
+# how much a word naming an argument's tool counts, relative to naming the argument itself
+_TOOL_WEIGHT = 0.5
 # how long something lasts: "for"/"lasting" right before a span of time, and the arguments that hold one
 _TIME_UNITS = ("minute", "hour", "day", "week")
 _FOR_A_WHILE = re.compile(r"\b(?:for|lasting|last|run|runs)\s+(?:about\s+|around\s+|roughly\s+)?$", re.I)
 _DURATION_ARG = re.compile(r"duration|length|\blong\b|how long", re.I)
 _DURATION_BONUS = 0.3
+# a number said as a bound, and the arguments that are one
+_BOUND_CUE_BEFORE = re.compile(
+    r"\b(?:over|above|beyond|exceed(?:s|ing)?|more than|higher than|greater than|under|below|less than"
+    r"|fewer than|lower than|up to|at most|at least|no more than|max(?:imum)?(?: of)?|min(?:imum)?(?: of)?"
+    r"|cap(?:ped)?(?: it)? at|limit(?: it)? to)\s+[$£€]?$",
+    re.I,
+)
+_BOUND_CUE_AFTER = re.compile(
+    r"\s*(?:tops|max|maximum|at most|at the most|or less|or fewer|or more|at least|minimum)\b", re.I
+)
+_BOUND_ARG = re.compile(
+    r"\b(?:max|maximum|min|minimum|most|least|limit|cap|largest|smallest|highest|lowest|budget|ceiling)\b",
+    re.I,
+)
+_BOUND_BONUS = 0.2
 
 
 _REFUSAL = re.compile(

@@ -26,6 +26,9 @@ class ValueSpace:
     tool_vectors: np.ndarray  # each tool's name (the action it does: "book flight")
     desc_vectors: np.ndarray  # each argument's name + whole description ("... note for the courier")
     pair_index: dict[str, list[int]] = field(default_factory=dict)  # argument -> its rows of `pairs`
+    # what else than an enumerated value an amount or a clock time could fill (enumerated.py, set on
+    # first use)
+    typed_rivals: tuple[frozenset[str], tuple[str, ...]] | None = None
 
 
 # words of argument names that say nothing about which argument it is
