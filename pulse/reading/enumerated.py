@@ -284,6 +284,8 @@ class EnumeratedValues:
             return []
         best.sort(reverse=True)
         exact_hits = [b for b in best if b[0] >= 1.0]
+        if exact_hits and all(_as_verb(scan, b[2]) for b in exact_hits):
+            return []  # "without checking with me": the value's word is a verb here, no value is named
         if exact_hits:  # every value the clause names in the schema's own words outranks any paraphrase
             bonus = 1.0 + 0.1 * min(mention, 1.0)
             return [(s + bonus, arg, space.pairs[i][1], a, e) for s, i, a, e in exact_hits]
@@ -299,6 +301,16 @@ class EnumeratedValues:
         ):
             return [(top[0] + 0.1 * min(mention, 1.0), arg, space.pairs[top[1]][1], top[2], top[3])]
         return []
+
+
+def _as_verb(scan: _Scan, start: int) -> bool:
+    """A value's word ending in -ing after a preposition that takes a verb ("without checking with
+    me", "before booking") or after a form of "be" ("I'm checking") is that verb, not the value."""
+    toks = scan.toks
+    k = next((k for k, t in enumerate(toks) if t.start == start), None)
+    if k is None or k == 0 or not toks[k].word.endswith("ing") or len(toks[k].word) < 6:
+        return False
+    return toks[k - 1].word in _TAKES_A_VERB
 
 
 def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
@@ -379,6 +391,11 @@ def _base(word: str) -> str:
     return r[:-1] if len(r) > 4 and r.endswith("e") else r
 
 
+# words after which an -ing word is a verb (`_as_verb`)
+_TAKES_A_VERB = frozenset(
+    "without before after while by upon is are was were be been being am i'm we're you're they're "
+    "he's she's it's".split()
+)
 # values that say there is none: named in their own words or by refusing the argument, never by meaning
 _EMPTY_VALUE = frozenset("none no nothing nobody neither any anything".split())
 # a claim's score from values in the schema's own words (`_claims`: 1.0 or 0.5, plus at least 1.0)
