@@ -198,6 +198,13 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             return []  # "use my usual seat": a reference to memory, nothing stated
         cond = clause.condition
         cond_span = _span_of(part, cond)
+        if cond_span and space.pairs and all(cond_span[0] <= st < cond_span[1] for _, _, st, _, _ in found):
+            # "When the paper goes to a British journal, switch to UK spelling": the condition's words
+            # took the value the main clause says in other words; read the clause without them
+            rest = scan[: cond_span[0]] + " " * (cond_span[1] - cond_span[0]) + scan[cond_span[1] :]
+            again = self._typed(rest, tokens(rest), schema, _masked_names(lead_in))
+            again += self._enumerated(rest, tokens(rest), space, schema, context)
+            found = again or found
         if cond_span and any(not (cond_span[0] <= st < cond_span[1]) for _, _, st, _, _ in found):
             # "For docs, my preferred format is sheet": a value inside the leading condition says
             # where the statement applies, not what it states
@@ -211,9 +218,10 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         # it comes from
         found = [f for f in found if not (_INTO.search(part, 0, f[2]) and _is_source(f[0], schema))]
         reason = _REASON_CLAUSE.search(part)
-        if reason and not _CUE.search(part, reason.end()) and any(f[2] < reason.start() for f in found):
+        if reason and reason.start() > 0 and not _CUE.search(part, reason.end()):
             # "... so they stay crisp when the journal scales them", "... because the journal charges
-            # for colour": a reason after the wish says why, not what (unless it states a wish itself)
+            # for colour": a reason after the wish says why, not what (unless it states a wish itself),
+            # also where the wish itself was said in words no value matched
             found = [f for f in found if f[2] < reason.start()]
         old_span = _span_of(part, clause.old_values_text)
         found.sort(key=lambda f: f[2])  # in the order the clause says them
@@ -442,7 +450,9 @@ _QUOTED_NAME = re.compile(r"(?<![\w])(['\"‘“])([\w.-]*[\d_-][\w.-]*)(['\"’
 _DETERMINED = re.compile(r"\b(?:the|a|an|this|that|our|their|his|her|its|your|my)(?:\s+[a-z-]+)?\s+$", re.I)
 _ACTS = re.compile(
     r"\s+(?:(?:is|are|was|were|has|have|had|does|did|will|would|can|could|should|must|may|might)\b"
-    r"|[a-z]+(?:s|ed)\s+(?:them|it|us|me|him|her|a|an|the|its|their|our|my|your|this|that|these|those)\b)",
+    r"|[a-z]+(?:s|ed)\s+(?:them|it|us|me|him|her|a|an|the|its|their|our|my|your|this|that|these|those)\b"
+    # a verb of wanting after the value makes it who wants ("the conference wants EPS figures")
+    r"|(?:wants|needs|requires|expects|insists|prefers|demands|asks)\b)",
     re.I,
 )
 _INTO = re.compile(r"\b(?:to|into|onto|towards?)\s+(?:the\s+|my\s+|our\s+)?$", re.I)

@@ -34,3 +34,54 @@ def test_an_ing_value_after_a_verb_taking_preposition_is_a_verb() -> None:
     assert not any(a == "account" for a, _, _ in read)
     # the same word as a noun is the value
     assert ("account", "checking", "prefer") in _values("Pay invoices from checking.")
+
+
+WRITING = Schema.from_json_tools(
+    [
+        {
+            "name": "submit_piece",
+            "description": "Submit a written piece for publication.",
+            "arguments": {
+                "spelling": {
+                    "type": "string",
+                    "enum": ["american", "british", "canadian"],
+                    "description": "Spelling convention of the text.",
+                },
+                "outlet": {
+                    "type": "string",
+                    "enum": ["magazine", "newspaper", "blog"],
+                    "description": "Where the piece is published.",
+                },
+                "image_format": {
+                    "type": "string",
+                    "enum": ["png", "svg", "tiff"],
+                    "description": "File format of the images.",
+                },
+            },
+        }
+    ]
+)
+
+
+def _written(text: str) -> set[tuple[str, str, str]]:
+    return {(f.argument, f.value, f.polarity) for f in READER.read(text, WRITING)}
+
+
+def test_a_value_in_the_condition_leaves_the_main_clause_to_say_its_own() -> None:
+    # "British magazine" only says when; the wish is the spelling, said as "English"
+    read = _written("When an essay is going to a British magazine, use English spelling.")
+    assert ("spelling", "british", "prefer") in read
+    assert not any(a == "outlet" for a, _, _ in read)
+
+
+def test_who_wants_is_not_the_value() -> None:
+    # the magazine is who wants TIFF images, not an outlet the speaker asks for
+    read = _written("For this essay the magazine wants TIFF images.")
+    assert ("image_format", "tiff", "prefer") in read
+    assert not any(a == "outlet" for a, _, _ in read)
+
+
+def test_a_value_in_a_trailing_reason_is_not_wished() -> None:
+    # the wish ("only drawings in vector form") matched no value; the newspaper is only the reason
+    read = _written("We settled on vector drawings only because the newspaper prints them large.")
+    assert not any(a == "outlet" for a, _, _ in read)
