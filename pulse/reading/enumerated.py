@@ -305,7 +305,8 @@ class EnumeratedValues:
 
 def _as_verb(scan: _Scan, start: int) -> bool:
     """A value's word ending in -ing after a preposition that takes a verb ("without checking with
-    me", "before booking") or after a form of "be" ("I'm checking") is that verb, not the value."""
+    me", "before booking") is that verb, not the value. (After "is" or "by" it may be the value
+    itself: "my travel mode is walking", "get there by cycling".)"""
     toks = scan.toks
     k = next((k for k, t in enumerate(toks) if t.start == start), None)
     if k is None or k == 0 or not toks[k].word.endswith("ing") or len(toks[k].word) < 6:
@@ -392,10 +393,7 @@ def _base(word: str) -> str:
 
 
 # words after which an -ing word is a verb (`_as_verb`)
-_TAKES_A_VERB = frozenset(
-    "without before after while by upon is are was were be been being am i'm we're you're they're "
-    "he's she's it's".split()
-)
+_TAKES_A_VERB = frozenset("without before after while upon".split())
 # values that say there is none: named in their own words or by refusing the argument, never by meaning
 _EMPTY_VALUE = frozenset("none no nothing nobody neither any anything".split())
 # a claim's score from values in the schema's own words (`_claims`: 1.0 or 0.5, plus at least 1.0)

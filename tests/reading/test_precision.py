@@ -34,6 +34,8 @@ def test_an_ing_value_after_a_verb_taking_preposition_is_a_verb() -> None:
     assert not any(a == "account" for a, _, _ in read)
     # the same word as a noun is the value
     assert ("account", "checking", "prefer") in _values("Pay invoices from checking.")
+    # after "is" an -ing value is the value ("my usual account is checking")
+    assert ("account", "checking", "prefer") in _values("For invoices, my preferred account is checking.")
 
 
 WRITING = Schema.from_json_tools(
