@@ -199,7 +199,8 @@ class EnumeratedValues:
             for word in words:
                 want = tuple(stem(w) for w in word.split())
                 for arg in space.args:
-                    for i in space.pair_index[arg]:
+                    # the value that is the word itself first ("9:15" is morning, not early_morning)
+                    for i in sorted(space.pair_index[arg], key=lambda j: space.words[j] != want):
                         vw = space.words[i]
                         if arg not in hits and any(vw[k : k + len(want)] == want for k in range(len(vw))):
                             hits[arg] = i

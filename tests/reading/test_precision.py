@@ -87,3 +87,27 @@ def test_a_value_in_a_trailing_reason_is_not_wished() -> None:
     # the wish ("only drawings in vector form") matched no value; the newspaper is only the reason
     read = _written("We settled on vector drawings only because the newspaper prints them large.")
     assert not any(a == "outlet" for a, _, _ in read)
+
+
+CALLS = Schema.from_json_tools(
+    [
+        {
+            "name": "book_session",
+            "description": "Book a coaching session.",
+            "arguments": {
+                "slot": {
+                    "type": "string",
+                    "enum": ["early_morning", "morning", "afternoon", "evening"],
+                    "description": "Part of the day for the session.",
+                },
+            },
+        }
+    ]
+)
+
+
+def test_a_clock_time_names_the_part_of_the_day_that_is_its_word() -> None:
+    # 10:30 is in the morning; early_morning only contains the word
+    read = {(f.argument, f.value) for f in READER.read("Sessions at 10:30 suit me best.", CALLS)}
+    assert ("slot", "morning") in read
+    assert ("slot", "early_morning") not in read
