@@ -532,7 +532,18 @@ def _echoes_dropped(facts: list[ReadFact]) -> list[ReadFact]:
     statement ("always go out in a warm, friendly voice -- even when ..."): the paraphrase is an echo
     of it, whatever kind or polarity its clause gave it (someone else's is their own)."""
     sure = {(f.argument, f.value, f.holder) for f in facts if f.confidence >= 1.0}
-    return [f for f in facts if f.confidence >= 1.0 or (f.argument, f.value, f.holder) not in sure]
+    # a paraphrase in a clause with no holder of its own ("the support team agreed on a friendly
+    # voice -- even when the customer is rude") echoes the value whoever said it in its own words
+    sure_any = {(a, v) for a, v, _ in sure}
+    return [
+        f
+        for f in facts
+        if f.confidence >= 1.0
+        or (
+            (f.argument, f.value, f.holder) not in sure
+            and not (f.holder == "user" and (f.argument, f.value) in sure_any)
+        )
+    ]
 
 
 def _withdrawn_then_new(facts: list[ReadFact], clause_of: list[int]) -> list[ReadFact]:

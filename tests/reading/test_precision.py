@@ -111,3 +111,27 @@ def test_a_clock_time_names_the_part_of_the_day_that_is_its_word() -> None:
     read = {(f.argument, f.value) for f in READER.read("Sessions at 10:30 suit me best.", CALLS)}
     assert ("slot", "morning") in read
     assert ("slot", "early_morning") not in read
+
+
+REPLIES = Schema.from_json_tools(
+    [
+        {
+            "name": "send_reply",
+            "description": "Send a reply to a customer.",
+            "arguments": {
+                "tone": {
+                    "type": "string",
+                    "enum": ["formal", "friendly", "neutral", "casual"],
+                    "description": "Tone of the reply.",
+                }
+            },
+        }
+    ]
+)
+
+
+def test_a_paraphrase_echo_after_a_team_decision_is_not_the_users() -> None:
+    # "rude" only echoes the team's friendly tone; the speaker states nothing of their own
+    text = "The front-desk team agreed that every reply stays friendly — even when a guest is rude."
+    facts = READER.read(text, REPLIES)
+    assert [(f.argument, f.value, f.holder) for f in facts] == [("tone", "friendly", "team:front-desk")]
