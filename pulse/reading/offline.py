@@ -130,7 +130,10 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         for sentence in split_sentences(text):
             context |= self._named_args(sentence, schema)
             previous = None
-            for part in split_clauses(sentence):
+            for n_part, part in enumerate(split_clauses(sentence)):
+                # a later clause with its own verb states something by its own cue ("I'm a morning
+                # person -- my brain is mush after lunch": the second clause describes)
+                first = n_part == 0
                 clause = analyse(sentence, part, speaker, project)
                 if previous is not None and not _CLAUSE_VERB.search(part) and clause.holder == speaker:
                     # "we decided on regular rooms — no suites": a fragment continues the clause before
@@ -141,7 +144,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 # a short fragment ("Twenty minutes tops.") is about what the clause before it spoke of
                 lead_in = last_part if len(tokens(part)) <= _FRAGMENT_WORDS else ""
                 last_part = part
-                if not clause.statement or not _states(part, clause, sentence):
+                if not clause.statement or not _states(part, clause, sentence if first else part):
                     continue
                 n_clause += 1
                 for fact in self._bind(part, clause, schema, frozenset(context), project, lead_in):

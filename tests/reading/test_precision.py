@@ -135,3 +135,13 @@ def test_a_paraphrase_echo_after_a_team_decision_is_not_the_users() -> None:
     text = "The front-desk team agreed that every reply stays friendly — even when a guest is rude."
     facts = READER.read(text, REPLIES)
     assert [(f.argument, f.value, f.holder) for f in facts] == [("tone", "friendly", "team:front-desk")]
+
+
+def test_a_later_clause_without_its_own_cue_describes() -> None:
+    # the second clause says when the speaker sleeps; only the first one asks for something
+    read = {
+        (f.argument, f.value)
+        for f in READER.read("Sessions should be in the evening — the morning is when I sleep.", CALLS)
+    }
+    assert read == {("slot", "evening")}
+    assert not READER.read("I do my best work late — the morning is when I sleep.", CALLS)
