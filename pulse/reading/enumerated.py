@@ -109,7 +109,11 @@ class EnumeratedValues:
     def _scan(self, part: str, toks: list[Token], space: ValueSpace, context: frozenset[str]) -> _Scan:
         stems = Stems(stem(t.word) for t in toks)
         said = quantities(part) + [Mention(0, 0, n) for n in compound_numbers(part)]
-        content = [k for k, t in enumerate(toks) if t.word not in STOPWORDS and not t.word.isdigit()]
+        content = [
+            k
+            for k, t in enumerate(toks)
+            if t.word not in STOPWORDS and t.word not in _NO_MEANING and not t.word.isdigit()
+        ]
         spans: list[tuple[int, int]] = []
         for a in range(len(content)):
             for b in range(a, min(a + 3, len(content))):
@@ -395,6 +399,12 @@ def _base(word: str) -> str:
 
 # words after which an -ing word is a verb (`_as_verb`)
 _TAKES_A_VERB = frozenset("without before after while upon".split())
+# negators and auxiliaries: they say whether, never what, so a span of them names no value by meaning
+# ("Don't ever put cash down": "don't ever" is close to no value)
+_NO_MEANING = frozenset(
+    "not no don't doesn't didn't won't wouldn't can't cannot isn't aren't wasn't weren't shouldn't "
+    "mustn't haven't hasn't ever".split()
+)
 # values that say there is none: named in their own words or by refusing the argument, never by meaning
 _EMPTY_VALUE = frozenset("none no nothing nobody neither any anything".split())
 # a claim's score from values in the schema's own words (`_claims`: 1.0 or 0.5, plus at least 1.0)
