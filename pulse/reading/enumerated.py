@@ -403,7 +403,9 @@ _TAKES_A_VERB = frozenset("without before after while upon".split())
 # ("Don't ever put cash down": "don't ever" is close to no value)
 _NO_MEANING = frozenset(
     "not no don't doesn't didn't won't wouldn't can't cannot isn't aren't wasn't weren't shouldn't "
-    "mustn't haven't hasn't ever".split()
+    "mustn't haven't hasn't ever it's that's there's "
+    "still even though again actually literally honestly basically maybe probably "
+    "ok okay yeah lol ugh how why who whom whose where whatever whichever".split()
 )
 # values that say there is none: named in their own words or by refusing the argument, never by meaning
 _EMPTY_VALUE = frozenset("none no nothing nobody neither any anything".split())

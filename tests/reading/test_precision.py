@@ -148,9 +148,10 @@ def test_a_later_clause_without_its_own_cue_describes() -> None:
 
 
 def test_negators_and_ever_name_no_value_by_meaning() -> None:
-    # "don't ever" says whether, never what: no span of it may paraphrase a value
+    # "don't ever" says whether, never what, and "honestly", "lol" nothing: no span of them may
+    # paraphrase a value
     from pulse.reading.words import tokens
 
-    text = "Don't ever pay from savings."
+    text = "Honestly, don't ever pay from savings lol."
     scan = READER._scan(text, tokens(text), READER._space(SCHEMA), frozenset())
     assert [scan.toks[k].word for k in scan.content] == ["pay", "savings"]
