@@ -178,6 +178,24 @@ _OLD_VALUE = re.compile(
     r"(?P<old>.+?)(?=\s+(?:back to|to|for|with|now|these)\b|[,.;!?]|$)",
     re.I,
 )
+# a clause that turns down its subject ("Weekly is too much for me", "Paper is out", "No more calls"):
+# followed by another value of the same argument it names the value replaced
+_REJECTS = re.compile(
+    r"^(?:(?P<subject>[^,;:]{1,50}?)\s+(?:is|are|was|were|'s)\s+(?:(?:just|way|far|much|a bit|a little)\s+)?"
+    r"(?:too\s+\w+(?!\s+to\b)|out\b(?!\s+of\b)|no good|not working|not for me|overkill)"
+    r"|(?P<subject2>[^,;:]{1,50}?)\s+(?:doesn't|does not|don't|do not|isn't|aren't) (?:work|working) for"
+    r" (?:me|us)"
+    r"|no more\s+(?!than\b)(?P<object>[^,;:.!?]{1,60}))",
+    re.I,
+)
+
+
+def rejected_text(clause: str) -> str:
+    """What the clause turns down, "" when it turns nothing down (see `_REJECTS`)."""
+    m = _REJECTS.match(_DISCOURSE.sub("", clause.strip()))
+    return (m.group("subject") or m.group("subject2") or m.group("object") or "") if m else ""
+
+
 _NEGATION = re.compile(
     r"\b(?:never|don't|do not|doesn't|does not|didn't|won't|will not|can't stand|cannot stand|no|not|"
     r"avoid|avoids|hate|hates|dislike|dislikes|anything but|anything except|anything other than|rather not|"
@@ -270,6 +288,7 @@ class Clause:
     negated_spans: list[tuple[int, int]] = field(default_factory=list)
     old_values_text: str = ""  # text naming what is replaced ("rather than X")
     statement: bool = True  # False: a question, a hedge or a reference to memory
+    rejected_text: str = ""  # what the clause turns down ("X is too much", "no more X"): an old value
 
 
 def split_sentences(text: str) -> list[str]:
@@ -319,6 +338,14 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
         return "team:"
     for m in _NAMED.finditer(clause):
         name = m.group("name")
+        if re.search(r"(?:\bis|'s)\s*$", m.group(0)) and (
+            _THING_PREDICATE.match(clause, m.end())
+            or re.search(r"\b(?:my|our|your|the|a|an)\s+(?:[a-z]+\s+)?$", clause[: m.start()], re.I)
+        ):
+            # "French is my first language", "Weekly is too much for me", "my written English is shaky":
+            # what is said of it is said of a thing (the speaker's own something, an evaluation for the
+            # speaker, a determined noun), not of a person
+            continue
         if name.split()[0] not in NOT_NAMES:
             return f"person:{_untitled(name)}"
     pos = _POSSESSIVE.search(clause)
@@ -330,6 +357,16 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
     if _DECISION.search(clause):
         return f"project:{project_name(clause) or project}"
     return speaker
+
+
+# after "<Capitalised> is": a predicate that fits a thing, not a person: the speaker's own something that is
+# no relation ("my first language"), or an evaluation for the speaker ("too much for me", "fine by me")
+_THING_PREDICATE = re.compile(
+    rf"\s+(?:(?:my|our)\s+(?!(?:\w+\s+)?(?:{_RELATIONS})\b)"
+    r"|(?:(?:way |far |much )?too\s+\w+(?!\s+to\b)|ideal|perfect|enough|overkill)\b"
+    r"|[^,.;!?]{0,30}\b(?:for|by|to) me\b)",
+    re.I,
+)
 
 
 # a relation is the holder where it opens a clause ("my colleague Priya always wants", "..., but my
@@ -663,6 +700,7 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
         negated_spans=negated_spans(clause),
         old_values_text=old.group("old") if old else "",
         statement=statement,
+        rejected_text=rejected_text(clause),
     )
 
 

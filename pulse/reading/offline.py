@@ -125,18 +125,28 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         # here on it is after dinner": the second clause is about the same argument)
         context: set[str] = set()
         clause_of: list[int] = []  # each fact's clause, in reading order
+        rejected: list[ReadFact] = []  # values a clause turned down ("X is too much", "no more X")
         n_clause = 0
         last_part = ""
+        previous: Clause | None = None
         for sentence in split_sentences(text):
             context |= self._named_args(sentence, schema)
-            previous = None
-            for part in split_clauses(sentence):
+            for k, part in enumerate(split_clauses(sentence)):
                 clause = analyse(sentence, part, speaker, project)
-                if previous is not None and not _CLAUSE_VERB.search(part) and clause.holder == speaker:
-                    # "we decided on regular rooms — no suites": a fragment continues the clause before
+                # "we decided on regular rooms — no suites", "When I'm travelling, keep calls short.
+                # Twenty minutes tops.": a fragment continues the clause before (a short one across a
+                # sentence break), its holder, kind and situation
+                continues = (
+                    previous is not None
+                    and not _CLAUSE_VERB.search(part)
+                    and (k > 0 or len(tokens(part)) <= _FRAGMENT_WORDS)
+                )
+                if continues and clause.holder == speaker and (k > 0 or not _OWN.search(part)):
                     clause = replace(
                         clause, holder=previous.holder, kind=previous.kind, lasting=previous.lasting
                     )
+                if continues and not clause.condition and previous.condition:
+                    clause = replace(clause, condition=previous.condition)
                 previous = clause
                 # a short fragment ("Twenty minutes tops.") is about what the clause before it spoke of
                 lead_in = last_part if len(tokens(part)) <= _FRAGMENT_WORDS else ""
@@ -144,13 +154,18 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 if not clause.statement or not _states(part, clause, sentence):
                     continue
                 n_clause += 1
-                for fact in self._bind(part, clause, schema, frozenset(context), project, lead_in):
+                turned_down: set[tuple[str, str]] = set()
+                bound = self._bind(part, clause, schema, frozenset(context), project, lead_in, turned_down)
+                for fact in bound:
+                    if (fact.argument, fact.value) in turned_down:
+                        rejected.append(fact)  # "Weekly is too much for me" (see `_rejected_then_new`)
                     clause_of.append(n_clause)
                     context.add(fact.argument)
                     if fact.withdraws:
                         withdrawn[fact.argument, fact.holder] = fact.value
                     facts.append(fact)
         facts = _withdrawn_then_new(facts, clause_of)
+        facts = _rejected_then_new(facts, rejected)
         # "I no longer want X; from here on it is Y": Y revises X
         out = []
         for f in facts:
@@ -183,7 +198,9 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         context: frozenset[str] = frozenset(),
         project: str = "",
         lead_in: str = "",
+        turned_down: set[tuple[str, str]] | None = None,
     ) -> list[ReadFact]:
+        """The clause's facts; the (argument, value) pairs it turns down are added to `turned_down`."""
         space = self._space(schema)
         scan = _masked_names(part)  # same length: spans stay the part's
         toks = tokens(scan)
@@ -216,6 +233,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             # for colour": a reason after the wish says why, not what (unless it states a wish itself)
             found = [f for f in found if f[2] < reason.start()]
         old_span = _span_of(part, clause.old_values_text)
+        rejected_span = _span_of(part, clause.rejected_text)
         found.sort(key=lambda f: f[2])  # in the order the clause says them
         olds: dict[str, str] = {}
         if clause.withdraws:
@@ -231,6 +249,10 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 if c0 <= start < c0 + len(cond):
                     cond = ""  # the "condition" was the value's own phrase ("on my Visa")
             negated = _negated(part, start, clause.negated_spans)
+            rejected = bool(rejected_span and rejected_span[0] <= start < rejected_span[1]) and not withdraws
+            if rejected and turned_down is not None:
+                turned_down.add((arg, value))
+            negated = negated or rejected  # "Weekly is too much for me": turned down
             if _KEPT_CLEAR.match(part, _end) and not _keeps_free(arg, schema):
                 # "keep early mornings free of calls": the value is kept clear of what the argument
                 # books (for an argument that is itself what is kept free, it is its value)
@@ -550,6 +572,38 @@ def _withdrawn_then_new(facts: list[ReadFact], clause_of: list[int]) -> list[Rea
             out[i] = None  # type: ignore[call-overload]
             out[j] = replace(out[j] or facts[j], revises=w.value)
     return [f for f in out if f is not None]
+
+
+# the speaker named in a fragment ("Window for me"): the fragment is the speaker's own
+_OWN = re.compile(r"\b(?:me|my|mine|myself)\b", re.I)
+
+
+def _rejected_then_new(facts: list[ReadFact], rejected: list[ReadFact]) -> list[ReadFact]:
+    """ "Weekly is too much for me - I've moved them to once a month", "No more paper, e-mail it": a value
+    turned down, then another value of the same argument by the same holder, is one revision (the new
+    value revising the old), not an avoid and a wish."""
+    out = list(facts)
+    for r in rejected:
+        i = next((i for i, f in enumerate(out) if f is r), None)
+        if i is None:
+            continue
+        j = next(
+            (
+                j
+                for j in range(i + 1, len(out))
+                if out[j].argument == r.argument
+                and out[j].holder == r.holder
+                and out[j].value != r.value
+                and out[j].polarity == "prefer"
+                and not out[j].withdraws
+            ),
+            None,
+        )
+        if j is not None:
+            out[j] = replace(out[j], revises=out[j].revises or r.value)
+            out[i] = None  # type: ignore[call-overload]
+            out = [f for f in out if f is not None]
+    return out
 
 
 def _states(part: str, clause: Clause, sentence: str) -> bool:

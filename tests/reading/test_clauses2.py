@@ -1,0 +1,71 @@
+"""Clause-level reading: a thing named with a capital is no person, a value turned down then replaced is a
+revision, a short fragment continues the sentence before. The sentences are written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from pulse.reading import Schema, make_reader
+from pulse.reading.clauses import holder_of
+
+TOOLS = [
+    {
+        "name": "schedule_meeting",
+        "description": "Schedule a recurring meeting.",
+        "arguments": {
+            "frequency": {
+                "type": "string",
+                "enum": ["daily", "weekly", "monthly"],
+                "description": "How often the meeting repeats.",
+            },
+            "length_minutes": {"type": "integer", "description": "Meeting length in minutes."},
+            "room": {
+                "type": "string",
+                "enum": ["small_room", "boardroom", "video_call"],
+                "description": "Where the meeting is held.",
+            },
+        },
+    },
+]
+
+
+@pytest.fixture(scope="module")
+def read():
+    schema = Schema.from_json_tools(TOOLS)
+    reader = make_reader("offline")
+    return lambda text: reader.read(text, schema)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Spanish is my first language",
+        "Daily is way too often for me",
+        "Monthly is perfect for me",
+        "my spoken German is rusty",
+    ],
+)
+def test_a_capitalised_thing_is_not_a_person(text):
+    assert holder_of(text) == "user"
+
+
+@pytest.mark.parametrize(
+    "text", ["Marta is vegetarian", "Marta is my sister and wants aisle", "Tomas is too shy to ask for aisle"]
+)
+def test_a_person_is_still_a_person(text):
+    assert holder_of(text).startswith("person:")
+
+
+def test_a_value_turned_down_then_replaced_is_a_revision(read):
+    facts = read("Daily is far too much for us — let's move the standup to weekly.")
+    assert [(f.value, f.revises, f.polarity) for f in facts] == [("weekly", "daily", "prefer")]
+
+
+def test_no_more_then_a_new_value_is_a_revision(read):
+    facts = read("No more video calls for the weekly sync, book the small room please.")
+    assert [(f.value, f.revises) for f in facts if f.argument == "room"] == [("small_room", "video_call")]
+
+
+def test_a_fragment_in_the_next_sentence_keeps_the_situation(read):
+    facts = read("When the client joins, schedule it properly. Forty-five minutes, no less.")
+    assert [(f.value, f.condition) for f in facts] == [("45", "When the client joins")]
