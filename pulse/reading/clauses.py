@@ -647,8 +647,20 @@ _SCOPE_NAME = re.compile(
 )
 
 
+# "after the incident", "since that trip": a particular event (definite), not a recurring situation
+_PAST_EVENT = re.compile(r"^(?:after|since|following)\s+(?:the|that|this|my last|our last|last)\s+\w+", re.I)
+# a statement that tells a change of mind ("I used to ...", "... any more", "no longer", "now I ...")
+_CHANGE_OF_MIND = re.compile(
+    r"\bused to\b|\bany ?more\b|\bno longer\b|\bnow\s+(?:i|we)\b|\b(?:i|we)\s+now\b|\bthese days\b", re.I
+)
+
+
 def analyse(sentence: str, clause: str, speaker: str = "user", project: str = "") -> Clause:
     condition, rest = find_condition(clause)
+    if condition and _PAST_EVENT.match(condition) and _CHANGE_OF_MIND.search(sentence):
+        # "I used to like X, but after the incident with the client I want Y": a particular past event
+        # in a story of a change of mind says why the wish changed, not when it applies
+        condition = ""
     holder = holder_of(clause, speaker, project)
     scope = _SCOPE_NAME.match(condition) if condition and _DECISION.search(rest) else None
     if scope and holder.split(":")[0] in ("project", "user"):

@@ -30,6 +30,7 @@ from pulse.reading.clauses import (
     Clause,
     about_holder,
     analyse,
+    has_lasting_cue,
     is_not_condition,
     speaker_name,
     split_clauses,
@@ -131,8 +132,19 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         previous: Clause | None = None
         for sentence in split_sentences(text):
             context |= self._named_args(sentence, schema)
-            for k, part in enumerate(split_clauses(sentence)):
+            parts = split_clauses(sentence)
+            once_after = _one_off_after_dash(sentence, parts, speaker, project)
+            for k, part in enumerate(parts):
                 clause = analyse(sentence, part, speaker, project)
+                if (
+                    k < once_after
+                    and clause.lasting
+                    and clause.kind == "preference"
+                    and not has_lasting_cue(part)
+                ):
+                    # "Move 2,000 into checking — it has to land right away": the one-off after the dash
+                    # is said of the request before it
+                    clause = replace(clause, kind="requirement", lasting=False)
                 # "we decided on regular rooms — no suites", "When I'm travelling, keep calls short.
                 # Twenty minutes tops.": a fragment continues the clause before (a short one across a
                 # sentence break), its holder, kind and situation
@@ -572,6 +584,21 @@ def _withdrawn_then_new(facts: list[ReadFact], clause_of: list[int]) -> list[Rea
             out[i] = None  # type: ignore[call-overload]
             out[j] = replace(out[j] or facts[j], revises=w.value)
     return [f for f in out if f is not None]
+
+
+def _one_off_after_dash(sentence: str, parts: list[str], speaker: str, project: str) -> int:
+    """The index of the first clause after a dash that asks for this task only ("... — just this
+    once", "... — it has to land right away"), 0 when none."""
+    at = 0
+    for k, part in enumerate(parts[1:], start=1):
+        at = sentence.find(part, at)
+        if (
+            at > 0
+            and re.search(r"\s[-—]\s*$", sentence[:at])
+            and not analyse(sentence, part, speaker, project).lasting
+        ):
+            return k
+    return 0
 
 
 # the speaker named in a fragment ("Window for me"): the fragment is the speaker's own

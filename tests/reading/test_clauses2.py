@@ -69,3 +69,18 @@ def test_no_more_then_a_new_value_is_a_revision(read):
 def test_a_fragment_in_the_next_sentence_keeps_the_situation(read):
     facts = read("When the client joins, schedule it properly. Forty-five minutes, no less.")
     assert [(f.value, f.condition) for f in facts] == [("45", "When the client joins")]
+
+
+def test_a_past_event_in_a_change_of_mind_is_no_condition(read):
+    facts = read("I used to like a daily sync, but after the reorg last spring I want it weekly.")
+    assert [(f.value, f.condition) for f in facts if not f.withdraws] == [("weekly", "")]
+
+
+def test_a_recurring_situation_stays_a_condition(read):
+    facts = read("After a product launch, I want the retro in the boardroom.")
+    assert [(f.value, f.condition) for f in facts] == [("boardroom", "After a product launch")]
+
+
+def test_a_one_off_after_a_dash_is_said_of_the_request_before(read):
+    facts = read("Book the boardroom for the review — it has to happen right away.")
+    assert [(f.value, f.kind, f.lasting) for f in facts] == [("boardroom", "requirement", False)]
