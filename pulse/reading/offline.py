@@ -296,6 +296,13 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                     confidence=round(min(1.0, score), 3),
                 )
             )
+        if old_span and not clause.withdraws and facts and space.pairs:
+            # "moved my alerts from text messages to the app": the old value's words, read on their own
+            # where the clause read them as none, for an argument the clause states a new value of
+            args = frozenset(f.argument for f in facts) - set(olds)
+            old_text = scan[old_span[0] : old_span[1]]
+            for arg, value, *_ in self._enumerated(old_text, tokens(old_text), space, schema, args, args):
+                olds.setdefault(arg, value)
         if cond and self._not_a_condition(cond, space, found, part, project):
             cond = ""
         trailing, inside = (

@@ -84,3 +84,8 @@ def test_a_recurring_situation_stays_a_condition(read):
 def test_a_one_off_after_a_dash_is_said_of_the_request_before(read):
     facts = read("Book the boardroom for the review — it has to happen right away.")
     assert [(f.value, f.kind, f.lasting) for f in facts] == [("boardroom", "requirement", False)]
+
+
+def test_the_old_value_is_read_from_its_own_words(read):
+    facts = read("I switched our syncs from every single day to once a week.")
+    assert [(f.value, f.revises) for f in facts] == [("weekly", "daily")]
