@@ -171,10 +171,15 @@ _WITHDRAW = re.compile(
     re.I,
 )
 _OLD_VALUE = re.compile(
-    r"\b(?:instead of|rather than|switched from|switching from|changed from|moved from|move from|"
+    # "rather than clogging everyone's inbox with emails": the whole doing is replaced
+    r"\b(?:instead of|rather than)\s+(?P<doing>[a-z]+ing\b[^,.;!?]*)"
+    r"|\b(?:instead of|rather than|switched from|switching from|changed from|moved from|move from|"
     r"away from|(?:prefer|choose|pick|take) (?!my\b)\S+(?: \S+)? over|replacing|replaced"
     r"|(?:gone|went|going|come|came|coming) (?:back )?from"
-    r"|(?:moved|switched|changed|shifted|bumped|pushed|moving|switching|changing)(?:\s+(?!from\b)\S+){1,4}\s+from)\s+"
+    r"|(?:moved|switched|changed|shifted|bumped|pushed|moving|switching|changing)(?:\s+(?!from\b)\S+){1,4}\s+from"
+    # "switch me from X to Y", "move our syncs from X to Y" (not "move 2,000 from savings", a transfer)
+    r"|(?:switch|move|change|shift|swap|turn)\s+(?:(?:me|us|it|them|everything)|(?:my|our)\s+\S+(?:\s+\S+)?)?"
+    r"\s*from)\s+"
     r"(?P<old>.+?)(?=\s+(?:back to|to|for|with|now|these)\b|[,.;!?]|$)",
     re.I,
 )
@@ -185,15 +190,29 @@ _REJECTS = re.compile(
     r"(?:too\s+\w+(?!\s+to\b)|out\b(?!\s+of\b)|no good|not working|not for me|overkill)"
     r"|(?P<subject2>[^,;:]{1,50}?)\s+(?:doesn't|does not|don't|do not|isn't|aren't) (?:work|working) for"
     r" (?:me|us)"
-    r"|no more\s+(?!than\b)(?P<object>[^,;:.!?]{1,60}))",
+    r"|no more\s+(?!than\b)(?P<object>[^,;:.!?]{1,60})"
+    # "I've had enough of X", "I'm sick of X"
+    r"|(?:i|we)(?:'ve| have|'m| am|'re| are)?\s+(?:had enough|sick|tired) of\s+(?P<object2>[^,;:.!?]{1,60}))",
     re.I,
 )
+
+
+def withdrawn_span(clause: str) -> tuple[int, int] | None:
+    """Where the withdrawal cue governs: from the cue to the next break ("forget daily, ...", "...,
+    not daily anymore"); None when the clause withdraws nothing."""
+    m = _WITHDRAW.search(clause)
+    if m is None:
+        return None
+    brk = re.search(r"[,;:.!?]|\s[-—]\s", clause[m.end() :])
+    return m.start(), m.end() + (brk.start() if brk else len(clause) - m.end())
 
 
 def rejected_text(clause: str) -> str:
     """What the clause turns down, "" when it turns nothing down (see `_REJECTS`)."""
     m = _REJECTS.match(_DISCOURSE.sub("", clause.strip()))
-    return (m.group("subject") or m.group("subject2") or m.group("object") or "") if m else ""
+    if m is None:
+        return ""
+    return m.group("subject") or m.group("subject2") or m.group("object") or m.group("object2") or ""
 
 
 _NEGATION = re.compile(
@@ -364,6 +383,7 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
 _THING_PREDICATE = re.compile(
     rf"\s+(?:(?:my|our)\s+(?!(?:\w+\s+)?(?:{_RELATIONS})\b)"
     r"|(?:(?:way |far |much )?too\s+\w+(?!\s+to\b)|ideal|perfect|enough|overkill)\b"
+    r"|(?:out|in)(?=\s*(?:[,.;!?]|$))"
     r"|[^,.;!?]{0,30}\b(?:for|by|to) me\b)",
     re.I,
 )
@@ -710,7 +730,7 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
         condition=condition,
         withdraws=withdraws,
         negated_spans=negated_spans(clause),
-        old_values_text=old.group("old") if old else "",
+        old_values_text=(old.group("old") or old.group("doing")) if old else "",
         statement=statement,
         rejected_text=rejected_text(clause),
     )

@@ -35,6 +35,7 @@ from pulse.reading.clauses import (
     speaker_name,
     split_clauses,
     split_sentences,
+    withdrawn_span,
 )
 from pulse.reading.enumerated import EnumeratedValues
 from pulse.reading.facts import ReadFact, Schema
@@ -250,6 +251,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         olds: dict[str, str] = {}
         if clause.withdraws:
             found, olds = _withdrawn_then_new_in_clause(part, found)
+            found, olds = _withdrawn_beside_new(part, found, olds)
         facts = []
         for arg, value, start, _end, score in found:
             withdraws = clause.withdraws and arg not in olds
@@ -608,6 +610,24 @@ def _one_off_after_dash(sentence: str, parts: list[str], speaker: str, project: 
     return 0
 
 
+def _withdrawn_beside_new(
+    part: str, found: list[tuple[str, str, int, int, float]], olds: dict[str, str]
+) -> tuple[list[tuple[str, str, int, int, float]], dict[str, str]]:
+    """ "Forget daily, weekly from now on", "Make it weekly, not daily anymore": of two values of one
+    argument, the one the withdrawal governs is replaced by the one outside it (in either order)."""
+    span = withdrawn_span(part)
+    if span is None:
+        return found, olds
+    olds = dict(olds)
+    inside = [f for f in found if span[0] <= f[2] < span[1] and f[0] not in olds]
+    drop = set()
+    for f in inside:
+        if any(g[0] == f[0] and g[1] != f[1] and not span[0] <= g[2] < span[1] for g in found):
+            olds.setdefault(f[0], f[1])
+            drop.add(f)
+    return [f for f in found if f not in drop], olds
+
+
 # the speaker named in a fragment ("Window for me"): the fragment is the speaker's own
 _OWN = re.compile(r"\b(?:me|my|mine|myself)\b", re.I)
 
@@ -645,6 +665,7 @@ def _states(part: str, clause: Clause, sentence: str) -> bool:
     verbless fragment (which in a conversation with an assistant answers for a wish)."""
     return bool(
         clause.withdraws
+        or clause.rejected_text  # "Weekly is out, monthly is in"
         or _CUE.search(part)
         or _IMPERATIVE.match(clause.text)
         or _CUE.search(sentence)

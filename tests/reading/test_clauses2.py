@@ -89,3 +89,23 @@ def test_a_one_off_after_a_dash_is_said_of_the_request_before(read):
 def test_the_old_value_is_read_from_its_own_words(read):
     facts = read("I switched our syncs from every single day to once a week.")
     assert [(f.value, f.revises) for f in facts] == [("weekly", "daily")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Switch me from daily to weekly.",
+        "Daily is out, weekly is in.",
+        "I've had enough of daily syncs; weekly works.",
+        "Forget daily, weekly from now on.",
+        "Make the sync weekly, not daily anymore.",
+    ],
+)
+def test_ways_of_saying_what_is_replaced(read, text):
+    facts = read(text)
+    assert [(f.value, f.revises, f.withdraws) for f in facts] == [("weekly", "daily", False)]
+
+
+def test_a_doing_replaced_is_the_old_value(read):
+    facts = read("Put the retro in the boardroom rather than cluttering everyone's day with video calls.")
+    assert [(f.value, f.revises) for f in facts] == [("boardroom", "video_call")]
