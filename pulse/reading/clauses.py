@@ -331,6 +331,8 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
     """Whose preference or decision the clause states."""
     for rel in _RELATION.finditer(clause):
         after = clause[rel.end() :]
+        if _REASON_BEFORE.search(clause[: rel.start()]):
+            continue  # "book two beds, since my son travels with me": a reason's subject is not whose it is
         if _PERSON_AFTER.match(after) or (
             _SUBJECT_BEFORE.search(clause[: rel.start()]) and (_DESIRE.search(after) or _HABIT.search(after))
         ):
@@ -365,7 +367,7 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
             # what is said of it is said of a thing (the speaker's own something, an evaluation for the
             # speaker, a determined noun), not of a person
             continue
-        if name.split()[0] not in NOT_NAMES:
+        if name.split()[0] not in NOT_NAMES and not _REASON_BEFORE.search(clause[: m.start()]):
             return f"person:{_untitled(name)}"
     pos = _POSSESSIVE.search(clause)
     if pos and pos.group("name") not in NOT_NAMES:
@@ -387,6 +389,10 @@ _THING_PREDICATE = re.compile(
     r"|[^,.;!?]{0,30}\b(?:for|by|to) me\b)",
     re.I,
 )
+
+
+# a subordinator of reason just before a subject: that subject is the reason's, not the statement's
+_REASON_BEFORE = re.compile(r"\b(?:since|because|as|cause|'cause|so that)\s+$", re.I)
 
 
 # a relation is the holder where it opens a clause ("my colleague Priya always wants", "..., but my

@@ -109,3 +109,14 @@ def test_ways_of_saying_what_is_replaced(read, text):
 def test_a_doing_replaced_is_the_old_value(read):
     facts = read("Put the retro in the boardroom rather than cluttering everyone's day with video calls.")
     assert [(f.value, f.revises) for f in facts] == [("boardroom", "video_call")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Book the boardroom, since my manager likes to present.",
+        "Book the boardroom because Ingrid always wants to present.",
+    ],
+)
+def test_a_reasons_subject_is_not_the_holder(text):
+    assert holder_of(text) == "user"
