@@ -98,7 +98,9 @@ NOT_NAMES = frozenset(
     "November December Visa Mastercard Amex Slack Zoom Teams Gmail Outlook Python Java Github GitHub "
     "Friday's Don't Do Can Could Would Should Will Out Most Mostly Some Sometimes Often Honestly "
     "Basically Also Plus Again Then Today Tomorrow Tonight Next Last Mr Mrs Ms Dr Email Emails Prof "
-    "Nobody Everyone Everybody Someone Somebody Anyone Anybody None Noone".split()
+    "Nobody Everyone Everybody Someone Somebody Anyone Anybody None Noone "
+    # pronouns opening a sentence ("He doesn't mind"): a person, but not a name (see `_THIRD`)
+    "He She They Him Her Them His Hers Their Its Who There Here".split()
 )
 
 _HABIT = re.compile(
@@ -226,6 +228,16 @@ _HEDGE = re.compile(
     r"\b(?:i wonder|wondering|maybe|perhaps|might|not sure|unsure|thinking about|considering|"
     r"what if|would it be|is it worth|should i|do you think|curious|haven't decided|undecided|"
     r"could be|i guess)\b",
+    re.I,
+)
+# "one, maybe two per message": "maybe" between amounts gives a range, it does not hedge the wish
+_NUMBER_WORD = (
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty"
+    r"|fifty|sixty|seventy|eighty|ninety|hundred|a few|a couple)"
+)
+_APPROXIMATE = re.compile(
+    rf"\b{_NUMBER_WORD}\s*,?\s*(?:or\s+)?(?:maybe|perhaps)\s+{_NUMBER_WORD}\b"
+    rf"|\b(?:maybe|perhaps)\s+{_NUMBER_WORD}\s+(?:or|to)\s+{_NUMBER_WORD}\b",
     re.I,
 )
 _QUESTION_OK = re.compile(
@@ -703,7 +715,7 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
     statement = True
     if sentence.rstrip().endswith("?") and not _QUESTION_OK.search(sentence):
         statement = False
-    if _HEDGE.search(clause) and not _DESIRE.search(re.sub(_HEDGE, "", clause)):
+    if _HEDGE.search(_APPROXIMATE.sub(" ", clause)) and not _DESIRE.search(re.sub(_HEDGE, "", clause)):
         statement = False
     # a wish in the main clause, not in its condition, and not the "always" of "almost always"
     wish = _DESIRE.search(_HABIT.sub(" ", rest))

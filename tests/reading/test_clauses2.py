@@ -120,3 +120,12 @@ def test_a_doing_replaced_is_the_old_value(read):
 )
 def test_a_reasons_subject_is_not_the_holder(text):
     assert holder_of(text) == "user"
+
+
+def test_a_pronoun_opening_a_sentence_is_no_name():
+    assert holder_of("He always wants the boardroom.") == "person:"
+
+
+def test_maybe_between_amounts_is_a_range_not_a_hedge(read):
+    facts = read("Keep the standup short: fifteen, maybe twenty minutes, tops.")
+    assert {f.argument for f in facts} == {"length_minutes"}
