@@ -693,6 +693,12 @@ _CHANGE_OF_MIND = re.compile(
 )
 
 
+# a comma, then a new subject and its verb ("..., I don't really like ...", "..., we never ...")
+_OWN_CLAUSE_AFTER = re.compile(
+    r",\s+(?:i|we)\s+(?:don't|do not|can't|cannot|never|really|just|hate|find)\b", re.I
+)
+
+
 def analyse(sentence: str, clause: str, speaker: str = "user", project: str = "") -> Clause:
     condition, rest = find_condition(clause)
     if condition and _PAST_EVENT.match(condition) and _CHANGE_OF_MIND.search(sentence):
@@ -718,14 +724,17 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
     if _HEDGE.search(_APPROXIMATE.sub(" ", clause)) and not _DESIRE.search(re.sub(_HEDGE, "", clause)):
         statement = False
     # a wish in the main clause, not in its condition, and not the "always" of "almost always"
+    # (a wish in a comma clause of its own after the habit says why: "I tend to pay by debit, I don't
+    # like running up credit")
     wish = _DESIRE.search(_HABIT.sub(" ", rest))
+    habit_wish = _DESIRE.search(_HABIT.sub(" ", _OWN_CLAUSE_AFTER.split(rest, maxsplit=1)[0]))
     if holder.split(":")[0] in ("project", "team") and (
         _DECISION.search(clause) or not _HABIT.search(clause)
     ):
         # what a team or a project wants is its decision ("Legal wants ...", "The department switched to
         # APA"); what it usually does is its habit
         kind = "decision"
-    elif _HABIT.search(clause) and not wish:
+    elif _HABIT.search(clause) and not habit_wish:
         kind = "habit"
     elif _ATTRIBUTE.search(clause) and not wish:
         kind = "attribute"

@@ -129,3 +129,8 @@ def test_a_pronoun_opening_a_sentence_is_no_name():
 def test_maybe_between_amounts_is_a_range_not_a_hedge(read):
     facts = read("Keep the standup short: fifteen, maybe twenty minutes, tops.")
     assert {f.argument for f in facts} == {"length_minutes"}
+
+
+def test_a_wish_in_a_reason_after_a_habit_keeps_it_a_habit(read):
+    facts = read("I usually book the small room, I don't really like big empty spaces.")
+    assert [(f.value, f.kind) for f in facts] == [("small_room", "habit")]
