@@ -826,9 +826,12 @@ def _scope_only(cond: str, space: ValueSpace, lex: StaticLexicon) -> bool:
     tool = float((space.tool_vectors @ v).max()) if len(space.tool_vectors) else 0.0
     # a clause about the tool's action and its object ("whenever you get me a plane ticket") names it
     near_tool = tool >= (0.55 if clausal else 0.6)
+    # (a noun with a phrase after it is narrowed by it: "gifts for my nieces", though "gift" is an argument's)
+    body = cond if np else re.sub(r"^\w+\s+", "", cond)
+    postmodified = bool(re.search(r"\b\w+\s+(?:for|with|from|of|over|under|above|below|by)\s+\w", body, re.I))
     if (
         len(words) > 1
-        and (clausal or np or not {root(w) for w in words} & names)
+        and (clausal or np or postmodified or not {root(w) for w in words} & names)
         and any(_far(w, space, lex) for w in words)
     ):
         # a word far from every tool and argument narrows the tool's object: "in school newsletters" and

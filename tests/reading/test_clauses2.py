@@ -134,3 +134,9 @@ def test_maybe_between_amounts_is_a_range_not_a_hedge(read):
 def test_a_wish_in_a_reason_after_a_habit_keeps_it_a_habit(read):
     facts = read("I usually book the small room, I don't really like big empty spaces.")
     assert [(f.value, f.kind) for f in facts] == [("small_room", "habit")]
+
+
+def test_an_argument_word_narrowed_by_a_phrase_after_it_is_a_situation(read):
+    facts = read("For rooms for my grandparents, always the small room.")
+    assert [(f.value, f.condition) for f in facts] == [("small_room", "For rooms for my grandparents")]
+    assert [f.condition for f in read("For the room, always the boardroom.")] == [""]
