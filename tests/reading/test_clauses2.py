@@ -137,6 +137,7 @@ def test_a_wish_in_a_reason_after_a_habit_keeps_it_a_habit(read):
 
 
 def test_an_argument_word_narrowed_by_a_phrase_after_it_is_a_situation(read):
-    facts = read("For rooms for my grandparents, always the small room.")
-    assert [(f.value, f.condition) for f in facts] == [("small_room", "For rooms for my grandparents")]
+    facts = read("For meeting rooms for my grandparents, always the small room.")
+    want = [("small_room", "For meeting rooms for my grandparents")]
+    assert [(f.value, f.condition) for f in facts] == want
     assert [f.condition for f in read("For the room, always the boardroom.")] == [""]
