@@ -40,7 +40,9 @@ _RELATIONS = (
     "coach|trainer|doctor|dentist|physio|physiotherapist|therapist|dietitian|nutritionist|nurse|teacher|"
     "tutor|mentor|adviser|editor|co-author|coauthor|landlord|landlady|neighbour|neighbor|accountant|"
     "lawyer|agent|housemate|classmate|aunt|uncle|cousin|niece|nephew|grandma|grandpa|grandmother|"
-    "grandfather|fiance|fiancee|nanny|secretary|colleagues|coworkers|parents"
+    "grandfather|fiance|fiancee|nanny|secretary|colleagues|coworkers|parents|"
+    # roles at work ("our tech lead", "my PM")
+    "lead|pm|ceo|cto|cfo|coo|vp|chair|captain|maintainer|reviewer|admin|product owner"
 )
 _RELATION = re.compile(
     rf"\b(?:my|our)\s+(?:\w+\s+)?(?P<rel>{_RELATIONS})\b(?:,)?"
@@ -106,7 +108,9 @@ NOT_NAMES = frozenset(
 _HABIT = re.compile(
     r"\b(?:usually|normally|typically|generally|tend(?:s)? to|tended to|most of the time|more often than not|"
     r"out of habit|by habit|habitually|end up|ended up|often|mostly|by default|as a rule of thumb|"
-    r"nine times out of ten|almost always|as usual|routinely|my usual|most of my|these days)\b",
+    r"nine times out of ten|almost always|as usual|routinely|my usual|most of my|these days"
+    # the habitual aspect of "keep": "Jo keeps turning it up", "I kept leaving it on"
+    r"|keeps? \w+ing|kept \w+ing)\b",
     re.I,
 )
 _DESIRE = re.compile(
@@ -348,7 +352,12 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
         if _PERSON_AFTER.match(after) or (
             _SUBJECT_BEFORE.search(clause[: rel.start()]) and (_DESIRE.search(after) or _HABIT.search(after))
         ):
-            return f"person:{_untitled(rel.group('name')) or rel.group('rel').lower()}"
+            # "Keiko, our CFO, wants ...": the name the relation stands in apposition to
+            named = re.search(rf"\b(?P<name>{_TITLE}[A-Z][a-z]+),\s*$", clause[: rel.start()])
+            if named and named.group("name").split()[0] in NOT_NAMES:
+                named = None
+            name = rel.group("name") or (named.group("name") if named else "")
+            return f"person:{_untitled(name) or rel.group('rel').lower()}"
         # "copy my manager on it", "so I can check on my kids", "since my daughter flies with me", "my
         # colleagues tease me": an object, a reason's subject or a subject that wants nothing, not whose
         # the statement is

@@ -141,3 +141,27 @@ def test_an_argument_word_narrowed_by_a_phrase_after_it_is_a_situation(read):
     want = [("small_room", "For meeting rooms for my grandparents")]
     assert [(f.value, f.condition) for f in facts] == want
     assert [f.condition for f in read("For the room, always the boardroom.")] == [""]
+
+
+@pytest.mark.parametrize(
+    ("text", "holder"),
+    [
+        ("Our tech lead wants weekly syncs.", "person:lead"),
+        ("Keiko, our CFO, wants weekly syncs.", "person:Keiko"),
+    ],
+)
+def test_roles_at_work_and_a_name_in_apposition(text, holder):
+    assert holder_of(text) == holder
+
+
+def test_keeps_doing_is_a_habit(read):
+    facts = read("My flatmate Jo keeps booking the boardroom, but I want the small room.")
+    assert [(f.value, f.holder, f.kind) for f in facts] == [
+        ("boardroom", "person:Jo", "habit"),
+        ("small_room", "user", "preference"),
+    ]
+
+
+def test_a_change_of_mind_states_the_new_value(read):
+    facts = read("I used to meet daily, but these days we meet weekly.")
+    assert [(f.value, f.revises) for f in facts] == [("weekly", "daily")]
