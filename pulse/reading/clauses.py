@@ -772,5 +772,21 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
     )
 
 
+def one_off_alone(sentence: str) -> bool:
+    """The sentence says only that something is for this task ("Just for tonight though.", "This time
+    only."): a one-off cue and function words, nothing else."""
+    cue = _ONE_OFF.search(sentence) or _THIS_TASK.search(sentence) or _TODAY.search(sentence)
+    if cue is None:
+        return False
+    rest = _THIS_TASK.sub(" ", _ONE_OFF.sub(" ", sentence))
+    rest = _TODAY.sub(" ", rest)
+    return not re.sub(
+        r"\b(?:just|only|though|please|and|but|so|ok|okay|for|this|time|once|mind you|remember)\b|[^\w]",
+        "",
+        rest,
+        flags=re.I,
+    ).strip()
+
+
 def has_lasting_cue(text: str) -> bool:
     return bool(_LASTING.search(text))

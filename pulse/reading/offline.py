@@ -32,6 +32,7 @@ from pulse.reading.clauses import (
     analyse,
     has_lasting_cue,
     is_not_condition,
+    one_off_alone,
     speaker_name,
     split_clauses,
     split_sentences,
@@ -133,14 +134,17 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         n_clause = 0
         last_part = ""
         previous: Clause | None = None
-        for sentence in split_sentences(text):
+        sentences = split_sentences(text)
+        for n_sentence, sentence in enumerate(sentences):
             context |= self._named_args(sentence, schema)
             parts = split_clauses(sentence)
             once_after = _one_off_after_dash(sentence, parts, speaker, project)
+            # "Heating: eco. Just for tonight though.": a one-off said alone in the next sentence
+            once_next = n_sentence + 1 < len(sentences) and one_off_alone(sentences[n_sentence + 1])
             for k, part in enumerate(parts):
                 clause = analyse(sentence, part, speaker, project)
                 if (
-                    k < once_after
+                    (k < once_after or once_next)
                     and clause.lasting
                     and clause.kind == "preference"
                     and not has_lasting_cue(part)

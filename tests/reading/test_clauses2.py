@@ -165,3 +165,14 @@ def test_keeps_doing_is_a_habit(read):
 def test_a_change_of_mind_states_the_new_value(read):
     facts = read("I used to meet daily, but these days we meet weekly.")
     assert [(f.value, f.revises) for f in facts] == [("weekly", "daily")]
+
+
+@pytest.mark.parametrize("after", ["Just for today though.", "This time only.", "Only tonight, mind you."])
+def test_a_one_off_said_alone_in_the_next_sentence(read, after):
+    facts = read(f"Put the review in the boardroom. {after}")
+    assert [(f.value, f.kind, f.lasting) for f in facts] == [("boardroom", "requirement", False)]
+
+
+def test_a_next_sentence_with_its_own_content_is_no_one_off_cue(read):
+    facts = read("Put the review in the boardroom. Today I'm tired.")
+    assert [f.lasting for f in facts] == [True]
