@@ -183,9 +183,7 @@ _OLD_VALUE = re.compile(
     r"away from|(?:prefer|choose|pick|take) (?!my\b)\S+(?: \S+)? over|replacing|replaced"
     r"|(?:gone|went|going|come|came|coming) (?:back )?from"
     r"|(?:moved|switched|changed|shifted|bumped|pushed|moving|switching|changing)(?:\s+(?!from\b)\S+){1,4}\s+from"
-    # "switch me from X to Y", "move our syncs from X to Y" (not "move 2,000 from savings", a transfer)
-    r"|(?:switch|move|change|shift|swap|turn)\s+(?:(?:me|us|it|them|everything)|(?:my|our)\s+\S+(?:\s+\S+)?)?"
-    r"\s*from)\s+"
+    r")\s+"
     r"(?P<old>.+?)(?=\s+(?:back to|to|for|with|now|these)\b|[,.;!?]|$)",
     re.I,
 )
@@ -221,6 +219,12 @@ def rejected_text(clause: str) -> str:
     return m.group("subject") or m.group("subject2") or m.group("object") or m.group("object2") or ""
 
 
+# "switch the heating from X to Y", "move the retro from X to Y": a change verb, its object, from X to Y
+_CHANGED_FROM = re.compile(
+    r"\b(?:switch|move|change|shift|swap|turn|put|bump|take)\s+(?:(?!from\b)[\w'-]+\s+){0,4}?from\s+"
+    r"(?P<old>[^,;.!?]+?)\s+(?:back\s+)?(?:to|into|onto)\b",
+    re.I,
+)
 _NEGATION = re.compile(
     r"\b(?:never|don't|do not|doesn't|does not|didn't|won't|will not|can't stand|cannot stand|no|not|"
     r"avoid|avoids|hate|hates|dislike|dislikes|anything but|anything except|anything other than|rather not|"
@@ -323,6 +327,9 @@ class Clause:
     negated_spans: list[tuple[int, int]] = field(default_factory=list)
     old_values_text: str = ""  # text naming what is replaced ("rather than X")
     statement: bool = True  # False: a question, a hedge or a reference to memory
+    # the old value needs a new value of its own argument beside it ("switch the heating from X to Y"; in
+    # "move the money from savings to checking" the two are different arguments: a source, no revision)
+    old_paired: bool = False
     rejected_text: str = ""  # what the clause turns down ("X is too much", "no more X"): an old value
 
 
@@ -757,6 +764,7 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
         kind = "requirement"
     withdraws = bool(_WITHDRAW.search(clause))
     old = _OLD_VALUE.search(clause)
+    changed = None if old else _CHANGED_FROM.search(clause)
     return Clause(
         text=rest,
         sentence=sentence,
@@ -766,7 +774,12 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
         condition=condition,
         withdraws=withdraws,
         negated_spans=negated_spans(clause),
-        old_values_text=(old.group("old") or old.group("doing")) if old else "",
+        old_values_text=(old.group("old") or old.group("doing"))
+        if old
+        else changed.group("old")
+        if changed
+        else "",
+        old_paired=changed is not None,
         statement=statement,
         rejected_text=rejected_text(clause),
     )

@@ -261,7 +261,15 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         facts = []
         for arg, value, start, _end, score in found:
             withdraws = clause.withdraws and arg not in olds
-            if old_span and old_span[0] <= start < old_span[1] and not clause.withdraws:
+            if (
+                old_span
+                and old_span[0] <= start < old_span[1]
+                and not clause.withdraws
+                and (
+                    not clause.old_paired
+                    or any(a == arg and not old_span[0] <= s0 < old_span[1] for a, _v, s0, _e, _s in found)
+                )
+            ):
                 olds[arg] = value  # "rather than X": X is what is replaced, not a new fact
                 continue
             if cond and cond.lower() in part.lower():
@@ -304,7 +312,13 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                     confidence=round(min(1.0, score), 3),
                 )
             )
-        if old_span and not clause.withdraws and facts and space.pairs:
+        if (
+            old_span
+            and not clause.withdraws
+            and facts
+            and space.pairs
+            and not any(old_span[0] <= s0 < old_span[1] for _a, _v, s0, _e, _s in found)
+        ):
             # "moved my alerts from text messages to the app": the old value's words, read on their own
             # where the clause read them as none, for an argument the clause states a new value of
             args = frozenset(f.argument for f in facts) - set(olds)

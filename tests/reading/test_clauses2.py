@@ -176,3 +176,33 @@ def test_a_one_off_said_alone_in_the_next_sentence(read, after):
 def test_a_next_sentence_with_its_own_content_is_no_one_off_cue(read):
     facts = read("Put the review in the boardroom. Today I'm tired.")
     assert [f.lasting for f in facts] == [True]
+
+
+def test_a_change_verb_with_its_object_from_x_to_y_is_a_revision(read):
+    facts = read("Please move the retro from the boardroom to video calls.")
+    assert [(f.value, f.revises) for f in facts] == [("video_call", "boardroom")]
+
+
+def test_from_x_to_y_of_two_arguments_is_no_revision():
+    tools = [
+        {
+            "name": "transfer",
+            "description": "Move money between accounts.",
+            "arguments": {
+                "from_account": {
+                    "type": "string",
+                    "enum": ["checking", "savings"],
+                    "description": "Account the money leaves.",
+                },
+                "to_account": {
+                    "type": "string",
+                    "enum": ["checking", "savings"],
+                    "description": "Account the money goes to.",
+                },
+            },
+        }
+    ]
+    facts = make_reader("offline").read(
+        "Move the money from savings to checking.", Schema.from_json_tools(tools)
+    )
+    assert ("from_account", "savings", "") in [(f.argument, f.value, f.revises) for f in facts]
