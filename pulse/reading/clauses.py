@@ -45,7 +45,7 @@ _RELATIONS = (
     "lead|pm|ceo|cto|cfo|coo|vp|chair|captain|maintainer|reviewer|admin|product owner"
 )
 _RELATION = re.compile(
-    rf"\b(?:my|our)\s+(?:\w+\s+)?(?P<rel>{_RELATIONS})\b(?:,)?"
+    rf"\b(?:my|our|the)\s+(?:\w+\s+)?(?P<rel>{_RELATIONS})\b(?:,)?"
     rf"(?:\s+(?P<name>(?-i:{_TITLE}[A-Z][a-z]+)))?",
     re.I,
 )

@@ -63,6 +63,8 @@ _CUE = re.compile(
     r"typically|tend|habit|end up|often|mostly|i'm|i am|don't|do not|can't|cannot|allergic|"
     # a change of mind states the new value ("I used to squash, but these days I rebase")
     r"these days|nowadays|used to|"
+    # a standing rule named as such ("The house rule is eco when nobody's home")
+    r"rule|policy|"
     r"decided|agreed|settled|decision|let's|lets|approved|this time|for this|just|only|instead|switched|"
     r"moved|changed|gone from|went from|gone back|went back|"
     r"no longer|any ?more|is what|should be|has to be|needs to be|works best|suits me|"

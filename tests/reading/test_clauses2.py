@@ -206,3 +206,13 @@ def test_from_x_to_y_of_two_arguments_is_no_revision():
         "Move the money from savings to checking.", Schema.from_json_tools(tools)
     )
     assert ("from_account", "savings", "") in [(f.argument, f.value, f.revises) for f in facts]
+
+
+def test_a_relation_with_the_as_subject_is_the_holder():
+    assert holder_of("The landlord says the boardroom must stay free.") == "person:landlord"
+    assert holder_of("Send it to the client by Friday.") == "user"
+
+
+def test_a_rule_named_as_such_states_a_value(read):
+    facts = read("The office rule is the small room for one-to-ones.")
+    assert [f.value for f in facts] == ["small_room"]
