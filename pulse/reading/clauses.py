@@ -446,7 +446,9 @@ _THIRD_WISH = re.compile(
 _WHOLE_TEAM = re.compile(
     r"(?:^|[,;:]\s*|\b(?:and|but|that|so)\s+)(?:(?:our|the|my)\s+(?:whole\s+|entire\s+)?team"
     r"|every(?:one|body)\s+(?:on|in)\s+(?:the|our|my)\s+team)\s+"
-    rf"(?:{_PERSON_VERB}|(?:never|always|usually|all|has|have)\b|(?:agreed|decided|settled|voted|does|do)\b)",
+    rf"(?:{_PERSON_VERB}|(?:never|always|usually|all|has|have)\b|(?:agreed|decided|settled|voted|does|do)\b"
+    # a verb in the present with its object ("Our team squashes everything", "the team reviews every PR")
+    r"|[a-z]+s\s+(?:everything|all|every|each|the|our|its|their|any)\b)",
     re.I,
 )
 

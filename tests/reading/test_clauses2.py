@@ -216,3 +216,8 @@ def test_a_relation_with_the_as_subject_is_the_holder():
 def test_a_rule_named_as_such_states_a_value(read):
     facts = read("The office rule is the small room for one-to-ones.")
     assert [f.value for f in facts] == ["small_room"]
+
+
+def test_a_team_with_a_present_verb_and_its_object_is_the_holder():
+    assert holder_of("Our team books the boardroom for every retro.") == "team:"
+    assert holder_of("Our team lunches are on Fridays.") == "user"
