@@ -219,5 +219,5 @@ def test_a_rule_named_as_such_states_a_value(read):
 
 
 def test_a_team_with_a_present_verb_and_its_object_is_the_holder():
-    assert holder_of("Our team books the boardroom for every retro.") == "team:"
+    assert holder_of("Our team reserves the boardroom for every retro.") == "team:"
     assert holder_of("Our team lunches are on Fridays.") == "user"
