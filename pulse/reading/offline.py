@@ -263,22 +263,23 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         facts = []
         for arg, value, start, _end, score in found:
             withdraws = clause.withdraws and arg not in olds
-            if (
-                old_span
-                and old_span[0] <= start < old_span[1]
-                and not clause.withdraws
-                and (
-                    not clause.old_paired
-                    or any(a == arg and not old_span[0] <= s0 < old_span[1] for a, _v, s0, _e, _s in found)
-                )
-            ):
+            in_old = bool(old_span and old_span[0] <= start < old_span[1] and not clause.withdraws)
+            paired = in_old and any(
+                a == arg and not old_span[0] <= s0 < old_span[1] for a, _v, s0, _e, _s in found
+            )
+            # "an app notification rather than clogging my inbox with emails", the notification not read as a
+            # value: what "rather than" turns down is avoided
+            refused = (
+                in_old and not paired and bool(_REFUSED_BEFORE.search(part, 0, old_span[0]))  # type: ignore[index]
+            )
+            if paired or (in_old and not clause.old_paired and not refused):
                 olds[arg] = value  # "rather than X": X is what is replaced, not a new fact
                 continue
             if cond and cond.lower() in part.lower():
                 c0 = part.lower().index(cond.lower())
                 if c0 <= start < c0 + len(cond):
                     cond = ""  # the "condition" was the value's own phrase ("on my Visa")
-            negated = _negated(part, start, clause.negated_spans)
+            negated = _negated(part, start, clause.negated_spans) or refused
             rejected = bool(rejected_span and rejected_span[0] <= start < rejected_span[1]) and not withdraws
             if rejected and turned_down is not None:
                 turned_down.add((arg, value))
@@ -648,6 +649,9 @@ def _withdrawn_beside_new(
             olds.setdefault(f[0], f[1])
             drop.add(f)
     return [f for f in found if f not in drop], olds
+
+
+_REFUSED_BEFORE = re.compile(r"\b(?:rather than|instead of)\s+$", re.I)
 
 
 # the speaker named in a fragment ("Window for me"): the fragment is the speaker's own

@@ -221,3 +221,8 @@ def test_a_rule_named_as_such_states_a_value(read):
 def test_a_team_with_a_present_verb_and_its_object_is_the_holder():
     assert holder_of("Our team reserves the boardroom for every retro.") == "team:"
     assert holder_of("Our team lunches are on Fridays.") == "user"
+
+
+def test_what_rather_than_turns_down_is_avoided_when_nothing_replaces_it(read):
+    facts = read("Somewhere quiet rather than hogging the boardroom, please.")
+    assert [(f.value, f.polarity) for f in facts] == [("boardroom", "avoid")]
