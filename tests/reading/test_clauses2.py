@@ -226,3 +226,8 @@ def test_a_team_with_a_present_verb_and_its_object_is_the_holder():
 def test_what_rather_than_turns_down_is_avoided_when_nothing_replaces_it(read):
     facts = read("Somewhere quiet rather than hogging the boardroom, please.")
     assert [(f.value, f.polarity) for f in facts] == [("boardroom", "avoid")]
+
+
+def test_the_speakers_own_wish_after_a_comma_is_the_speakers(read):
+    facts = read("My manager wants the boardroom for the retro, I'd rather have the small room.")
+    assert [(f.value, f.holder) for f in facts] == [("boardroom", "person:manager"), ("small_room", "user")]
