@@ -29,6 +29,8 @@ _CLAUSE = re.compile(
     # "Used to love the window, now I want the aisle": the change of mind is a clause of its own
     r"|,\s+(?=(?i:now\s+(?:i|we|it|my|our|the))\b)"
     r"|,\s+and\s+(?=(?:i|we|my|he|she|they|[A-Z][a-z]+)\b)"
+    # "My coach wants high intensity, I'd rather keep it moderate": the speaker's own wish after a comma
+    r"|,\s+(?=(?i:i|we)(?:'d|\s+would)\s+(?:rather|prefer|like)\b)"
     r"|\s+-\s+|\s+—\s+",
 )
 _TITLE = r"(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?"  # a title before a name ("Dr. Osei")
@@ -40,10 +42,12 @@ _RELATIONS = (
     "coach|trainer|doctor|dentist|physio|physiotherapist|therapist|dietitian|nutritionist|nurse|teacher|"
     "tutor|mentor|adviser|editor|co-author|coauthor|landlord|landlady|neighbour|neighbor|accountant|"
     "lawyer|agent|housemate|classmate|aunt|uncle|cousin|niece|nephew|grandma|grandpa|grandmother|"
-    "grandfather|fiance|fiancee|nanny|secretary|colleagues|coworkers|parents"
+    "grandfather|fiance|fiancee|nanny|secretary|colleagues|coworkers|parents|"
+    # roles at work ("our tech lead", "my PM")
+    "lead|pm|ceo|cto|cfo|coo|vp|chair|captain|maintainer|reviewer|admin|product owner"
 )
 _RELATION = re.compile(
-    rf"\b(?:my|our)\s+(?:\w+\s+)?(?P<rel>{_RELATIONS})\b(?:,)?"
+    rf"\b(?:my|our|the)\s+(?:\w+\s+)?(?P<rel>{_RELATIONS})\b(?:,)?"
     rf"(?:\s+(?P<name>(?-i:{_TITLE}[A-Z][a-z]+)))?",
     re.I,
 )
@@ -98,13 +102,17 @@ NOT_NAMES = frozenset(
     "November December Visa Mastercard Amex Slack Zoom Teams Gmail Outlook Python Java Github GitHub "
     "Friday's Don't Do Can Could Would Should Will Out Most Mostly Some Sometimes Often Honestly "
     "Basically Also Plus Again Then Today Tomorrow Tonight Next Last Mr Mrs Ms Dr Email Emails Prof "
-    "Nobody Everyone Everybody Someone Somebody Anyone Anybody None Noone".split()
+    "Nobody Everyone Everybody Someone Somebody Anyone Anybody None Noone "
+    # pronouns opening a sentence ("He doesn't mind"): a person, but not a name (see `_THIRD`)
+    "He She They Him Her Them His Hers Their Its Who There Here".split()
 )
 
 _HABIT = re.compile(
     r"\b(?:usually|normally|typically|generally|tend(?:s)? to|tended to|most of the time|more often than not|"
     r"out of habit|by habit|habitually|end up|ended up|often|mostly|by default|as a rule of thumb|"
-    r"nine times out of ten|almost always|as usual|routinely|my usual|most of my|these days)\b",
+    r"nine times out of ten|almost always|as usual|routinely|my usual|most of my|these days"
+    # the habitual aspect of "keep": "Jo keeps turning it up", "I kept leaving it on"
+    r"|keeps? \w+ing|kept \w+ing)\b",
     re.I,
 )
 _DESIRE = re.compile(
@@ -171,11 +179,52 @@ _WITHDRAW = re.compile(
     re.I,
 )
 _OLD_VALUE = re.compile(
-    r"\b(?:instead of|rather than|switched from|switching from|changed from|moved from|move from|"
+    # "rather than clogging everyone's inbox with emails": the whole doing is replaced
+    r"\b(?:instead of|rather than)\s+(?P<doing>[a-z]+ing\b[^,.;!?]*)"
+    r"|\b(?:instead of|rather than|switched from|switching from|changed from|moved from|move from|"
     r"away from|(?:prefer|choose|pick|take) (?!my\b)\S+(?: \S+)? over|replacing|replaced"
     r"|(?:gone|went|going|come|came|coming) (?:back )?from"
-    r"|(?:moved|switched|changed|shifted|bumped|pushed|moving|switching|changing)(?:\s+(?!from\b)\S+){1,4}\s+from)\s+"
+    r"|(?:moved|switched|changed|shifted|bumped|pushed|moving|switching|changing)(?:\s+(?!from\b)\S+){1,4}\s+from"
+    r")\s+"
     r"(?P<old>.+?)(?=\s+(?:back to|to|for|with|now|these)\b|[,.;!?]|$)",
+    re.I,
+)
+# a clause that turns down its subject ("Weekly is too much for me", "Paper is out", "No more calls"):
+# followed by another value of the same argument it names the value replaced
+_REJECTS = re.compile(
+    r"^(?:(?P<subject>[^,;:]{1,50}?)\s+(?:is|are|was|were|'s)\s+(?:(?:just|way|far|much|a bit|a little)\s+)?"
+    r"(?:too\s+\w+(?!\s+to\b)|out\b(?!\s+of\b)|no good|not working|not for me|overkill)"
+    r"|(?P<subject2>[^,;:]{1,50}?)\s+(?:doesn't|does not|don't|do not|isn't|aren't) (?:work|working) for"
+    r" (?:me|us)"
+    r"|no more\s+(?!than\b)(?P<object>[^,;:.!?]{1,60})"
+    # "I've had enough of X", "I'm sick of X"
+    r"|(?:i|we)(?:'ve| have|'m| am|'re| are)?\s+(?:had enough|sick|tired) of\s+(?P<object2>[^,;:.!?]{1,60}))",
+    re.I,
+)
+
+
+def withdrawn_span(clause: str) -> tuple[int, int] | None:
+    """Where the withdrawal cue governs: from the cue to the next break ("forget daily, ...", "...,
+    not daily anymore"); None when the clause withdraws nothing."""
+    m = _WITHDRAW.search(clause)
+    if m is None:
+        return None
+    brk = re.search(r"[,;:.!?]|\s[-—]\s", clause[m.end() :])
+    return m.start(), m.end() + (brk.start() if brk else len(clause) - m.end())
+
+
+def rejected_text(clause: str) -> str:
+    """What the clause turns down, "" when it turns nothing down (see `_REJECTS`)."""
+    m = _REJECTS.match(_DISCOURSE.sub("", clause.strip()))
+    if m is None:
+        return ""
+    return m.group("subject") or m.group("subject2") or m.group("object") or m.group("object2") or ""
+
+
+# "switch the heating from X to Y", "move the retro from X to Y": a change verb, its object, from X to Y
+_CHANGED_FROM = re.compile(
+    r"\b(?:switch|move|change|shift|swap|turn|put|bump|take)\s+(?:(?!from\b)[\w'-]+\s+){0,4}?from\s+"
+    r"(?P<old>[^,;.!?]+?)\s+(?:back\s+)?(?:to|into|onto)\b",
     re.I,
 )
 _NEGATION = re.compile(
@@ -189,6 +238,16 @@ _HEDGE = re.compile(
     r"\b(?:i wonder|wondering|maybe|perhaps|might|not sure|unsure|thinking about|considering|"
     r"what if|would it be|is it worth|should i|do you think|curious|haven't decided|undecided|"
     r"could be|i guess)\b",
+    re.I,
+)
+# "one, maybe two per message": "maybe" between amounts gives a range, it does not hedge the wish
+_NUMBER_WORD = (
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty"
+    r"|fifty|sixty|seventy|eighty|ninety|hundred|a few|a couple)"
+)
+_APPROXIMATE = re.compile(
+    rf"\b{_NUMBER_WORD}\s*,?\s*(?:or\s+)?(?:maybe|perhaps)\s+{_NUMBER_WORD}\b"
+    rf"|\b(?:maybe|perhaps)\s+{_NUMBER_WORD}\s+(?:or|to)\s+{_NUMBER_WORD}\b",
     re.I,
 )
 _QUESTION_OK = re.compile(
@@ -270,6 +329,10 @@ class Clause:
     negated_spans: list[tuple[int, int]] = field(default_factory=list)
     old_values_text: str = ""  # text naming what is replaced ("rather than X")
     statement: bool = True  # False: a question, a hedge or a reference to memory
+    # the old value needs a new value of its own argument beside it ("switch the heating from X to Y"; in
+    # "move the money from savings to checking" the two are different arguments: a source, no revision)
+    old_paired: bool = False
+    rejected_text: str = ""  # what the clause turns down ("X is too much", "no more X"): an old value
 
 
 def split_sentences(text: str) -> list[str]:
@@ -293,10 +356,17 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
     """Whose preference or decision the clause states."""
     for rel in _RELATION.finditer(clause):
         after = clause[rel.end() :]
+        if _REASON_BEFORE.search(clause[: rel.start()]):
+            continue  # "book two beds, since my son travels with me": a reason's subject is not whose it is
         if _PERSON_AFTER.match(after) or (
             _SUBJECT_BEFORE.search(clause[: rel.start()]) and (_DESIRE.search(after) or _HABIT.search(after))
         ):
-            return f"person:{_untitled(rel.group('name')) or rel.group('rel').lower()}"
+            # "Keiko, our CFO, wants ...": the name the relation stands in apposition to
+            named = re.search(rf"\b(?P<name>{_TITLE}[A-Z][a-z]+),\s*$", clause[: rel.start()])
+            if named and named.group("name").split()[0] in NOT_NAMES:
+                named = None
+            name = rel.group("name") or (named.group("name") if named else "")
+            return f"person:{_untitled(name) or rel.group('rel').lower()}"
         # "copy my manager on it", "so I can check on my kids", "since my daughter flies with me", "my
         # colleagues tease me": an object, a reason's subject or a subject that wants nothing, not whose
         # the statement is
@@ -319,7 +389,15 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
         return "team:"
     for m in _NAMED.finditer(clause):
         name = m.group("name")
-        if name.split()[0] not in NOT_NAMES:
+        if re.search(r"(?:\bis|'s)\s*$", m.group(0)) and (
+            _THING_PREDICATE.match(clause, m.end())
+            or re.search(r"\b(?:my|our|your|the|a|an)\s+(?:[a-z]+\s+)?$", clause[: m.start()], re.I)
+        ):
+            # "French is my first language", "Weekly is too much for me", "my written English is shaky":
+            # what is said of it is said of a thing (the speaker's own something, an evaluation for the
+            # speaker, a determined noun), not of a person
+            continue
+        if name.split()[0] not in NOT_NAMES and not _REASON_BEFORE.search(clause[: m.start()]):
             return f"person:{_untitled(name)}"
     pos = _POSSESSIVE.search(clause)
     if pos and pos.group("name") not in NOT_NAMES:
@@ -330,6 +408,21 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
     if _DECISION.search(clause):
         return f"project:{project_name(clause) or project}"
     return speaker
+
+
+# after "<Capitalised> is": a predicate that fits a thing, not a person: the speaker's own something that is
+# no relation ("my first language"), or an evaluation for the speaker ("too much for me", "fine by me")
+_THING_PREDICATE = re.compile(
+    rf"\s+(?:(?:my|our)\s+(?!(?:\w+\s+)?(?:{_RELATIONS})\b)"
+    r"|(?:(?:way |far |much )?too\s+\w+(?!\s+to\b)|ideal|perfect|enough|overkill)\b"
+    r"|(?:out|in)(?=\s*(?:[,.;!?]|$))"
+    r"|[^,.;!?]{0,30}\b(?:for|by|to) me\b)",
+    re.I,
+)
+
+
+# a subordinator of reason just before a subject: that subject is the reason's, not the statement's
+_REASON_BEFORE = re.compile(r"\b(?:since|because|as|cause|'cause|so that)\s+$", re.I)
 
 
 # a relation is the holder where it opens a clause ("my colleague Priya always wants", "..., but my
@@ -355,7 +448,9 @@ _THIRD_WISH = re.compile(
 _WHOLE_TEAM = re.compile(
     r"(?:^|[,;:]\s*|\b(?:and|but|that|so)\s+)(?:(?:our|the|my)\s+(?:whole\s+|entire\s+)?team"
     r"|every(?:one|body)\s+(?:on|in)\s+(?:the|our|my)\s+team)\s+"
-    rf"(?:{_PERSON_VERB}|(?:never|always|usually|all|has|have)\b|(?:agreed|decided|settled|voted|does|do)\b)",
+    rf"(?:{_PERSON_VERB}|(?:never|always|usually|all|has|have)\b|(?:agreed|decided|settled|voted|does|do)\b"
+    # a verb in the present with its object ("Our team squashes everything", "the team reviews every PR")
+    r"|[a-z]+s\s+(?:everything|all|every|each|the|our|its|their|any)\b)",
     re.I,
 )
 
@@ -610,8 +705,26 @@ _SCOPE_NAME = re.compile(
 )
 
 
+# "after the incident", "since that trip": a particular event (definite), not a recurring situation
+_PAST_EVENT = re.compile(r"^(?:after|since|following)\s+(?:the|that|this|my last|our last|last)\s+\w+", re.I)
+# a statement that tells a change of mind ("I used to ...", "... any more", "no longer", "now I ...")
+_CHANGE_OF_MIND = re.compile(
+    r"\bused to\b|\bany ?more\b|\bno longer\b|\bnow\s+(?:i|we)\b|\b(?:i|we)\s+now\b|\bthese days\b", re.I
+)
+
+
+# a comma, then a new subject and its verb ("..., I don't really like ...", "..., we never ...")
+_OWN_CLAUSE_AFTER = re.compile(
+    r",\s+(?:i|we)\s+(?:don't|do not|can't|cannot|never|really|just|hate|find)\b", re.I
+)
+
+
 def analyse(sentence: str, clause: str, speaker: str = "user", project: str = "") -> Clause:
     condition, rest = find_condition(clause)
+    if condition and _PAST_EVENT.match(condition) and _CHANGE_OF_MIND.search(sentence):
+        # "I used to like X, but after the incident with the client I want Y": a particular past event
+        # in a story of a change of mind says why the wish changed, not when it applies
+        condition = ""
     holder = holder_of(clause, speaker, project)
     scope = _SCOPE_NAME.match(condition) if condition and _DECISION.search(rest) else None
     if scope and holder.split(":")[0] in ("project", "user"):
@@ -628,17 +741,20 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
     statement = True
     if sentence.rstrip().endswith("?") and not _QUESTION_OK.search(sentence):
         statement = False
-    if _HEDGE.search(clause) and not _DESIRE.search(re.sub(_HEDGE, "", clause)):
+    if _HEDGE.search(_APPROXIMATE.sub(" ", clause)) and not _DESIRE.search(re.sub(_HEDGE, "", clause)):
         statement = False
     # a wish in the main clause, not in its condition, and not the "always" of "almost always"
+    # (a wish in a comma clause of its own after the habit says why: "I tend to pay by debit, I don't
+    # like running up credit")
     wish = _DESIRE.search(_HABIT.sub(" ", rest))
+    habit_wish = _DESIRE.search(_HABIT.sub(" ", _OWN_CLAUSE_AFTER.split(rest, maxsplit=1)[0]))
     if holder.split(":")[0] in ("project", "team") and (
         _DECISION.search(clause) or not _HABIT.search(clause)
     ):
         # what a team or a project wants is its decision ("Legal wants ...", "The department switched to
         # APA"); what it usually does is its habit
         kind = "decision"
-    elif _HABIT.search(clause) and not wish:
+    elif _HABIT.search(clause) and not habit_wish:
         kind = "habit"
     elif _ATTRIBUTE.search(clause) and not wish:
         kind = "attribute"
@@ -652,6 +768,7 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
         kind = "requirement"
     withdraws = bool(_WITHDRAW.search(clause))
     old = _OLD_VALUE.search(clause)
+    changed = None if old else _CHANGED_FROM.search(clause)
     return Clause(
         text=rest,
         sentence=sentence,
@@ -661,9 +778,31 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
         condition=condition,
         withdraws=withdraws,
         negated_spans=negated_spans(clause),
-        old_values_text=old.group("old") if old else "",
+        old_values_text=(old.group("old") or old.group("doing"))
+        if old
+        else changed.group("old")
+        if changed
+        else "",
+        old_paired=changed is not None,
         statement=statement,
+        rejected_text=rejected_text(clause),
     )
+
+
+def one_off_alone(sentence: str) -> bool:
+    """The sentence says only that something is for this task ("Just for tonight though.", "This time
+    only."): a one-off cue and function words, nothing else."""
+    cue = _ONE_OFF.search(sentence) or _THIS_TASK.search(sentence) or _TODAY.search(sentence)
+    if cue is None:
+        return False
+    rest = _THIS_TASK.sub(" ", _ONE_OFF.sub(" ", sentence))
+    rest = _TODAY.sub(" ", rest)
+    return not re.sub(
+        r"\b(?:just|only|though|please|and|but|so|ok|okay|for|this|time|once|mind you|remember)\b|[^\w]",
+        "",
+        rest,
+        flags=re.I,
+    ).strip()
 
 
 def has_lasting_cue(text: str) -> bool:

@@ -30,10 +30,13 @@ from pulse.reading.clauses import (
     Clause,
     about_holder,
     analyse,
+    has_lasting_cue,
     is_not_condition,
+    one_off_alone,
     speaker_name,
     split_clauses,
     split_sentences,
+    withdrawn_span,
 )
 from pulse.reading.enumerated import EnumeratedValues
 from pulse.reading.facts import ReadFact, Schema
@@ -58,6 +61,10 @@ _CUE = re.compile(
     r"favou?rite|choice|pick|go-to|preference|standing|go for|go with|stick|remember|keep in mind|note|"
     r"from now on|going forward|from here on|future|every time|each time|default|usually|normally|"
     r"typically|tend|habit|end up|often|mostly|i'm|i am|don't|do not|can't|cannot|allergic|"
+    # a change of mind states the new value ("I used to squash, but these days I rebase")
+    r"these days|nowadays|used to|"
+    # a standing rule named as such ("The house rule is eco when nobody's home")
+    r"rule|policy|"
     r"decided|agreed|settled|decision|let's|lets|approved|this time|for this|just|only|instead|switched|"
     r"moved|changed|gone from|went from|gone back|went back|"
     r"no longer|any ?more|is what|should be|has to be|needs to be|works best|suits me|"
@@ -125,21 +132,45 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         # here on it is after dinner": the second clause is about the same argument)
         context: set[str] = set()
         clause_of: list[int] = []  # each fact's clause, in reading order
+        rejected: list[ReadFact] = []  # values a clause turned down ("X is too much", "no more X")
         n_clause = 0
         last_part = ""
-        for sentence in split_sentences(text):
+        previous: Clause | None = None
+        sentences = split_sentences(text)
+        for n_sentence, sentence in enumerate(sentences):
             context |= self._named_args(sentence, schema)
-            previous = None
-            for n_part, part in enumerate(split_clauses(sentence)):
+            parts = split_clauses(sentence)
+            once_after = _one_off_after_dash(sentence, parts, speaker, project)
+            # "Heating: eco. Just for tonight though.": a one-off said alone in the next sentence
+            once_next = n_sentence + 1 < len(sentences) and one_off_alone(sentences[n_sentence + 1])
+            for k, part in enumerate(parts):
                 # a later clause with its own verb states something by its own cue ("I'm a morning
                 # person -- my brain is mush after lunch": the second clause describes)
-                first = n_part == 0
+                first = k == 0
                 clause = analyse(sentence, part, speaker, project)
-                if previous is not None and not _CLAUSE_VERB.search(part) and clause.holder == speaker:
-                    # "we decided on regular rooms — no suites": a fragment continues the clause before
+                if (
+                    (k < once_after or once_next)
+                    and clause.lasting
+                    and clause.kind == "preference"
+                    and not has_lasting_cue(part)
+                ):
+                    # "Move 2,000 into checking — it has to land right away": the one-off after the dash
+                    # is said of the request before it
+                    clause = replace(clause, kind="requirement", lasting=False)
+                # "we decided on regular rooms — no suites", "When I'm travelling, keep calls short.
+                # Twenty minutes tops.": a fragment continues the clause before (a short one across a
+                # sentence break), its holder, kind and situation
+                continues = (
+                    previous is not None
+                    and not _CLAUSE_VERB.search(part)
+                    and (k > 0 or len(tokens(part)) <= _FRAGMENT_WORDS)
+                )
+                if continues and clause.holder == speaker and (k > 0 or not _OWN.search(part)):
                     clause = replace(
                         clause, holder=previous.holder, kind=previous.kind, lasting=previous.lasting
                     )
+                if continues and not clause.condition and previous.condition:
+                    clause = replace(clause, condition=previous.condition)
                 previous = clause
                 # a short fragment ("Twenty minutes tops.") is about what the clause before it spoke of
                 lead_in = last_part if len(tokens(part)) <= _FRAGMENT_WORDS else ""
@@ -147,13 +178,18 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 if not clause.statement or not _states(part, clause, sentence if first else part):
                     continue
                 n_clause += 1
-                for fact in self._bind(part, clause, schema, frozenset(context), project, lead_in):
+                turned_down: set[tuple[str, str]] = set()
+                bound = self._bind(part, clause, schema, frozenset(context), project, lead_in, turned_down)
+                for fact in bound:
+                    if (fact.argument, fact.value) in turned_down:
+                        rejected.append(fact)  # "Weekly is too much for me" (see `_rejected_then_new`)
                     clause_of.append(n_clause)
                     context.add(fact.argument)
                     if fact.withdraws:
                         withdrawn[fact.argument, fact.holder] = fact.value
                     facts.append(fact)
         facts = _withdrawn_then_new(facts, clause_of)
+        facts = _rejected_then_new(facts, rejected)
         # "I no longer want X; from here on it is Y": Y revises X
         out = []
         for f in facts:
@@ -186,7 +222,9 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         context: frozenset[str] = frozenset(),
         project: str = "",
         lead_in: str = "",
+        turned_down: set[tuple[str, str]] | None = None,
     ) -> list[ReadFact]:
+        """The clause's facts; the (argument, value) pairs it turns down are added to `turned_down`."""
         space = self._space(schema)
         scan = _masked_names(part)  # same length: spans stay the part's
         toks = tokens(scan)
@@ -227,21 +265,36 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             # also where the wish itself was said in words no value matched
             found = [f for f in found if f[2] < reason.start()]
         old_span = _span_of(part, clause.old_values_text)
+        rejected_span = _span_of(part, clause.rejected_text)
         found.sort(key=lambda f: f[2])  # in the order the clause says them
         olds: dict[str, str] = {}
         if clause.withdraws:
             found, olds = _withdrawn_then_new_in_clause(part, found)
+            found, olds = _withdrawn_beside_new(part, found, olds)
         facts = []
         for arg, value, start, _end, score in found:
             withdraws = clause.withdraws and arg not in olds
-            if old_span and old_span[0] <= start < old_span[1] and not clause.withdraws:
+            in_old = bool(old_span and old_span[0] <= start < old_span[1] and not clause.withdraws)
+            paired = in_old and any(
+                a == arg and not old_span[0] <= s0 < old_span[1] for a, _v, s0, _e, _s in found
+            )
+            # "an app notification rather than clogging my inbox with emails", the notification not read as a
+            # value: what "rather than" turns down is avoided
+            refused = (
+                in_old and not paired and bool(_REFUSED_BEFORE.search(part, 0, old_span[0]))  # type: ignore[index]
+            )
+            if paired or (in_old and not clause.old_paired and not refused):
                 olds[arg] = value  # "rather than X": X is what is replaced, not a new fact
                 continue
             if cond and cond.lower() in part.lower():
                 c0 = part.lower().index(cond.lower())
                 if c0 <= start < c0 + len(cond):
                     cond = ""  # the "condition" was the value's own phrase ("on my Visa")
-            negated = _negated(part, start, clause.negated_spans)
+            negated = _negated(part, start, clause.negated_spans) or refused
+            rejected = bool(rejected_span and rejected_span[0] <= start < rejected_span[1]) and not withdraws
+            if rejected and turned_down is not None:
+                turned_down.add((arg, value))
+            negated = negated or rejected  # "Weekly is too much for me": turned down
             if _KEPT_CLEAR.match(part, _end) and not _keeps_free(arg, schema):
                 # "keep early mornings free of calls": the value is kept clear of what the argument
                 # books (for an argument that is itself what is kept free, it is its value)
@@ -273,6 +326,19 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                     confidence=round(min(1.0, score), 3),
                 )
             )
+        if (
+            old_span
+            and not clause.withdraws
+            and facts
+            and space.pairs
+            and not any(old_span[0] <= s0 < old_span[1] for _a, _v, s0, _e, _s in found)
+        ):
+            # "moved my alerts from text messages to the app": the old value's words, read on their own
+            # where the clause read them as none, for an argument the clause states a new value of
+            args = frozenset(f.argument for f in facts) - set(olds)
+            old_text = scan[old_span[0] : old_span[1]]
+            for arg, value, *_ in self._enumerated(old_text, tokens(old_text), space, schema, args, args):
+                olds.setdefault(arg, value)
         if cond and self._not_a_condition(cond, space, found, part, project):
             cond = ""
         trailing, inside = (
@@ -576,11 +642,80 @@ def _withdrawn_then_new(facts: list[ReadFact], clause_of: list[int]) -> list[Rea
     return [f for f in out if f is not None]
 
 
+def _one_off_after_dash(sentence: str, parts: list[str], speaker: str, project: str) -> int:
+    """The index of the first clause after a dash that asks for this task only ("... — just this
+    once", "... — it has to land right away"), 0 when none."""
+    at = 0
+    for k, part in enumerate(parts[1:], start=1):
+        at = sentence.find(part, at)
+        if (
+            at > 0
+            and re.search(r"\s[-—]\s*$", sentence[:at])
+            and not analyse(sentence, part, speaker, project).lasting
+        ):
+            return k
+    return 0
+
+
+def _withdrawn_beside_new(
+    part: str, found: list[tuple[str, str, int, int, float]], olds: dict[str, str]
+) -> tuple[list[tuple[str, str, int, int, float]], dict[str, str]]:
+    """ "Forget daily, weekly from now on", "Make it weekly, not daily anymore": of two values of one
+    argument, the one the withdrawal governs is replaced by the one outside it (in either order)."""
+    span = withdrawn_span(part)
+    if span is None:
+        return found, olds
+    olds = dict(olds)
+    inside = [f for f in found if span[0] <= f[2] < span[1] and f[0] not in olds]
+    drop = set()
+    for f in inside:
+        if any(g[0] == f[0] and g[1] != f[1] and not span[0] <= g[2] < span[1] for g in found):
+            olds.setdefault(f[0], f[1])
+            drop.add(f)
+    return [f for f in found if f not in drop], olds
+
+
+_REFUSED_BEFORE = re.compile(r"\b(?:rather than|instead of)\s+$", re.I)
+
+
+# the speaker named in a fragment ("Window for me"): the fragment is the speaker's own
+_OWN = re.compile(r"\b(?:me|my|mine|myself)\b", re.I)
+
+
+def _rejected_then_new(facts: list[ReadFact], rejected: list[ReadFact]) -> list[ReadFact]:
+    """ "Weekly is too much for me - I've moved them to once a month", "No more paper, e-mail it": a value
+    turned down, then another value of the same argument by the same holder, is one revision (the new
+    value revising the old), not an avoid and a wish."""
+    out = list(facts)
+    for r in rejected:
+        i = next((i for i, f in enumerate(out) if f is r), None)
+        if i is None:
+            continue
+        j = next(
+            (
+                j
+                for j in range(i + 1, len(out))
+                if out[j].argument == r.argument
+                and out[j].holder == r.holder
+                and out[j].value != r.value
+                and out[j].polarity == "prefer"
+                and not out[j].withdraws
+            ),
+            None,
+        )
+        if j is not None:
+            out[j] = replace(out[j], revises=out[j].revises or r.value)
+            out[i] = None  # type: ignore[call-overload]
+            out = [f for f in out if f is not None]
+    return out
+
+
 def _states(part: str, clause: Clause, sentence: str) -> bool:
     """The clause states something: a wish or habit cue in it or in its sentence, an instruction, or a
     verbless fragment (which in a conversation with an assistant answers for a wish)."""
     return bool(
         clause.withdraws
+        or clause.rejected_text  # "Weekly is out, monthly is in"
         or _CUE.search(part)
         or _IMPERATIVE.match(clause.text)
         or _CUE.search(sentence)
@@ -741,9 +876,12 @@ def _scope_only(cond: str, space: ValueSpace, lex: StaticLexicon) -> bool:
     tool = float((space.tool_vectors @ v).max()) if len(space.tool_vectors) else 0.0
     # a clause about the tool's action and its object ("whenever you get me a plane ticket") names it
     near_tool = tool >= (0.55 if clausal else 0.6)
+    # (a noun with a phrase after it is narrowed by it: "gifts for my nieces", though "gift" is an argument's)
+    body = cond if np else re.sub(r"^\w+\s+", "", cond)
+    postmodified = bool(re.search(r"\b\w+\s+(?:for|with|from|of|over|under|above|below|by)\s+\w", body, re.I))
     if (
         len(words) > 1
-        and (clausal or np or not {root(w) for w in words} & names)
+        and (clausal or np or postmodified or not {root(w) for w in words} & names)
         and any(_far(w, space, lex) for w in words)
     ):
         # a word far from every tool and argument narrows the tool's object: "in school newsletters" and
