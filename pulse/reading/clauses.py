@@ -374,7 +374,10 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
     if group:
         return f"team:{group.group('team').lower()}"
     for team in _TEAM.finditer(clause):
-        if not (_SUBJECT_BEFORE.search(clause[: team.start()]) or _GROUP_AFTER.match(clause, team.end())):
+        before = clause[: team.start()]
+        if not (
+            _SUBJECT_BEFORE.search(before) or _GROUP_AFTER.match(clause, team.end()) or _SOURCE_BEFORE.search(before)
+        ):
             continue  # "when I travel with my hiking club": a group in a phrase is not whose the fact is
         if team.group("group"):
             return f"team:{team.group('group').lower()}"
@@ -417,6 +420,15 @@ _THING_PREDICATE = re.compile(
     r"|(?:(?:way |far |much )?too\s+\w+(?!\s+to\b)|ideal|perfect|enough|overkill)\b"
     r"|(?:out|in)(?=\s*(?:[,.;!?]|$))"
     r"|[^,.;!?]{0,30}\b(?:for|by|to) me\b)",
+    re.I,
+)
+
+
+# what a group decided, asked or ruled, passed on by someone ("Amara forwarded a decision from the
+# design team: ...", "a request by the legal team"): the group is whose it is, not the one passing it on
+_SOURCE_BEFORE = re.compile(
+    r"\b(?:decision|rule|request|policy|instruction|preference|choice|ruling|verdict|requirement|call)s?"
+    r"\s+(?:from|of|by)\s*$",
     re.I,
 )
 

@@ -280,8 +280,13 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             )
             # "an app notification rather than clogging my inbox with emails", the notification not read as a
             # value: what "rather than" turns down is avoided
+            # (only a value said in its own words: a guess by meaning, "economy" for a cabin whose values are
+            # coach / premium / business, must not become an avoid of what the user may well want)
             refused = (
-                in_old and not paired and bool(_REFUSED_BEFORE.search(part, 0, old_span[0]))  # type: ignore[index]
+                in_old
+                and not paired
+                and score >= self.strong_similarity
+                and bool(_REFUSED_BEFORE.search(part, 0, old_span[0]))  # type: ignore[index]
             )
             if paired or (in_old and not clause.old_paired and not refused):
                 olds[arg] = value  # "rather than X": X is what is replaced, not a new fact

@@ -126,3 +126,10 @@ def test_a_habit_of_stopping_and_a_noun_scratch_withdraw_nothing(read):
 def test_a_long_any_more_still_withdraws(read):
     f = read("You don't have to book me into business class on my work trips anymore.")["business"]
     assert f.withdraws
+
+
+def test_a_decision_passed_on_from_a_team_is_the_teams(read):
+    # the one who passes it on is not whose it is, and neither is the user
+    fact = read("Jonas passed on a decision from the travel desk team: aisle seats for everyone.")["aisle"]
+    assert fact.holder == "team:travel desk"
+    assert read("When I fly with my choir I want an aisle seat.")["aisle"].holder == "user"

@@ -155,3 +155,21 @@ def test_negators_and_ever_name_no_value_by_meaning() -> None:
     text = "Honestly, don't ever pay from savings lol."
     scan = READER._scan(text, tokens(text), READER._space(SCHEMA), frozenset())
     assert [scan.toks[k].word for k in scan.content] == ["pay", "savings"]
+
+
+def test_rather_than_a_value_guessed_by_meaning_is_no_avoid():
+    # cabin values coach / premium / business: "economy" is a guess by meaning (it scores closest to
+    # business), so turning it down must not become an avoid of business
+    schema = Schema.from_json_tools(
+        [
+            {
+                "name": "fly",
+                "description": "Book a flight.",
+                "arguments": {"cabin_class": {"type": "string", "enum": ["coach", "premium", "business"]}},
+            }
+        ]
+    )
+    facts = make_reader("offline").read("I now want a lie-flat cabin rather than economy.", schema)
+    assert not [f for f in facts if f.polarity == "avoid"]
+    said = make_reader("offline").read("Book business rather than coach.", schema)
+    assert [(f.value, f.polarity) for f in said] == [("business", "prefer")]
