@@ -376,7 +376,9 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
     for team in _TEAM.finditer(clause):
         before = clause[: team.start()]
         if not (
-            _SUBJECT_BEFORE.search(before) or _GROUP_AFTER.match(clause, team.end()) or _SOURCE_BEFORE.search(before)
+            _SUBJECT_BEFORE.search(before)
+            or _GROUP_AFTER.match(clause, team.end())
+            or _SOURCE_BEFORE.search(before)
         ):
             continue  # "when I travel with my hiking club": a group in a phrase is not whose the fact is
         if team.group("group"):
