@@ -188,31 +188,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                     if fact.withdraws:
                         withdrawn[fact.argument, fact.holder] = fact.value
                     facts.append(fact)
-        facts = _withdrawn_then_new(facts, clause_of)
-        facts = _rejected_then_new(facts, rejected)
-        # "I no longer want X; from here on it is Y": Y revises X
-        out = []
-        for f in facts:
-            if (
-                not f.withdraws
-                and not f.revises
-                and (f.argument, f.holder) in withdrawn
-                and withdrawn[f.argument, f.holder] != f.value
-            ):
-                # (someone else's new value revises nothing of the speaker's)
-                f = replace(f, revises=withdrawn[f.argument, f.holder])
-            out.append(f)
-        # "I used to ask for X, but these days Y" tells what X was, it does not ask to withdraw it: the new
-        # value revising X carries the change ("I no longer want X; from now on Y" withdraws X as well)
-        revised = {(f.argument, f.revises) for f in out if f.revises and not f.withdraws}
-        out = [
-            f
-            for f in out
-            if not (
-                f.withdraws and (f.argument, f.value) in revised and re.search(r"\bused to\b", f.quote, re.I)
-            )
-        ]
-        return _echoes_dropped(_dedupe(out))
+        return _settled(facts, clause_of, rejected, withdrawn)
 
     def _bind(
         self,
@@ -228,109 +204,11 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         space = self._space(schema)
         scan = _masked_names(part)  # same length: spans stay the part's
         toks = tokens(scan)
-        found: list[tuple[str, str, int, int, float]] = []  # arg, value, start, end, score
-        found.extend(self._typed(scan, toks, schema, _masked_names(lead_in)))
-        if space.pairs and toks:
-            found.extend(self._enumerated(scan, toks, space, schema, context))
-            found.extend(self._contrasted(scan, clause, space, schema, context, found))
+        found = _candidates(self, part, scan, toks, clause, space, schema, context, lead_in)
         if not found:
             return []
-        if _MEMORY_REFERENCE.search(part) and all(s < 1.0 for *_, s in found):
-            return []  # "use my usual seat": a reference to memory, nothing stated
         cond = clause.condition
-        cond_span = _span_of(part, cond)
-        if cond_span and space.pairs and all(cond_span[0] <= st < cond_span[1] for _, _, st, _, _ in found):
-            # "When the paper goes to a British journal, switch to UK spelling": the condition's words
-            # took the value the main clause says in other words; read the clause without them
-            rest = scan[: cond_span[0]] + " " * (cond_span[1] - cond_span[0]) + scan[cond_span[1] :]
-            again = self._typed(rest, tokens(rest), schema, _masked_names(lead_in))
-            again += self._enumerated(rest, tokens(rest), space, schema, context)
-            found = again or found
-        if cond_span and any(not (cond_span[0] <= st < cond_span[1]) for _, _, st, _, _ in found):
-            # "For docs, my preferred format is sheet": a value inside the leading condition says
-            # where the statement applies, not what it states
-            found = [f for f in found if not (cond_span[0] <= f[2] < cond_span[1])]
-        # "the journal charges a fortune", "the conference wants EPS figures": a value that is the
-        # subject of a verb is who acts, not what is wished (unless it is all the clause names)
-        acting = [f for f in found if _ACTS.match(part, f[3]) and _DETERMINED.search(part, 0, f[2])]
-        if acting and len(acting) < len(found):
-            found = [f for f in found if f not in acting]
-        # "move 2,000 from savings into checking": where money or a thing goes to is not the argument
-        # it comes from
-        found = [f for f in found if not (_INTO.search(part, 0, f[2]) and _is_source(f[0], schema))]
-        reason = _REASON_CLAUSE.search(part)
-        if reason and reason.start() > 0 and not _CUE.search(part, reason.end()):
-            # "... so they stay crisp when the journal scales them", "... because the journal charges
-            # for colour": a reason after the wish says why, not what (unless it states a wish itself),
-            # also where the wish itself was said in words no value matched
-            found = [f for f in found if f[2] < reason.start()]
-        old_span = _span_of(part, clause.old_values_text)
-        rejected_span = _span_of(part, clause.rejected_text)
-        found.sort(key=lambda f: f[2])  # in the order the clause says them
-        olds: dict[str, str] = {}
-        if clause.withdraws:
-            found, olds = _withdrawn_then_new_in_clause(part, found)
-            found, olds = _withdrawn_beside_new(part, found, olds)
-        facts = []
-        for arg, value, start, _end, score in found:
-            withdraws = clause.withdraws and arg not in olds
-            in_old = bool(old_span and old_span[0] <= start < old_span[1] and not clause.withdraws)
-            paired = in_old and any(
-                a == arg and not old_span[0] <= s0 < old_span[1] for a, _v, s0, _e, _s in found
-            )
-            # "an app notification rather than clogging my inbox with emails", the notification not read as a
-            # value: what "rather than" turns down is avoided
-            # (only a value said in its own words: a guess by meaning, "economy" for a cabin whose values are
-            # coach / premium / business, must not become an avoid of what the user may well want)
-            refused = (
-                in_old
-                and not paired
-                and score >= self.strong_similarity
-                and bool(_REFUSED_BEFORE.search(part, 0, old_span[0]))  # type: ignore[index]
-            )
-            if paired or (in_old and not clause.old_paired and not refused):
-                olds[arg] = value  # "rather than X": X is what is replaced, not a new fact
-                continue
-            if cond and cond.lower() in part.lower():
-                c0 = part.lower().index(cond.lower())
-                if c0 <= start < c0 + len(cond):
-                    cond = ""  # the "condition" was the value's own phrase ("on my Visa")
-            negated = _negated(part, start, clause.negated_spans) or refused
-            rejected = bool(rejected_span and rejected_span[0] <= start < rejected_span[1]) and not withdraws
-            if rejected and turned_down is not None:
-                turned_down.add((arg, value))
-            negated = negated or rejected  # "Weekly is too much for me": turned down
-            if _KEPT_CLEAR.match(part, _end) and not _keeps_free(arg, schema):
-                # "keep early mornings free of calls": the value is kept clear of what the argument
-                # books (for an argument that is itself what is kept free, it is its value)
-                negated = not negated
-            if negated and _keeps_free(arg, schema) and not _ABSENCE.search(part):
-                # "meetings never on Mondays" for a `meeting_free_day` ("Weekday kept free of
-                # meetings"): refusing the thing the argument keeps out states its value
-                negated = False
-            if negated and _BOUND_BEFORE.search(part[:start]) and schema.by_name[arg][0].kind == "number":
-                # "don't go over 50", "never less than 3": the refused side of a bound sets the bound
-                negated = False
-            if schema.by_name[arg][0].type == "boolean":
-                # a yes/no setting carries its refusal in its value; withdrawing it names the setting
-                negated, value = False, "true" if withdraws else value
-            facts.append(
-                ReadFact(
-                    argument=arg,
-                    value=value,
-                    tool=self._tool(arg, part, schema),
-                    polarity="avoid" if negated and not withdraws else "prefer",
-                    holder=clause.holder
-                    if clause.kind != "decision" or clause.holder != "user"
-                    else "project:",
-                    kind=clause.kind,
-                    condition="",
-                    lasting=clause.lasting,
-                    withdraws=withdraws,
-                    quote=part,
-                    confidence=round(min(1.0, score), 3),
-                )
-            )
+        facts, olds, old_span, cond, found = _facts_of(self, part, clause, schema, found, cond, turned_down)
         if (
             old_span
             and not clause.withdraws
@@ -347,7 +225,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         if cond and self._not_a_condition(cond, space, found, part, project):
             cond = ""
         trailing, inside = (
-            ({}, set()) if cond or not facts else self._trailing(part, clause, space, found, project)
+            ({}, set()) if cond or not facts else _trailing(self, part, clause, space, found, project)
         )
         return [
             replace(
@@ -365,81 +243,6 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             or _names_value(cond, found, part)
             or _names_project(cond, project)
         )
-
-    def _trailing(
-        self, part: str, clause: Clause, space: ValueSpace, found: list, project: str
-    ) -> tuple[dict[tuple[str, str], str], set[tuple[str, str]]]:
-        """Each value's trailing condition, looked for between it and the next value ("warm light in
-        the evenings, daylight during work hours"); values joined without a break share the next one's
-        ("business class and a window seat on long flights"). A subordinate clause after a value is its
-        condition whole, and a value read inside it is part of the situation, not stated ("refund it to
-        PayPal when the gift card has expired"): those are returned apart, to be dropped."""
-        spans = sorted((start, end, (arg, value)) for arg, value, start, end, _ in found)
-        out: dict[tuple[str, str], str] = {}
-        inside: set[tuple[str, str]] = set()
-        for _start, end, key in spans:
-            if key in inside:
-                continue
-            cond = _trailing_condition(part, end, clause.lasting)
-            c0 = part.find(cond, end) if cond else -1
-            later = [k for s0, _, k in spans if cond and c0 <= s0 < c0 + len(cond) and k != key]
-            if later and _CLAUSAL_COND.match(cond) and not _scope_only(cond, space, self._lex()):
-                out[key] = cond
-                inside.update(later)
-        spans = [sp for sp in spans if sp[2] not in inside]
-        following = ""
-        for i in range(len(spans) - 1, -1, -1):
-            start, end, key = spans[i]
-            upto = spans[i + 1][0] if i + 1 < len(spans) else len(part)
-            upto = max(upto, end)
-            cond = _trailing_condition(part, end, clause.lasting, upto)
-            if cond and (
-                self._not_a_condition(cond, space, found, part, project)
-                or (clause.holder.startswith("person:") and about_holder(cond, clause.holder))
-            ):
-                cond = ""
-            if not cond and following and not re.search(r"[,;:.!?]", part[end:upto]):
-                cond = following
-            out.setdefault(key, cond)
-            following = out[key]
-        return out, inside
-
-    def _contrasted(
-        self,
-        scan: str,
-        clause: Clause,
-        space: ValueSpace,
-        schema: Schema,
-        context: frozenset[str],
-        found: list[tuple[str, str, int, int, float]],
-    ) -> list[tuple[str, str, int, int, float]]:
-        """ "PDF scans, not phone pictures": a clause that wants one value of an argument and refuses
-        another states two values of it, one on each side of its negation, but the clause as a whole
-        gives each argument one value (the best). Each side is also read alone (an argument spoken of
-        anywhere in the clause counts as spoken of on both): what it gives for an argument that side
-        did not already have, on words no value was read from, is added."""
-        neg = [(a, b) for a, b in clause.negated_spans if b > a]
-        if not neg:
-            return []
-        inside = "".join(ch if any(a <= i < b for a, b in neg) else " " for i, ch in enumerate(scan))
-        outside = "".join(" " if any(a <= i < b for a, b in neg) else ch for i, ch in enumerate(scan))
-        if not inside.strip() or not outside.strip():
-            return []
-        # an argument one of whose values the clause names is spoken of too ("text me ..., I never
-        # check my email": email is an alert channel, so is what "text" means)
-        ctx = frozenset(context | self._named_args(scan, schema) | {a for a, *_ in found})
-        out = []
-        for negated, text in ((True, inside), (False, outside)):
-            have = {a for a, _, st, _, _ in found if any(x <= st < y for x, y in neg) == negated}
-            # the arguments the clause speaks of by name (a value in the schema's own words was read
-            # already; a side adds a paraphrase, which needs its argument spoken of)
-            if not ctx - have:
-                continue
-            for claim in self._enumerated(text, tokens(text), space, schema, ctx, only=ctx - have):
-                arg, _, st, en, _ = claim
-                if arg not in have and not any(st < e and s < en for _, _, s, e, _ in found):
-                    out.append(claim)
-        return out
 
     def link_tool(
         self, text: str, schema: Schema, tools=None, min_similarity: float = 0.45, margin: float = 0.05
@@ -917,3 +720,244 @@ def _dedupe(facts: list[ReadFact]) -> list[ReadFact]:
 
 
 __all__ = ["OfflineReader"]
+
+
+def _settled(
+    facts: list[ReadFact],
+    clause_of: list[int],
+    rejected: list[ReadFact],
+    withdrawn: dict[tuple[str, str], str],
+) -> list[ReadFact]:
+    """The statement's facts once read as a whole: what a later value revises, withdraws or repeats."""
+    facts = _withdrawn_then_new(facts, clause_of)
+    facts = _rejected_then_new(facts, rejected)
+    # "I no longer want X; from here on it is Y": Y revises X
+    out = []
+    for f in facts:
+        if (
+            not f.withdraws
+            and not f.revises
+            and (f.argument, f.holder) in withdrawn
+            and withdrawn[f.argument, f.holder] != f.value
+        ):
+            # (someone else's new value revises nothing of the speaker's)
+            f = replace(f, revises=withdrawn[f.argument, f.holder])
+        out.append(f)
+    # "I used to ask for X, but these days Y" tells what X was, it does not ask to withdraw it: the new
+    # value revising X carries the change ("I no longer want X; from now on Y" withdraws X as well)
+    revised = {(f.argument, f.revises) for f in out if f.revises and not f.withdraws}
+    out = [
+        f
+        for f in out
+        if not (f.withdraws and (f.argument, f.value) in revised and re.search(r"\bused to\b", f.quote, re.I))
+    ]
+    return _echoes_dropped(_dedupe(out))
+
+
+def _trailing(
+    reader: OfflineReader, part: str, clause: Clause, space: ValueSpace, found: list, project: str
+) -> tuple[dict[tuple[str, str], str], set[tuple[str, str]]]:
+    """Each value's trailing condition, looked for between it and the next value ("warm light in
+    the evenings, daylight during work hours"); values joined without a break share the next one's
+    ("business class and a window seat on long flights"). A subordinate clause after a value is its
+    condition whole, and a value read inside it is part of the situation, not stated ("refund it to
+    PayPal when the gift card has expired"): those are returned apart, to be dropped."""
+    spans = sorted((start, end, (arg, value)) for arg, value, start, end, _ in found)
+    out: dict[tuple[str, str], str] = {}
+    inside: set[tuple[str, str]] = set()
+    for _start, end, key in spans:
+        if key in inside:
+            continue
+        cond = _trailing_condition(part, end, clause.lasting)
+        c0 = part.find(cond, end) if cond else -1
+        later = [k for s0, _, k in spans if cond and c0 <= s0 < c0 + len(cond) and k != key]
+        if later and _CLAUSAL_COND.match(cond) and not _scope_only(cond, space, reader._lex()):
+            out[key] = cond
+            inside.update(later)
+    spans = [sp for sp in spans if sp[2] not in inside]
+    following = ""
+    for i in range(len(spans) - 1, -1, -1):
+        start, end, key = spans[i]
+        upto = spans[i + 1][0] if i + 1 < len(spans) else len(part)
+        upto = max(upto, end)
+        cond = _trailing_condition(part, end, clause.lasting, upto)
+        if cond and (
+            reader._not_a_condition(cond, space, found, part, project)
+            or (clause.holder.startswith("person:") and about_holder(cond, clause.holder))
+        ):
+            cond = ""
+        if not cond and following and not re.search(r"[,;:.!?]", part[end:upto]):
+            cond = following
+        out.setdefault(key, cond)
+        following = out[key]
+    return out, inside
+
+
+def _contrasted(
+    reader: OfflineReader,
+    scan: str,
+    clause: Clause,
+    space: ValueSpace,
+    schema: Schema,
+    context: frozenset[str],
+    found: list[tuple[str, str, int, int, float]],
+) -> list[tuple[str, str, int, int, float]]:
+    """ "PDF scans, not phone pictures": a clause that wants one value of an argument and refuses
+    another states two values of it, one on each side of its negation, but the clause as a whole
+    gives each argument one value (the best). Each side is also read alone (an argument spoken of
+    anywhere in the clause counts as spoken of on both): what it gives for an argument that side
+    did not already have, on words no value was read from, is added."""
+    neg = [(a, b) for a, b in clause.negated_spans if b > a]
+    if not neg:
+        return []
+    inside = "".join(ch if any(a <= i < b for a, b in neg) else " " for i, ch in enumerate(scan))
+    outside = "".join(" " if any(a <= i < b for a, b in neg) else ch for i, ch in enumerate(scan))
+    if not inside.strip() or not outside.strip():
+        return []
+    # an argument one of whose values the clause names is spoken of too ("text me ..., I never
+    # check my email": email is an alert channel, so is what "text" means)
+    ctx = frozenset(context | reader._named_args(scan, schema) | {a for a, *_ in found})
+    out = []
+    for negated, text in ((True, inside), (False, outside)):
+        have = {a for a, _, st, _, _ in found if any(x <= st < y for x, y in neg) == negated}
+        # the arguments the clause speaks of by name (a value in the schema's own words was read
+        # already; a side adds a paraphrase, which needs its argument spoken of)
+        if not ctx - have:
+            continue
+        for claim in reader._enumerated(text, tokens(text), space, schema, ctx, only=ctx - have):
+            arg, _, st, en, _ = claim
+            if arg not in have and not any(st < e and s < en for _, _, s, e, _ in found):
+                out.append(claim)
+    return out
+
+
+def _candidates(
+    reader: OfflineReader,
+    part: str,
+    scan: str,
+    toks: list,
+    clause: Clause,
+    space: ValueSpace,
+    schema: Schema,
+    context: frozenset[str],
+    lead_in: str,
+) -> list[tuple[str, str, int, int, float]]:
+    """The values the clause names (argument, value, start, end, score), less those it does not state: a
+    reference to memory, a value inside its own leading condition, an actor, a source, a reason."""
+    found: list[tuple[str, str, int, int, float]] = []  # arg, value, start, end, score
+    found.extend(reader._typed(scan, toks, schema, _masked_names(lead_in)))
+    if space.pairs and toks:
+        found.extend(reader._enumerated(scan, toks, space, schema, context))
+        found.extend(_contrasted(reader, scan, clause, space, schema, context, found))
+    if not found:
+        return []
+    if _MEMORY_REFERENCE.search(part) and all(s < 1.0 for *_, s in found):
+        return []  # "use my usual seat": a reference to memory, nothing stated
+    cond = clause.condition
+    cond_span = _span_of(part, cond)
+    if cond_span and space.pairs and all(cond_span[0] <= st < cond_span[1] for _, _, st, _, _ in found):
+        # "When the paper goes to a British journal, switch to UK spelling": the condition's words
+        # took the value the main clause says in other words; read the clause without them
+        rest = scan[: cond_span[0]] + " " * (cond_span[1] - cond_span[0]) + scan[cond_span[1] :]
+        again = reader._typed(rest, tokens(rest), schema, _masked_names(lead_in))
+        again += reader._enumerated(rest, tokens(rest), space, schema, context)
+        found = again or found
+    if cond_span and any(not (cond_span[0] <= st < cond_span[1]) for _, _, st, _, _ in found):
+        # "For docs, my preferred format is sheet": a value inside the leading condition says
+        # where the statement applies, not what it states
+        found = [f for f in found if not (cond_span[0] <= f[2] < cond_span[1])]
+    # "the journal charges a fortune", "the conference wants EPS figures": a value that is the
+    # subject of a verb is who acts, not what is wished (unless it is all the clause names)
+    acting = [f for f in found if _ACTS.match(part, f[3]) and _DETERMINED.search(part, 0, f[2])]
+    if acting and len(acting) < len(found):
+        found = [f for f in found if f not in acting]
+    # "move 2,000 from savings into checking": where money or a thing goes to is not the argument
+    # it comes from
+    found = [f for f in found if not (_INTO.search(part, 0, f[2]) and _is_source(f[0], schema))]
+    reason = _REASON_CLAUSE.search(part)
+    if reason and reason.start() > 0 and not _CUE.search(part, reason.end()):
+        # "... so they stay crisp when the journal scales them", "... because the journal charges
+        # for colour": a reason after the wish says why, not what (unless it states a wish itself),
+        # also where the wish itself was said in words no value matched
+        found = [f for f in found if f[2] < reason.start()]
+    return found
+
+
+def _facts_of(
+    reader: OfflineReader,
+    part: str,
+    clause: Clause,
+    schema: Schema,
+    found: list[tuple[str, str, int, int, float]],
+    cond: str,
+    turned_down: set[tuple[str, str]] | None,
+) -> tuple[list[ReadFact], dict[str, str], tuple[int, int] | None, str, list]:
+    """One fact per value the clause states, with its polarity; the old values it replaces (by argument),
+    the span of those old values, the condition (emptied when it was a value's own phrase) and the values
+    in the order the clause says them (a withdrawal's old value taken out)."""
+    old_span = _span_of(part, clause.old_values_text)
+    rejected_span = _span_of(part, clause.rejected_text)
+    found.sort(key=lambda f: f[2])  # in the order the clause says them
+    olds: dict[str, str] = {}
+    if clause.withdraws:
+        found, olds = _withdrawn_then_new_in_clause(part, found)
+        found, olds = _withdrawn_beside_new(part, found, olds)
+    facts = []
+    for arg, value, start, _end, score in found:
+        withdraws = clause.withdraws and arg not in olds
+        in_old = bool(old_span and old_span[0] <= start < old_span[1] and not clause.withdraws)
+        paired = in_old and any(
+            a == arg and not old_span[0] <= s0 < old_span[1] for a, _v, s0, _e, _s in found
+        )
+        # "an app notification rather than clogging my inbox with emails", the notification not read as a
+        # value: what "rather than" turns down is avoided
+        # (only a value said in its own words: a guess by meaning, "economy" for a cabin whose values are
+        # coach / premium / business, must not become an avoid of what the user may well want)
+        refused = (
+            in_old
+            and not paired
+            and score >= reader.strong_similarity
+            and bool(_REFUSED_BEFORE.search(part, 0, old_span[0]))  # type: ignore[index]
+        )
+        if paired or (in_old and not clause.old_paired and not refused):
+            olds[arg] = value  # "rather than X": X is what is replaced, not a new fact
+            continue
+        if cond and cond.lower() in part.lower():
+            c0 = part.lower().index(cond.lower())
+            if c0 <= start < c0 + len(cond):
+                cond = ""  # the "condition" was the value's own phrase ("on my Visa")
+        negated = _negated(part, start, clause.negated_spans) or refused
+        rejected = bool(rejected_span and rejected_span[0] <= start < rejected_span[1]) and not withdraws
+        if rejected and turned_down is not None:
+            turned_down.add((arg, value))
+        negated = negated or rejected  # "Weekly is too much for me": turned down
+        if _KEPT_CLEAR.match(part, _end) and not _keeps_free(arg, schema):
+            # "keep early mornings free of calls": the value is kept clear of what the argument
+            # books (for an argument that is itself what is kept free, it is its value)
+            negated = not negated
+        if negated and _keeps_free(arg, schema) and not _ABSENCE.search(part):
+            # "meetings never on Mondays" for a `meeting_free_day` ("Weekday kept free of
+            # meetings"): refusing the thing the argument keeps out states its value
+            negated = False
+        if negated and _BOUND_BEFORE.search(part[:start]) and schema.by_name[arg][0].kind == "number":
+            # "don't go over 50", "never less than 3": the refused side of a bound sets the bound
+            negated = False
+        if schema.by_name[arg][0].type == "boolean":
+            # a yes/no setting carries its refusal in its value; withdrawing it names the setting
+            negated, value = False, "true" if withdraws else value
+        facts.append(
+            ReadFact(
+                argument=arg,
+                value=value,
+                tool=reader._tool(arg, part, schema),
+                polarity="avoid" if negated and not withdraws else "prefer",
+                holder=clause.holder if clause.kind != "decision" or clause.holder != "user" else "project:",
+                kind=clause.kind,
+                condition="",
+                lasting=clause.lasting,
+                withdraws=withdraws,
+                quote=part,
+                confidence=round(min(1.0, score), 3),
+            )
+        )
+    return facts, olds, old_span, cond, found
