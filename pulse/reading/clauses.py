@@ -167,6 +167,9 @@ _WITHDRAW = re.compile(
     # "I stop working at five" is a habit and "a scratch that cost me" a noun: neither withdraws
     r"\b(?:no longer|not any ?more|(?:don't|do not|not|isn't|aren't) .{0,60}any ?more"
     r"|(?<!\bi )(?<!\bwe )stop [\w']+ing\b|stopped [\w']+ing\b|(?:don't|do not) (?:need|have) to keep|"
+    # "forget my rule" withdraws; "I'll just forget in between" is the person's memory
+    r"(?<!\bi )(?<!\bwe )(?<!'ll )(?<!'ll just )(?<!\bwill )(?<!\balways )(?<!\boften )(?<!\busually )"
+    r"(?<!\bthey )(?<!\bhe )(?<!\bshe )(?<!\bmight )"
     r"forget (?:about |that |what i said about |my |the )?|(?<!\ba )(?<!\bthe )scratch (?:that|my)|"
     r"(?:drop|scrap|ditch|lose|remove|delete|cancel) (?:my|the|that) .{0,40}?"
     r"(?:preference|rule|request|setting|note|default)s?|"
@@ -227,11 +230,21 @@ _CHANGED_FROM = re.compile(
     r"(?P<old>[^,;.!?]+?)\s+(?:back\s+)?(?:to|into|onto)\b",
     re.I,
 )
-_NEGATION = re.compile(
+NEGATION = re.compile(
     r"\b(?:never|don't|do not|doesn't|does not|didn't|won't|will not|can't stand|cannot stand|no|not|"
     r"avoid|avoids|hate|hates|dislike|dislikes|anything but|anything except|anything other than|rather not|"
     r"without|nothing but|except|skip|keep away from|steer clear of|stay away from|not a fan of|"
-    r"no more|none of|nobody|no one|no-one)\b",
+    r"no more|none of|nobody|no one|no-one|"
+    # what the body refuses or the person is done with: "allergic to chicken", "can't eat gluten"
+    r"allergic to|an allergy to|intolerant (?:to|of)|can't (?:eat|have|handle|tolerate|take|do|drink)|"
+    r"cannot (?:eat|have|handle|tolerate|take|do|drink)|not into|not interested in|sick of|tired of|"
+    r"fed up with|give up|giving up|gave up|cut(?:ting)? down on|cut(?:ting)? (?:[\w'-]+ )?out)\b",
+    re.I,
+)
+# the same said after the thing: "a peanut allergy", "lactose intolerant", "raw fish makes me queasy"
+_AVERSION_AFTER = re.compile(
+    r"(?P<thing>(?:[\w'-]+\s+){0,2}[\w'-]+)\s+(?:allergy|allergies|intolerance|intolerant|"
+    r"(?:makes|make|made) me (?:sick|ill|queasy|nauseous|gag))\b",
     re.I,
 )
 _HEDGE = re.compile(
@@ -699,7 +712,7 @@ def negated_spans(text: str) -> list[tuple[int, int]]:
     """Spans governed by a negator: from the negator to the next clause break ("never to a gift
     card"; "anything but economy")."""
     out = []
-    for m in _NEGATION.finditer(text):
+    for m in NEGATION.finditer(text):
         if re.match(r"no longer|not any ?more", text[m.start() :], re.I):
             continue
         end = len(text)
@@ -707,6 +720,8 @@ def negated_spans(text: str) -> list[tuple[int, int]]:
         if brk:
             end = m.end() + brk.start()
         out.append((m.start(), end))
+    for m in _AVERSION_AFTER.finditer(text):
+        out.append((m.start("thing"), m.end()))
     return out
 
 

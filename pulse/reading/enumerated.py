@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from pulse.reading.glosses import gloss_stems
 from pulse.reading.lexicon import STOPWORDS
 from pulse.reading.typed import (
     Mention,
@@ -358,7 +359,30 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
                         break
                 if i in exact:
                     break
+    _glossed(scan, space, exact)
     return exact
+
+
+def _glossed(scan: _Scan, space: ValueSpace, exact: dict[int, tuple[int, int]]) -> None:
+    """Codes said in words ("francs" is `chf`, "a text" is `sms`, `glosses.py`): as exact as the value's
+    own words, unless the words are part of a longer value of the same argument ("canadian dollars")."""
+    stems, toks = scan.stems, scan.toks
+    found: dict[int, tuple[int, int]] = {}
+    for i, (_, value) in enumerate(space.pairs):
+        if i in exact:
+            continue
+        for gloss in gloss_stems(value):
+            n = len(gloss)
+            j = next((j for j in range(len(stems) - n + 1) if tuple(stems[j : j + n]) == gloss), None)
+            if j is not None:
+                span = (toks[j].start, toks[j + n - 1].end)
+                if i not in found or span[1] - span[0] > found[i][1] - found[i][0]:
+                    found[i] = span
+    for i, (a, b) in found.items():
+        arg = space.pairs[i][0]
+        rivals = [found.get(k) or exact.get(k) for k in space.pair_index[arg] if k != i]
+        if not any(r and r[0] <= a and b <= r[1] and r[1] - r[0] > b - a for r in rivals):
+            exact[i] = (a, b)
 
 
 # how often, said in words: "every day" is daily, "once a month" monthly, "every other week" biweekly

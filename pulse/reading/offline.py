@@ -12,7 +12,11 @@ withdrawal, revision, negation). Each clause is bound to the schema's value spac
   to the argument of that kind the clause names (or the only one the schema has);
 - a clause yields facts only when it states something (a wish, a habit, an attribute, a decision, an
   instruction, a one-off request): questions, hedges and references to memory ("use my usual seat")
-  yield none.
+  yield none;
+- refusals are read the right way round: an aversion ("allergic to chicken", "mushrooms make me
+  queasy") is an avoid, refusing what an absence value leaves out states it ("I can't eat gluten":
+  `gluten_free`, `absence.py`), and a yes/no setting is switched by its own words, not its tool's
+  nouns ("six tickets" is not ticket insurance).
 
 Knobs (`OfflineReader(...)`): `min_similarity`, `margin`, `strong_similarity`, `arg_similarity`.
 Their defaults and the cues were set while looking at the generated suites' seed statements and at
@@ -24,6 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from pulse.reading.absence import names_head, refused_absences, says_marker
 from pulse.reading.clauses import (
     COND_TRAIL,
     SUBORDINATOR,
@@ -43,7 +48,7 @@ from pulse.reading.facts import ReadFact, Schema
 from pulse.reading.lexicon import STOPWORDS, StaticLexicon, content_words, shared_lexicon
 from pulse.reading.typed_binding import TypedBinding
 from pulse.reading.value_space import ValueSpace, build_value_space
-from pulse.reading.words import Stems, Token, has_words, occurrences, root, stem, tokens
+from pulse.reading.words import Stems, Token, has_words, normalise, occurrences, root, stem, tokens
 
 _IMPERATIVE = re.compile(
     r"^(?:(?:please|just|and|also|oh|so|ok|okay|then)[,]?\s+)*(?:book|use|send|make|pay|ship|put|get|choose"
@@ -60,7 +65,8 @@ _CUE = re.compile(
     r"perfect|ideal|best|suits?|works for me|fine by me|good for me|great for me|"
     r"favou?rite|choice|pick|go-to|preference|standing|go for|go with|stick|remember|keep in mind|note|"
     r"from now on|going forward|from here on|future|every time|each time|default|usually|normally|"
-    r"typically|tend|habit|end up|often|mostly|i'm|i am|don't|do not|can't|cannot|allergic|"
+    r"typically|tend|habit|end up|often|mostly|i'm|i am|don't|do not|can't|cannot|allergic|allergy|allergies|"
+    r"intolerant|intolerance|makes me|"
     # a change of mind states the new value ("I used to squash, but these days I rebase")
     r"these days|nowadays|used to|"
     # a standing rule named as such ("The house rule is eco when nobody's home")
@@ -106,7 +112,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
     @property
     def reader_id(self) -> str:
         return (
-            f"offline:v4:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
+            f"offline:v5:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
             f"{self.arg_similarity}"
         )
 
@@ -125,6 +131,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
     # -- reading ------------------------------------------------------------------------------------
     def read(self, text: str, schema: Schema, speaker: str = "user", project: str = "") -> list[ReadFact]:
         """Facts `text` states about `schema`'s arguments (see the module docstring)."""
+        text = normalise(text)
         speaker = f"person:{speaker_name(text)}" if speaker_name(text) else speaker
         facts: list[ReadFact] = []
         withdrawn: dict[tuple[str, str], str] = {}  # (argument, holder) -> the value withdrawn
@@ -849,6 +856,9 @@ def _candidates(
     if space.pairs and toks:
         found.extend(reader._enumerated(scan, toks, space, schema, context))
         found.extend(_contrasted(reader, scan, clause, space, schema, context, found))
+        said = {(a, v) for a, v, *_ in found}
+        absent = refused_absences(scan, space.pairs, clause.negated_spans, found)
+        found.extend(f for f in absent if f[:2] not in said)
     if not found:
         return []
     if _MEMORY_REFERENCE.search(part) and all(s < 1.0 for *_, s in found):
@@ -881,6 +891,28 @@ def _candidates(
         # also where the wish itself was said in words no value matched
         found = [f for f in found if f[2] < reason.start()]
     return found
+
+
+def _refusal_read(
+    part: str, arg: str, value: str, start: int, end: int, negated: bool, schema: Schema
+) -> bool | None:
+    """Whether the value at part[start:end] is refused, once what refusing means for it is read: None
+    when the clause names an absence value's thing without refusing it."""
+    if names_head(value, part[start:end]) and not says_marker(part, start, end):
+        # "allergic to nuts": the refused thing states the nut-free value
+        return False if negated else None
+    if _KEPT_CLEAR.match(part, end) and not _keeps_free(arg, schema):
+        # "keep early mornings free of calls": the value is kept clear of what the argument
+        # books (for an argument that is itself what is kept free, it is its value)
+        negated = not negated
+    if negated and _keeps_free(arg, schema) and not _ABSENCE.search(part):
+        # "meetings never on Mondays" for a `meeting_free_day` ("Weekday kept free of
+        # meetings"): refusing the thing the argument keeps out states its value
+        negated = False
+    if negated and _BOUND_BEFORE.search(part[:start]) and schema.by_name[arg][0].kind == "number":
+        # "don't go over 50", "never less than 3": the refused side of a bound sets the bound
+        negated = False
+    return negated
 
 
 def _facts_of(
@@ -931,17 +963,9 @@ def _facts_of(
         if rejected and turned_down is not None:
             turned_down.add((arg, value))
         negated = negated or rejected  # "Weekly is too much for me": turned down
-        if _KEPT_CLEAR.match(part, _end) and not _keeps_free(arg, schema):
-            # "keep early mornings free of calls": the value is kept clear of what the argument
-            # books (for an argument that is itself what is kept free, it is its value)
-            negated = not negated
-        if negated and _keeps_free(arg, schema) and not _ABSENCE.search(part):
-            # "meetings never on Mondays" for a `meeting_free_day` ("Weekday kept free of
-            # meetings"): refusing the thing the argument keeps out states its value
-            negated = False
-        if negated and _BOUND_BEFORE.search(part[:start]) and schema.by_name[arg][0].kind == "number":
-            # "don't go over 50", "never less than 3": the refused side of a bound sets the bound
-            negated = False
+        negated = _refusal_read(part, arg, value, start, _end, negated, schema)
+        if negated is None:
+            continue  # "I love nuts" says nothing of a nut-free order
         if schema.by_name[arg][0].type == "boolean":
             # a yes/no setting carries its refusal in its value; withdrawing it names the setting
             negated, value = False, "true" if withdraws else value

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from pulse.core.values import canonical, find_typed
-from pulse.reading.clauses import NOT_NAMES
+from pulse.reading.clauses import NEGATION, NOT_NAMES
 from pulse.reading.facts import Schema
 from pulse.reading.lexicon import STOPWORDS, content_words
 from pulse.reading.typed import (
@@ -69,7 +69,13 @@ class TypedBinding:
         return out
 
     def _arg_closeness(
-        self, part: str, span: tuple[int, int], args: list[str], schema: Schema, lead_in: str = ""
+        self,
+        part: str,
+        span: tuple[int, int],
+        args: list[str],
+        schema: Schema,
+        lead_in: str = "",
+        switch: bool = False,
     ) -> list[float]:
         """How much the clause's words outside `span` speak of each argument: the best 1-3-word
         phrase against the argument's name + description, +1 when it names the argument's words."""
@@ -93,7 +99,8 @@ class TypedBinding:
         for arg in args:
             col = space.args.index(arg)
             best = float(sims[:, col].max()) if sims is not None else 0.0
-            out.append(best + (1.0 if any(has_words(stems, w) for w in space.arg_words[arg]) else 0.0))
+            naming = space.switch_words[arg] if switch else space.arg_words[arg]
+            out.append(best + (1.0 if any(has_words(stems, w) for w in naming) else 0.0))
         return out
 
     def _contrasted_with(
@@ -206,7 +213,7 @@ class TypedBinding:
         """A yes/no setting the clause speaks of: "true", or "false" when it refuses it ("skip the
         plastic forks"; a negator before the words that name it)."""
         out = []
-        close = self._arg_closeness(part, (0, 0), args, schema)
+        close = self._arg_closeness(part, (0, 0), args, schema, switch=True)
         for arg, c in zip(args, close):
             if c < _SWITCH_CLOSENESS:
                 continue
@@ -216,7 +223,7 @@ class TypedBinding:
                 (
                     m
                     for m in _REFUSAL.finditer(part)
-                    if self._arg_closeness(_governed(part, m.start()), (0, 0), [arg], schema)[0]
+                    if self._arg_closeness(_governed(part, m.start()), (0, 0), [arg], schema, switch=True)[0]
                     >= _SWITCH_CLOSENESS
                 ),
                 None,
@@ -318,9 +325,11 @@ _BOUND_ARG = re.compile(
 _BOUND_BONUS = 0.2
 
 
+# what refuses a yes/no setting: every negation of a clause (`clauses.NEGATION`), and the verbs that
+# switch something off
 _REFUSAL = re.compile(
-    r"\b(?:no|not|never|don't|do not|doesn't|skip|without|drop|stop|leave out|leave off|turn off|disable"
-    r"|switch off|none of|forget|hold off|no need)\b",
+    rf"{NEGATION.pattern}|\b(?:drop|stop|leave out|leave off|turn off|disable|switch off|forget|hold off"
+    r"|no need)\b",
     re.I,
 )
 

@@ -26,6 +26,9 @@ class ValueSpace:
     tool_vectors: np.ndarray  # each tool's name (the action it does: "book flight")
     desc_vectors: np.ndarray  # each argument's name + whole description ("... note for the courier")
     pair_index: dict[str, list[int]] = field(default_factory=dict)  # argument -> its rows of `pairs`
+    # a yes/no setting's own words: its name's words that no tool name and no other argument share
+    # ("ticket_insurance" of `buy_tickets` is named by "insurance", not by every "ticket")
+    switch_words: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
     # what else than an enumerated value an amount or a clock time could fill (enumerated.py, set on
     # first use)
     typed_rivals: tuple[frozenset[str], tuple[str, ...]] | None = None
@@ -100,8 +103,25 @@ def build_value_space(schema: Schema, lex: StaticLexicon) -> ValueSpace:
             np.float32,
         ).reshape(len(args), lex.dim),
     )
+    space.switch_words = _switch_words(schema, arg_words)
     for i, (arg, _) in enumerate(pairs):
         space.pair_index.setdefault(arg, []).append(i)
     for arg in args:
         space.pair_index.setdefault(arg, [])
     return space
+
+
+def _switch_words(schema: Schema, arg_words: dict[str, tuple[tuple[str, ...], ...]]) -> dict:
+    """Each boolean argument's naming words less those its tool's name or another argument's name
+    also has: a word every call of the tool says cannot be what turns this one setting on."""
+
+    def stems(name: str) -> set[str]:
+        return {stem(w) for w in content_words(name)}
+
+    out = {}
+    for arg, specs in schema.by_name.items():
+        if specs[0].type != "boolean":
+            continue
+        common = set().union(*(stems(s.tool) for s in specs), *(stems(o) for o in schema.by_name if o != arg))
+        out[arg] = tuple(w for w in arg_words[arg] if not (len(w) == 1 and w[0] in common))
+    return out

@@ -20,6 +20,23 @@ def stem(w: str) -> str:
     return w
 
 
+# apostrophes as typed on phones and in word processors, and contractions typed without one
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
+_BARE_CONTRACTION = re.compile(
+    r"\b(do|does|did|ca|wo|is|are|was|were|should|would|could|have|has|had|must|need)(nt)\b|\b(i)(m|ve)\b",
+    re.I,
+)
+
+
+def normalise(text: str) -> str:
+    """Text as the cues expect it: straight apostrophes and quotes, and "dont", "cant", "im", "ive"
+    with their apostrophe ("dont let me hit snooze" is a refusal like "don't")."""
+    text = text.translate(_APOSTROPHES)
+    return _BARE_CONTRACTION.sub(
+        lambda m: f"{m.group(1)}n't" if m.group(1) else f"{m.group(3)}'{m.group(4)}", text
+    )
+
+
 @dataclass
 class Token:
     """One word of a clause (lower-cased) with its character span in the clause."""

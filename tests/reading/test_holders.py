@@ -123,6 +123,13 @@ def test_a_habit_of_stopping_and_a_noun_scratch_withdraw_nothing(read):
     assert not read("Get me the aisle, a scratch that deep needs care.")["aisle"].withdraws
 
 
+def test_forgetting_withdraws_only_as_an_instruction(read):
+    # the person's own memory is no withdrawal; telling the assistant to forget a rule is
+    f = read("Not the middle seat, I'll just forget to stretch my legs otherwise.")["middle"]
+    assert not f.withdraws and f.polarity == "avoid"
+    assert read("Forget about the window seat from now on.")["window"].withdraws
+
+
 def test_a_long_any_more_still_withdraws(read):
     f = read("You don't have to book me into business class on my work trips anymore.")["business"]
     assert f.withdraws

@@ -1,0 +1,97 @@
+"""Values that name an absence ("nut_free", "non_smoking", "no_preference"): refusing the thing they
+leave out states them.
+
+"I'm allergic to nuts" does not say "nut-free", and read as a negated "nut" it would become an avoid
+of the one value the person needs. A value whose words are an absence marker plus the thing left out
+is found where a negation or an aversion governs that thing, and then it is what is wanted; the thing
+named with no refusal over it ("I love nuts") states nothing about the absence value.
+"""
+
+from __future__ import annotations
+
+from pulse.reading.lexicon import STOPWORDS
+from pulse.reading.words import stem, tokens
+
+# words that make a value an absence of the other words ("gluten free", "non smoking", "no fees")
+_MARKERS = frozenset("free no non without zero".split())
+
+
+def absence_head(value: str) -> tuple[str, ...]:
+    """The stems of what an absence value leaves out ("nut_free" -> ("nut",)); () for other values."""
+    words = [t.word for t in tokens(value.replace("-", " "))]
+    if not any(w in _MARKERS for w in words):
+        return ()
+    head = tuple(stem(w) for w in words if w not in _MARKERS and not w.isdigit())
+    return head if 1 <= len(head) <= 2 else ()
+
+
+def names_head(value: str, text: str) -> bool:
+    """Whether `text` (a matched span) is the left-out thing itself ("nuts" for "nut_free")."""
+    head = absence_head(value)
+    words = [t.word for t in tokens(text)]
+    return bool(head) and len(words) == len(head) and all(_names(w, h) for w, h in zip(words, head))
+
+
+# words between a refusal and the thing it refuses that leave the thing whole ("don't eat any eggs")
+_REFUSING = frozenset(
+    "no not never don't doesn't didn't won't can't cannot without avoid skip allergic allergy intolerant"
+    " eat eating drink drinking take taking handle tolerate touch digest stand need".split()
+)
+# an aversion said after the thing ("a soy allergy", "lactose intolerant", "eggs make me sick")
+_AVERSION_WORDS = frozenset("allergy allergies intolerance intolerant make makes made".split())
+
+
+def says_marker(part: str, start: int, end: int) -> bool:
+    """Whether the absence is said with the thing at part[start:end] ("gluten-free", "non-smoking",
+    "nut free"), not only refused around it ("no gluten", "allergic to nuts")."""
+    inside = [t.word for t in tokens(part[start:end].replace("-", " "))]
+    after = tokens(part[end : end + 8].replace("-", " "))
+    before = tokens(part[max(0, start - 6) : start].replace("-", " "))
+    return (
+        any(w in _MARKERS for w in inside)
+        or bool(after and after[0].word == "free")
+        or bool(before and before[-1].word in ("non", "zero"))
+    )
+
+
+def _names(word: str, head: str) -> bool:
+    # the thing itself, its plural, or a compound ending in it ("peanuts", "walnut" for "nut")
+    s = stem(word)
+    return s == head or (len(head) >= 3 and len(s) > len(head) + 2 and s.endswith(head))
+
+
+def refused_absences(
+    part: str,
+    pairs: list[tuple[str, str]],
+    negated: list[tuple[int, int]],
+    found: list[tuple[str, str, int, int, float]],
+) -> list[tuple[str, str, int, int, float]]:
+    """Absence values whose left-out thing a negation or aversion of the clause governs: (argument,
+    value, start, end, score) with the thing's span. Where the refusal already names another value of
+    the argument ("no plastic bags": `plastic`, not `no_bags`), that value is what is refused."""
+    if not negated:
+        return []
+    toks = tokens(part)
+    out = []
+    for arg, value in pairs:
+        head = absence_head(value)
+        if not head:
+            continue
+        for i in range(len(toks) - len(head) + 1):
+            run = toks[i : i + len(head)]
+            if not all(_names(t.word, h) for t, h in zip(run, head)):
+                continue
+            start, end = run[0].start, run[-1].end
+            if says_marker(part, start, end):
+                continue  # "gluten-free" said outright: the enumerated match reads it
+            span = next(((a, b) for a, b in negated if a <= start < b), None)
+            if span is None or any(f[0] == arg and span[0] <= f[2] < span[1] for f in found):
+                continue
+            before = [t.word for t in toks if span[0] <= t.start < start]
+            after = toks[i + len(head)].word if i + len(head) < len(toks) else ""
+            # the thing itself is refused, not a kind of it: "no gluten", "can't eat eggs", "a peanut
+            # allergy", but not "no big shares" (big ones refused, sharing kept)
+            if after in _AVERSION_WORDS or all(w in STOPWORDS or w in _REFUSING for w in before):
+                out.append((arg, value, start, end, 1.0))
+                break
+    return out

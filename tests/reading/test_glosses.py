@@ -1,0 +1,47 @@
+"""Codes of tool schemas said in people's words (`pulse/reading/glosses.py`); sentences written for
+these tests."""
+
+from __future__ import annotations
+
+from pulse.reading import Schema, make_reader
+
+READER = make_reader("offline")
+SCHEMA = Schema.from_json_tools(
+    [
+        {
+            "name": "pay_abroad",
+            "description": "Send a payment abroad.",
+            "arguments": {
+                "currency": {
+                    "type": "string",
+                    "enum": ["usd", "cad", "gbp", "chf"],
+                    "description": "Currency.",
+                },
+                "confirm_via": {
+                    "type": "string",
+                    "enum": ["sms", "push", "email"],
+                    "description": "How the payment is confirmed.",
+                },
+            },
+        }
+    ]
+)
+
+
+def _read(text: str) -> set[tuple[str, str, str]]:
+    return {(f.argument, f.value, f.polarity) for f in READER.read(text, SCHEMA)}
+
+
+def test_a_currency_code_is_read_by_its_name() -> None:
+    assert ("currency", "chf", "prefer") in _read("Pay my Geneva landlord in francs, always.")
+    assert ("currency", "gbp", "prefer") in _read("The Leeds invoices get paid in pounds sterling.")
+
+
+def test_the_longer_name_wins_over_the_word_inside_it() -> None:
+    read = _read("Send it in Canadian dollars, please.")
+    assert ("currency", "cad", "prefer") in read and ("currency", "usd", "prefer") not in read
+
+
+def test_a_channel_code_is_read_by_what_people_call_it() -> None:
+    assert ("confirm_via", "sms", "prefer") in _read("Confirm payments with a quick text to my phone.")
+    assert ("confirm_via", "push", "avoid") in _read("No app notifications for payments, I never see them.")
