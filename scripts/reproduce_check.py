@@ -20,6 +20,7 @@
    - real_tools: `scripts/real_tools.sh` (offline, no policy checkpoint; needs PULSE_DATA_DIR and is
      skipped, saying so, without it): summaries/*.json and table_b3.md against results/real_tools/.
      About 2 minutes on 2 cores.
+   The two slices are single-process: they run side by side after the demo.
    The README's demo block is also checked against the clone's results/demo (`readme_block`).
 3. Comparison: every JSON leaf, and every cell of every Markdown table (in .md files and in JSON
    strings). Left out by name only: TIMING_KEYS (measured wall time), PLACE_KEYS (where a run was
@@ -501,42 +502,68 @@ def _maybe_json(path: Path) -> Any:
     return load_json(path) if path.exists() else None
 
 
-def part_tables(py: str, clone: Path, env: dict[str, str], logs: Path) -> tuple[list[Diff], float]:
+@dataclass
+class SliceRun:
+    """One table slice: its command, where it writes, and (once run) its exit status and wall time."""
+
+    name: str
+    cmd: list[str]
+    env: dict[str, str]
+    out: Path
+    rc: int = 0
+    secs: float = 0.0
+
+
+def tables_run(py: str, clone: Path, env: dict[str, str]) -> SliceRun:
     out = clone / "outputs" / "reproduce" / "tables"
     cmd = [py, "scripts/reproduce_tables.py", "--runs", str(out / "runs"), "--out", str(out), "--seeds", "0"]
     print("[tables] scripts/reproduce_tables.py --seeds 0 (rows that need no trained policy)", flush=True)
-    rc, secs = run_logged(cmd, clone, env, logs / "tables.log", TIMEOUT_S["tables"])
-    print(f"[tables] {_minutes(secs)}", flush=True)
-    if rc != 0:
-        return _failed("scripts/reproduce_tables.py", rc, logs / "tables.log"), secs
-    d = table_slice_diffs(
-        load_json(clone / "results" / "tables" / "table_data.json"), load_json(out / "table_data.json")
-    )
-    print_diffs("results/tables/table_data.json, seed 0, rows without a trained policy", d)
-    return d, secs
+    return SliceRun("tables", cmd, env, out)
 
 
-def part_real_tools(py: str, clone: Path, env: dict[str, str], logs: Path) -> tuple[list[Diff], float]:
+def real_tools_run(py: str, clone: Path, env: dict[str, str]) -> SliceRun | None:
     data = env.get("PULSE_DATA_DIR", "")
     if not data or not Path(data).is_dir():
         print(
             "[real_tools] skipped: PULSE_DATA_DIR is "
             + ("not set" if not data else f"{data!r}, not a directory")
         )
-        return [], 0.0
+        return None
     out = clone / "outputs" / "reproduce" / "real_tools"
     print("[real_tools] scripts/real_tools.sh", flush=True)
-    rc, secs = run_logged(
-        ["bash", "scripts/real_tools.sh", str(out)],
-        clone,
-        {**env, "PY": py},
-        logs / "real_tools.log",
-        TIMEOUT_S["real_tools"],
+    return SliceRun("real_tools", ["bash", "scripts/real_tools.sh", str(out)], {**env, "PY": py}, out)
+
+
+def run_slices(runs: list[SliceRun], clone: Path, logs: Path) -> None:
+    """Run the slices side by side: each is one single-threaded process, so on 2 cores the pair takes
+    the longer one's time instead of the sum (about a minute of CI)."""
+
+    def one(r: SliceRun) -> None:
+        r.rc, r.secs = run_logged(r.cmd, clone, r.env, logs / f"{r.name}.log", TIMEOUT_S[r.name])
+
+    threads = [threading.Thread(target=one, args=(r,)) for r in runs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def tables_diffs(run: SliceRun, clone: Path, logs: Path) -> list[Diff]:
+    print(f"[tables] {_minutes(run.secs)}", flush=True)
+    if run.rc != 0:
+        return _failed("scripts/reproduce_tables.py", run.rc, logs / "tables.log")
+    d = table_slice_diffs(
+        load_json(clone / "results" / "tables" / "table_data.json"), load_json(run.out / "table_data.json")
     )
-    print(f"[real_tools] {_minutes(secs)}", flush=True)
-    if rc != 0:
-        return _failed("scripts/real_tools.sh", rc, logs / "real_tools.log"), secs
-    committed = clone / "results" / "real_tools"
+    print_diffs("results/tables/table_data.json, seed 0, rows without a trained policy", d)
+    return d
+
+
+def real_tools_diffs(run: SliceRun, clone: Path, logs: Path) -> list[Diff]:
+    print(f"[real_tools] {_minutes(run.secs)}", flush=True)
+    if run.rc != 0:
+        return _failed("scripts/real_tools.sh", run.rc, logs / "real_tools.log")
+    committed, out = clone / "results" / "real_tools", run.out
     diffs = []
     names = sorted(
         {p.name for p in (committed / "summaries").glob("*.json")}
@@ -546,7 +573,7 @@ def part_real_tools(py: str, clone: Path, env: dict[str, str], logs: Path) -> tu
         diffs += compare_files(committed / "summaries" / name, out / "summaries" / name, f"summaries/{name}")
     diffs += compare_files(committed / "table_b3.md", out / "table_b3.md", "table_b3.md")
     print_diffs("results/real_tools/ (summaries/*.json, table_b3.md)", diffs)
-    return diffs, secs
+    return diffs
 
 
 def update_demo(root: Path, clone: Path, sha: str, demo_seconds: float) -> None:
@@ -627,13 +654,17 @@ def main(argv: list[str] | None = None) -> int:
     logs = parent / "logs"
     diffs: dict[str, list[Diff]] = {}
     times: dict[str, float] = {}
-    for part in parts:
-        if part == "demo":
-            diffs[part], times[part] = part_demo(sys.executable, clone, env, logs, a.demo_args)
-        elif part == "tables":
-            diffs[part], times[part] = part_tables(sys.executable, clone, env, logs)
-        else:
-            diffs[part], times[part] = part_real_tools(sys.executable, clone, env, logs)
+    if "demo" in parts:
+        diffs["demo"], times["demo"] = part_demo(sys.executable, clone, env, logs, a.demo_args)
+    slices = {
+        "tables": tables_run(sys.executable, clone, env) if "tables" in parts else None,
+        "real_tools": real_tools_run(sys.executable, clone, env) if "real_tools" in parts else None,
+    }
+    run_slices([r for r in slices.values() if r is not None], clone, logs)
+    for name, check in (("tables", tables_diffs), ("real_tools", real_tools_diffs)):
+        if name in parts:
+            r = slices[name]
+            diffs[name], times[name] = (check(r, clone, logs), r.secs) if r is not None else ([], 0.0)
     total = time.monotonic() - t0
     print(
         "times: " + ", ".join(f"{k} {_minutes(v)}" for k, v in times.items()) + f"; total {_minutes(total)}"

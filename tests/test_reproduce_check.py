@@ -4,7 +4,8 @@ check itself is `make reproduce-check`, run by .ci/run after the tests):
 - identical results pass; one changed figure fails, named, with both values;
 - timing fields and s/task columns are left out by name, and only they;
 - the tables slice compares only cells that need no trained policy;
-- README.md's demo block is what results/demo renders to.
+- README.md's demo block is what results/demo renders to;
+- the two table slices run side by side, each with its own exit status.
 """
 
 from __future__ import annotations
@@ -176,3 +177,24 @@ def test_a_hung_part_is_stopped_with_its_children(rc, tmp_path):
         [sys.executable, "-c", "print('ok')"], tmp_path, {}, tmp_path / "log", timeout_s=30
     )
     assert status == 0
+
+
+def test_the_slices_run_side_by_side_and_each_keeps_its_status(rc, tmp_path):
+    """Each slice waits for the other to have started: run one after the other, the first would give
+    up waiting and fail."""
+    wait_for = (
+        "import pathlib, sys, time; me, other = sys.argv[1:3]; pathlib.Path(me).touch(); "
+        "t = time.monotonic()\n"
+        "while not pathlib.Path(other).exists():\n"
+        "    time.sleep(0.05)\n"
+        "    if time.monotonic() - t > 20: sys.exit(3)\n"
+        "sys.exit(int(sys.argv[3]))"
+    )
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    runs = [
+        rc.SliceRun("tables", [sys.executable, "-c", wait_for, a, b, "0"], {}, tmp_path),
+        rc.SliceRun("real_tools", [sys.executable, "-c", wait_for, b, a, "5"], {}, tmp_path),
+    ]
+    rc.run_slices(runs, tmp_path, tmp_path / "logs")
+    assert [r.rc for r in runs] == [0, 5]
+    assert all(r.secs > 0 for r in runs)
