@@ -195,7 +195,11 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                     if fact.withdraws:
                         withdrawn[fact.argument, fact.holder] = fact.value
                     facts.append(fact)
-        return _settled(facts, clause_of, rejected, withdrawn)
+        # quotes and conditions in the person's own characters: a quote must stay a span of what they wrote
+        return [
+            replace(f, quote=text.back(f.quote), condition=text.back(f.condition))
+            for f in _settled(facts, clause_of, rejected, withdrawn)
+        ]
 
     def _bind(
         self,

@@ -28,13 +28,44 @@ _BARE_CONTRACTION = re.compile(
 )
 
 
-def normalise(text: str) -> str:
-    """Text as the cues expect it: straight apostrophes and quotes, and "dont", "cant", "im", "ive"
-    with their apostrophe ("dont let me hit snooze" is a refusal like "don't")."""
-    text = text.translate(_APOSTROPHES)
-    return _BARE_CONTRACTION.sub(
-        lambda m: f"{m.group(1)}n't" if m.group(1) else f"{m.group(3)}'{m.group(4)}", text
-    )
+class Normalised(str):
+    """Text as the cues expect it (`normalise`), and the way back to the person's own characters."""
+
+    source: list[int]  # the original text's index of each character (an inserted one: the next's)
+    original: str
+
+    def back(self, span_text: str) -> str:
+        """`span_text` (a span of this normalised text: a quote, a condition) in the original's own
+        characters; unchanged when it is not a span of it."""
+        i = self.find(span_text) if span_text else -1
+        if i < 0:
+            return span_text
+        j = i + len(span_text)
+        start = self.source[i]
+        end = self.source[j - 1] + 1 if j > i else start
+        return self.original[start:end]
+
+
+def normalise(text: str) -> Normalised:
+    """Straight apostrophes and quotes, and "dont", "cant", "im", "ive" with their apostrophe ("dont let
+    me hit snooze" is a refusal like "don't"); `.back()` maps a span to the person's own characters
+    (a quote must stay a quote of what they wrote)."""
+    straight = text.translate(_APOSTROPHES)  # one character for one: indices unchanged
+    out: list[str] = []
+    source: list[int] = []
+    at = 0
+    for m in _BARE_CONTRACTION.finditer(straight):
+        out.append(straight[at : m.start()])
+        source.extend(range(at, m.start()))
+        stem_end = m.start(2) + 1 if m.group(1) else m.end(3)  # "do|n|'t", "i|'m"
+        out.append(straight[m.start() : stem_end] + "'" + straight[stem_end : m.end()])
+        source.extend([*range(m.start(), stem_end), stem_end, *range(stem_end, m.end())])
+        at = m.end()
+    out.append(straight[at:])
+    source.extend(range(at, len(straight)))
+    norm = Normalised("".join(out))
+    norm.source, norm.original = source, text
+    return norm
 
 
 @dataclass

@@ -114,3 +114,11 @@ def test_refusals_typed_as_people_type_them() -> None:
     ):
         assert ("pass_insurance", "false", "prefer") in _read(text, GIGS), text
     assert ("main_ingredient", "pork", "avoid") in _read("im allergic to pork")
+
+
+def test_quotes_and_conditions_stay_the_persons_own_characters() -> None:
+    # memory keeps a fact only when its quote is a span of what the person wrote
+    text = "When it\u2019s a one-day pass, dont add the insurance."
+    (fact,) = READER.read(text, GIGS)
+    assert fact.value == "false" and fact.quote in text and fact.condition in text
+    assert "\u2019" in fact.condition
