@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from pulse.reading.glosses import gloss_stems
 from pulse.reading.lexicon import STOPWORDS
 from pulse.reading.typed import (
     Mention,
@@ -368,10 +367,10 @@ def _glossed(scan: _Scan, space: ValueSpace, exact: dict[int, tuple[int, int]]) 
     own words, unless the words are part of a longer value of the same argument ("canadian dollars")."""
     stems, toks = scan.stems, scan.toks
     found: dict[int, tuple[int, int]] = {}
-    for i, (_, value) in enumerate(space.pairs):
+    for i, glosses in space.glosses.items():  # built once per schema
         if i in exact:
             continue
-        for gloss in gloss_stems(value):
+        for gloss in glosses:
             n = len(gloss)
             j = next((j for j in range(len(stems) - n + 1) if tuple(stems[j : j + n]) == gloss), None)
             if j is not None:

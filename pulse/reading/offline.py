@@ -434,6 +434,18 @@ def _echoes_dropped(facts: list[ReadFact]) -> list[ReadFact]:
     ]
 
 
+def _replaces(new: ReadFact, old: ReadFact) -> bool:
+    """`new` states another wanted value of the argument `old` (withdrawn or turned down) was about, for
+    the same holder: the two are one revision."""
+    return (
+        new.argument == old.argument
+        and new.holder == old.holder
+        and new.value != old.value
+        and new.polarity == "prefer"
+        and not new.withdraws
+    )
+
+
 def _withdrawn_then_new(facts: list[ReadFact], clause_of: list[int]) -> list[ReadFact]:
     """ "I've stopped using X; send it by Y instead", "I used to ask for X, but these days Y": a
     withdrawal followed in a later clause by another value of the same argument is one revision (Y,
@@ -443,16 +455,7 @@ def _withdrawn_then_new(facts: list[ReadFact], clause_of: list[int]) -> list[Rea
         if not w.withdraws or w.polarity != "prefer":
             continue
         j = next(
-            (
-                j
-                for j in range(i + 1, len(facts))
-                if clause_of[j] > clause_of[i]
-                and facts[j].argument == w.argument
-                and facts[j].holder == w.holder
-                and facts[j].value != w.value
-                and facts[j].polarity == "prefer"
-                and not facts[j].withdraws
-            ),
+            (j for j in range(i + 1, len(facts)) if clause_of[j] > clause_of[i] and _replaces(facts[j], w)),
             None,
         )
         if j is not None:
@@ -511,15 +514,7 @@ def _rejected_then_new(facts: list[ReadFact], rejected: list[ReadFact]) -> list[
         if i is None:
             continue
         j = next(
-            (
-                j
-                for j in range(i + 1, len(out))
-                if out[j].argument == r.argument
-                and out[j].holder == r.holder
-                and out[j].value != r.value
-                and out[j].polarity == "prefer"
-                and not out[j].withdraws
-            ),
+            (j for j in range(i + 1, len(out)) if _replaces(out[j], r)),
             None,
         )
         if j is not None:

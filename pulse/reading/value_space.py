@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pulse.reading.facts import Schema
+from pulse.reading.glosses import gloss_stems
 from pulse.reading.lexicon import StaticLexicon, content_words
 from pulse.reading.words import TOKEN, stem
 
@@ -29,6 +30,8 @@ class ValueSpace:
     # a yes/no setting's own words: its name's words that no tool name and no other argument share
     # ("ticket_insurance" of `buy_tickets` is named by "insurance", not by every "ticket")
     switch_words: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    # rows of `pairs` whose value is a code people say in other words (`glosses.py`) -> those words' stems
+    glosses: dict[int, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
     # what else than an enumerated value an amount or a clock time could fill (enumerated.py, set on
     # first use)
     typed_rivals: tuple[frozenset[str], tuple[str, ...]] | None = None
@@ -104,6 +107,7 @@ def build_value_space(schema: Schema, lex: StaticLexicon) -> ValueSpace:
         ).reshape(len(args), lex.dim),
     )
     space.switch_words = _switch_words(schema, arg_words)
+    space.glosses = {i: g for i, (_, v) in enumerate(pairs) if (g := gloss_stems(v))}
     for i, (arg, _) in enumerate(pairs):
         space.pair_index.setdefault(arg, []).append(i)
     for arg in args:
