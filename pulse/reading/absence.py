@@ -9,6 +9,8 @@ named with no refusal over it ("I love nuts") states nothing about the absence v
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from pulse.reading.lexicon import STOPWORDS
 from pulse.reading.words import stem, tokens
 
@@ -16,6 +18,7 @@ from pulse.reading.words import stem, tokens
 _MARKERS = frozenset("free no non without zero".split())
 
 
+@lru_cache(maxsize=8192)  # asked per clause for every value of the schema
 def absence_head(value: str) -> tuple[str, ...]:
     """The stems of what an absence value leaves out ("nut_free" -> ("nut",)); () for other values."""
     words = [t.word for t in tokens(value.replace("-", " "))]
