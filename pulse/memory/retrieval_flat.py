@@ -26,6 +26,7 @@ import numpy as np
 from pulse.memory.candidates import Candidate, seen_at
 from pulse.memory.query_features import QueryFeatures
 from pulse.memory.scope_index import ScopeIndex
+from pulse.utils.topk import top_k
 
 
 @dataclass(frozen=True)
@@ -63,8 +64,7 @@ class FlatRetriever:
         raw = np.asarray(ix.scores.scores(qrep), np.float32)
         final = np.where(valid & (raw > self.config.min_similarity), raw, np.float32(-np.inf))
         top_n = min(n, k)
-        idx = np.argpartition(-final, top_n - 1)[:top_n] if top_n < n else np.arange(n)
-        idx = idx[np.argsort(-final[idx])]
+        idx = top_k(final, top_n)
         return [
             Candidate(
                 score=float(final[i]),

@@ -32,6 +32,7 @@ import numpy as np
 from pulse.memory.candidates import Candidate, seen_at
 from pulse.memory.query_features import QueryFeatures
 from pulse.memory.scope_index import ScopeIndex
+from pulse.utils.topk import top_k
 
 
 @dataclass(frozen=True)
@@ -122,8 +123,7 @@ class GraphRetriever:
         keep = final >= cfg.min_score
         pidx, raw, final = pidx[keep], raw[keep], final[keep]
         top_n = min(len(pidx), 4 * k + len(d_pos))
-        sel = np.argpartition(-final, top_n - 1)[:top_n] if top_n < len(pidx) else np.arange(len(pidx))
-        sel = sel[np.argsort(-final[sel], kind="stable")]
+        sel = top_k(final, top_n)
 
         known_values = {(ix.item_slot[i], ix.item_value[i]) for i in d_pos if ix.item_slot[i]}
         # similarities among the few facts in selection order, for the near-duplicate check

@@ -26,6 +26,7 @@ from pulse.memory.embedders.base import GrowingArray, ScoreIndex
 from pulse.memory.interface import ItemMeta
 from pulse.memory.packed_records import PackedRecords
 from pulse.memory.timeutil import bound_to
+from pulse.utils.topk import top_k
 
 _EMPTY = np.zeros(0, np.int64)
 # compaction when the appended tail exceeds max(COMPACT_MIN_TAIL, COMPACT_FRACTION * base size):
@@ -217,7 +218,7 @@ class ScopeIndex:
             return np.arange(n)
         sims = np.where(self.own_count > 0, self.centroids @ vec, -np.inf)
         parts = []
-        for t in np.argsort(-sims)[:PROBE_TOPICS].tolist():
+        for t in top_k(sims, PROBE_TOPICS).tolist():
             parts += [np.arange(*self.own_range[t]), self.tail_of(t), self.link_members[t]]
         return np.unique(np.concatenate(parts))
 

@@ -187,9 +187,11 @@ _OLD_VALUE = re.compile(
     r"|\b(?:instead of|rather than|switched from|switching from|changed from|moved from|move from|"
     r"away from|(?:prefer|choose|pick|take) (?!my\b)\S+(?: \S+)? over|replacing|replaced"
     r"|(?:gone|went|going|come|came|coming) (?:back )?from"
+    # "we've moved off Black and onto Ruff"
+    r"|(?:moved|moving|switched|switching|come|came|got|gotten|gone|went) off"
     r"|(?:moved|switched|changed|shifted|bumped|pushed|moving|switching|changing)(?:\s+(?!from\b)\S+){1,4}\s+from"
     r")\s+"
-    r"(?P<old>.+?)(?=\s+(?:back to|to|for|with|now|these)\b|[,.;!?]|$)",
+    r"(?P<old>.+?)(?=\s+(?:back to|to|onto|and onto|and on to|for|with|now|these)\b|[,.;!?]|$)",
     re.I,
 )
 # a clause that turns down its subject ("Weekly is too much for me", "Paper is out", "No more calls"):

@@ -310,13 +310,25 @@ class EnumeratedValues:
 
 def _as_verb(scan: _Scan, start: int) -> bool:
     """A value's word ending in -ing after a preposition that takes a verb ("without checking with
-    me", "before booking") is that verb, not the value. (After "is" or "by" it may be the value
-    itself: "my travel mode is walking", "get there by cycling".)"""
+    me", "before booking"), or with a particle after a modal ("should pop up"), is that verb, not the
+    value. (After "is" or "by" it may be the value itself: "my travel mode is walking", "get there by
+    cycling".)"""
     toks = scan.toks
     k = next((k for k, t in enumerate(toks) if t.start == start), None)
-    if k is None or k == 0 or not toks[k].word.endswith("ing") or len(toks[k].word) < 6:
+    if k is None or k == 0:
+        return False
+    if k + 1 < len(toks) and toks[k + 1].word in _PARTICLES and toks[k - 1].word in _BEFORE_A_VERB:
+        return True  # "alerts should pop up on my phone": a phrasal verb, not the genre pop
+    if not toks[k].word.endswith("ing") or len(toks[k].word) < 6:
         return False
     return toks[k - 1].word in _TAKES_A_VERB
+
+
+_PARTICLES = frozenset("up out off down".split())
+# words after which a value's word with a particle is a verb ("should pop up", "to rock out")
+_BEFORE_A_VERB = frozenset(
+    "to should will would can could may might must shall please just always never".split()
+)
 
 
 def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:

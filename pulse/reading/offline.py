@@ -112,7 +112,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
     @property
     def reader_id(self) -> str:
         return (
-            f"offline:v5:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
+            f"offline:v6:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
             f"{self.arg_similarity}"
         )
 
@@ -155,6 +155,9 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 # person -- my brain is mush after lunch": the second clause describes)
                 first = k == 0
                 clause = analyse(sentence, part, speaker, project)
+                if clause.holder.startswith("person:") and self._is_value(clause.holder[7:], schema):
+                    # "onto Ruff's formatter": a name that is one of the tools' values is no person
+                    clause = replace(clause, holder=speaker)
                 if (
                     (k < once_after or once_next)
                     and clause.lasting
@@ -298,6 +301,10 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                     ):
                         out.append(arg)
         return out
+
+    def _is_value(self, name: str, schema: Schema) -> bool:
+        said = tuple(stem(t.word) for t in tokens(name))
+        return bool(said) and said in self._space(schema).words
 
     def _named_args(self, sentence: str, schema: Schema) -> set[str]:
         space = self._space(schema)

@@ -97,7 +97,7 @@ _CLOCK = re.compile(
     rf"|(?P<h4>\d{{1,2}}|{_HOUR_WORD})\s+in the\s+(?P<part>morning|afternoon|evening)"
     rf"|(?P<h5>\d{{1,2}}|{_HOUR_WORD})\s+at night"
     rf"|(?P<noon>noon|midday|midnight)"
-    rf"|(?:at|from|until|till|to|after|before|by)\s+(?P<h6>1[0-2]|[1-9]|{_HOUR_WORD})(?![\w:%]|\s*(?:minutes|mins"
+    rf"|(?:at|from|until|till|to|after|before|by)\s+(?P<h6>1[0-2]|[1-9]|{_HOUR_WORD})(?![\w:%]|[.,]\d|\s*(?:minutes|mins"
     rf"|percent|%|degrees|days|hours|people|dollars|bucks|am\b|pm\b|a\.m\.|p\.m\.|o'clock)))",
     re.I,
 )
@@ -198,6 +198,8 @@ def quantities(text: str) -> list[Mention]:
             continue  # part of a compound word: "one-line", "two-column"
         if bare and 1900 <= x <= 2099 and m.group("num").isdigit():
             continue  # a year
+        if bare and m.group("num").lower() == "one" and _PRONOUN_ONE_BEFORE.search(text[: m.start()]):
+            continue  # "a short one", "this one", "the blue one": a pronoun, not the number 1
         if m.group("k"):
             x *= 1000
         unit = "money" if m.group("cur") else _unit_family(m.group("unit") or "")
@@ -206,6 +208,12 @@ def quantities(text: str) -> list[Mention]:
 
 
 _MINUTES = {"minute": 1, "hour": 60, "day": 1440, "week": 10080}
+# what makes "one" a pronoun: a determiner right before it, or before one describing word
+_PRONOUN_ONE_BEFORE = re.compile(
+    r"\b(?:a|an|the|this|that|which|each|every|another|any|no|my|your|our|their|his|her|its)\s+"
+    r"(?:[a-z]+(?:-[a-z]+)?\s+)?$",
+    re.I,
+)
 
 
 def same_amount(a: Mention, b: Mention) -> bool:

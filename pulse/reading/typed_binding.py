@@ -165,10 +165,20 @@ class TypedBinding:
             if contrast is not None:
                 out.append(contrast)
                 continue
+            # "three long bike sessions": a bare number counting other things is no amount of a unit
+            counted = (
+                kind == "number"
+                and not m.unit
+                and not _BOUND_CUE_AFTER.match(part[m.end :])  # "ninety tops" counts nothing
+                and _counted_noun(part, m.end)
+            )
             fits = []
             for arg in args:
                 spec = schema.by_name[arg][0]
-                value = in_unit(m, arg_unit(arg, spec.description)) if kind == "number" else m.value
+                unit = arg_unit(arg, spec.description) if kind == "number" else ""
+                if counted and unit:
+                    continue
+                value = in_unit(m, unit) if kind == "number" else m.value
                 if value is not None:
                     fits.append((arg, value))
             if not fits:
@@ -242,6 +252,17 @@ def _counts_things(part: str, end: int) -> bool:
         return False
     word = nxt.group(1).lower()
     return stem(word) != word and word not in _NOT_COUNTED
+
+
+def _counted_noun(part: str, end: int) -> bool:
+    """A bare number followed, within a few describing words, by a plural noun it counts ("three long
+    bike sessions", "2 spare rooms")."""
+    for word in re.findall(r"[a-z]+", re.split(r"[,;:.!?()]", part[end:], maxsplit=1)[0].lower())[:3]:
+        if word in STOPWORDS:
+            return False
+        if stem(word) != word and word not in _NOT_COUNTED and not word.endswith("ss"):
+            return True
+    return False
 
 
 # plurals after an hour that are not things counted ("after five weekdays" is still a clock time)

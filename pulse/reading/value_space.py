@@ -42,6 +42,8 @@ _GENERIC_ARG_WORDS = frozenset(
     "kind type style level mode option options setting settings choice value name id format method"
     " preference "
     "spot slot class size number count amount rate plan time".split()
+    # the particle of a phrasal name ("sign_off", "opt_in"): alone it is in every other sentence
+    + "off on up out in over down back away".split()
 )
 
 

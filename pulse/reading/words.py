@@ -10,7 +10,10 @@ TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
 def stem(w: str) -> str:
-    """Plural folded: "cities" -> "city", "boxes" -> "box", "notes" -> "note", "maps" -> "map"."""
+    """Plural and possessive folded: "cities" -> "city", "boxes" -> "box", "notes" -> "note", "maps" ->
+    "map", "Ruff's" -> "ruff"."""
+    if w.endswith("'s") and len(w) > 3:
+        w = w[:-2]
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
     if len(w) > 4 and w.endswith(("ses", "xes", "zes", "ches", "shes")):
