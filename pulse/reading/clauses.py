@@ -186,12 +186,12 @@ _OLD_VALUE = re.compile(
     r"\b(?:instead of|rather than)\s+(?P<doing>[a-z]+ing\b[^,.;!?]*)"
     r"|\b(?:instead of|rather than|switched from|switching from|changed from|moved from|move from|"
     r"away from|(?:prefer|choose|pick|take) (?!my\b)\S+(?: \S+)? over|replacing|replaced"
-    r"|(?:gone|went|going|come|came|coming) (?:back )?from"
+    r"|(?:go|gone|went|going|come|came|coming) (?:back )?from"
     # "we've moved off Black and onto Ruff"
     r"|(?:moved|moving|switched|switching|come|came|got|gotten|gone|went) off"
     r"|(?:moved|switched|changed|shifted|bumped|pushed|moving|switching|changing)(?:\s+(?!from\b)\S+){1,4}\s+from"
     r")\s+"
-    r"(?P<old>.+?)(?=\s+(?:back to|to|onto|and onto|and on to|for|with|now|these)\b|[,.;!?]|$)",
+    r"(?P<old>.+?)(?=\s+(?:back to|down to|up to|to|onto|and onto|and on to|for|with|now|these)\b|[,.;!?]|$)",
     re.I,
 )
 # a clause that turns down its subject ("Weekly is too much for me", "Paper is out", "No more calls"):
@@ -241,6 +241,14 @@ NEGATION = re.compile(
     r"allergic to|an allergy to|intolerant (?:to|of)|can't (?:eat|have|handle|tolerate|take|do|drink)|"
     r"cannot (?:eat|have|handle|tolerate|take|do|drink)|not into|not interested in|sick of|tired of|"
     r"fed up with|give up|giving up|gave up|cut(?:ting)? down on|cut(?:ting)? (?:[\w'-]+ )?out)\b",
+    re.I,
+)
+# a thing judged not worth having: "Certificates are pointless for me", "paper receipts are a waste"
+REFUSED_PREDICATE = re.compile(
+    r"(?P<thing>(?:[\w'-]+\s+){0,3}[\w'-]+)\s+(?:is|are|'s|'re|seems?|feels?)\s+"
+    r"(?:(?:totally|completely|just|pretty|kind of|a bit|so|really|honestly)\s+)?"
+    r"(?:pointless|useless|unnecessary|overkill|not needed|not necessary|no use|a rip-?off"
+    r"|a waste(?: of (?:time|money|space))?)\b",
     re.I,
 )
 # the same said after the thing: "a peanut allergy", "lactose intolerant", "raw fish makes me queasy"
@@ -723,6 +731,8 @@ def negated_spans(text: str) -> list[tuple[int, int]]:
             end = m.end() + brk.start()
         out.append((m.start(), end))
     for m in _AVERSION_AFTER.finditer(text):
+        out.append((m.start("thing"), m.end()))
+    for m in REFUSED_PREDICATE.finditer(text):
         out.append((m.start("thing"), m.end()))
     return out
 

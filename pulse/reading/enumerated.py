@@ -348,6 +348,8 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
                 # a plural of a one-word value ("team" for the value "teams") is a paraphrase
                 if n == 1 and toks[j].word != raw[0] and stem(toks[j].word) == toks[j].word:
                     continue
+                if toks[j + n - 1].word.endswith("'s") and not _owns_its_argument(toks, j + n, space, i):
+                    continue  # "Thursday's workshop" says when the workshop is; "Ruff's formatter" is ruff
                 exact[i] = (toks[j].start, toks[j + n - 1].end)
         if i not in exact and n > 1:
             for j in range(len(pos) - n + 1):
@@ -355,6 +357,16 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
                 if run[-1] - run[0] <= 2 * n - 2 and tuple(stems[k] for k in run) == vw:
                     exact[i] = (toks[run[0]].start, toks[run[-1]].end)
                     break
+        if i not in exact and n > 1:
+            # a value that repeats its argument's words ("size_8x10" of `print_size`) is named by its
+            # other words where they are a code ("printed 8x10")
+            own = {w for name in space.arg_words[space.pairs[i][0]] for w in name}
+            rest = tuple(w for w in vw if w not in own)
+            if 0 < len(rest) < n and any(ch.isdigit() for w in rest for ch in w):
+                for j in range(len(stems) - len(rest) + 1):
+                    if tuple(stems[j : j + len(rest)]) == rest:
+                        exact[i] = (toks[j].start, toks[j + len(rest) - 1].end)
+                        break
         if i not in exact and n == 2 and not set(vw) & _NOT_CONTENT:
             # a two-word value in the other order or another form of its words, within a few words
             # ("forward the vendor's email" is email_forward, "printing double-sided" double_sided)
@@ -372,6 +384,12 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
                     break
     _glossed(scan, space, exact)
     return exact
+
+
+def _owns_its_argument(toks: list[Token], k: int, space: ValueSpace, i: int) -> bool:
+    """The word after a possessive value names the value's argument ("Ruff's formatter")."""
+    own = {w for name in space.arg_words[space.pairs[i][0]] for w in name}
+    return k < len(toks) and stem(toks[k].word) in own
 
 
 def _glossed(scan: _Scan, space: ValueSpace, exact: dict[int, tuple[int, int]]) -> None:

@@ -321,6 +321,16 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         return hits[0] if len(hits) == 1 else ""
 
 
+# indifference: "I'm fine with whatever", "I don't mind which", "it doesn't matter", "not fussy" (not
+# "I don't mind paying more": willingness, a wish)
+_INDIFFERENT = re.compile(
+    r"\b(?:(?:i'm|i am|we're|we are)\s+(?:fine|happy|ok|okay|good|easy|flexible)\s+with"
+    r"\s+(?:whatever|anything|any)"
+    r"|(?:don't|do not)\s+(?:really\s+)?(?:mind|care)\b(?!\s+(?:\w+ing|to|if|when)\b)"
+    r"|(?:doesn't|does not|don't|do not)\s+(?:really\s+)?matter|not\s+(?:fussy|picky|particular)"
+    r"|whatever(?:'s| is)\s+(?:fine|easiest|available)|anything\s+(?:goes|works))",
+    re.I,
+)
 # a clause that points at memory rather than stating a value ("my usual seat", "as always")
 _REFERS_TO_MEMORY = re.compile(
     r"\bmy (?:usual|normal|regular|standard|default|home|preferred|typical|go-to)\b"
@@ -537,6 +547,8 @@ def _states(part: str, clause: Clause, sentence: str) -> bool:
     return bool(
         clause.withdraws
         or clause.rejected_text  # "Weekly is out, monthly is in"
+        # another's practice or decision, read from its verb ("Our design team keeps its albums ...")
+        or (clause.holder.split(":")[0] in ("team", "project") and clause.kind in ("decision", "habit"))
         or _CUE.search(part)
         or _IMPERATIVE.match(clause.text)
         or _CUE.search(sentence)
@@ -896,7 +908,17 @@ def _candidates(
         # for colour": a reason after the wish says why, not what (unless it states a wish itself),
         # also where the wish itself was said in words no value matched
         found = [f for f in found if f[2] < reason.start()]
-    return found
+    if _INDIFFERENT.search(part):
+        # "I'm fine with whatever time", "not fussy": indifference names no value by meaning (a word
+        # near a value is not a wish for it); a value in the tools' own words still stands
+        found = [f for f in found if f[4] >= 1.0]
+    # one value is read once per clause: where two spans name it ("Don't ever mail me tickets, our
+    # mailbox ..."), the closer reading stands
+    best: dict[tuple[str, str], tuple[str, str, int, int, float]] = {}
+    for f in found:
+        if f[:2] not in best or f[4] > best[f[:2]][4]:
+            best[f[:2]] = f
+    return [f for f in found if best[f[:2]] is f]
 
 
 def _refusal_read(

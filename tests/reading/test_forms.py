@@ -6,6 +6,7 @@ as a phrasal verb, and a product's name in the possessive taken for a person."""
 from __future__ import annotations
 
 from pulse.reading import Schema, make_reader
+from pulse.reading.offline import _INDIFFERENT
 from pulse.reading.typed import clock_times, quantities
 from pulse.reading.words import stem
 
@@ -86,3 +87,76 @@ def test_a_values_word_as_a_phrasal_verb_is_not_the_value():
     assert ("notify_via", "push", "prefer") in facts
     assert not any(arg == "station" for arg, _, _ in facts)
     assert ("station", "pop", "prefer") in _read("Put the pop station on while I cook.")
+
+
+PRINTS = Schema.from_json_tools(
+    [
+        {
+            "name": "order_prints",
+            "description": "Order photo prints and event tickets.",
+            "arguments": {
+                "print_size": {"type": "string", "enum": ["size_5x7", "size_8x10", "size_11x14"]},
+                "finish": {"type": "string", "enum": ["glossy", "matte"], "description": "Paper finish."},
+                "frame": {"type": "boolean", "description": "Add a frame."},
+                "delivery": {
+                    "type": "string",
+                    "enum": ["mobile_wallet", "print_at_home", "will_call", "mailed"],
+                    "description": "How the tickets are delivered.",
+                },
+                "slot_minutes": {"type": "integer", "description": "Length of the pickup slot in minutes."},
+            },
+        },
+        {
+            "name": "book_studio",
+            "description": "Book studio time.",
+            "arguments": {
+                "day": {"type": "string", "enum": ["monday", "tuesday", "wednesday", "thursday", "friday"]},
+                "time_of_day": {
+                    "type": "string",
+                    "enum": ["morning", "lunchtime", "evening"],
+                    "description": "When the session is scheduled.",
+                },
+            },
+        },
+    ]
+)
+
+
+def _prints(text: str) -> set[tuple[str, str, str]]:
+    return {(f.argument, f.value, f.polarity) for f in READER.read(text, PRINTS)}
+
+
+def test_a_thing_judged_pointless_is_refused():
+    assert ("frame", "false", "prefer") in _prints("Frames are pointless for me, the prints go in an album.")
+    assert ("frame", "true", "prefer") not in _prints(
+        "Frames are pointless for me, the prints go in an album."
+    )
+
+
+def test_go_from_one_amount_down_to_another_revises_it():
+    facts = READER.read("Changed my mind on the pickup slot: go from 30 down to 15 minutes.", PRINTS)
+    slots = {(f.value, f.revises) for f in facts if f.argument == "slot_minutes"}
+    assert slots == {("15", "30")}
+
+
+def test_a_code_value_is_named_by_its_code_and_a_teams_practice_by_its_verb():
+    facts = READER.read("Our print club keeps every competition entry at 8x10, no exceptions.", PRINTS)
+    assert [(f.argument, f.value, f.holder) for f in facts] == [
+        ("print_size", "size_8x10", "team:print club")
+    ]
+
+
+def test_a_days_possessive_says_when_a_thing_is_not_a_wish_for_the_day():
+    assert not any(arg == "day" for arg, _, _ in _prints("Get a bigger studio for Tuesday's shoot."))
+
+
+def test_indifference_is_told_from_willingness():
+    for text in (
+        "I'm fine with whatever time.",
+        "It doesn't matter to me",
+        "I'm not fussy",
+        "I don't mind which",
+    ):
+        assert _INDIFFERENT.search(text), text
+    for text in ("I don't mind paying extra for the window", "I don't care to wait", "Mornings matter to me"):
+        assert not _INDIFFERENT.search(text), text
