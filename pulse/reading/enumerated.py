@@ -82,6 +82,7 @@ class EnumeratedValues:
         exact = _exact_words(scan, space)
         self._amounts(scan, space, exact)
         _frequencies(part, space, exact)
+        _calendar_groups(part, space, exact)
         if space.typed_rivals is None:
             space.typed_rivals = _typed_rivals(schema)
         rivals, clock_args = space.typed_rivals
@@ -367,6 +368,16 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
                     if tuple(stems[j : j + len(rest)]) == rest:
                         exact[i] = (toks[j].start, toks[j + len(rest) - 1].end)
                         break
+        if i not in exact and n == 1:
+            # a value compounded from a word and its argument's own word ("lunchtime" of `time_of_day`,
+            # "bedtime") is named by that word ("during lunch", "before bed"); not where the word is a
+            # unit of time, which the compound changes ("weekday" is not "week")
+            own = {w for name in space.arg_words[space.pairs[i][0]] for w in name}
+            head = next((vw[0][: -len(w)] for w in own if len(w) >= 3 and vw[0].endswith(w)), "")
+            if len(head) >= 3 and head not in own and head not in _TIME_UNIT_WORDS:
+                j = next((j for j, st in enumerate(stems) if st == head), None)
+                if j is not None:
+                    exact[i] = (toks[j].start, toks[j].end)
         if i not in exact and n == 2 and not set(vw) & _NOT_CONTENT:
             # a two-word value in the other order or another form of its words, within a few words
             # ("forward the vendor's email" is email_forward, "printing double-sided" double_sided)
@@ -394,7 +405,8 @@ def _owns_its_argument(toks: list[Token], k: int, space: ValueSpace, i: int) -> 
 
 def _glossed(scan: _Scan, space: ValueSpace, exact: dict[int, tuple[int, int]]) -> None:
     """Codes said in words ("francs" is `chf`, "a text" is `sms`, `glosses.py`): as exact as the value's
-    own words, unless the words are part of a longer value of the same argument ("canadian dollars")."""
+    own words, unless the words are part of a longer value of the same argument ("canadian dollars") or
+    stand right before one ("Visa debit card")."""
     stems, toks = scan.stems, scan.toks
     found: dict[int, tuple[int, int]] = {}
     for i, glosses in space.glosses.items():  # built once per schema
@@ -410,7 +422,9 @@ def _glossed(scan: _Scan, space: ValueSpace, exact: dict[int, tuple[int, int]]) 
     for i, (a, b) in found.items():
         arg = space.pairs[i][0]
         rivals = [found.get(k) or exact.get(k) for k in space.pair_index[arg] if k != i]
-        if not any(r and r[0] <= a and b <= r[1] and r[1] - r[0] > b - a for r in rivals):
+        if not any(r and r[0] <= a and b <= r[1] and r[1] - r[0] > b - a for r in rivals) and not any(
+            r and 0 < r[0] - b <= 1 for r in rivals
+        ):  # ... nor the word before another value's own words ("a Visa debit card" is the debit card)
             exact[i] = (a, b)
 
 
@@ -440,6 +454,29 @@ def _frequencies(part: str, space: ValueSpace, exact: dict[int, tuple[int, int]]
         for i, vw in enumerate(space.words):
             if i not in exact and vw in ((word,), tuple(word.replace("bi", "bi ", 1).split())):
                 exact[i] = (m.start(), m.end())
+
+
+_TIME_UNIT_WORDS = frozenset("hour day night week month year minute second".split())
+
+
+def _calendar_groups(part: str, space: ValueSpace, exact: dict[int, tuple[int, int]]) -> None:
+    """A value that is a group of days ("weekends", "weekdays") named by its days: "Saturdays or
+    Sundays", "Saturday and Sunday" are the weekend, "Monday to Friday" / "Mon-Fri" the working week.
+    (One day alone is that day: a schema with day values reads it by its own word.)"""
+    for m in _DAY_GROUP.finditer(part):
+        word = "weekend" if m.group("weekend") else "weekday"
+        for i, vw in enumerate(space.words):
+            if i not in exact and vw == (word,):  # the group itself, not "weekday_evenings"
+                exact[i] = (m.start(), m.end())
+
+
+_DAY_GROUP = re.compile(
+    r"\b(?:(?P<weekend>saturdays?\s*(?:,|or|and|&|/)\s*sundays?|sat\s*(?:/|-|and|&)\s*sun"
+    r"|sundays?\s*(?:,|or|and|&|/)\s*saturdays?)"
+    r"|(?P<weekday>mondays?\s*(?:to|through|thru|till|until|-|–)\s*fridays?|mon\s*(?:-|–|to)\s*fri"
+    r"|working days|work days|workdays|business days))\b",
+    re.I,
+)
 
 
 @lru_cache(maxsize=65536)

@@ -160,3 +160,45 @@ def test_indifference_is_told_from_willingness():
         assert _INDIFFERENT.search(text), text
     for text in ("I don't mind paying extra for the window", "I don't care to wait", "Mornings matter to me"):
         assert not _INDIFFERENT.search(text), text
+
+
+ERRANDS = Schema.from_json_tools(
+    [
+        {
+            "name": "schedule_errand",
+            "description": "Schedule a delivery or a reminder.",
+            "arguments": {
+                "delivery_day": {"type": "string", "enum": ["weekdays", "weekends"]},
+                "time_of_day": {"type": "string", "enum": ["morning", "lunchtime", "bedtime"]},
+                "payment_method": {"type": "string", "enum": ["credit_card", "debit_card", "paypal"]},
+            },
+        }
+    ]
+)
+
+
+def _errands(text: str) -> set[tuple[str, str, str]]:
+    return {(f.argument, f.value, f.polarity) for f in READER.read(text, ERRANDS)}
+
+
+def test_a_group_of_days_is_named_by_its_days():
+    assert ("delivery_day", "weekends", "prefer") in _errands(
+        "Deliver on Saturdays or Sundays, I'm at work otherwise."
+    )
+    assert ("delivery_day", "weekdays", "prefer") in _errands("Only Mon-Fri please.")
+    assert not any(arg == "delivery_day" for arg, _, _ in _errands("Deliver it on Sunday."))
+
+
+def test_a_credit_card_is_named_by_its_network_and_a_debit_card_stays_one():
+    assert ("payment_method", "credit_card", "prefer") in _errands("Charge it to my Mastercard from now on.")
+    facts = _errands("Always pay with my Visa debit card.")
+    assert ("payment_method", "debit_card", "prefer") in facts
+    assert ("payment_method", "credit_card", "prefer") not in facts
+
+
+def test_a_compound_value_is_named_by_its_word_without_the_arguments_own():
+    assert ("time_of_day", "bedtime", "prefer") in _errands("Send my pill reminder right before bed.")
+    assert ("time_of_day", "lunchtime", "avoid") in _errands("Never schedule anything during lunch.")
+    assert not any(
+        arg == "delivery_day" for arg, _, _ in _errands("Once a week is plenty for the groceries.")
+    )
