@@ -33,7 +33,8 @@ _CLAUSE = re.compile(
     r"|,\s+(?=(?i:i|we)(?:'d|\s+would)\s+(?:rather|prefer|like)\b)"
     r"|\s+-\s+|\s+—\s+",
 )
-_TITLE = r"(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?"  # a title before a name ("Dr. Osei")
+# a title before a name ("Dr. Osei", "Grandma Rosa", "Uncle Tom")
+_TITLE = r"(?:(?:Dr|Prof|Mr|Mrs|Ms|Mx|Miss|Grandma|Grandpa|Granny|Nana|Aunt|Auntie|Uncle|Cousin)\.?\s+)?"
 _RELATIONS = (
     "colleague|coworker|co-worker|boss|manager|wife|husband|partner|friend|sister|brother|mom|mum|dad|"
     "mother|father|son|daughter|kid|kids|assistant|teammate|client|girlfriend|boyfriend|roommate|"
@@ -504,7 +505,7 @@ def about_holder(condition: str, holder: str) -> bool:
 
 def _untitled(name: str | None) -> str:
     """A person's name without a title ("Dr. Osei" -> "Osei")."""
-    return re.sub(r"^(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+", "", name or "")
+    return re.sub(rf"^{_TITLE}", "", name or "")
 
 
 # words that are not a team's name before "team" ("for the team", "to the team", "whole team")

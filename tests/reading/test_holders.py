@@ -140,3 +140,8 @@ def test_a_decision_passed_on_from_a_team_is_the_teams(read):
     fact = read("Jonas passed on a decision from the travel desk team: aisle seats for everyone.")["aisle"]
     assert fact.holder == "team:travel desk"
     assert read("When I fly with my choir I want an aisle seat.")["aisle"].holder == "user"
+
+
+def test_a_family_title_is_not_part_of_the_name(read):
+    f = read("Uncle Tomasz, who flies with us, always wants the aisle.")["aisle"]
+    assert f.holder == "person:Tomasz"
