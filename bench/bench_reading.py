@@ -62,6 +62,17 @@ def main() -> dict:
         "code_commit": git_commit(),
         "python": platform.python_version(),
         "machine": platform.machine(),
+        # the CPU's model: the same code reads 606 statements/s on a Xeon and 192 on an AMD EPYC
+        "cpu": next(
+            (
+                ln.split(":", 1)[1].strip()
+                for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                if ln.startswith("model name")
+            ),
+            platform.processor(),
+        )
+        if Path("/proc/cpuinfo").exists()
+        else platform.processor(),
         "cpus": os.cpu_count(),
     }
     out = ROOT / "bench" / "results" / "reading.json"

@@ -308,19 +308,28 @@ def _run_one(cfg: Any, yaml: str) -> None:
     run_eval(cfg, yaml)
 
 
-def _worker(jobs, results) -> None:
+def _worker(jobs, results, parent: int) -> None:
     """One worker process: one torch thread (two workers on two cores do not oversubscribe them), its
-    own policy cache; takes (index, cfg, yaml) jobs until None, reports start / done / error."""
+    own policy cache; takes (index, cfg, yaml) jobs until None, reports start / done / error. Stops
+    when `parent` (the planning process) is gone: the queue holds every run up front, and a killed
+    command's workers would otherwise go on running them, unseen, on the cores the next job needs."""
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = "1"
     import torch
 
     torch.set_num_threads(1)
     share_loaded_policies()
+    import queue
+
     import eval.harness  # noqa: F401  (warm: imported while the parent plans)
 
     while True:
-        job = jobs.get()
+        if os.getppid() != parent:
+            return
+        try:
+            job = jobs.get(timeout=1.0)
+        except queue.Empty:
+            continue
         if job is None:
             return
         i, cfg, yaml = job
@@ -348,7 +357,9 @@ class Workers:
         ctx = mp.get_context("spawn")
         self.jobs, self.results = ctx.Queue(), ctx.Queue()
         self.procs = [
-            ctx.Process(target=_worker, args=(self.jobs, self.results), name=f"reproduce-worker-{k}")
+            ctx.Process(
+                target=_worker, args=(self.jobs, self.results, os.getpid()), name=f"reproduce-worker-{k}"
+            )
             for k in range(max(1, n))
         ]
         for p in self.procs:

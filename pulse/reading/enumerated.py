@@ -358,26 +358,14 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
                 if run[-1] - run[0] <= 2 * n - 2 and tuple(stems[k] for k in run) == vw:
                     exact[i] = (toks[run[0]].start, toks[run[-1]].end)
                     break
-        if i not in exact and n > 1:
-            # a value that repeats its argument's words ("size_8x10" of `print_size`) is named by its
-            # other words where they are a code ("printed 8x10")
-            own = {w for name in space.arg_words[space.pairs[i][0]] for w in name}
-            rest = tuple(w for w in vw if w not in own)
-            if 0 < len(rest) < n and any(ch.isdigit() for w in rest for ch in w):
-                for j in range(len(stems) - len(rest) + 1):
-                    if tuple(stems[j : j + len(rest)]) == rest:
-                        exact[i] = (toks[j].start, toks[j + len(rest) - 1].end)
-                        break
-        if i not in exact and n == 1:
-            # a value compounded from a word and its argument's own word ("lunchtime" of `time_of_day`,
-            # "bedtime") is named by that word ("during lunch", "before bed"); not where the word is a
-            # unit of time, which the compound changes ("weekday" is not "week")
-            own = {w for name in space.arg_words[space.pairs[i][0]] for w in name}
-            head = next((vw[0][: -len(w)] for w in own if len(w) >= 3 and vw[0].endswith(w)), "")
-            if len(head) >= 3 and head not in own and head not in _TIME_UNIT_WORDS:
-                j = next((j for j, st in enumerate(stems) if st == head), None)
-                if j is not None:
-                    exact[i] = (toks[j].start, toks[j].end)
+        short = space.short_names.get(i)
+        if i not in exact and short:
+            # the value's words less its argument's own ("8x10" of size_8x10, "lunch" of lunchtime)
+            k = len(short)
+            for j in range(len(stems) - k + 1):
+                if tuple(stems[j : j + k]) == short:
+                    exact[i] = (toks[j].start, toks[j + k - 1].end)
+                    break
         if i not in exact and n == 2 and not set(vw) & _NOT_CONTENT:
             # a two-word value in the other order or another form of its words, within a few words
             # ("forward the vendor's email" is email_forward, "printing double-sided" double_sided)
@@ -399,8 +387,7 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
 
 def _owns_its_argument(toks: list[Token], k: int, space: ValueSpace, i: int) -> bool:
     """The word after a possessive value names the value's argument ("Ruff's formatter")."""
-    own = {w for name in space.arg_words[space.pairs[i][0]] for w in name}
-    return k < len(toks) and stem(toks[k].word) in own
+    return k < len(toks) and stem(toks[k].word) in space.own_words[space.pairs[i][0]]
 
 
 def _glossed(scan: _Scan, space: ValueSpace, exact: dict[int, tuple[int, int]]) -> None:
@@ -454,9 +441,6 @@ def _frequencies(part: str, space: ValueSpace, exact: dict[int, tuple[int, int]]
         for i, vw in enumerate(space.words):
             if i not in exact and vw in ((word,), tuple(word.replace("bi", "bi ", 1).split())):
                 exact[i] = (m.start(), m.end())
-
-
-_TIME_UNIT_WORDS = frozenset("hour day night week month year minute second".split())
 
 
 def _calendar_groups(part: str, space: ValueSpace, exact: dict[int, tuple[int, int]]) -> None:

@@ -32,6 +32,11 @@ class ValueSpace:
     switch_words: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
     # rows of `pairs` whose value is a code people say in other words (`glosses.py`) -> those words' stems
     glosses: dict[int, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    # each argument's own words (every word of its names), and the values named by their words less
+    # those: a code ("size_8x10" of `print_size` -> "8x10"), a compound's head ("lunchtime" of
+    # `time_of_day` -> "lunch"; never a unit of time, which the compound changes: "weekday" is not "week")
+    own_words: dict[str, frozenset[str]] = field(default_factory=dict)
+    short_names: dict[int, tuple[str, ...]] = field(default_factory=dict)
     # what else than an enumerated value an amount or a clock time could fill (enumerated.py, set on
     # first use)
     typed_rivals: tuple[frozenset[str], tuple[str, ...]] | None = None
@@ -109,12 +114,35 @@ def build_value_space(schema: Schema, lex: StaticLexicon) -> ValueSpace:
         ).reshape(len(args), lex.dim),
     )
     space.switch_words = _switch_words(schema, arg_words)
+    space.own_words = {a: frozenset(w for name in arg_words[a] for w in name) for a in args}
+    for i, (arg, _) in enumerate(pairs):
+        short = _short_name(words[i], space.own_words[arg])
+        if short:
+            space.short_names[i] = short
     space.glosses = {i: g for i, (_, v) in enumerate(pairs) if (g := gloss_stems(v))}
     for i, (arg, _) in enumerate(pairs):
         space.pair_index.setdefault(arg, []).append(i)
     for arg in args:
         space.pair_index.setdefault(arg, [])
     return space
+
+
+def _short_name(value_words: tuple[str, ...], own: frozenset[str]) -> tuple[str, ...]:
+    """What names a value without its argument's own words: a code left over ("8x10"), or the head of
+    a one-word compound with an own word ("lunch" of "lunchtime"); () when nothing distinctive is."""
+    if len(value_words) > 1:
+        rest = tuple(w for w in value_words if w not in own)
+        if 0 < len(rest) < len(value_words) and any(ch.isdigit() for w in rest for ch in w):
+            return rest
+        return ()
+    (word,) = value_words
+    head = next((word[: -len(w)] for w in own if len(w) >= 3 and word != w and word.endswith(w)), "")
+    if len(head) >= 3 and head not in own and head not in _TIME_UNITS:
+        return (head,)
+    return ()
+
+
+_TIME_UNITS = frozenset("hour day night week month year minute second".split())
 
 
 def _switch_words(schema: Schema, arg_words: dict[str, tuple[tuple[str, ...], ...]]) -> dict:

@@ -216,3 +216,43 @@ def test_a_failing_run_in_a_worker_surfaces_with_its_name(rt, tmp_path, capsys):
     assert (
         "pibench_sim seed 0 failed: ConfigError" in err and "agent=scripted runs the real benchmarks" in err
     )
+
+
+def _hold_workers(pid_file: str) -> None:
+    """A stand-in for a `pulse reproduce` process: starts one worker, writes its pid, waits to be killed."""
+    import time
+
+    import eval.reproduce as rt
+
+    workers = rt.Workers(1)
+    Path(pid_file).write_text(str(workers.procs[0].pid))
+    time.sleep(600)
+
+
+def test_workers_stop_when_the_command_that_started_them_is_killed(tmp_path):
+    # a killed command's workers must not go on running its queued runs on the cores the next job needs
+    import multiprocessing as mp
+    import os
+    import signal
+    import time
+
+    pid_file = tmp_path / "worker.pid"
+    parent = mp.get_context("spawn").Process(target=_hold_workers, args=(str(pid_file),))
+    parent.start()
+    deadline = time.monotonic() + 120
+    while not pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    worker = int(pid_file.read_text())
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.join()
+
+    def alive(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().split()[2] != "Z"  # a zombie has exited
+        except FileNotFoundError:
+            return False
+
+    while alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not alive(worker), "the worker outlived the command that started it"
