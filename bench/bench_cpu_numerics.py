@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -69,14 +68,10 @@ def run_mode(extra: dict[str, str]) -> dict[str, object]:
 
 
 def main() -> None:
-    cpu = next(
-        (
-            ln.split(":", 1)[1].strip()
-            for ln in Path("/proc/cpuinfo").read_text().splitlines()
-            if ln.startswith("model name")
-        ),
-        platform.processor(),
-    )
+    sys.path.insert(0, str(ROOT))
+    from pulse.utils.manifest import cpu_model
+
+    cpu = cpu_model()
     modes = {name: run_mode(extra) for name, extra in MODES.items()}
     result = {
         "cpu": cpu,

@@ -222,7 +222,7 @@ class EnumeratedValues:
     ) -> tuple[list[int], list[np.ndarray]]:
         """The spans that may name `arg`'s value, and each one's meaning without the argument's own
         words ("a seat by the corridor" -> "corridor")."""
-        own = {w for n in space.arg_words[arg] for w in n}
+        own = space.own_words[arg]
         own_toks = {t for t in scan.content if scan.stems[t] in own}
         # words that name this argument by meaning ("food" names `meal`) are not its value, unless the
         # word is one of its values' own words ("small" of small_plates for `portion_size`)

@@ -293,7 +293,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 toks = tokens(part)
                 stems = Stems(stem(t.word) for t in toks)
                 for arg in space.args:
-                    own = {w for n in space.arg_words[arg] for w in n}
+                    own = space.own_words[arg]
                     if arg not in out and any(
                         _assigns(toks, i, i + len(words), part, own)
                         for words in space.arg_words[arg]

@@ -83,6 +83,17 @@ def git_commit(repo: Path | None = None) -> str:
         return "unknown"
 
 
+def cpu_model() -> str:
+    """The CPU's model name ("AMD EPYC", "Intel(R) Xeon(R) Processor"): timings and CPU-trained figures
+    depend on it (docs/speed_and_reliability.md)."""
+    info = Path("/proc/cpuinfo")
+    if info.exists():
+        for line in info.read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
 def package_versions() -> dict[str, str]:
     versions = {}
     for name in PACKAGES:
