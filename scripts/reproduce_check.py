@@ -12,7 +12,9 @@
    checkout's. `make` is not run in the clone: its install step would repoint .venv at the clone.
 2. Parts (`--parts`, default all; `--update` runs `demo` only unless `--parts` says otherwise):
    - demo: `python -m pulse.cli.demo` in the clone (what `make demo` and `pulse demo` run); its
-     outputs/demo/demo_results.json and demo_table.md against the clone's results/demo/.
+     outputs/demo/demo_results.json and demo_table.md against the clone's results/demo/, or against
+     results/demo/other_cpus/<cpu>/ when those were made on this machine's CPU (CPU-trained figures
+     differ between CPU vendors; `demo_reference`).
    - tables: `scripts/reproduce_tables.py --seeds 0` without checkpoints: every row that needs no
      trained policy (memory baselines with the offline stand-ins, the gold rule, the reference rows)
      on the three suites, seed 0; each run's summary against the seed-0 entry of
@@ -53,6 +55,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pulse.utils.manifest import cpu_model
+
 ROOT = Path(__file__).resolve().parents[1]
 PARTS = ("demo", "tables", "real_tools")
 
@@ -70,6 +74,10 @@ REL_TOL = 1e-9
 DEMO_FILES = ("demo_results.json", "demo_table.md")  # compared; reward_curves.png is copied, not compared
 DEMO_COPIED = (*DEMO_FILES, "reward_curves.png", "suite_decisions.json")
 REPRODUCE_META = "reproduce.json"  # results/demo/: commit, wall time and machine of the run that wrote it
+# results/demo/other_cpus/<cpu>/: the same demo's files from a CPU that computes otherwise (an Intel Xeon
+# trains another tiny policy than an AMD EPYC from the same code: docs/speed_and_reliability.md). The
+# check compares with the files made on its own CPU; results/demo and the README hold CI's machine's.
+OTHER_CPUS = "other_cpus"
 README_START = (
     "<!-- reproduce-check:demo:start (generated from results/demo by scripts/reproduce_check.py) -->"
 )
@@ -278,7 +286,8 @@ def readme_block(results: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
         f"Measured on a fresh clone of {str(meta.get('git_commit', '?'))[:7]} ({meta.get('date', '?')}; "
         f"`make reproduce-update`: `git clone` into a temporary folder, `pulse demo` there, nothing reused "
         f"but the installed `.venv`): {_minutes(meta.get('demo_seconds'))} of demo on "
-        f"{meta.get('cpu_count', '?')} cores. Seeds {results.get('seeds')}; "
+        f"{meta.get('cpu_count', '?')} cores ({meta.get('cpu', 'CPU not recorded')}). "
+        f"Seeds {results.get('seeds')}; "
         f"`results/demo/` holds the files that run wrote.",
         "",
         *held_out,
@@ -368,6 +377,29 @@ def readme_diffs(readme: str, results_dir: Path) -> list[Diff]:
 def _meta(results_dir: Path) -> dict[str, Any]:
     p = results_dir / REPRODUCE_META
     return load_json(p) if p.exists() else {}
+
+
+def cpu_slug(cpu: str) -> str:
+    """A folder name for a CPU model ("Intel(R) Xeon(R) Processor" -> "intel_xeon_processor")."""
+    words = "".join(c if c.isalnum() else " " for c in cpu.replace("(R)", "").replace("(TM)", "")).lower()
+    return "_".join(words.split()) or "unknown_cpu"
+
+
+def demo_reference(results_dir: Path, cpu: str) -> tuple[Path, str]:
+    """The committed demo files to compare a run on `cpu` with, and a note when none was made on it.
+
+    results/demo first, then results/demo/other_cpus/*: the first whose reproduce.json names this CPU.
+    Without one, results/demo, and the note says its figures came from another CPU."""
+    others = sorted(p for p in (results_dir / OTHER_CPUS).glob("*") if p.is_dir())
+    for d in (results_dir, *others):
+        if _meta(d).get("cpu") == cpu:
+            return d, ""
+    made_on = _meta(results_dir).get("cpu", "an unrecorded CPU")
+    return results_dir, (
+        f"results/demo was made on {made_on!r} and no file under results/demo/{OTHER_CPUS}/ on this "
+        f"CPU ({cpu!r}); CPU-trained figures differ between CPU vendors (docs/speed_and_reliability.md), "
+        "so differences here may be the machine, not the code"
+    )
 
 
 # ---------------------------------------------------------------------------------------- running
@@ -483,16 +515,21 @@ def part_demo(
     if rc != 0:
         return _failed("pulse demo", rc, logs / "demo.log"), secs
     committed, fresh = clone / "results" / "demo", clone / "outputs" / "demo"
+    reference, note = demo_reference(committed, cpu_model())
+    label = reference.relative_to(clone).as_posix()
+    print(f"[demo] compared with {label} (made on {_meta(reference).get('cpu', 'an unrecorded CPU')})")
     diffs: list[Diff] = []
     for name in DEMO_FILES:
-        d = compare_files(committed / name, fresh / name, f"results/demo/{name}")
-        print_diffs(f"results/demo/{name}", d)
+        d = compare_files(reference / name, fresh / name, f"{label}/{name}")
+        print_diffs(f"{label}/{name}", d)
         diffs += d
     notes = provenance_notes(
-        _maybe_json(committed / "demo_results.json"), _maybe_json(fresh / "demo_results.json")
+        _maybe_json(reference / "demo_results.json"), _maybe_json(fresh / "demo_results.json")
     )
     for n in notes:
         print(f"    note: fingerprint differs: {n}")
+    if note and diffs:
+        print(f"    note: {note}")
     d = readme_diffs((clone / "README.md").read_text(), committed)
     print_diffs("README.md demo block vs results/demo", d)
     return diffs + d, secs
@@ -581,6 +618,15 @@ def update_demo(root: Path, clone: Path, sha: str, demo_seconds: float) -> None:
     the README's demo block rendered from them."""
     src, dest = clone / "outputs" / "demo", root / "results" / "demo"
     dest.mkdir(parents=True, exist_ok=True)
+    cpu, previous = cpu_model(), _meta(dest)
+    if previous.get("cpu") and previous["cpu"] != cpu:
+        # Made on another CPU: kept beside, for the check on that CPU (it cannot be remade here).
+        keep = dest / OTHER_CPUS / cpu_slug(previous["cpu"])
+        keep.mkdir(parents=True, exist_ok=True)
+        for name in (*DEMO_FILES, REPRODUCE_META):
+            if (dest / name).exists():
+                shutil.copyfile(dest / name, keep / name)
+        print(f"[update] results/demo was made on {previous['cpu']!r}: kept in {keep.relative_to(root)}")
     for name in DEMO_COPIED:
         if (src / name).exists():
             shutil.copyfile(src / name, dest / name)
@@ -591,6 +637,7 @@ def update_demo(root: Path, clone: Path, sha: str, demo_seconds: float) -> None:
         "date": time.strftime("%Y-%m-%d"),
         "demo_seconds": round(demo_seconds, 1),
         "cpu_count": os.cpu_count(),
+        "cpu": cpu,
         "command": "make reproduce-update (scripts/reproduce_check.py --update)",
     }
     (dest / REPRODUCE_META).write_text(json.dumps(meta, indent=1) + "\n")

@@ -198,3 +198,43 @@ def test_the_slices_run_side_by_side_and_each_keeps_its_status(rc, tmp_path):
     rc.run_slices(runs, tmp_path, tmp_path / "logs")
     assert [r.rc for r in runs] == [0, 5]
     assert all(r.secs > 0 for r in runs)
+
+
+def _demo_files(folder: Path, cpu: str, figure: float) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "demo_results.json").write_text(json.dumps({"figure": figure}))
+    (folder / "demo_table.md").write_text(f"| a |\n|---|\n| {figure} |\n")
+    (folder / "reproduce.json").write_text(json.dumps({"cpu": cpu}))
+
+
+def test_the_demo_is_compared_with_the_files_made_on_its_own_cpu(rc, tmp_path):
+    demo = tmp_path / "results" / "demo"
+    _demo_files(demo, "AMD EPYC", 1.0)
+    _demo_files(
+        demo / rc.OTHER_CPUS / rc.cpu_slug("Intel(R) Xeon(R) Processor"), "Intel(R) Xeon(R) Processor", 2.0
+    )
+    assert rc.demo_reference(demo, "AMD EPYC") == (demo, "")
+    xeon, note = rc.demo_reference(demo, "Intel(R) Xeon(R) Processor")
+    assert xeon == demo / "other_cpus" / "intel_xeon_processor" and note == ""
+    # A CPU with no files of its own: results/demo, with a note naming both CPUs.
+    ref, note = rc.demo_reference(demo, "Some ARM core")
+    assert ref == demo and "'AMD EPYC'" in note and "'Some ARM core'" in note
+
+
+def test_an_update_on_another_cpu_keeps_the_old_files_beside(rc, tmp_path, monkeypatch):
+    root = tmp_path / "repo"
+    _demo_files(root / "results" / "demo", "Intel(R) Xeon(R) Processor", 2.0)
+    (root / "README.md").write_text(f"x\n{rc.README_START}\nold\n{rc.README_END}\ny\n")
+    clone = tmp_path / "clone"
+    fresh = clone / "outputs" / "demo"
+    fresh.mkdir(parents=True)
+    (fresh / "demo_results.json").write_text(json.dumps({"table": "| a |\n|---|\n| 1 |", "seeds": [0]}))
+    (fresh / "demo_table.md").write_text("| a |\n|---|\n| 1.0 |\n")
+    monkeypatch.setattr(rc, "cpu_model", lambda: "AMD EPYC")
+    rc.update_demo(root, clone, "f" * 40, 60.0)
+    demo = root / "results" / "demo"
+    assert json.loads((demo / "reproduce.json").read_text())["cpu"] == "AMD EPYC"
+    kept = demo / "other_cpus" / "intel_xeon_processor"
+    assert json.loads((kept / "demo_results.json").read_text()) == {"figure": 2.0}
+    assert json.loads((kept / "reproduce.json").read_text())["cpu"] == "Intel(R) Xeon(R) Processor"
+    assert "(AMD EPYC)" in (root / "README.md").read_text()
