@@ -57,7 +57,8 @@ _PERSON_VERB = (
     r"(?:prefers|likes|loves|wants|needs|hates|dislikes|insists|says|said|asked|asks|told|tells|"
     r"uses|books|goes|gets|picks|orders|can't|cannot|won't|doesn't|does not|is|has|mentioned|"
     r"would like|'d like|would rather|'s|will|eats|drinks|expects|requires|demands|wanted|needed|keeps|"
-    r"runs|swears)\b"
+    r"runs|swears|thinks|thought|reckons|believes|feels|suggests|suggested|recommends|recommended|argues|"
+    r"insisted)\b"
 )
 # "Keiko wants", "Keiko, our CFO, wants", "Olu in accounting needs", "Elif, who handles our grants, insists"
 _NAMED = re.compile(

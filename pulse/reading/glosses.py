@@ -5,7 +5,8 @@ say "francs", "a text", "an app notification". Word vectors cannot bridge a code
 code's pieces carry no meaning of their own), so the codes in wide use across tool APIs are read here
 by the words that mean them, as exactly as the value's own words. The table is about the codes, not
 about any suite: it holds ISO 4217 currency names, the message channels every notification API
-names this way, and the card networks people name a credit card by ("my Visa", "the Amex"). A value
+names this way, the card networks people name a credit card by ("my Visa", "the Amex"), and the
+abbreviations codes are built from ("std_dev" is a standard deviation). A value
 that is not a code here is read by its own words and by meaning, as before.
 """
 
@@ -45,9 +46,53 @@ _GLOSSES: dict[str, tuple[str, ...]] = {
 }
 
 
+# Abbreviations that API codes are built from ("std_dev", "avg_rating", "max_qty"): each piece said in
+# full. Only pieces with one reading in tool schemas ("min" is a minute as often as a minimum: left out).
+_ABBREVIATIONS: dict[str, str] = {
+    "std": "standard",
+    "dev": "deviation",
+    "err": "error",
+    "avg": "average",
+    "max": "maximum",
+    "pct": "percent",
+    "qty": "quantity",
+    "msg": "message",
+    "addr": "address",
+    "approx": "approximate",
+    "temp": "temperature",
+    "info": "information",
+    "img": "image",
+    "pic": "picture",
+    "pref": "preference",
+    "req": "request",
+    "resp": "response",
+    "acct": "account",
+    "dept": "department",
+    "mgr": "manager",
+    "intl": "international",
+    "natl": "national",
+    "govt": "government",
+    "misc": "miscellaneous",
+    "wk": "week",
+    "mo": "month",
+    "yr": "year",
+    "hr": "hour",
+}
+
+
+def expanded_code(value: str) -> str:
+    """`value` with its abbreviated pieces said in full ("std_dev" -> "standard deviation"); "" when
+    it has none."""
+    pieces = [t.word for t in tokens(value.lower().replace("_", " ").replace("-", " "))]
+    if not any(w in _ABBREVIATIONS for w in pieces):
+        return ""
+    return " ".join(_ABBREVIATIONS.get(w, w) for w in pieces)
+
+
 def gloss_stems(value: str) -> tuple[tuple[str, ...], ...]:
-    """The stem sequences that name `value` when it is a code of the table (else ())."""
-    words = _GLOSSES.get(value.strip().lower())
+    """The stem sequences that name `value` when it is a code of the table or is built of abbreviations
+    (else ())."""
+    words = _GLOSSES.get(value.strip().lower()) or ((full,) if (full := expanded_code(value)) else ())
     if not words:
         return ()
     return tuple(tuple(stem(t.word) for t in tokens(w)) for w in words)

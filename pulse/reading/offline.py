@@ -46,6 +46,7 @@ from pulse.reading.clauses import (
 from pulse.reading.enumerated import EnumeratedValues
 from pulse.reading.facts import ReadFact, Schema
 from pulse.reading.lexicon import STOPWORDS, StaticLexicon, content_words, shared_lexicon
+from pulse.reading.typed import arg_unit, clock_times, in_unit, quantities
 from pulse.reading.typed_binding import TypedBinding
 from pulse.reading.value_space import ValueSpace, build_value_space
 from pulse.reading.words import Stems, Token, has_words, normalise, occurrences, root, stem, tokens
@@ -77,6 +78,15 @@ _CUE = re.compile(
     r"is fine|is best|is better|make it|make sure|set it|put it|use|book|send|pay|ship|get|choose|"
     r"refund|order|insist|requires?|go|generally|in general|as always|same as|stands|my|enough|plenty|tops"
     r"|at most|at least|max|maximum|minimum|can be|could be|is okay|is ok|are fine|are okay|are ok)\b|:",
+    re.I,
+)
+# a habit said in the plain present of what people do over and over ("I eat lamb or turkey", "she'll
+# eat lamb and that's it", "we fly out of Newark"), its subject leading the clause (not "the routes I
+# take"): a standing fact about the person, not a report
+_HABITUAL = re.compile(
+    r"^\W*(?:[a-z]+,?\s+){0,2}?(?:i|we|she|he|they)(?:'ll| will)?\s+(?:only\s+|just\s+|mainly\s+|still\s+)?"
+    r"(?:eat|drink|wear|drive|fly|ride|take|read|watch|listen to|shop|cook|sleep|work|study|train|"
+    r"play|buy|stay|travel|run|swim|cycle|bike|walk|write|code|commute)s?\b",
     re.I,
 )
 # a clause with a subject or a finite verb ("The weather is lovely", "we went to Rome") is a sentence of
@@ -190,6 +200,8 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 n_clause += 1
                 turned_down: set[tuple[str, str]] = set()
                 bound = self._bind(part, clause, schema, frozenset(context), project, lead_in, turned_down)
+                if clause.condition:
+                    bound = _set_against(bound, part, clause, facts, clause_of, n_clause, schema)
                 for fact in bound:
                     if (fact.argument, fact.value) in turned_down:
                         rejected.append(fact)  # "Weekly is too much for me" (see `_rejected_then_new`)
@@ -541,6 +553,70 @@ def _rejected_then_new(facts: list[ReadFact], rejected: list[ReadFact]) -> list[
     return out
 
 
+# what is left of a clause that only refuses what the clause before it asked ("for internal ones, don't")
+_ELLIPTIC_REFUSAL = re.compile(
+    r"^\W*(?:but\s+|and\s+)?(?:please\s+)?(?:don'?t(?:\s+bother)?|do not(?:\s+bother)?|no need|not needed|"
+    r"not necessary|skip it|not there|never)\W*$",
+    re.I,
+)
+
+
+def _set_against(
+    bound: list[ReadFact],
+    part: str,
+    clause: Clause,
+    facts: list[ReadFact],
+    clause_of: list[int],
+    n_clause: int,
+    schema: Schema,
+) -> list[ReadFact]:
+    """A clause under its own condition set against the clause before it ("For open-source repos, sign
+    off every commit; for internal ones, don't"; "Write formally for funders; for the blog, keep it
+    casual"): a bare refusal refuses what the clause before asked, under this clause's condition; and a
+    value read by meaning that repeats the one the clause before stated under another condition is the
+    other side of the contrast (an antonym sits next to its opposite in word vectors: "casual" reads as
+    near "formal"): of a two-value argument, the other value; else nothing."""
+    before = [f for f, n in zip(facts, clause_of) if n == n_clause - 1 and f.condition != clause.condition]
+    if not before:
+        return bound
+    rest = part.replace(clause.condition, " ") if clause.condition in part else part
+    if not bound and _ELLIPTIC_REFUSAL.match(rest):
+        switch = {f.argument: schema.by_name[f.argument][0].type == "boolean" for f in before}
+        return [
+            replace(
+                f,
+                value=("false" if f.value == "true" else "true") if switch[f.argument] else f.value,
+                polarity=f.polarity if switch[f.argument] else "avoid",
+                condition=clause.condition,
+                quote=part,
+            )
+            for f in before
+        ]
+    if not bound:
+        # "on rest days drop my target to 1,800; on training days, bump it to 2,600": one amount said
+        # under the new condition is the same argument's
+        clocks = clock_times(rest)
+        amounts = [q for q in quantities(rest) if not any(c.start <= q.start < c.end for c in clocks)]
+        numeric = [
+            f for f in before if schema.by_name[f.argument][0].kind == "number" and f.polarity == "prefer"
+        ]
+        if len(amounts) == 1 and len({f.argument for f in numeric}) == 1:
+            f = numeric[0]
+            value = in_unit(amounts[0], arg_unit(f.argument, schema.by_name[f.argument][0].description))
+            if value is not None and value != f.value:
+                return [replace(f, value=value, condition=clause.condition, quote=part, revises="")]
+    out = []
+    for f in bound:
+        repeated = any(b.argument == f.argument and b.value == f.value for b in before)
+        if not repeated or f.confidence >= 1.0:
+            out.append(f)
+            continue
+        others = [v for v in schema.values(f.argument) if v != f.value]
+        if len(schema.values(f.argument)) == 2 and len(others) == 1:
+            out.append(replace(f, value=others[0]))
+    return out
+
+
 def _states(part: str, clause: Clause, sentence: str) -> bool:
     """The clause states something: a wish or habit cue in it or in its sentence, an instruction, or a
     verbless fragment (which in a conversation with an assistant answers for a wish)."""
@@ -550,6 +626,7 @@ def _states(part: str, clause: Clause, sentence: str) -> bool:
         # another's practice or decision, read from its verb ("Our design team keeps its albums ...")
         or (clause.holder.split(":")[0] in ("team", "project") and clause.kind in ("decision", "habit"))
         or _CUE.search(part)
+        or _HABITUAL.search(part)
         or _IMPERATIVE.match(clause.text)
         or _CUE.search(sentence)
         # (the clause without its conditions: "Same-day delivery when it's groceries")

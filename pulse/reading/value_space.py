@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pulse.reading.facts import Schema
-from pulse.reading.glosses import gloss_stems
+from pulse.reading.glosses import expanded_code, gloss_stems
 from pulse.reading.lexicon import StaticLexicon, content_words
 from pulse.reading.words import TOKEN, stem
 
@@ -67,7 +67,8 @@ def build_value_space(schema: Schema, lex: StaticLexicon) -> ValueSpace:
     for arg in schema.by_name:
         own = {stem(w) for w in content_words(arg)}
         for v in schema.values(arg):
-            raw = tuple(TOKEN.findall(v.lower().replace("_", " ").replace("-", " ")))
+            # a code built of abbreviations means what its pieces said in full ("std_dev")
+            raw = tuple(TOKEN.findall((expanded_code(v) or v).lower().replace("_", " ").replace("-", " ")))
             # a value's meaning without its argument's own words ("any_seat" of `seat` -> "any")
             # or an id's digits ("gift_card_2222222" -> "gift card")
             meant = (
