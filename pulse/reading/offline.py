@@ -253,6 +253,10 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         trailing, inside = (
             ({}, set()) if cond or not facts else _trailing(self, part, clause, space, found, project)
         )
+        if any(f.confidence >= 1.0 for f in facts):
+            # "2,200 calories a day", "at 8 in the morning": beside a value said in the tools' own words
+            # or form, a faint guess by meaning is those words read a second time, not a second wish
+            facts = [f for f in facts if f.confidence >= _FAINT_BESIDE_EXACT]
         return [
             replace(
                 f,
@@ -415,6 +419,8 @@ def _keeps_free(arg: str, schema: Schema) -> bool:
 
 # a clause of at most this many words is a fragment that continues the one before it
 _FRAGMENT_WORDS = 5
+# below this similarity a value read by meaning does not stand beside one said exactly (`_bind`)
+_FAINT_BESIDE_EXACT = 0.6
 # a comparison right before a number: "over", "more than", "below" ...
 _BOUND_BEFORE = re.compile(
     r"\b(?:over|above|beyond|past|exceed(?:s|ing)?|more than|higher than|greater than|under|below|less than"
@@ -948,8 +954,14 @@ def _candidates(
     reference to memory, a value inside its own leading condition, an actor, a source, a reason."""
     found: list[tuple[str, str, int, int, float]] = []  # arg, value, start, end, score
     found.extend(reader._typed(scan, toks, schema, _masked_names(lead_in)))
+    # "at 8 in the morning" bound as a time: its "morning" is the time's own word, not a second value
+    day_parts = [(en, _day_part_after(scan, en)) for _a, _v, _st, en, _s in found]
     if space.pairs and toks:
-        found.extend(reader._enumerated(scan, toks, space, schema, context))
+        found.extend(
+            f
+            for f in reader._enumerated(scan, toks, space, schema, context)
+            if not any(a <= f[2] and f[3] <= b for a, b in day_parts if b > a)
+        )
         found.extend(_contrasted(reader, scan, clause, space, schema, context, found))
         said = {(a, v) for a, v, *_ in found}
         absent = refused_absences(scan, space.pairs, clause.negated_spans, found)
@@ -996,6 +1008,15 @@ def _candidates(
         if f[:2] not in best or f[4] > best[f[:2]][4]:
             best[f[:2]] = f
     return [f for f in found if best[f[:2]] is f]
+
+
+_DAY_PART_AFTER = re.compile(r"\s*(?:in the|at)\s+(?:morning|afternoon|evening|night)\b", re.I)
+
+
+def _day_part_after(text: str, end: int) -> int:
+    """Where a clock time ends once its part of the day is counted ("8 in the morning")."""
+    m = _DAY_PART_AFTER.match(text, end)
+    return m.end() if m else end
 
 
 def _refusal_read(
