@@ -47,7 +47,7 @@ _GLOSSES: dict[str, tuple[str, ...]] = {
 
 
 # Abbreviations that API codes are built from ("std_dev", "avg_rating", "max_qty"): each piece said in
-# full. Only pieces with one reading in tool schemas ("min" is a minute as often as a minimum: left out).
+# full. Only pieces with one reading in tool schemas.
 _ABBREVIATIONS: dict[str, str] = {
     "std": "standard",
     "dev": "deviation",
@@ -80,11 +80,16 @@ _ABBREVIATIONS: dict[str, str] = {
 }
 
 
+# pieces with two readings ("min": minimum or minute; "sec": second or security): a code holding one is
+# left as it is, whole
+_AMBIGUOUS = frozenset({"min", "sec", "ms", "ci", "pr", "ops"})
+
+
 def expanded_code(value: str) -> str:
     """`value` with its abbreviated pieces said in full ("std_dev" -> "standard deviation"); "" when
     it has none."""
     pieces = [t.word for t in tokens(value.lower().replace("_", " ").replace("-", " "))]
-    if not any(w in _ABBREVIATIONS for w in pieces):
+    if not any(w in _ABBREVIATIONS for w in pieces) or any(w in _AMBIGUOUS for w in pieces):
         return ""
     return " ".join(_ABBREVIATIONS.get(w, w) for w in pieces)
 
