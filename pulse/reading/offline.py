@@ -86,7 +86,8 @@ _CUE = re.compile(
 _HABITUAL = re.compile(
     r"^\W*(?:[a-z]+,?\s+){0,2}?(?:i|we|she|he|they)(?:'ll| will)?\s+(?:only\s+|just\s+|mainly\s+|still\s+)?"
     r"(?:eat|drink|wear|drive|fly|ride|take|read|watch|listen to|shop|cook|sleep|work|study|train|"
-    r"play|buy|stay|travel|run|swim|cycle|bike|walk|write|code|commute)s?\b",
+    r"play|buy|stay|travel|run|swim|cycle|bike|walk|write|code|commute|start|finish|stop|leave|"
+    r"wake up|get up|go to bed|log off|knock off|clock off)s?\b",
     re.I,
 )
 # a clause with a subject or a finite verb ("The weather is lovely", "we went to Rome") is a sentence of

@@ -189,6 +189,36 @@ class TypedBinding:
                 said = [f"{a} {schema.by_name[a][0].description}" for a, _ in fits]
                 lasts = [bool(_DURATION_ARG.search(text)) for text in said]
                 close = [c + _DURATION_BONUS * last for c, last in zip(close, lasts)]
+            gap_after = _GAP_AFTER.match(part, m.end)
+            gap_said = (
+                gap_after
+                or _GAP_BEFORE.search(part[: m.start])
+                or (
+                    lead_in and _GAP_BEFORE.search(lead_in.rstrip(" .!?"))
+                )  # "Some breathing room. Ten minutes."
+            )
+            if m.unit in _TIME_UNITS and gap_said:
+                # "fifteen minutes between meetings", "a ten-minute breather after each call": a span of
+                # time said as a gap between things is for an argument that is one (a buffer, a break)
+                said = [f"{a} {schema.by_name[a][0].description}".replace("_", " ") for a, _ in fits]
+                gaps = [bool(_GAP_ARG.search(text)) for text in said]
+                if gap_after:
+                    # the things the gap is between ("between shifts") do not name the argument: they
+                    # are what a length would be the length of
+                    stop = _PHRASE_END.search(part, gap_after.end())
+                    cut = stop.start() if stop else len(part)
+                    masked = part[: gap_after.start()] + " " * (cut - gap_after.start()) + part[cut:]
+                    close = self._arg_closeness(
+                        masked, (m.start, m.end), [a for a, _ in fits], schema, lead_in
+                    )
+                close = [c + _DURATION_BONUS * gap for c, gap in zip(close, gaps)]
+            if kind == "time":
+                # "I stop working at half past five", "we kick off at nine": a clock time said as when
+                # something ends or starts is for an argument that is an end or a start
+                for cue, arg_cue in ((_ENDS_BEFORE, _END_ARG), (_STARTS_BEFORE, _START_ARG)):
+                    if cue.search(part[: m.start]):
+                        said = [f"{a} {schema.by_name[a][0].description}".replace("_", " ") for a, _ in fits]
+                        close = [c + _DURATION_BONUS * bool(arg_cue.search(t)) for c, t in zip(close, said)]
             if kind == "number" and (
                 _BOUND_CUE_BEFORE.search(part[: m.start]) or _BOUND_CUE_AFTER.match(part[m.end :])
             ):
@@ -337,6 +367,32 @@ _TIME_UNITS = ("minute", "hour", "day", "week")
 _FOR_A_WHILE = re.compile(r"\b(?:for|lasting|last|run|runs)\s+(?:about\s+|around\s+|roughly\s+)?$", re.I)
 _DURATION_ARG = re.compile(r"duration|length|\blong\b|how long", re.I)
 _DURATION_BONUS = 0.3
+_PHRASE_END = re.compile(r"[,.;:!?]|\s[-–—]\s")
+# a span of time said as a gap between things, and the arguments that are one
+_GAP_AFTER = re.compile(
+    r"\s*(?:of\s+)?(?:free\s+|clear\s+|spare\s+)?(?:between|in between|in-between|gap|break|breather|buffer|"
+    r"breathing room|after each|after every|before the next)\b",
+    re.I,
+)
+_GAP_BEFORE = re.compile(
+    r"\b(?:gap|break|breather|buffer|breathing room|cushion)\b"
+    r"(?:[^.;]{0,40}\b(?:between|after)\b)?[^.;]{0,30}$",
+    re.I,
+)
+# a clock time said as when something ends or starts, and the arguments that are an end or a start
+_ENDS_BEFORE = re.compile(
+    r"\b(?:stop|stops|stopped|finish|finishes|wrap up|wraps up|log off|logs off|clock off|knock off|"
+    r"done|until|till|end|ends|leave the office|sign off)\b[^.;,]{0,25}$",
+    re.I,
+)
+_STARTS_BEFORE = re.compile(
+    r"\b(?:start|starts|begin|begins|kick off|kicks off|log on|logs on|clock on|get in|gets in)\b"
+    r"[^.;,]{0,25}$",
+    re.I,
+)
+_END_ARG = re.compile(r"\bend|finish|until|\bclose|\bstop", re.I)
+_START_ARG = re.compile(r"start|begin|\bopen", re.I)
+_GAP_ARG = re.compile(r"buffer|\bgap|\bbreak|\bfree\b|between|\bafter\b|\bpadding", re.I)
 # a number said as a bound, and the arguments that are one
 _BOUND_CUE_BEFORE = re.compile(
     r"\b(?:over|above|beyond|exceed(?:s|ing)?|more than|higher than|greater than|under|below|less than"

@@ -1,7 +1,8 @@
 """Forms the offline reader v7 reads (sentences written for these tests, not taken from the annotated
 sets): habits in the plain present, codes built of abbreviations, an opinion named by who holds it,
 a clause set against the one before under its own condition (a bare refusal, an antonym, a second
-amount), a faint guess beside an exact value, and a clock time's own part of the day."""
+amount), a faint guess beside an exact value, a clock time's own part of the day, a span of time said
+as a gap between things, and a clock time said as when something ends or starts."""
 
 from __future__ import annotations
 
@@ -45,6 +46,16 @@ LAB = Schema.from_json_tools(
                     "enum": ["morning", "lunchtime", "evening"],
                     "description": "Part of the day.",
                 },
+            },
+        },
+        {
+            "name": "plan_shifts",
+            "description": "Plan the week's shifts.",
+            "arguments": {
+                "shift_minutes": {"type": "integer", "description": "Length of a shift in minutes."},
+                "rest_minutes": {"type": "integer", "description": "Free minutes kept after a shift."},
+                "shift_start": {"type": "string", "description": "Start of the shift, HH:MM (24h)."},
+                "shift_end": {"type": "string", "description": "End of the shift, HH:MM (24h)."},
             },
         },
     ]
@@ -117,3 +128,16 @@ def test_a_faint_guess_beside_an_exact_value_and_a_clocks_part_of_the_day_are_dr
     got = _read("Keep me at 2,100 kcal a day.")
     assert ("kcal_target", "2100", "prefer", "user") in got
     assert not any(a == "meal_slot" for a, *_ in got)
+
+
+def test_a_span_of_time_between_things_is_a_gap_not_a_length():
+    assert ("rest_minutes", "20", "prefer", "user") in _read("Leave twenty minutes between shifts.")
+    got = _read("Give me some breathing room between them. Twenty minutes is enough.")
+    assert ("rest_minutes", "20", "prefer", "user") in got
+    # a span said as how long a thing lasts stays a length
+    assert ("shift_minutes", "20", "prefer", "user") in _read("Shifts should last 20 minutes.")
+
+
+def test_a_clock_time_said_as_an_end_or_a_start():
+    assert ("shift_end", "18:30", "prefer", "user") in _read("I knock off at half past six.")
+    assert ("shift_start", "07:45", "prefer", "user") in _read("We kick off at 7:45.")
