@@ -141,3 +141,28 @@ def test_a_span_of_time_between_things_is_a_gap_not_a_length():
 def test_a_clock_time_said_as_an_end_or_a_start():
     assert ("shift_end", "18:30", "prefer", "user") in _read("I knock off at half past six.")
     assert ("shift_start", "07:45", "prefer", "user") in _read("We kick off at 7:45.")
+
+
+HOME = Schema.from_json_tools(
+    [
+        {
+            "name": "play_radio",
+            "description": "Play the radio in a room.",
+            "arguments": {
+                "room": {"type": "string", "enum": ["study", "garage", "porch"], "description": "Which room."}
+            },
+        },
+        {
+            "name": "dim_lamps",
+            "description": "Dim the lamps.",
+            "arguments": {"level_percent": {"type": "integer", "description": "Lamp level in percent."}},
+        },
+    ]
+)
+
+
+def test_a_value_qualifying_another_tools_thing_is_not_its_arguments():
+    got = {(f.argument, f.value) for f in READER.read("I like the study lamps at 35 percent.", HOME)}
+    assert ("level_percent", "35") in got and not any(a == "room" for a, _ in got)
+    got = {(f.argument, f.value) for f in READER.read("Play the radio in the study.", HOME)}
+    assert ("room", "study") in got
