@@ -955,13 +955,17 @@ def _candidates(
     reference to memory, a value inside its own leading condition, an actor, a source, a reason."""
     found: list[tuple[str, str, int, int, float]] = []  # arg, value, start, end, score
     found.extend(reader._typed(scan, toks, schema, _masked_names(lead_in)))
-    # "at 8 in the morning" bound as a time: its "morning" is the time's own word, not a second value
+    # "at 8 in the morning" bound as a time: its "morning" is the time's own word, not a second value;
+    # "an hour" bound as a length: its "hour" is no guess by meaning at an afternoon (a value said in
+    # the tools' own words there, "thirty minutes" for a `thirty_minutes` alert, still stands)
     day_parts = [(en, _day_part_after(scan, en)) for _a, _v, _st, en, _s in found]
+    typed_spans = [(st, en) for _a, _v, st, en, _s in found if en > st]
     if space.pairs and toks:
         found.extend(
             f
             for f in reader._enumerated(scan, toks, space, schema, context)
             if not any(a <= f[2] and f[3] <= b for a, b in day_parts if b > a)
+            and not (f[4] < 1.0 and any(a <= f[2] and f[3] <= b for a, b in typed_spans))
         )
         found.extend(_contrasted(reader, scan, clause, space, schema, context, found))
         said = {(a, v) for a, v, *_ in found}

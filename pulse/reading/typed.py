@@ -39,6 +39,7 @@ _ARG_UNIT_WORDS = {
     "money": ("dollar", "dollars", "usd", "currency", "price", "fare", "spend", "budget", "cost", "total"),
     "point": ("points", "point size", "pt"),
     "character": ("characters", "line length"),
+    "age": ("age", "years old"),
 }
 _SMALL = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -77,7 +78,8 @@ _QUANTITY = re.compile(
 )
 # fractions of a whole: "half an hour", "a quarter of max", "a fifth of the bill", "the halfway mark"
 _FRACTION = re.compile(
-    r"\b(?:(?P<hh>half an? hour)|(?P<qh>(?:a|one) quarter of an hour)|(?P<tqh>three quarters of an hour)"
+    r"\b(?:(?P<h90>(?:an|one) hour and a half|one and a half hours|1\.5 hours)"
+    r"|(?P<hh>half an? hour)|(?P<qh>(?:a|one) quarter of an hour)|(?P<tqh>three quarters of an hour)"
     r"|(?:an?|one)\s+(?P<part>half|third|quarter|fifth|tenth)\s+of\b"
     r"|(?P<halfway>halfway|half way)|(?P<hour>an hour|(?:a |one |the )?full hour|one hour)"
     r"|(?<!per )(?<!every )(?<!once )(?<!twice )(?P<day>(?:a|a full|one|the) day)(?=\s+(?:before|ahead|early"
@@ -170,7 +172,9 @@ def quantities(text: str) -> list[Mention]:
     out: list[Mention] = []
     taken: list[tuple[int, int]] = []
     for m in _FRACTION.finditer(text):
-        if m.group("hh"):
+        if m.group("h90"):
+            out.append(Mention(m.start(), m.end(), "90", "minute"))
+        elif m.group("hh"):
             out.append(Mention(m.start(), m.end(), "30", "minute"))
         elif m.group("qh") or m.group("tqh"):
             out.append(Mention(m.start(), m.end(), "15" if m.group("qh") else "45", "minute"))
@@ -203,11 +207,19 @@ def quantities(text: str) -> list[Mention]:
         if m.group("k"):
             x *= 1000
         unit = "money" if m.group("cur") else _unit_family(m.group("unit") or "")
+        if bare and (_AGE_BEFORE.search(text[: m.start()]) or _AGE_AFTER.match(text, m.end())):
+            unit = "age"  # "she's 14", "my son is 9", "a 12 year old": how old someone is, no amount
         out.append(Mention(m.start(), m.end(), _fmt(x), unit))
     return sorted(out, key=lambda q: q.start)
 
 
 _MINUTES = {"minute": 1, "hour": 60, "day": 1440, "week": 10080}
+_AGE_BEFORE = re.compile(
+    r"\b(?:(?:he|she|they|son|daughter|kid|kids|child|children|boy|girl|baby)(?:'s| is| are)"
+    r"|(?:is|are) now|aged?)\s+$",
+    re.I,
+)
+_AGE_AFTER = re.compile(r"[\s-]*(?:years?|yrs?)[\s-]*old\b", re.I)
 # what makes "one" a pronoun: a determiner right before it, or before one describing word
 _PRONOUN_ONE_BEFORE = re.compile(
     r"\b(?:a|an|the|this|that|which|each|every|another|any|no|my|your|our|their|his|her|its)\s+"

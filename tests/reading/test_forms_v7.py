@@ -166,3 +166,49 @@ def test_a_value_qualifying_another_tools_thing_is_not_its_arguments():
     assert ("level_percent", "35") in got and not any(a == "room" for a, _ in got)
     got = {(f.argument, f.value) for f in READER.read("Play the radio in the study.", HOME)}
     assert ("room", "study") in got
+
+
+def test_an_hour_and_a_half_and_an_age_are_read_as_they_are_meant():
+    from pulse.reading.typed import quantities
+
+    assert [(q.value, q.unit) for q in quantities("an hour and a half, maybe")] == [("90", "minute")]
+    # how old someone is is no amount of anything a tool books
+    assert [(q.value, q.unit) for q in quantities("Book it, she's 11.")] == [("11", "age")]
+    assert [(q.value, q.unit) for q in quantities("a 7 year old boy")] == [("7", "age")]
+    got = _read("Shifts of an hour and a half, please; my daughter is 12.")
+    assert ("shift_minutes", "90", "prefer", "user") in got
+    assert not any(v == "12" for _a, v, *_ in got)
+
+
+WALKS = Schema.from_json_tools(
+    [
+        {
+            "name": "book_groomer",
+            "description": "Book a grooming visit.",
+            "arguments": {
+                "slot": {
+                    "type": "string",
+                    "enum": ["morning", "afternoon", "evening"],
+                    "description": "Preferred time window.",
+                },
+            },
+        },
+        {
+            "name": "book_walker",
+            "description": "Book a dog walker.",
+            "arguments": {
+                "walk_minutes": {"type": "integer", "description": "Length of each walk in minutes."}
+            },
+        },
+    ]
+)
+
+
+def test_the_words_of_a_length_are_no_guess_at_a_part_of_the_day():
+    for text, minutes in (
+        ("Walks are an hour from now on.", "60"),
+        ("Walk him for half an hour, no more.", "30"),
+    ):
+        got = {(f.argument, f.value) for f in READER.read(text, WALKS)}
+        assert ("walk_minutes", minutes) in got
+        assert not any(a == "slot" for a, _ in got), text
