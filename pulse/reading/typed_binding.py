@@ -183,49 +183,10 @@ class TypedBinding:
                     fits.append((arg, value))
             if not fits:
                 continue
-            close = self._arg_closeness(part, (m.start, m.end), [a for a, _ in fits], schema, lead_in)
-            if m.unit in _TIME_UNITS and _FOR_A_WHILE.search(part[: m.start]):
-                # "for 90 minutes", "lasting an hour": a span of time said as how long something lasts
-                said = [f"{a} {schema.by_name[a][0].description}" for a, _ in fits]
-                lasts = [bool(_DURATION_ARG.search(text)) for text in said]
-                close = [c + _DURATION_BONUS * last for c, last in zip(close, lasts)]
-            gap_after = _GAP_AFTER.match(part, m.end)
-            gap_said = (
-                gap_after
-                or _GAP_BEFORE.search(part[: m.start])
-                or (
-                    lead_in and _GAP_BEFORE.search(lead_in.rstrip(" .!?"))
-                )  # "Some breathing room. Ten minutes."
-            )
-            if m.unit in _TIME_UNITS and gap_said:
-                # "fifteen minutes between meetings", "a ten-minute breather after each call": a span of
-                # time said as a gap between things is for an argument that is one (a buffer, a break)
-                said = [f"{a} {schema.by_name[a][0].description}".replace("_", " ") for a, _ in fits]
-                gaps = [bool(_GAP_ARG.search(text)) for text in said]
-                if gap_after:
-                    # the things the gap is between ("between shifts") do not name the argument: they
-                    # are what a length would be the length of
-                    stop = _PHRASE_END.search(part, gap_after.end())
-                    cut = stop.start() if stop else len(part)
-                    masked = part[: gap_after.start()] + " " * (cut - gap_after.start()) + part[cut:]
-                    close = self._arg_closeness(
-                        masked, (m.start, m.end), [a for a, _ in fits], schema, lead_in
-                    )
-                close = [c + _DURATION_BONUS * gap for c, gap in zip(close, gaps)]
-            if kind == "time":
-                # "I stop working at half past five", "we kick off at nine": a clock time said as when
-                # something ends or starts is for an argument that is an end or a start
-                for cue, arg_cue in ((_ENDS_BEFORE, _END_ARG), (_STARTS_BEFORE, _START_ARG)):
-                    if cue.search(part[: m.start]):
-                        said = [f"{a} {schema.by_name[a][0].description}".replace("_", " ") for a, _ in fits]
-                        close = [c + _DURATION_BONUS * bool(arg_cue.search(t)) for c, t in zip(close, said)]
-            if kind == "number" and (
-                _BOUND_CUE_BEFORE.search(part[: m.start]) or _BOUND_CUE_AFTER.match(part[m.end :])
-            ):
-                # "don't go above fifty", "twenty minutes tops": a number said as a bound is for an
-                # argument that is one (a maximum, a limit, a budget)
-                said = [f"{a} {schema.by_name[a][0].description}".replace("_", " ") for a, _ in fits]
-                close = [c + _BOUND_BONUS * bool(_BOUND_ARG.search(text)) for c, text in zip(close, said)]
+            names = [a for a, _ in fits]
+            said = [f"{a} {schema.by_name[a][0].description}".replace("_", " ") for a in names]
+            close = self._arg_closeness(_gap_ends_masked(part, m), (m.start, m.end), names, schema, lead_in)
+            close = [c + b for c, b in zip(close, _cue_bonuses(kind, m, part, said, lead_in))]
             # the tool the clause names separates arguments of different tools (the lead), but never
             # makes the clause speak of an argument it does not (the threshold)
             lead = self._tool_evidence(part, (m.start, m.end), [a for a, _ in fits], schema, close)
@@ -280,6 +241,51 @@ class TypedBinding:
             pos = refused.start() if refused else self._where_named(part, arg, schema)
             out.append((arg, value, pos, pos, 1.0))
         return out
+
+
+def _gap_ends_masked(part: str, m: Any) -> str:
+    """The clause with what a gap is between blanked ("fifteen minutes between meetings": "meetings"
+    does not name the argument; it is what a length would be the length of)."""
+    gap_after = _GAP_AFTER.match(part, m.end) if m.unit in _TIME_UNITS else None
+    if not gap_after:
+        return part
+    stop = _PHRASE_END.search(part, gap_after.end())
+    cut = stop.start() if stop else len(part)
+    return part[: gap_after.start()] + " " * (cut - gap_after.start()) + part[cut:]
+
+
+def _cue_bonuses(kind: str, m: Any, part: str, said: list[str], lead_in: str) -> list[float]:
+    """What the words around a typed value add to each argument's closeness (`said`: each argument's
+    name and description): how the value is said tells which kind of argument takes it."""
+    bonus = [0.0] * len(said)
+
+    def add(weight: float, arg_cue: re.Pattern) -> None:
+        for k, text in enumerate(said):
+            bonus[k] += weight * bool(arg_cue.search(text))
+
+    before, after = part[: m.start], part[m.end :]
+    if m.unit in _TIME_UNITS and _FOR_A_WHILE.search(before):
+        add(_DURATION_BONUS, _DURATION_ARG)  # "for 90 minutes", "lasting an hour": how long it lasts
+    gap_said = (
+        _GAP_AFTER.match(part, m.end)
+        or _GAP_BEFORE.search(before)
+        or (lead_in and _GAP_BEFORE.search(lead_in.rstrip(" .!?")))  # "Some breathing room. Ten minutes."
+    )
+    if m.unit in _TIME_UNITS and gap_said:
+        # "fifteen minutes between meetings", "a ten-minute breather after each call": a span of time
+        # said as a gap between things is for an argument that is one (a buffer, a break)
+        add(_DURATION_BONUS, _GAP_ARG)
+    if kind == "time":
+        # "I stop working at half past five", "we kick off at nine": a clock time said as when something
+        # ends or starts is for an argument that is an end or a start
+        for cue, arg_cue in ((_ENDS_BEFORE, _END_ARG), (_STARTS_BEFORE, _START_ARG)):
+            if cue.search(before):
+                add(_DURATION_BONUS, arg_cue)
+    if kind == "number" and (_BOUND_CUE_BEFORE.search(before) or _BOUND_CUE_AFTER.match(after)):
+        # "don't go above fifty", "twenty minutes tops": a number said as a bound is for an argument that
+        # is one (a maximum, a limit, a budget)
+        add(_BOUND_BONUS, _BOUND_ARG)
+    return bonus
 
 
 def _counts_things(part: str, end: int) -> bool:
