@@ -1004,7 +1004,7 @@ def _candidates(
         found = [f for f in found if f[2] < reason.start()]
     # "keep the living room lights at 60": a value naming what qualifies another tool's thing (the lights,
     # not the speaker in the living room) is no value of its own argument
-    found = [f for f in found if not _qualifies_other_tool(part, f[0], f[3], schema, space, reader._lex())]
+    found = [f for f in found if not _qualifies_other_tool(part, f[0], f[3], space, reader._lex())]
     if _INDIFFERENT.search(part):
         # "I'm fine with whatever time", "not fussy": indifference names no value by meaning (a word
         # near a value is not a wish for it); a value in the tools' own words still stands
@@ -1027,18 +1027,14 @@ def _day_part_after(text: str, end: int) -> int:
     return m.end() if m else end
 
 
-def _qualifies_other_tool(
-    part: str, arg: str, end: int, schema: Schema, space: ValueSpace, lex: StaticLexicon
-) -> bool:
+def _qualifies_other_tool(part: str, arg: str, end: int, space: ValueSpace, lex: StaticLexicon) -> bool:
     """The word right after a value is the thing another tool acts on (the last word of its name:
     `control_lights` -> "lights"), not the thing of the value's own tool or argument."""
     m = _NEXT_WORD.match(part, end)
     if not m:
         return False
     head = stem(m.group(1).lower())
-    things = {stem(a.tool.replace("-", "_").split("_")[-1].lower()) for a in schema.args}
-    own = {stem(spec.tool.replace("-", "_").split("_")[-1].lower()) for spec in schema.by_name[arg]}
-    if head not in things - own:
+    if head not in space.tool_things or head in space.arg_things[arg]:
         return False
     # "same-day delivery" for a shipping speed: a word that means the argument's own thing is its own
     return float(space.arg_vectors[space.args.index(arg)] @ lex.word_vector(m.group(1).lower())) < 0.4

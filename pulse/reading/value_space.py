@@ -40,6 +40,10 @@ class ValueSpace:
     # what else than an enumerated value an amount or a clock time could fill (enumerated.py, set on
     # first use)
     typed_rivals: tuple[frozenset[str], tuple[str, ...]] | None = None
+    # the thing each tool acts on (its name's last word, stem-folded: `control_lights` -> "light"), and
+    # each argument's own tools' things
+    tool_things: frozenset[str] = frozenset()
+    arg_things: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 # words of argument names that say nothing about which argument it is
@@ -121,11 +125,17 @@ def build_value_space(schema: Schema, lex: StaticLexicon) -> ValueSpace:
         if short:
             space.short_names[i] = short
     space.glosses = {i: g for i, (_, v) in enumerate(pairs) if (g := gloss_stems(v))}
+    space.tool_things = frozenset(_thing(a.tool) for a in schema.args)
+    space.arg_things = {arg: frozenset(_thing(spec.tool) for spec in schema.by_name[arg]) for arg in args}
     for i, (arg, _) in enumerate(pairs):
         space.pair_index.setdefault(arg, []).append(i)
     for arg in args:
         space.pair_index.setdefault(arg, [])
     return space
+
+
+def _thing(tool: str) -> str:
+    return stem(tool.replace("-", "_").split("_")[-1].lower())
 
 
 def _short_name(value_words: tuple[str, ...], own: frozenset[str]) -> tuple[str, ...]:
