@@ -9,6 +9,15 @@ os.environ.setdefault("WANDB_MODE", "offline")
 # failure" (pulse/core/policy_io.py: parse_completion re-raises internal errors under this switch).
 # Set here, before any test runs, so subprocesses of the e2e tests inherit it too.
 os.environ["PULSE_STRICT_PARSER"] = "1"
+# Under pytest-xdist every worker (and the CLI runs it starts) shares the cores: give each its share of
+# torch threads. Two workers at Pulse's default of 2 threads each oversubscribe 2 cores, and OpenMP's
+# spin-waits then made the training e2e tests 2-5x slower (`make test` on 2 cores: 10 min 52 s with
+# 2 threads per worker, 8 min 6 s with 1; docs/speed_and_reliability.md). Set before torch is imported.
+_workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+if _workers > 1:
+    _share = str(max(1, (os.cpu_count() or 1) // _workers))
+    os.environ.setdefault("PULSE_CPU_THREADS", _share)
+    os.environ.setdefault("OMP_NUM_THREADS", _share)
 
 
 @pytest.fixture(scope="session")

@@ -34,12 +34,14 @@ def refuse_sweep_in_multi_process_launch() -> None:
 
 
 def _run(cfg) -> None:
-    from data_gen.ensure import ensure_dataset
     from pulse.config.schema import TrainConfig, to_typed
-    from pulse.train.pipeline import run_training
 
     refuse_sweep_in_multi_process_launch()
     typed = to_typed(cfg, TrainConfig)  # every value checked here, before anything is loaded
+    # imported after the check: torch, transformers and trl take seconds to import, a typo takes none
+    from data_gen.ensure import ensure_dataset
+    from pulse.train.pipeline import run_training
+
     # run_training applies `resume` to out_dir, then records the resolved config there (config.yaml)
     summary = run_training(typed, ensure_dataset)
     for stage, m in summary["eval"].items():

@@ -184,8 +184,8 @@ class DataConfig:
 
 @dataclass(frozen=True)
 class SFTConfig:
-    """The SFT warm start (`sft.*`): on/off, optimizer steps, examples per step, learning rate, warmup share
-    and checkpoint interval."""
+    """The SFT warm start (`sft.*`): on/off, optimizer steps, examples per step, learning rate, warmup share,
+    checkpoint interval and how many batches are sorted by length together (`length_pool_batches`)."""
 
     enabled: bool = True
     steps: int = knob(600, ge=1)
@@ -193,6 +193,7 @@ class SFTConfig:
     learning_rate: float = knob(2e-3, gt=0.0)
     warmup_ratio: float = knob(0.05, ge=0.0, le=1.0)
     save_every_steps: int = knob(200, ge=1)
+    length_pool_batches: int = knob(4, ge=0)
 
 
 @dataclass(frozen=True)

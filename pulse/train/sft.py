@@ -9,6 +9,7 @@ from pulse.config.schema import TrainConfig
 from pulse.core.examples import PolicyExample
 from pulse.train.batch import check_trl_batch, sft_batch_sizes
 from pulse.train.data import sft_rows
+from pulse.train.length_pools import length_pooled
 from pulse.train.metrics_log import JsonlMetricsCallback
 from pulse.train.trainer_common import (
     common_args,
@@ -35,6 +36,8 @@ def build_sft_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1)
         completion_only_loss=True,
         max_length=cfg.model.tiny.max_position_embeddings if cfg.model.build == "tiny_qwen3" else 2048,
         packing=False,
+        # length_pooled() has put the rows in batch order already
+        train_sampling_strategy="sequential" if cfg.sft.length_pool_batches else "random",
         report_to=report_to(cfg),
         **common_args(cfg),
     )
@@ -57,6 +60,14 @@ def run_sft(
     model = load_model(base_path, cfg.model.dtype)
     peft_config = None if cfg.model.sft_full_finetune else lora_config(cfg)
     rows = sft_rows(examples, cfg.model.prompt_style)
+    if cfg.sft.length_pool_batches:  # batches of similar length: less padding (pulse/train/length_pools.py)
+        rows = length_pooled(
+            rows,
+            n_rows=cfg.sft.steps * cfg.sft.examples_per_step,
+            batch_size=cfg.sft.examples_per_step,
+            pool_batches=cfg.sft.length_pool_batches,
+            seed=cfg.seed,
+        )
     if cfg.model.chat_template_kwargs:  # trl's SFTTrainer reads them per row: the prompt GRPO and eval see
         rows = [{**r, "chat_template_kwargs": dict(cfg.model.chat_template_kwargs)} for r in rows]
     trainer = SFTTrainer(
