@@ -52,6 +52,7 @@ class _Scan:
     said: list[Mention]  # the amounts it states
     content: list[int]  # positions of content words
     spans: list[tuple[int, int]]  # 1-3-word spans of content words (first, last position)
+    inside: list[tuple[int, ...]]  # each span's content words (positions), read for every argument
     span_vecs: np.ndarray
     tok_arg: dict[int, np.ndarray]  # each content word against each argument's name
     arg_mention: dict[str, float]  # how much the clause speaks of each argument
@@ -115,11 +116,12 @@ class EnumeratedValues:
             for k, t in enumerate(toks)
             if t.word not in STOPWORDS and t.word not in _NO_MEANING and not t.word.isdigit()
         ]
-        spans: list[tuple[int, int]] = []
+        spans, inside = [], []  # as in _Scan
         for a in range(len(content)):
             for b in range(a, min(a + 3, len(content))):
                 if content[b] - content[a] <= 3:
                     spans.append((content[a], content[b]))
+                    inside.append(tuple(content[a : b + 1]))
         lex = self._lex()
         tok_arg = {
             t: v
@@ -131,9 +133,7 @@ class EnumeratedValues:
             )
         }
         if spans:
-            span_vecs = np.stack(
-                [lex.phrase(tuple(toks[k].word for k in content if a <= k <= b)) for a, b in spans]
-            )
+            span_vecs = np.stack([lex.phrase(tuple(toks[k].word for k in ks)) for ks in inside])
         else:
             span_vecs = np.zeros((0, lex.dim), np.float32)
         span_arg = span_vecs @ space.arg_vectors.T if spans else np.zeros((0, len(space.args)), np.float32)
@@ -144,7 +144,7 @@ class EnumeratedValues:
             + (1.0 if any(has_words(stems, w) for w in space.arg_words[a]) or a in context else 0.0)
             for i, a in enumerate(space.args)
         }
-        return _Scan(toks, stems, said, content, spans, span_vecs, tok_arg, mention)
+        return _Scan(toks, stems, said, content, spans, inside, span_vecs, tok_arg, mention)
 
     def _amounts(self, scan: _Scan, space: ValueSpace, exact: dict[int, tuple[int, int]]) -> None:
         """A value that is an amount is named by the same amount in other words ("sixty minutes" is
@@ -219,14 +219,14 @@ class EnumeratedValues:
 
     def _usable_spans(
         self, scan: _Scan, space: ValueSpace, covered: dict[str, set[int]], col_arg: int, arg: str
-    ) -> tuple[list[int], list[np.ndarray]]:
+    ) -> tuple[list[int], np.ndarray]:
         """The spans that may name `arg`'s value, and each one's meaning without the argument's own
-        words ("a seat by the corridor" -> "corridor")."""
+        words ("a seat by the corridor" -> "corridor"), one row per span."""
         own = space.own_words[arg]
         own_toks = {t for t in scan.content if scan.stems[t] in own}
         # words that name this argument by meaning ("food" names `meal`) are not its value, unless the
         # word is one of its values' own words ("small" of small_plates for `portion_size`)
-        value_words = {w for i in space.pair_index[arg] for w in space.words[i]}
+        value_words = space.value_words[arg]
         names_arg = {
             t
             for t in scan.content
@@ -234,20 +234,20 @@ class EnumeratedValues:
         }
         # another argument's full name ("doc format") is that argument, never this one's value
         named_other = {t for other, ts in covered.items() if other != arg for t in ts}
-        usable, vecs = [], []
-        for k, (a, b) in enumerate(scan.spans):
-            inside = [t for t in scan.content if a <= t <= b]
-            if any(t in named_other for t in inside):
+        usable, reread = [], {}  # reread: row -> the span's meaning without those words
+        for k, inside in enumerate(scan.inside):
+            if named_other and not named_other.isdisjoint(inside):
                 continue
-            if not [t for t in inside if t not in own_toks and t not in names_arg]:
+            if all(t in own_toks or t in names_arg for t in inside):
                 continue  # a span of the argument's own words alone never names a value
-            usable.append(k)
-            if any(t in names_arg for t in inside):
+            if names_arg and not names_arg.isdisjoint(inside):
                 # a word naming the argument by meaning ("food" for `meal`) says nothing of its value
                 words = tuple(scan.toks[t].word for t in inside if t not in names_arg)
-                vecs.append(self._lex().phrase(words))
-            else:
-                vecs.append(scan.span_vecs[k])
+                reread[len(usable)] = self._lex().phrase(words)
+            usable.append(k)
+        vecs = scan.span_vecs[usable]  # a copy: the rows re-read below change it only
+        for row, vec in reread.items():
+            vecs[row] = vec
         return usable, vecs
 
     def _claims(
@@ -266,7 +266,8 @@ class EnumeratedValues:
         paraphrase when clearly ahead of the argument's other values."""
         idx = space.pair_index[arg]
         usable, vecs = self._usable_spans(scan, space, covered, col_arg, arg)
-        sims = np.stack(vecs) @ space.vectors[idx].T if usable else None
+        sims = vecs @ space.vectors[idx].T if usable else None
+        best_rows = sims.argmax(axis=0) if sims is not None else None  # each value's closest span
         mention = scan.arg_mention[arg]
         best: list[tuple[float, int, int, int]] = []  # score, pair index, start, end
         for col, i in enumerate(idx):
@@ -277,7 +278,7 @@ class EnumeratedValues:
                 sure = not shared or mention >= self.arg_similarity or i in sided
                 best.append((1.0 if sure else 0.5, i, *exact[i]))
             elif sims is not None:
-                r = int(np.argmax(sims[:, col]))
+                r = int(best_rows[col])
                 a, b = scan.spans[usable[r]]
                 # a paraphrase never counts as the schema's own words (those score exactly 1.0)
                 score = min(float(sims[r, col]), 0.99)
@@ -339,20 +340,21 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
     pos = [k for k, t in enumerate(toks) if t.word not in STOPWORDS]  # positions of non-small words
     exact: dict[int, tuple[int, int]] = {}
     bases: dict[int, str] | None = None  # each non-small word's base form (built when first needed)
+    said = stems.set  # a value none of whose words is said is skipped without a scan
     for i, vw in enumerate(space.words):
         n = len(vw)
         if not n:
             continue
-        raw = tuple(TOKEN.findall(space.pairs[i][1].lower().replace("_", " ").replace("-", " ")))
-        for j in range(len(stems) - n + 1):
+        for j in range(len(stems) - n + 1) if vw[0] in said else ():
             if tuple(stems[j : j + n]) == vw:
                 # a plural of a one-word value ("team" for the value "teams") is a paraphrase
+                raw = TOKEN.findall(space.pairs[i][1].lower().replace("_", " ").replace("-", " "))
                 if n == 1 and toks[j].word != raw[0] and stem(toks[j].word) == toks[j].word:
                     continue
                 if toks[j + n - 1].word.endswith("'s") and not _owns_its_argument(toks, j + n, space, i):
                     continue  # "Thursday's workshop" says when the workshop is; "Ruff's formatter" is ruff
                 exact[i] = (toks[j].start, toks[j + n - 1].end)
-        if i not in exact and n > 1:
+        if i not in exact and n > 1 and said.issuperset(vw):
             for j in range(len(pos) - n + 1):
                 run = pos[j : j + n]
                 if run[-1] - run[0] <= 2 * n - 2 and tuple(stems[k] for k in run) == vw:

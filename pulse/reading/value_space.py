@@ -44,6 +44,8 @@ class ValueSpace:
     # each argument's own tools' things
     tool_things: frozenset[str] = frozenset()
     arg_things: dict[str, frozenset[str]] = field(default_factory=dict)
+    # every word of each argument's values (stem-folded): built once here, read for every clause
+    value_words: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 # words of argument names that say nothing about which argument it is
@@ -131,6 +133,7 @@ def build_value_space(schema: Schema, lex: StaticLexicon) -> ValueSpace:
         space.pair_index.setdefault(arg, []).append(i)
     for arg in args:
         space.pair_index.setdefault(arg, [])
+    space.value_words = {a: frozenset(w for i in space.pair_index[a] for w in words[i]) for a in args}
     return space
 
 
