@@ -340,12 +340,12 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
     pos = [k for k, t in enumerate(toks) if t.word not in STOPWORDS]  # positions of non-small words
     exact: dict[int, tuple[int, int]] = {}
     bases: dict[int, str] | None = None  # each non-small word's base form (built when first needed)
-    said = stems.set  # a value none of whose words is said is skipped without a scan
+    said_stems = stems.set  # a value none of whose words is said is skipped without a scan
     for i, vw in enumerate(space.words):
         n = len(vw)
         if not n:
             continue
-        for j in range(len(stems) - n + 1) if vw[0] in said else ():
+        for j in range(len(stems) - n + 1) if vw[0] in said_stems else ():
             if tuple(stems[j : j + n]) == vw:
                 # a plural of a one-word value ("team" for the value "teams") is a paraphrase
                 raw = TOKEN.findall(space.pairs[i][1].lower().replace("_", " ").replace("-", " "))
@@ -354,7 +354,7 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
                 if toks[j + n - 1].word.endswith("'s") and not _owns_its_argument(toks, j + n, space, i):
                     continue  # "Thursday's workshop" says when the workshop is; "Ruff's formatter" is ruff
                 exact[i] = (toks[j].start, toks[j + n - 1].end)
-        if i not in exact and n > 1 and said.issuperset(vw):
+        if i not in exact and n > 1 and said_stems.issuperset(vw):
             for j in range(len(pos) - n + 1):
                 run = pos[j : j + n]
                 if run[-1] - run[0] <= 2 * n - 2 and tuple(stems[k] for k in run) == vw:
