@@ -189,7 +189,7 @@ class TypedBinding:
             close = [c + b for c, b in zip(close, _cue_bonuses(kind, m, part, said, lead_in))]
             # the tool the clause names separates arguments of different tools (the lead), but never
             # makes the clause speak of an argument it does not (the threshold)
-            lead = self._tool_evidence(part, (m.start, m.end), [a for a, _ in fits], schema, close)
+            lead = self._tool_evidence(part, (m.start, m.end), names, schema, close)
             order = sorted(range(len(fits)), key=lambda k: -lead[k])
             arg, value = fits[order[0]]
             top = close[order[0]]
