@@ -19,7 +19,28 @@ from pulse.config.schema import TrainConfig
 def init(cfg: TrainConfig) -> Any:
     from accelerate import PartialState
 
+    if cfg.device == "cpu":
+        skip_deepspeed_inference_kernel()
     return PartialState(cpu=cfg.device == "cpu")
+
+
+def skip_deepspeed_inference_kernel() -> None:
+    """Under `accelerate launch` with DeepSpeed on CPU ranks, DeepSpeed's process group compiles its
+    shared-memory all-reduce kernel as it starts (C++, about 90 s on 2 cores on every fresh machine).
+    That kernel serves only tensor-parallel inference (`inference_all_reduce`), which training never
+    calls: ZeRO's all-reduces go through the process group (gloo) either way. So it is marked
+    unavailable for this process before the group starts. Call before `PartialState` is built."""
+    import os
+
+    if os.environ.get("ACCELERATE_USE_DEEPSPEED", "").lower() not in ("1", "true"):
+        return
+    try:
+        import deepspeed.ops
+    except ImportError:
+        return
+    compatible = getattr(deepspeed.ops, "__compatible_ops__", None)
+    if isinstance(compatible, dict):
+        compatible["deepspeed_shm_comm"] = False
 
 
 def state() -> Any:
