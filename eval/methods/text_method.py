@@ -118,6 +118,9 @@ class Accountant:
             self.stats.store_tokens += n
 
 
+_KEPT_LEXICAL = 4  # lexical indexes a TextIndex keeps between searches
+
+
 class TextIndex:
     """Similarity search over a list of texts with the run's embedder (dense: cosine over cached
     vectors; lexical BM25: scores divided by the query's best, so both live in about [0, 1])."""
@@ -125,6 +128,9 @@ class TextIndex:
     def __init__(self, embedder):
         self.embedder = embedder
         self._vec: dict[str, np.ndarray] = {}
+        # lexical indexes kept between searches: (the texts indexed, the index), newest last; a memory's
+        # texts mostly grow at the end, so a search adds the new ones instead of re-indexing them all
+        self._lexical: list[tuple[list[str], Any]] = []
 
     def _vectors(self, texts: Sequence[str]) -> np.ndarray:
         new = [t for t in dict.fromkeys(texts) if t not in self._vec]
@@ -140,9 +146,22 @@ class TextIndex:
             return np.zeros(0, np.float32)
         if self.embedder.dense:
             return self._vectors(list(texts)) @ self._vectors([query])[0]
-        return np.asarray(
-            self.embedder.build_index(list(texts), None).scores(self.embedder.encode_query(query))
-        )
+        return np.asarray(self._lexical_index(list(texts)).scores(self.embedder.encode_query(query)))
+
+    def _lexical_index(self, texts: list[str]) -> Any:
+        """A BM25 index over exactly `texts`: a kept one whose texts start `texts`, grown by the rest (its
+        scores then equal a fresh index's: `BM25Index.add`), else a new one. A few are kept because one
+        method searches several lists in turn (its notes, a pair of texts)."""
+        for i, (done, index) in enumerate(self._lexical):
+            if len(done) <= len(texts) and texts[: len(done)] == done:
+                if len(texts) > len(done):
+                    index.add(texts[len(done) :], None)
+                    done.extend(texts[len(done) :])
+                self._lexical.append(self._lexical.pop(i))
+                return index
+        index = self.embedder.build_index(texts, None)
+        self._lexical = [*self._lexical[-(_KEPT_LEXICAL - 1) :], (list(texts), index)]
+        return index
 
     def search(
         self, query: str, texts: Sequence[str], k: int, min_score: float | None = None

@@ -9,6 +9,7 @@ benchmark's vocabulary.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from pulse.reading.lexicon import content_words
@@ -259,6 +260,23 @@ _AVERSION_AFTER = re.compile(
     r"(?:makes|make|made) me (?:sick|ill|queasy|nauseous|gag))\b",
     re.I,
 )
+# The two patterns above try every word as the start of their thing: a text without their judgement
+# words is skipped first (a tenth of the time, the same matches).
+_REFUSED_WORDS = re.compile(
+    r"pointless|useless|unnecessary|overkill|not need|not necess|no use|rip-?off|a waste", re.I
+)
+_AVERSION_WORDS = re.compile(r"allerg|intoleran|ma(?:kes?|de) me", re.I)
+
+
+def refused_predicates(text: str) -> Iterator[re.Match[str]]:
+    """`REFUSED_PREDICATE.finditer(text)`, skipped where no judgement word occurs."""
+    return REFUSED_PREDICATE.finditer(text) if _REFUSED_WORDS.search(text) else iter(())
+
+
+def _aversions(text: str) -> Iterator[re.Match[str]]:
+    return _AVERSION_AFTER.finditer(text) if _AVERSION_WORDS.search(text) else iter(())
+
+
 _HEDGE = re.compile(
     r"\b(?:i wonder|wondering|maybe|perhaps|might|not sure|unsure|thinking about|considering|"
     r"what if|would it be|is it worth|should i|do you think|curious|haven't decided|undecided|"
@@ -732,9 +750,9 @@ def negated_spans(text: str) -> list[tuple[int, int]]:
         if brk:
             end = m.end() + brk.start()
         out.append((m.start(), end))
-    for m in _AVERSION_AFTER.finditer(text):
+    for m in _aversions(text):
         out.append((m.start("thing"), m.end()))
-    for m in REFUSED_PREDICATE.finditer(text):
+    for m in refused_predicates(text):
         out.append((m.start("thing"), m.end()))
     return out
 

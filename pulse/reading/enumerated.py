@@ -139,8 +139,9 @@ class EnumeratedValues:
         span_arg = span_vecs @ space.arg_vectors.T if spans else np.zeros((0, len(space.args)), np.float32)
         # how much the clause speaks of each argument: its best span by meaning, +1 when it names the
         # argument's words or an earlier clause of the statement spoke of it
+        arg_best = span_arg.max(axis=0).tolist() if spans else [0.0] * len(space.args)
         mention = {
-            a: (float(span_arg[:, i].max()) if spans else 0.0)
+            a: arg_best[i]
             + (1.0 if any(has_words(stems, w) for w in space.arg_words[a]) or a in context else 0.0)
             for i, a in enumerate(space.args)
         }
@@ -221,7 +222,8 @@ class EnumeratedValues:
         self, scan: _Scan, space: ValueSpace, covered: dict[str, set[int]], col_arg: int, arg: str
     ) -> tuple[list[int], np.ndarray]:
         """The spans that may name `arg`'s value, and each one's meaning without the argument's own
-        words ("a seat by the corridor" -> "corridor"), one row per span."""
+        words ("a seat by the corridor" -> "corridor"), one row per span (read only: it may be the
+        scan's own table)."""
         own = space.own_words[arg]
         own_toks = {t for t in scan.content if scan.stems[t] in own}
         # words that name this argument by meaning ("food" names `meal`) are not its value, unless the
@@ -234,11 +236,14 @@ class EnumeratedValues:
         }
         # another argument's full name ("doc format") is that argument, never this one's value
         named_other = {t for other, ts in covered.items() if other != arg for t in ts}
+        excluded = own_toks | names_arg
+        if not excluded and not named_other:
+            return list(range(len(scan.inside))), scan.span_vecs  # every span as it is (the usual case)
         usable, reread = [], {}  # reread: row -> the span's meaning without those words
         for k, inside in enumerate(scan.inside):
             if named_other and not named_other.isdisjoint(inside):
                 continue
-            if all(t in own_toks or t in names_arg for t in inside):
+            if excluded.issuperset(inside):
                 continue  # a span of the argument's own words alone never names a value
             if names_arg and not names_arg.isdisjoint(inside):
                 # a word naming the argument by meaning ("food" for `meal`) says nothing of its value
@@ -266,8 +271,10 @@ class EnumeratedValues:
         paraphrase when clearly ahead of the argument's other values."""
         idx = space.pair_index[arg]
         usable, vecs = self._usable_spans(scan, space, covered, col_arg, arg)
-        sims = vecs @ space.vectors[idx].T if usable else None
-        best_rows = sims.argmax(axis=0) if sims is not None else None  # each value's closest span
+        sims = vecs @ space.arg_value_vectors[arg].T if usable else None
+        # each value's closest span and its similarity (plain lists: read once per value below)
+        best_rows = sims.argmax(axis=0).tolist() if sims is not None else None
+        best_sims = sims.max(axis=0).tolist() if sims is not None else None
         mention = scan.arg_mention[arg]
         best: list[tuple[float, int, int, int]] = []  # score, pair index, start, end
         for col, i in enumerate(idx):
@@ -277,12 +284,12 @@ class EnumeratedValues:
                 shared = owners[space.pairs[i][1]] > 1
                 sure = not shared or mention >= self.arg_similarity or i in sided
                 best.append((1.0 if sure else 0.5, i, *exact[i]))
-            elif sims is not None:
-                r = int(best_rows[col])
+            elif best_rows is not None:
+                r = best_rows[col]
                 a, b = scan.spans[usable[r]]
                 # a paraphrase never counts as the schema's own words (those score exactly 1.0)
-                score = min(float(sims[r, col]), 0.99)
-                if set(scan.stems[a : b + 1]) < {w for w in space.words[i] if not w.isdigit()}:
+                score = min(best_sims[col], 0.99)
+                if set(scan.stems[a : b + 1]) < _word_set(space.words[i]):
                     # part of a several-word value ("commit" of merge_commit, "person" of in_person)
                     # is not the value unless the clause speaks of its argument
                     score = min(score, self.strong_similarity - 0.01)
@@ -511,6 +518,12 @@ def _resolve(candidates: list[Claim]) -> list[tuple[str, str, int, int, float]]:
         taken.append((s, e))
         out.append((arg, value, s, e, score))
     return out
+
+
+@lru_cache(maxsize=65536)
+def _word_set(words: tuple[str, ...]) -> frozenset[str]:
+    """A value's words less its numbers (asked per value of every argument of every clause)."""
+    return frozenset(w for w in words if not w.isdigit())
 
 
 @lru_cache(maxsize=4096)

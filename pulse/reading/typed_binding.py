@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from pulse.core.values import canonical, find_typed
-from pulse.reading.clauses import NEGATION, NOT_NAMES, REFUSED_PREDICATE
+from pulse.reading.clauses import NEGATION, NOT_NAMES, refused_predicates
 from pulse.reading.facts import Schema
 from pulse.reading.lexicon import STOPWORDS, content_words
 from pulse.reading.typed import (
@@ -231,7 +231,7 @@ class TypedBinding:
             ) or next(
                 (
                     m  # "Certificates are pointless for me": the thing before the judgement is refused
-                    for m in REFUSED_PREDICATE.finditer(part)
+                    for m in refused_predicates(part)
                     if self._arg_closeness(m.group("thing"), (0, 0), [arg], schema, switch=True)[0]
                     >= _SWITCH_CLOSENESS
                 ),

@@ -46,6 +46,8 @@ class ValueSpace:
     arg_things: dict[str, frozenset[str]] = field(default_factory=dict)
     # every word of each argument's values (stem-folded): built once here, read for every clause
     value_words: dict[str, frozenset[str]] = field(default_factory=dict)
+    # each argument's rows of `vectors` (in `pair_index` order): built once here, read for every clause
+    arg_value_vectors: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 # words of argument names that say nothing about which argument it is
@@ -134,6 +136,7 @@ def build_value_space(schema: Schema, lex: StaticLexicon) -> ValueSpace:
     for arg in args:
         space.pair_index.setdefault(arg, [])
     space.value_words = {a: frozenset(w for i in space.pair_index[a] for w in words[i]) for a in args}
+    space.arg_value_vectors = {a: space.vectors[space.pair_index[a]] for a in args}
     return space
 
 

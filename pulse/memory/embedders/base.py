@@ -9,6 +9,7 @@ same graph or flat retriever runs over any of them.
 
 from __future__ import annotations
 
+import math
 import mmap
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -26,7 +27,7 @@ _HUGE_PAGE_MIN_BYTES = 4 << 20
 def zeroed(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     """`np.zeros(shape, dtype)`, in 4 KB pages when it is large enough for numpy to ask for huge ones."""
     dt = np.dtype(dtype)
-    nbytes = int(np.prod(shape)) * dt.itemsize
+    nbytes = math.prod(shape) * dt.itemsize  # math.prod: np.prod costs microseconds per call
     if nbytes < _HUGE_PAGE_MIN_BYTES or dt.hasobject or not hasattr(mmap, "MADV_NOHUGEPAGE"):
         return np.zeros(shape, dt)
     buf = mmap.mmap(-1, nbytes)  # anonymous memory reads as zeros until written

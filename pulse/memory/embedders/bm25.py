@@ -59,15 +59,20 @@ class BM25Index(ScoreIndex):
         is ignored."""
         start = len(self._doc_len)
         lens = []
+        new_rows: dict[str, tuple[list[int], list[int]]] = {}  # term -> (doc ids, tf): one append per term
         for j, text in enumerate(texts):
             toks = tokenize(text) or ["_empty_"]
             lens.append(len(toks))
             for term, tf in Counter(toks).items():
-                docs, tfs = self._postings.setdefault(
-                    term, (GrowingArray(np.int64), GrowingArray(np.float32))
-                )
-                docs.append([start + j])
-                tfs.append([tf])
+                docs, tfs = new_rows.setdefault(term, ([], []))
+                docs.append(start + j)
+                tfs.append(tf)
+        for term, (docs, tfs) in new_rows.items():
+            post = self._postings.get(term)
+            if post is None:
+                post = self._postings[term] = (GrowingArray(np.int64), GrowingArray(np.float32))
+            post[0].append(docs)
+            post[1].append(tfs)
         self._doc_len.append(lens)
         self._total_len += sum(lens)
 
