@@ -22,7 +22,8 @@
    - real_tools: `scripts/real_tools.sh` (offline, no policy checkpoint; needs PULSE_DATA_DIR and is
      skipped, saying so, without it): summaries/*.json and table_b3.md against results/real_tools/.
      About 2 minutes on 2 cores.
-   The two slices are single-process: they run side by side after the demo.
+   The two slices are single-process: they run side by side, beside the demo at the lowest priority
+   (nice 19: they take the cores its single-threaded stretches leave idle, then finish after it).
    The README's demo block is also checked against the clone's results/demo (`readme_block`).
 3. Comparison: every JSON leaf, and every cell of every Markdown table (in .md files and in JSON
    strings). Left out by name only: TIMING_KEYS (measured wall time), PLACE_KEYS (where a run was
@@ -571,18 +572,22 @@ def real_tools_run(py: str, clone: Path, env: dict[str, str]) -> SliceRun | None
     return SliceRun("real_tools", ["bash", "scripts/real_tools.sh", str(out)], {**env, "PY": py}, out)
 
 
-def run_slices(runs: list[SliceRun], clone: Path, logs: Path) -> None:
-    """Run the slices side by side: each is one single-threaded process, so on 2 cores the pair takes
-    the longer one's time instead of the sum (about a minute of CI)."""
+def start_slices(runs: list[SliceRun], clone: Path, logs: Path, beside_demo: bool) -> list[threading.Thread]:
+    """Start the slices side by side (each is one single-threaded process, so on 2 cores the pair takes
+    the longer one's time instead of the sum); `beside_demo`: at the lowest priority (nice 19) while the
+    demo runs, so that they take only the cores the demo leaves idle (its single-threaded stretches:
+    data generation, tokenizer, sampling, the suites) and finish after it. The demo's figures do not
+    depend on it (a fixed torch thread count), nor do the slices'. Join the threads returned."""
 
     def one(r: SliceRun) -> None:
-        r.rc, r.secs = run_logged(r.cmd, clone, r.env, logs / f"{r.name}.log", TIMEOUT_S[r.name])
+        cmd = ["nice", "-n", "19", *r.cmd] if beside_demo else r.cmd
+        limit = TIMEOUT_S[r.name] + (TIMEOUT_S["demo"] if beside_demo else 0)
+        r.rc, r.secs = run_logged(cmd, clone, r.env, logs / f"{r.name}.log", limit)
 
     threads = [threading.Thread(target=one, args=(r,)) for r in runs]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
+    return threads
 
 
 def tables_diffs(run: SliceRun, clone: Path, logs: Path) -> list[Diff]:
@@ -701,13 +706,15 @@ def main(argv: list[str] | None = None) -> int:
     logs = parent / "logs"
     diffs: dict[str, list[Diff]] = {}
     times: dict[str, float] = {}
-    if "demo" in parts:
-        diffs["demo"], times["demo"] = part_demo(sys.executable, clone, env, logs, a.demo_args)
     slices = {
         "tables": tables_run(sys.executable, clone, env) if "tables" in parts else None,
         "real_tools": real_tools_run(sys.executable, clone, env) if "real_tools" in parts else None,
     }
-    run_slices([r for r in slices.values() if r is not None], clone, logs)
+    threads = start_slices([r for r in slices.values() if r is not None], clone, logs, "demo" in parts)
+    if "demo" in parts:
+        diffs["demo"], times["demo"] = part_demo(sys.executable, clone, env, logs, a.demo_args)
+    for t in threads:
+        t.join()
     for name, check in (("tables", tables_diffs), ("real_tools", real_tools_diffs)):
         if name in parts:
             r = slices[name]

@@ -5,13 +5,14 @@ check itself is `make reproduce-check`, run by .ci/run after the tests):
 - timing fields and s/task columns are left out by name, and only they;
 - the tables slice compares only cells that need no trained policy;
 - README.md's demo block is what results/demo renders to;
-- the two table slices run side by side, each with its own exit status.
+- the two table slices run side by side, each with its own exit status; beside the demo at nice 19.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -195,9 +196,26 @@ def test_the_slices_run_side_by_side_and_each_keeps_its_status(rc, tmp_path):
         rc.SliceRun("tables", [sys.executable, "-c", wait_for, a, b, "0"], {}, tmp_path),
         rc.SliceRun("real_tools", [sys.executable, "-c", wait_for, b, a, "5"], {}, tmp_path),
     ]
-    rc.run_slices(runs, tmp_path, tmp_path / "logs")
+    for t in rc.start_slices(runs, tmp_path, tmp_path / "logs", beside_demo=False):
+        t.join()
     assert [r.rc for r in runs] == [0, 5]
     assert all(r.secs > 0 for r in runs)
+
+
+def test_beside_the_demo_the_slices_run_at_the_lowest_priority(rc, tmp_path):
+    """While the demo trains they may take only the cores it leaves idle (nice 19, inherited by their
+    workers); each keeps its own status, and the limit grows by the demo's."""
+    prog = "import os, sys; print(os.nice(0)); sys.exit(int(sys.argv[1]))"
+    runs = [
+        rc.SliceRun("tables", [sys.executable, "-c", prog, "0"], {}, tmp_path),
+        rc.SliceRun("real_tools", [sys.executable, "-c", prog, "4"], {}, tmp_path),
+    ]
+    for t in rc.start_slices(runs, tmp_path, tmp_path / "logs", beside_demo=True):
+        t.join()
+    assert [r.rc for r in runs] == [0, 4]
+    base = os.nice(0)
+    for name in ("tables", "real_tools"):
+        assert (tmp_path / "logs" / f"{name}.log").read_text().split()[0] == str(min(base + 19, 19))
 
 
 def _demo_files(folder: Path, cpu: str, figure: float) -> None:
