@@ -218,43 +218,6 @@ class EnumeratedValues:
                 (i,) = hits.values()
                 exact.setdefault(i, (clock.start, clock.end))
 
-    def _usable_spans(
-        self, scan: _Scan, space: ValueSpace, covered: dict[str, set[int]], col_arg: int, arg: str
-    ) -> tuple[list[int], np.ndarray]:
-        """The spans that may name `arg`'s value, and each one's meaning without the argument's own
-        words ("a seat by the corridor" -> "corridor"), one row per span (read only: it may be the
-        scan's own table)."""
-        own = space.own_words[arg]
-        own_toks = {t for t in scan.content if scan.stems[t] in own}
-        # words that name this argument by meaning ("food" names `meal`) are not its value, unless the
-        # word is one of its values' own words ("small" of small_plates for `portion_size`)
-        value_words = space.value_words[arg]
-        names_arg = {
-            t
-            for t in scan.content
-            if t not in own_toks and scan.tok_arg[t][col_arg] >= 0.6 and scan.stems[t] not in value_words
-        }
-        # another argument's full name ("doc format") is that argument, never this one's value
-        named_other = {t for other, ts in covered.items() if other != arg for t in ts}
-        excluded = own_toks | names_arg
-        if not excluded and not named_other:
-            return list(range(len(scan.inside))), scan.span_vecs  # every span as it is (the usual case)
-        usable, reread = [], {}  # reread: row -> the span's meaning without those words
-        for k, inside in enumerate(scan.inside):
-            if named_other and not named_other.isdisjoint(inside):
-                continue
-            if excluded.issuperset(inside):
-                continue  # a span of the argument's own words alone never names a value
-            if names_arg and not names_arg.isdisjoint(inside):
-                # a word naming the argument by meaning ("food" for `meal`) says nothing of its value
-                words = tuple(scan.toks[t].word for t in inside if t not in names_arg)
-                reread[len(usable)] = self._lex().phrase(words)
-            usable.append(k)
-        vecs = scan.span_vecs[usable]  # a copy: the rows re-read below change it only
-        for row, vec in reread.items():
-            vecs[row] = vec
-        return usable, vecs
-
     def _claims(
         self,
         scan: _Scan,
@@ -270,7 +233,7 @@ class EnumeratedValues:
         """`arg`'s claims on the clause: every value in the schema's own words, else its best
         paraphrase when clearly ahead of the argument's other values."""
         idx = space.pair_index[arg]
-        usable, vecs = self._usable_spans(scan, space, covered, col_arg, arg)
+        usable, vecs = _usable_spans(scan, space, covered, col_arg, arg, self._lex())
         sims = vecs @ space.arg_value_vectors[arg].T if usable else None
         # each value's closest span and its similarity (plain lists: read once per value below)
         best_rows = sims.argmax(axis=0).tolist() if sims is not None else None
@@ -315,6 +278,44 @@ class EnumeratedValues:
         ):
             return [(top[0] + 0.1 * min(mention, 1.0), arg, space.pairs[top[1]][1], top[2], top[3])]
         return []
+
+
+def _usable_spans(
+    scan: _Scan, space: ValueSpace, covered: dict[str, set[int]], col_arg: int, arg: str, lex: Any
+) -> tuple[list[int], np.ndarray]:
+    """The spans that may name `arg`'s value, and each one's meaning without the argument's own
+    words ("a seat by the corridor" -> "corridor"), one row per span (read only: it may be the
+    scan's own table)."""
+    own = space.own_words[arg]
+    own_toks = {t for t in scan.content if scan.stems[t] in own}
+    # words that name this argument by meaning ("food" names `meal`) are not its value, unless the
+    # word is one of its values' own words ("small" of small_plates for `portion_size`)
+    value_words = space.value_words[arg]
+    names_arg = {
+        t
+        for t in scan.content
+        if t not in own_toks and scan.tok_arg[t][col_arg] >= 0.6 and scan.stems[t] not in value_words
+    }
+    # another argument's full name ("doc format") is that argument, never this one's value
+    named_other = {t for other, ts in covered.items() if other != arg for t in ts}
+    excluded = own_toks | names_arg
+    if not excluded and not named_other:
+        return list(range(len(scan.inside))), scan.span_vecs  # every span as it is (the usual case)
+    usable, reread = [], {}  # reread: row -> the span's meaning without those words
+    for k, inside in enumerate(scan.inside):
+        if named_other and not named_other.isdisjoint(inside):
+            continue
+        if excluded.issuperset(inside):
+            continue  # a span of the argument's own words alone never names a value
+        if names_arg and not names_arg.isdisjoint(inside):
+            # a word naming the argument by meaning ("food" for `meal`) says nothing of its value
+            words = tuple(scan.toks[t].word for t in inside if t not in names_arg)
+            reread[len(usable)] = lex.phrase(words)
+        usable.append(k)
+    vecs = scan.span_vecs[usable]  # a copy: the rows re-read below change it only
+    for row, vec in reread.items():
+        vecs[row] = vec
+    return usable, vecs
 
 
 def _as_verb(scan: _Scan, start: int) -> bool:
