@@ -33,8 +33,15 @@ KNOBS = ("temperature", "generations_per_prompt", "prompts_per_step", "steps", "
 METRICS = (
     ("decision_accuracy", "decision acc %", 100.0),
     ("interruption_success", "interruption success %", 100.0),
+    ("intervene_recall", "intervene recall %", 100.0),
     ("interventions", "interventions", 1.0),
 )
+
+
+def _evaluation(path: Path) -> dict:
+    """A held-out evaluation's metrics, with intervene recall (share of gold interventions chosen) added."""
+    e = _json(path)
+    return {**e, "intervene_recall": e.get("per_action", {}).get("intervene", {}).get("recall")}
 
 
 def _json(path: Path) -> dict:
@@ -77,7 +84,7 @@ def load_run(run: Path) -> dict:
         "knobs": tuple(grpo.get(k) for k in KNOBS),
         "penalty": cfg.get("reward", {}).get("weights", {}).get("wrong_intervention"),
         "seed": cfg.get("seed"),
-        "eval": _json(run / "eval_grpo.json"),
+        "eval": _evaluation(run / "eval_grpo.json"),
         "reward_first": sum(rewards[:3]) / len(rewards[:3]),
         "reward_last": sum(rewards[-3:]) / len(rewards[-3:]),
         "zero_spread": sum(zero) / len(zero) if zero else None,
@@ -91,7 +98,7 @@ def _fmt(m: float | None, se: float | None) -> str:
 
 
 def report(sft_run: Path, runs: list[Path]) -> str:
-    sft = _json(sft_run / "eval_sft.json")
+    sft = _evaluation(sft_run / "eval_sft.json")
     rows = sorted((load_run(r) for r in runs), key=lambda r: (r["knobs"], r["seed"]))
     sft_line = (
         f"SFT start: `{sft_run}` (held-out n = {sft.get('n')}): decision accuracy "

@@ -20,7 +20,13 @@ def _eval(folder: Path, name: str, acc: float, interventions: int) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / name).write_text(
         json.dumps(
-            {"n": 400, "decision_accuracy": acc, "interruption_success": 0.8, "interventions": interventions}
+            {
+                "n": 400,
+                "decision_accuracy": acc,
+                "interruption_success": 0.8,
+                "interventions": interventions,
+                "per_action": {"intervene": {"recall": acc - 0.1}},
+            }
         )
     )
 
@@ -55,7 +61,8 @@ def test_runs_group_by_knobs_and_pair_with_the_sft_start(tmp_path):
     lines = {line.split(" | ")[0]: line for line in text.splitlines() if line.startswith("| 1.0 |")}
     assert len(lines) == 1
     # +5 and +6 points over the same start: beyond the spread; reward 0.5..0.7 over three steps
-    assert "| 0, 1 | +5.5 ± 0.5 (+5.0, +6.0) | +0.0 ± 0.0 (+0.0, +0.0) | -4.0 ± 0.0 | yes |" in text
+    moved = "+5.5 ± 0.5 (+5.0, +6.0)"  # decision accuracy and intervene recall
+    assert f"| 0, 1 | {moved} | +0.0 ± 0.0 (+0.0, +0.0) | {moved} | -4.0 ± 0.0 | yes |" in text
     assert "+0.60 → +0.60 | 38 % |" in text
     assert "| 0, 1 | +2.0 ± 3.0 (+5.0, -1.0) |" in text and "| 2.0 | 8 |" in text  # moved both ways: no
     assert "| t2-s1 | 79.0 | 80.0 | 100 |" in text
