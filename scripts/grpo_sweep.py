@@ -17,13 +17,13 @@ same reward (`frac_reward_zero_std`): such a group has zero advantage and teache
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 import yaml
 
 from pulse.utils.atomic import atomic_write_text
+from pulse.utils.json_input import read_json_file, read_jsonl_file
 from pulse.utils.stats import mean_stderr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -44,39 +44,28 @@ def _evaluation(path: Path) -> dict:
     return {**e, "intervene_recall": e.get("per_action", {}).get("intervene", {}).get("recall")}
 
 
+class SweepError(ValueError):
+    """A run folder that cannot be reported (the message names the file)."""
+
+
 def _json(path: Path) -> dict:
-    if not path.is_file():
-        sys.exit(f"grpo_sweep: {path}: missing (a finished `pulse train` run writes it)")
-    try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        sys.exit(f"grpo_sweep: {path}: not JSON ({e})")
+    return read_json_file(path, SweepError, what="run file (a finished `pulse train` run writes it)")
 
 
 def _steps(run: Path) -> list[dict]:
-    path = run / "metrics.jsonl"
-    if not path.is_file():
-        sys.exit(f"grpo_sweep: {path}: missing")
-    rows = []
-    for n, line in enumerate(path.read_text().splitlines(), 1):
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            sys.exit(f"grpo_sweep: {path}: line {n} is not JSON ({e})")
-        if row.get("stage") == "grpo" and "reward" in row:
-            rows.append(row)
-    return rows
+    rows = read_jsonl_file(run / "metrics.jsonl", SweepError, what="step log")
+    return [row for _, row in rows if row.get("stage") == "grpo" and "reward" in row]
 
 
 def load_run(run: Path) -> dict:
     cfg_path = run / "config.yaml"
     if not cfg_path.is_file():
-        sys.exit(f"grpo_sweep: {cfg_path}: missing (not a `pulse train` run folder?)")
+        raise SweepError(f"{cfg_path}: missing (not a `pulse train` run folder?)")
     cfg = yaml.safe_load(cfg_path.read_text())
     grpo = cfg.get("grpo", {})
     steps = _steps(run)
     if not steps:
-        sys.exit(f"grpo_sweep: {run}/metrics.jsonl: no GRPO step logged")
+        raise SweepError(f"{run}/metrics.jsonl: no GRPO step logged")
     rewards = [r["reward"] for r in steps]
     zero = [r["frac_reward_zero_std"] for r in steps if "frac_reward_zero_std" in r]
     return {
@@ -165,7 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sft", type=Path, required=True, help="the SFT run they started from")
     ap.add_argument("--out", type=Path, default=None, help="write the Markdown here (else print it)")
     a = ap.parse_args(argv)
-    text = report(a.sft, [r for r in a.runs if r.is_dir()])
+    try:
+        text = report(a.sft, [r for r in a.runs if r.is_dir()])
+    except SweepError as e:
+        print(f"grpo_sweep: {e}", file=sys.stderr)
+        return 2
     if a.out:
         a.out.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(a.out, text)

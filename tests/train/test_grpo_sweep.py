@@ -72,5 +72,6 @@ def test_a_run_without_its_evaluation_is_named(tmp_path):
     _eval(tmp_path / "sft", "eval_sft.json", 0.80, 104)
     run = _run(tmp_path, "r", 1.0, 0, 0.85, [0.5])
     (run / "eval_grpo.json").unlink()
-    with pytest.raises(SystemExit, match="eval_grpo.json: missing"):
+    with pytest.raises(gs.SweepError, match="eval_grpo.json: cannot read run file"):
         gs.report(tmp_path / "sft", [run])
+    assert gs.main(["--sft", str(tmp_path / "sft"), str(run)]) == 2
