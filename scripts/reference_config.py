@@ -101,9 +101,7 @@ def stale(files: dict[str, str], out: Path = OUT) -> list[str]:
     """Files that differ from `files`, are missing, or are left over from a config that is gone."""
     bad = [rel for rel, text in files.items() if not (out / rel).is_file() or (out / rel).read_text() != text]
     bad += [
-        str(p.relative_to(out))
-        for p in sorted(out.rglob("*.yaml"))
-        if str(p.relative_to(out)) not in files
+        str(p.relative_to(out)) for p in sorted(out.rglob("*.yaml")) if str(p.relative_to(out)) not in files
     ]
     return bad
 
