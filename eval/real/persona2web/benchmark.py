@@ -77,9 +77,12 @@ class Persona2Web(RealBenchmarkBase):
     def seed_memory(self, user_id: str) -> tuple:
         if self.history_kind != "synthetic":
             return ()
-        from eval.real.persona2web.synthetic_world import synthetic_seed_memory
+        from eval.real.persona2web.synthetic_world import anchored_users, synthetic_seed_memory
 
-        return synthetic_seed_memory(self.groups, user_id)
+        if getattr(self, "_anchored", None) is None:
+            # built once per benchmark, not once per chain (it was most of a synthetic-history run's time)
+            self._anchored = anchored_users(self.groups, 0)
+        return synthetic_seed_memory(self.groups, user_id, 0, self._anchored)
 
     def open_env(self, user_id: str, transport: str = "direct"):
         from eval.mcp_bridge import serve_env

@@ -160,10 +160,15 @@ def anchored_users(
     return out
 
 
-def synthetic_seed_memory(groups: Sequence[Mapping[str, Any]], user: str, seed: int = 0) -> tuple:
+def synthetic_seed_memory(
+    groups: Sequence[Mapping[str, Any]], user: str, seed: int = 0, anchored: Sequence[tuple] | None = None
+) -> tuple:
     """A real user's *synthetic* memory: facts derived from a history generated from its gold values
-    (what `source=persona2web` trains on), as `MemoryItem`s in scope `user:<user>`; () for an unknown user."""
-    for persona, domains, _ in anchored_users(groups, seed):  # all groups: the same distractor pools
+    (what `source=persona2web` trains on), as `MemoryItem`s in scope `user:<user>`; () for an unknown user.
+    `anchored`: `anchored_users(groups, seed)` when the caller keeps it (it is the same for every user,
+    and building it over all groups costs far more than one user's history)."""
+    # all groups: the same distractor pools
+    for persona, domains, _ in anchored if anchored is not None else anchored_users(groups, seed):
         if persona.name != user:
             continue
         rng = random.Random(f"pulse-data:{seed}:{persona.user_id}")  # the stream gen-data uses

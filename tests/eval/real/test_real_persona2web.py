@@ -105,6 +105,11 @@ def test_synthetic_seed_history_is_the_gold_and_labelled(tmp_path, eval_cfg):
     assert (
         all(m.scope == "user:Alex_Garcia" for m in items) and synthetic_seed_memory(b.groups, "Nobody") == ()
     )
+    # the benchmark builds the synthetic world once and reuses it for every user: the same memory as
+    # building it afresh, for the first user and for a later one
+    other = sorted({str(g["user"]) for g in b.groups} - {"Alex_Garcia"})[0]
+    for user in ("Alex_Garcia", other):
+        assert b.seed_memory(user) == synthetic_seed_memory(b.groups, user)
     out = run_eval(
         eval_cfg(
             tmp_path,
