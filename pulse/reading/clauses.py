@@ -54,12 +54,15 @@ _RELATION = re.compile(
     re.I,
 )
 _PERSON_VERB = (
-    r"(?:always|usually|really|also|only|never|normally|typically|often|generally|still)?\s*"
+    r"(?:(?:always|usually|really|also|only|never|normally|typically|often|generally|still)?\s*"
     r"(?:prefers|likes|loves|wants|needs|hates|dislikes|insists|says|said|asked|asks|told|tells|"
     r"uses|books|goes|gets|picks|orders|can't|cannot|won't|doesn't|does not|is|has|mentioned|"
     r"would like|'d like|would rather|'s|will|eats|drinks|expects|requires|demands|wanted|needed|keeps|"
     r"runs|swears|thinks|thought|reckons|believes|feels|suggests|suggested|recommends|recommended|argues|"
-    r"insisted)\b"
+    r"insisted)"
+    # any verb of what someone does over and over, after its adverb ("My boss Raj only sits in a box")
+    r"|(?:always|usually|only|never|normally|typically|generally)\s+"
+    r"(?!(?:this|his|hers|its|was|as|us|less|unless|yes|plus)\b)[a-z]+s)\b"
 )
 # "Keiko wants", "Keiko, our CFO, wants", "Olu in accounting needs", "Elif, who handles our grants, insists"
 _NAMED = re.compile(
@@ -463,6 +466,9 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
 _THING_PREDICATE = re.compile(
     rf"\s+(?:(?:my|our)\s+(?!(?:\w+\s+)?(?:{_RELATIONS})\b)"
     r"|(?:(?:way |far |much )?too\s+\w+(?!\s+to\b)|ideal|perfect|enough|overkill)\b"
+    # a means judged best ("Text is the best way to reach me"): a thing, not a person
+    r"|(?:the\s+)?(?:best|easiest|quickest|fastest|simplest|safest|cheapest|only)\s+"
+    r"(?:way|option|choice|bet|route|method)\b"
     r"|(?:out|in)(?=\s*(?:[,.;!?]|$))"
     r"|[^,.;!?]{0,30}\b(?:for|by|to) me\b)",
     re.I,
@@ -479,6 +485,8 @@ _SOURCE_BEFORE = re.compile(
 
 
 # a subordinator of reason just before a subject: that subject is the reason's, not the statement's
+# a third person the main clause points back to (the person its condition named)
+_POINTS_BACK = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their)\b", re.I)
 _REASON_BEFORE = re.compile(r"\b(?:since|because|as|cause|'cause|so that)\s+$", re.I)
 
 
@@ -520,6 +528,14 @@ def about_holder(condition: str, holder: str) -> bool:
         re.findall(r"[a-z]+", name)
     )
     return bool(said & person) and len(set(content_words(condition)) - person) <= 2
+
+
+def _one_person(text: str) -> str:
+    """The one person `text` names (a relation, else one capitalised name), "" when none or several."""
+    rels = [_untitled(m.group("name")) or m.group("rel").lower() for m in _RELATION.finditer(text)]
+    names = [w for w in re.findall(r"(?<=\s)[A-Z][a-z]+\b", text) if w not in NOT_NAMES]
+    found = set(rels or names)
+    return found.pop() if len(found) == 1 else ""
 
 
 def _untitled(name: str | None) -> str:
@@ -787,6 +803,19 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
         # in a story of a change of mind says why the wish changed, not when it applies
         condition = ""
     holder = holder_of(clause, speaker, project)
+    if (
+        condition
+        and holder.startswith("person:")
+        and holder_of(rest, speaker, project) == speaker
+        and not _POINTS_BACK.search(re.split(r"[,;—–]|\s-\s", rest, maxsplit=1)[0])
+    ):
+        # "If my dad is coming, we need seats without stairs", "For my son's tutoring, reports go to my
+        # wife": a person named only in the situation is not whose the rule is, unless the rule points
+        # back to them ("When Sam travels, book him an aisle seat", "For my daughter, she wants ...")
+        holder = speaker
+    if condition and holder == "person:":
+        # "When Tom flies, he wants the window": the pronoun is the person its condition names
+        holder = f"person:{_one_person(condition)}"
     scope = _SCOPE_NAME.match(condition) if condition and _DECISION.search(rest) else None
     if scope and holder.split(":")[0] in ("project", "user"):
         holder, condition = f"project:{scope.group('name').strip().lower()}", ""

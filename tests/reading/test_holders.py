@@ -145,3 +145,25 @@ def test_a_decision_passed_on_from_a_team_is_the_teams(read):
 def test_a_family_title_is_not_part_of_the_name(read):
     f = read("Uncle Tomasz, who flies with us, always wants the aisle.")["aisle"]
     assert f.holder == "person:Tomasz"
+
+
+def test_a_person_named_only_in_the_situation_is_not_whose_the_rule_is(read):
+    # the main clause is the speaker's (an instruction, "we"): the person is the situation, kept as it
+    f = read("If my uncle is flying with us, we take the aisle seats.")["aisle"]
+    assert (f.holder, f.condition) == ("user", "If my uncle is flying with us")
+    f = read("For my niece's trip, book the aisle seats.")["aisle"]
+    assert f.holder == "user" and "niece" in f.condition
+    # ... unless the rule points back to the person: then it is theirs
+    assert read("When my uncle flies, he wants the window.")["window"].holder == "person:uncle"
+    assert read("When Dara flies, she always wants the window.")["window"].holder == "person:Dara"
+
+
+def test_a_person_who_keeps_doing_something_is_the_holder(read):
+    # any verb of what someone does over and over, after its adverb, not only verbs of wanting
+    assert read("My director Ines only flies business.")["business"].holder == "person:Ines"
+    assert read("My director Ines always sits by the window.")["window"].holder == "person:Ines"
+
+
+def test_a_means_judged_best_is_a_thing_not_a_person(read):
+    # a capitalised first word with "is the best way" is the thing judged, not a person named Aisle
+    assert read("Aisle is the best option for me, I get up a lot.")["aisle"].holder == "user"
