@@ -165,5 +165,6 @@ def test_a_person_who_keeps_doing_something_is_the_holder(read):
 
 
 def test_a_means_judged_best_is_a_thing_not_a_person(read):
-    # a capitalised first word with "is the best way" is the thing judged, not a person named Aisle
-    assert read("Aisle is the best option for me, I get up a lot.")["aisle"].holder == "user"
+    # a capitalised first word with "is the best way" is the thing judged, not a person named Sleep
+    assert read("Sleep is the best way to survive a red-eye, so a window seat.")["window"].holder == "user"
+    assert read("Legroom is the only option for my knees: the aisle, always.")["aisle"].holder == "user"
