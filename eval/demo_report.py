@@ -41,8 +41,22 @@ def comparison_table(results: dict[str, list[dict[str, Any]]], seeds: list[int],
     return "\n".join(lines)
 
 
-def plot_reward_curves(runs: dict[str, list[Path]], out_png: Path) -> None:
-    """GRPO reward curves (mean over the seeds' metrics.jsonl per run name, moving average) as a PNG."""
+REWARD_CURVES = (
+    ("reward", "total reward"),
+    ("rewards/correct_action/mean", "correct action rate"),
+    ("rewards/correct_decision/mean", "correct decision (with evidence) rate"),
+    ("rewards/wrong_intervention/mean", "wrong intervention rate"),
+)
+
+
+def plot_reward_curves(
+    runs: dict[str, list[Path]],
+    out_png: Path,
+    keys: tuple[tuple[str, str], ...] = REWARD_CURVES,
+    title: str = "GRPO reward curves (tiny Qwen3, generated data; mean over seeds, moving average)",
+) -> None:
+    """GRPO curves of `keys` (metrics.jsonl fields and their titles; mean over the seeds' metrics.jsonl
+    per run name, moving average) as a PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -50,15 +64,9 @@ def plot_reward_curves(runs: dict[str, list[Path]], out_png: Path) -> None:
 
     from pulse.train.metrics_log import read_metrics
 
-    keys = [
-        ("reward", "total reward"),
-        ("rewards/correct_action/mean", "correct action rate"),
-        ("rewards/correct_decision/mean", "correct decision (with evidence) rate"),
-        ("rewards/wrong_intervention/mean", "wrong intervention rate"),
-    ]
     fig, axes = plt.subplots(1, len(keys), figsize=(4.5 * len(keys), 3.6))
     for name, paths in runs.items():
-        for ax, (key, title) in zip(axes, keys):
+        for ax, (key, label) in zip(axes, keys):
             series = []
             for p in paths:
                 rows = [r for r in read_metrics(p) if r.get("stage") == "grpo" and key in r]
@@ -72,10 +80,10 @@ def plot_reward_curves(runs: dict[str, list[Path]], out_png: Path) -> None:
                 sum(mean[max(0, i - w + 1) : i + 1]) / len(mean[max(0, i - w + 1) : i + 1]) for i in range(n)
             ]
             ax.plot(range(1, n + 1), smooth, label=name)
-            ax.set_title(title)
+            ax.set_title(label)
             ax.set_xlabel("GRPO step")
     axes[0].legend()
-    fig.suptitle("GRPO reward curves (tiny Qwen3, generated data; mean over seeds, moving average)")
+    fig.suptitle(title)
     fig.tight_layout()
     out_png.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out_png, dpi=110)

@@ -3,7 +3,7 @@ the held-out split against the SFT checkpoint they all started from (issue 33: "
 show, with the curves, why it cannot at this scale").
 
     python scripts/grpo_sweep.py --sft outputs/grpo_sweep/sft_s0 outputs/grpo_sweep/sweep-* \
-        --out results/policy/grpo_sweep_tiny/sweep.md
+        --out results/policy/grpo_sweep_tiny/sweep.md --curves results/policy/grpo_sweep_tiny/curves.png
 
 Each run folder holds what `pulse train` writes: config.yaml (the knobs), eval_grpo.json (held-out
 metrics) and metrics.jsonl (one row per GRPO step). Runs with the same knobs and different `seed`
@@ -80,6 +80,28 @@ def load_run(run: Path) -> dict:
     }
 
 
+CURVES = (
+    ("reward", "mean sampled reward"),
+    ("frac_reward_zero_std", "share of groups with no reward spread"),
+    ("rewards/correct_decision/mean", "correct decision (with evidence) rate"),
+    ("rewards/wrong_intervention/mean", "wrong intervention rate"),
+)
+
+
+def plot_curves(runs: list[Path], out_png: Path) -> None:
+    """Per GRPO step, each configuration's curves (mean over its seeds): what the sampled groups held."""
+    from eval.demo_report import plot_reward_curves
+
+    by_config: dict[str, list[Path]] = {}
+    for run in runs:
+        r = load_run(run)  # the same checks as the table: a folder that is no finished run is named
+        knobs = dict(zip(KNOBS, r["knobs"]))
+        name = f"T {knobs['temperature']}, G {knobs['generations_per_prompt']}"
+        by_config.setdefault(name, []).append(run / "metrics.jsonl")
+    title = "GRPO(-1) from one SFT start, tiny recipe (T temperature, G group size; mean over seeds)"
+    plot_reward_curves(dict(sorted(by_config.items())), out_png, CURVES, title)
+
+
 def _fmt(m: float | None, se: float | None) -> str:
     if m is None:
         return "n/a"
@@ -153,9 +175,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("runs", nargs="+", type=Path, help="GRPO run folders of the sweep")
     ap.add_argument("--sft", type=Path, required=True, help="the SFT run they started from")
     ap.add_argument("--out", type=Path, default=None, help="write the Markdown here (else print it)")
+    ap.add_argument("--curves", type=Path, default=None, help="also draw the per-step curves into this PNG")
     a = ap.parse_args(argv)
+    runs = [r for r in a.runs if r.is_dir()]
     try:
-        text = report(a.sft, [r for r in a.runs if r.is_dir()])
+        text = report(a.sft, runs)
+        if a.curves:
+            plot_curves(runs, a.curves)
+            print(f"grpo_sweep: wrote {a.curves}")
     except SweepError as e:
         print(f"grpo_sweep: {e}", file=sys.stderr)
         return 2

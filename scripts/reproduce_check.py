@@ -21,9 +21,10 @@
      results/tables/table_data.json. Under a minute on 2 cores.
    - real_tools: `scripts/real_tools.sh` (offline, no policy checkpoint; needs PULSE_DATA_DIR and is
      skipped, saying so, without it): summaries/*.json and table_b3.md against results/real_tools/.
-     About 1 minute 15 s alone on 2 cores.
+     About 1 min 15 s alone on 2 cores (3 min 17 s before the Persona2Web synthetic world was built
+     once per run).
    The two slices are single-process: they run side by side, beside the demo at the lowest priority
-   (`idle_priority`: they take the cores its single-threaded stretches leave idle).
+   (nice 19: they take the cores its single-threaded stretches leave idle, then finish after it).
    The README's demo block is also checked against the clone's results/demo (`readme_block`).
 3. Comparison: every JSON leaf, and every cell of every Markdown table (in .md files and in JSON
    strings). Left out by name only: TIMING_KEYS (measured wall time), PLACE_KEYS (where a run was
@@ -572,23 +573,15 @@ def real_tools_run(py: str, clone: Path, env: dict[str, str]) -> SliceRun | None
     return SliceRun("real_tools", ["bash", "scripts/real_tools.sh", str(out)], {**env, "PY": py}, out)
 
 
-def idle_priority(cmd: list[str]) -> list[str]:
-    """`cmd` under Linux's idle scheduling class (`chrt --idle 0`, inherited by its workers): it runs only
-    on a core nothing else wants, and a waking demo thread takes the core back at once (at nice 19 they
-    still get a share, and the demo's two threads meet at every operation). Nice 19 where chrt is
-    missing."""
-    return ["chrt", "--idle", "0", *cmd] if shutil.which("chrt") else ["nice", "-n", "19", *cmd]
-
-
 def start_slices(runs: list[SliceRun], clone: Path, logs: Path, beside_demo: bool) -> list[threading.Thread]:
     """Start the slices side by side (each is one single-threaded process, so on 2 cores the pair takes
-    the longer one's time instead of the sum); `beside_demo`: at the lowest priority while the demo
-    runs, so that they take only the cores the demo leaves idle (its single-threaded stretches: data
-    generation, tokenizer, sampling, the suites) and finish after it. The demo's figures do not depend
-    on it (a fixed torch thread count), nor do the slices'. Join the threads returned."""
+    the longer one's time instead of the sum); `beside_demo`: at the lowest priority (nice 19) while the
+    demo runs, so that they take only the cores the demo leaves idle (its single-threaded stretches:
+    data generation, tokenizer, sampling, the suites) and finish after it. The demo's figures do not
+    depend on it (a fixed torch thread count), nor do the slices'. Join the threads returned."""
 
     def one(r: SliceRun) -> None:
-        cmd = idle_priority(r.cmd) if beside_demo else r.cmd
+        cmd = ["nice", "-n", "19", *r.cmd] if beside_demo else r.cmd
         limit = TIMEOUT_S[r.name] + (TIMEOUT_S["demo"] if beside_demo else 0)
         r.rc, r.secs = run_logged(cmd, clone, r.env, logs / f"{r.name}.log", limit)
 

@@ -75,3 +75,27 @@ def test_a_run_without_its_evaluation_is_named(tmp_path):
     with pytest.raises(gs.SweepError, match="eval_grpo.json: cannot read run file"):
         gs.report(tmp_path / "sft", [run])
     assert gs.main(["--sft", str(tmp_path / "sft"), str(run)]) == 2
+
+
+def test_curves_are_drawn_per_configuration_over_its_seeds(tmp_path, monkeypatch):
+    _eval(tmp_path / "sft", "eval_sft.json", 0.80, 104)
+    runs = [
+        _run(tmp_path, "t1-s0", 1.0, 0, 0.85, [0.5, 0.5, 0.5]),
+        _run(tmp_path, "t1-s1", 1.0, 1, 0.86, [0.25, 0.25, 0.25]),
+        _run(tmp_path, "t2-s0", 2.0, 0, 0.85, [0.0, 0.0, 0.0]),
+    ]
+    import eval.demo_report as demo_report
+
+    drawn = {}
+    real = demo_report.plot_reward_curves
+    monkeypatch.setattr(
+        demo_report,
+        "plot_reward_curves",
+        lambda runs, out, keys, title: drawn.update(runs) or real(runs, out, keys, title),
+    )
+    out = tmp_path / "curves.png"
+    assert gs.main(["--sft", str(tmp_path / "sft"), *map(str, runs), "--curves", str(out)]) == 0
+    # one line per configuration, over both of its seeds' step logs; the signal's share is drawn
+    assert {k: len(v) for k, v in drawn.items()} == {"T 1.0, G 8": 2, "T 2.0, G 8": 1}
+    assert "frac_reward_zero_std" in dict(gs.CURVES)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
