@@ -425,10 +425,12 @@ def _glossed(scan: _Scan, space: ValueSpace, exact: dict[int, tuple[int, int]]) 
             exact[i] = (a, b)
 
 
-# how often, said in words: "every day" is daily, "once a month" monthly, "every other week" biweekly
+# how often, said in words: "every (single) day" is daily, "once a month" monthly, "every other week"
+# biweekly
 _EVERY = re.compile(
     r"\b(?:(?P<other>every (?:other|second|two|2)|twice an?|twice per|two times an?)"
-    r"|every|each|once an?|once per|per)\s+(?P<unit>hour|day|night|week|month|quarter|year)s?\b",
+    r"|every(?:\s+single)?|each|once an?|once per|per)"
+    r"\s+(?P<unit>hour|day|night|week|month|quarter|year)s?\b",
     re.I,
 )
 _ADVERB = {

@@ -281,6 +281,11 @@ def _cue_bonuses(kind: str, m: Any, part: str, said: list[str], lead_in: str) ->
         for cue, arg_cue in ((_ENDS_BEFORE, _END_ARG), (_STARTS_BEFORE, _START_ARG)):
             if cue.search(before):
                 add(_DURATION_BONUS, arg_cue)
+    rate = _PER_THING_AFTER.match(after) if kind == "number" else None
+    if rate:
+        # "60 a ticket", "$40 per night": an amount for each thing is for an argument priced per that
+        # thing, not for the count of those things
+        add(_DURATION_BONUS, re.compile(rf"\bper\s+{re.escape(stem(rate.group(1).lower()))}", re.I))
     if kind == "number" and (_BOUND_CUE_BEFORE.search(before) or _BOUND_CUE_AFTER.match(after)):
         # "don't go above fifty", "twenty minutes tops": a number said as a bound is for an argument that
         # is one (a maximum, a limit, a budget)
@@ -414,6 +419,13 @@ _BOUND_ARG = re.compile(
     re.I,
 )
 _BOUND_BONUS = 0.2
+# an amount for each of something ("60 a ticket", "40 dollars per night", "$5 each person"), also the
+# first of two ("from 100 to 60 a ticket", "between 80 and 120 a night")
+_PER_THING_AFTER = re.compile(
+    r"(?:\s*(?:to|-|–|or|and)\s*[$£€]?\d[\d,.]*)?"
+    r"\s*(?:dollars?|euros?|pounds?|bucks|quid|usd|eur|gbp)?\s*(?:a|an|per|each)\s+([a-z]+)\b",
+    re.I,
+)
 
 
 # what refuses a yes/no setting: every negation of a clause (`clauses.NEGATION`), and the verbs that

@@ -123,3 +123,40 @@ def test_revised_time_keeps_the_old_value():
     reader, schema = make_reader("offline"), Schema.from_json_tools(TOOLS)
     facts = reader.read("I've moved my start from nine to eight.", schema)
     assert [(f.argument, f.value, f.revises) for f in facts] == [("start_time", "08:00", "09:00")]
+
+
+HOTEL = Schema.from_json_tools(
+    [
+        {
+            "name": "book_hotel",
+            "description": "Book a hotel room.",
+            "arguments": {
+                "nights": {"type": "integer", "description": "Number of nights."},
+                "max_price_per_night": {
+                    "type": "integer",
+                    "description": "Highest price per night in euros.",
+                },
+                "cleaning": {
+                    "type": "string",
+                    "enum": ["daily", "weekly", "none"],
+                    "description": "How often the room is cleaned.",
+                },
+            },
+        }
+    ]
+)
+
+
+def test_an_amount_for_each_thing_is_its_price_not_their_count():
+    reader = make_reader("offline")
+    for text in ("Never more than 150 a night.", "The price can be 150 per night at most."):
+        (f,) = reader.read(text, HOTEL)
+        assert (f.argument, f.value) == ("max_price_per_night", "150"), text
+    # the first of two amounts said for each thing is its old value
+    (f,) = reader.read("I've changed my max from 200 to 140 a night.", HOTEL)
+    assert (f.argument, f.value, f.revises) == ("max_price_per_night", "140", "200")
+
+
+def test_every_single_day_is_daily():
+    (f,) = make_reader("offline").read("I want the room done every single day of the stay.", HOTEL)
+    assert (f.argument, f.value) == ("cleaning", "daily")
