@@ -484,9 +484,9 @@ _SOURCE_BEFORE = re.compile(
 )
 
 
-# a subordinator of reason just before a subject: that subject is the reason's, not the statement's
 # a third person the main clause points back to (the person its condition named)
 _POINTS_BACK = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their)\b", re.I)
+# a subordinator of reason just before a subject: that subject is the reason's, not the statement's
 _REASON_BEFORE = re.compile(r"\b(?:since|because|as|cause|'cause|so that)\s+$", re.I)
 
 

@@ -285,7 +285,7 @@ def _cue_bonuses(kind: str, m: Any, part: str, said: list[str], lead_in: str) ->
     if rate:
         # "60 a ticket", "$40 per night": an amount for each thing is for an argument priced per that
         # thing, not for the count of those things
-        add(_DURATION_BONUS, re.compile(rf"\bper\s+{re.escape(stem(rate.group(1).lower()))}", re.I))
+        add(_RATE_BONUS, re.compile(rf"\bper\s+{re.escape(stem(rate.group(1).lower()))}", re.I))
     if kind == "number" and (_BOUND_CUE_BEFORE.search(before) or _BOUND_CUE_AFTER.match(after)):
         # "don't go above fifty", "twenty minutes tops": a number said as a bound is for an argument that
         # is one (a maximum, a limit, a budget)
@@ -419,6 +419,7 @@ _BOUND_ARG = re.compile(
     re.I,
 )
 _BOUND_BONUS = 0.2
+_RATE_BONUS = 0.3
 # an amount for each of something ("60 a ticket", "40 dollars per night", "$5 each person"), also the
 # first of two ("from 100 to 60 a ticket", "between 80 and 120 a night")
 _PER_THING_AFTER = re.compile(
