@@ -309,11 +309,13 @@ SUBORDINATOR = _SUBORDINATOR = (
     r"|(?:every|each)(?=\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|weekday"
     r"|morning|afternoon|evening|night)))"
 )
+# "once" that opens a clause ("once I'm done"), not how often ("once a week", "once in a while")
+ONCE_CLAUSE = r"once(?!\s+(?:a|an|per|every|or twice|in a while)\b)"
 # trailing: a subordinator after the value ("... business class on flights over six hours")
 _TRAIL_SUBORDINATOR = (
     r"(?:when(?:ever)?|if|on|for|during|while|in case|any ?time|every time|each time|until|till|"
     r"in the|only when|only if|only for|only on|as long as|provided|except when|except for|except on"
-    r"|unless|once|after|before|between|outside"
+    rf"|unless|{ONCE_CLAUSE}|after|before|between|outside"
     # "in" names a place or a manner of the value ("in German") except before a season or a month
     r"|in(?=\s+(?:winter|summer|spring|autumn|fall|january|february|march|april|may|june|july|august"
     r"|september|october|november|december)\b)"
@@ -583,8 +585,8 @@ _MAIN_START = re.compile(
 # subordinators that open a clause of their own ("when I travel", "if the fare is over 300"): its subject
 # and verb come before the main clause can begin
 _CLAUSAL = re.compile(
-    r"(?:when(?:ever)?|if|unless|while|once|as long as|in case|provided(?: that)?|any ?time|every time"
-    r"|each time|only when|only if|except when)\b",
+    rf"(?:when(?:ever)?|if|unless|while|{ONCE_CLAUSE}|as long as|in case|provided(?: that)?|any ?time"
+    r"|every time|each time|only when|only if|except when)\b",
     re.I,
 )
 _DISCOURSE = re.compile(

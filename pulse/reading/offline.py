@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from pulse.reading.absence import names_head, refused_absences, says_marker
 from pulse.reading.clauses import (
     COND_TRAIL,
+    ONCE_CLAUSE,
     SUBORDINATOR,
     Clause,
     about_holder,
@@ -724,7 +725,7 @@ def _trailing_condition(part: str, after: int, lasting: bool = True, upto: int |
 
 
 # a subordinate clause with its own subject and verb ("when the card has expired", "if the fare is over 300")
-_CLAUSAL_COND = re.compile(r"(?:when(?:ever)?|if|unless|while|once|as long as)\s+\S+\s+\S+", re.I)
+_CLAUSAL_COND = re.compile(rf"(?:when(?:ever)?|if|unless|while|{ONCE_CLAUSE}|as long as)\s+\S+\s+\S+", re.I)
 _REASON = re.compile(r"\s+(?:so|since|because|as|so that|to make sure|which)\s+", re.I)
 _GAP_CLAUSE = re.compile(
     r"\b(?:so|since|because|as|that|which|who|whom|whose|where|cause|'cause|otherwise)\b(?!\s*(?:as|well)\b)",

@@ -91,6 +91,13 @@ def test_the_old_value_is_read_from_its_own_words(read):
     assert [(f.value, f.revises) for f in facts] == [("weekly", "daily")]
 
 
+@pytest.mark.parametrize("old", ["daily", "every day"])
+def test_once_a_week_is_how_often_not_a_clause_opening(read, old):
+    # "once" opens a clause ("once I'm done"); "once a week" is a value, not a situation swallowing it
+    facts = read(f"I switched our syncs from {old} to once a week.")
+    assert [(f.value, f.revises) for f in facts] == [("weekly", "daily")]
+
+
 @pytest.mark.parametrize(
     "text",
     [
