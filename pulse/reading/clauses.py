@@ -532,6 +532,25 @@ def about_holder(condition: str, holder: str) -> bool:
     return bool(said & person) and len(set(content_words(condition)) - person) <= 2
 
 
+def _situated_holder(holder: str, condition: str, rest: str, speaker: str, project: str) -> str:
+    """Whose the rule is when the clause has a situation (`condition`; `rest`: the clause after it)."""
+    if not condition:
+        return holder
+    if (
+        holder.startswith("person:")
+        and holder_of(rest, speaker, project) == speaker
+        and not _POINTS_BACK.search(re.split(r"[,;—–]|\s-\s", rest, maxsplit=1)[0])
+    ):
+        # "If my dad is coming, we need seats without stairs", "For my son's tutoring, reports go to my
+        # wife": a person named only in the situation is not whose the rule is, unless the rule points
+        # back to them ("When Sam travels, book him an aisle seat", "For my daughter, she wants ...")
+        return speaker
+    if holder == "person:":
+        # "When Tom flies, he wants the window": the pronoun is the person its condition names
+        return f"person:{_one_person(condition)}"
+    return holder
+
+
 def _one_person(text: str) -> str:
     """The one person `text` names (a relation, else one capitalised name), "" when none or several."""
     rels = [_untitled(m.group("name")) or m.group("rel").lower() for m in _RELATION.finditer(text)]
@@ -804,20 +823,7 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
         # "I used to like X, but after the incident with the client I want Y": a particular past event
         # in a story of a change of mind says why the wish changed, not when it applies
         condition = ""
-    holder = holder_of(clause, speaker, project)
-    if (
-        condition
-        and holder.startswith("person:")
-        and holder_of(rest, speaker, project) == speaker
-        and not _POINTS_BACK.search(re.split(r"[,;—–]|\s-\s", rest, maxsplit=1)[0])
-    ):
-        # "If my dad is coming, we need seats without stairs", "For my son's tutoring, reports go to my
-        # wife": a person named only in the situation is not whose the rule is, unless the rule points
-        # back to them ("When Sam travels, book him an aisle seat", "For my daughter, she wants ...")
-        holder = speaker
-    if condition and holder == "person:":
-        # "When Tom flies, he wants the window": the pronoun is the person its condition names
-        holder = f"person:{_one_person(condition)}"
+    holder = _situated_holder(holder_of(clause, speaker, project), condition, rest, speaker, project)
     scope = _SCOPE_NAME.match(condition) if condition and _DECISION.search(rest) else None
     if scope and holder.split(":")[0] in ("project", "user"):
         holder, condition = f"project:{scope.group('name').strip().lower()}", ""
