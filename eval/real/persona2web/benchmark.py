@@ -77,12 +77,9 @@ class Persona2Web(RealBenchmarkBase):
     def seed_memory(self, user_id: str) -> tuple:
         if self.history_kind != "synthetic":
             return ()
-        from eval.real.persona2web.synthetic_world import anchored_users, synthetic_seed_memory
+        from eval.real.persona2web.synthetic_world import synthetic_seed_memory
 
-        if getattr(self, "_anchored", None) is None:
-            # built once per benchmark, not once per chain (it was most of a synthetic-history run's time)
-            self._anchored = anchored_users(self.groups, 0)
-        return synthetic_seed_memory(self.groups, user_id, 0, self._anchored)
+        return synthetic_seed_memory(self.groups, user_id, 0, self._anchored_users())
 
     def open_env(self, user_id: str, transport: str = "direct"):
         from eval.mcp_bridge import serve_env
@@ -135,15 +132,20 @@ class Persona2Web(RealBenchmarkBase):
         return False
 
     # -- what the memory-following offline agent reads (eval/agents/memory_following.py) ---------------
+    def _anchored_users(self) -> list:
+        """The synthetic world (synthetic_world.py `anchored_users`, seed 0), built once per benchmark: the
+        seed histories and the memory-following agent's vocabulary both read it (building it per chain
+        was most of a synthetic-history run's time)."""
+        if getattr(self, "_anchored", None) is None:
+            from eval.real.persona2web.synthetic_world import anchored_users
+
+            self._anchored = anchored_users(self.groups or list(load_groups(self.root).values()), 0)
+        return self._anchored
+
     def _world(self) -> dict[str, Any]:
         """The synthetic world's domains per user (synthetic_world.py: the same one the synthetic
         histories are rendered from): the vocabulary of values a delivered text can name."""
-        if not getattr(self, "_domains", None):
-            from eval.real.persona2web.synthetic_world import anchored_users
-
-            groups = self.groups or list(load_groups(self.root).values())
-            self._domains = {persona.name: domains for persona, domains, _ in anchored_users(groups, 0)}
-        return self._domains
+        return {persona.name: domains for persona, domains, _ in self._anchored_users()}
 
     def reader(self, user_id: str):
         """Persona2Web's own reader of delivered text: every value the user's synthetic world has
