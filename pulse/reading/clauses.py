@@ -29,7 +29,7 @@ _CLAUSE = re.compile(
     r"|,\s+while\s+(?=\S)"
     # "Used to love the window, now I want the aisle": the change of mind is a clause of its own
     r"|,\s+(?=(?i:now\s+(?:i|we|it|my|our|the))\b)"
-    r"|,\s+and\s+(?=(?:i|we|my|he|she|they|[A-Z][a-z]+)\b)"
+    r"|,\s+and\s+(?=(?:[Ii]|we|my|he|she|they|[A-Z][a-z]+)\b)"
     # "My coach wants high intensity, I'd rather keep it moderate": the speaker's own wish after a comma
     r"|,\s+(?=(?i:i|we)(?:'d|\s+would)\s+(?:rather|prefer|like)\b)"
     r"|\s+-\s+|\s+—\s+",

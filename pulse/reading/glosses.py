@@ -6,11 +6,14 @@ code's pieces carry no meaning of their own), so the codes in wide use across to
 by the words that mean them, as exactly as the value's own words. The table is about the codes, not
 about any suite: it holds ISO 4217 currency names, the message channels every notification API
 names this way, the card networks people name a credit card by ("my Visa", "the Amex"), and the
-abbreviations codes are built from ("std_dev" is a standard deviation). A value
-that is not a code here is read by its own words and by meaning, as before.
+abbreviations codes are built from ("std_dev" is a standard deviation). A small number in a value is
+also said in its other form ("4 spaces" is `four_spaces`), and a size in a code is said "8 by 10"
+(`size_8x10`). A value that is not a code here is read by its own words and by meaning, as before.
 """
 
 from __future__ import annotations
+
+import re
 
 from pulse.reading.words import stem, tokens
 
@@ -94,10 +97,38 @@ def expanded_code(value: str) -> str:
     return " ".join(_ABBREVIATIONS.get(w, w) for w in pieces)
 
 
+# a small number said in figures or in words: "4-space indents" names `four_spaces`, "two monitors"
+# names `2_monitors`
+_NUMBERS = ("one two three four five six seven eight nine ten eleven twelve").split()
+_NUMBER_OF = {w: str(i) for i, w in enumerate(_NUMBERS, 1)} | {str(i): w for i, w in enumerate(_NUMBERS, 1)}
+
+
+def _other_numeral(value: str) -> str:
+    """`value` with its small numbers in the other form ("four_spaces" -> "4 spaces"); "" when it has
+    none."""
+    pieces = [t.word for t in tokens(value.lower().replace("-", " "))]
+    if len(pieces) < 2 or not any(w in _NUMBER_OF for w in pieces):
+        return ""  # a number alone is an amount, read by the typed reader
+    return " ".join(_NUMBER_OF.get(w, w) for w in pieces)
+
+
+# a size in a code ("square_8x8", "a4", "size_8x10") is said "8 by 8"
+_DIMENSIONS = re.compile(r"^(\d+)x(\d+)$")
+
+
+def _dimensions_said(value: str) -> tuple[str, ...]:
+    """ "8 by 10" for each size piece of `value` ("print_8x10" -> ("8 by 10",))."""
+    return tuple(
+        f"{m.group(1)} by {m.group(2)}" for t in tokens(value.lower()) if (m := _DIMENSIONS.match(t.word))
+    )
+
+
 def gloss_stems(value: str) -> tuple[tuple[str, ...], ...]:
-    """The stem sequences that name `value` when it is a code of the table or is built of abbreviations
-    (else ())."""
+    """The stem sequences that name `value` when it is a code of the table, is built of abbreviations,
+    holds a small number or a size (else ())."""
     words = _GLOSSES.get(value.strip().lower()) or ((full,) if (full := expanded_code(value)) else ())
+    words = (*words, numeral) if (numeral := _other_numeral(value)) else words
+    words = (*words, *_dimensions_said(value))
     if not words:
         return ()
     return tuple(tuple(stem(t.word) for t in tokens(w)) for w in words)

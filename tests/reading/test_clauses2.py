@@ -238,3 +238,20 @@ def test_what_rather_than_turns_down_is_avoided_when_nothing_replaces_it(read):
 def test_the_speakers_own_wish_after_a_comma_is_the_speakers(read):
     facts = read("My manager wants the boardroom for the retro, I'd rather have the small room.")
     assert [(f.value, f.holder) for f in facts] == [("boardroom", "person:manager"), ("small_room", "user")]
+
+
+def test_and_then_i_after_a_comma_opens_a_clause_of_its_own(read):
+    # ", and I ..." was left in one clause with what came before ("I" is a capital): the new value and
+    # the withdrawn one were read as one value, revising the other the wrong way round
+    from pulse.reading.clauses import split_clauses
+
+    assert split_clauses("Monthly suits me now, and I don't want weekly any more.") == [
+        "Monthly suits me now",
+        "I don't want weekly any more.",
+    ]
+    facts = {
+        (f.value, f.polarity, f.withdraws, f.revises)
+        for f in read("Monthly suits me now, and I don't want weekly any more.")
+    }
+    assert ("monthly", "prefer", False, "weekly") in facts
+    assert not any(v == "weekly" and p == "avoid" for v, p, _w, _r in facts)
