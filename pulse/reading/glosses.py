@@ -112,7 +112,7 @@ def _other_numeral(value: str) -> str:
     return " ".join(_NUMBER_OF.get(w, w) for w in pieces)
 
 
-# a size in a code ("square_8x8", "a4", "size_8x10") is said "8 by 8"
+# a size in a code ("square_8x8", "size_8x10") is said "8 by 8", "8 by 10"
 _DIMENSIONS = re.compile(r"^(\d+)x(\d+)$")
 
 
