@@ -18,6 +18,12 @@ from pulse.reading.lexicon import content_words
 _SENTENCE = re.compile(
     # not after a title ("My tutor, Dr. Osei, prefers ...")
     r"(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bProf\.)(?<!\bSt\.)\s+(?=[A-Z0-9\"'(])"
+    # typed in lower case, as in a chat ("get me a seat by the corridor. i'm up and down all flight"),
+    # unless the period ends an abbreviation ("at 7 a.m. on weekdays", "e.g. the", "etc. and") or an ellipsis
+    r"|(?<=[.!?])(?<!\.\.\.)(?<!\b[a-zA-Z]\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bno\.)(?<!\bca\.)(?<!\bcf\.)"
+    r"(?<!\besp\.)(?<!\bmin\.)(?<!\bmax\.)(?<!\bsec\.)(?<!\bfig\.)(?<!\bincl\.)(?<!\bdept\.)"
+    r"(?<!\bapprox\.)(?<!\b[Dd]r\.)(?<!\b[Mm]r\.)(?<!\b[Mm]s\.)"
+    r"(?<!\b[Mm]rs\.)(?<!\b[Pp]rof\.)(?<!\b[Ss]t\.)\s+(?=[a-z])"
     r"|\n+|;\s+"
 )
 # clauses inside a sentence: a contrast or a new subject after "and"

@@ -160,3 +160,16 @@ def test_an_amount_for_each_thing_is_its_price_not_their_count():
 def test_every_single_day_is_daily():
     (f,) = make_reader("offline").read("I want the room done every single day of the stay.", HOTEL)
     assert (f.argument, f.value) == ("cleaning", "daily")
+
+
+def test_sentences_typed_in_lower_case_are_read_one_by_one(read):
+    # a chat in lower case: "... calls. ten minutes ..." is two sentences (v9 read one, and lost the gap)
+    text = "give me a little breathing room between back-to-back meetings. ten minutes is enough."
+    assert ("buffer_minutes", "10", "prefer") in read(text)
+    # ... and an abbreviation's period is not a sentence's end
+    from pulse.reading.clauses import split_sentences
+
+    assert split_sentences("call me at 7 a.m. on weekdays, e.g. before the standup. ok?") == [
+        "call me at 7 a.m. on weekdays, e.g. before the standup.",
+        "ok?",
+    ]
