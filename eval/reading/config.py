@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from eval.reading.perturb import REWRITES, Rewrite
 from pulse.config.schema import knob
 from pulse.llm.endpoint import ChatConfig
 
@@ -29,5 +30,8 @@ class EvalReadingConfig:
     endpoint: ChatConfig = field(
         default_factory=lambda: ChatConfig(timeout_s=300.0, retries=1, max_tokens=400)
     )
+    # the annotated set read again as people also type it (eval/reading/perturb.py), facts lost per
+    # rewrite; each rewrite reads the set once more ([] for the llm reader unless its calls are wanted)
+    rewrites: list[Rewrite] = field(default_factory=lambda: list(REWRITES))
     # where the result JSON and table go ("" = print only)
     out: str = ""

@@ -18,6 +18,7 @@ from typing import Any
 
 from eval.reading.config import EvalReadingConfig
 from eval.reading.dataset import DATA_DIR, DatasetError, Example, load_annotated, suite_examples
+from eval.reading.perturb import robustness, robustness_table
 from eval.reading.score import FIELDS, Counts
 from pulse.reading import make_reader
 from pulse.utils.manifest import git_commit
@@ -88,6 +89,7 @@ def evaluate(cfg: EvalReadingConfig) -> dict[str, Any]:
             "seed_statements_recalled": [r["matched"] for r in runs],
             "seed_statements": [r["gold_facts"] for r in runs],
         }
+    robust = robustness(reader, annotated, cfg.rewrites) if annotated and cfg.rewrites else {}
     extra = {k: getattr(reader, k) for k in ("calls", "cache_hits", "parse_failures") if hasattr(reader, k)}
     return {
         "reader": cfg.reader,
@@ -99,6 +101,7 @@ def evaluate(cfg: EvalReadingConfig) -> dict[str, Any]:
         "statements_per_s": round(n_read / read_s, 1) if read_s else None,
         "groups": results,
         "suites": suites,
+        "robustness": robust,
         **extra,
     }
 
@@ -129,6 +132,9 @@ def table(result: dict[str, Any]) -> str:
         for name, s in result["suites"].items():
             per = ", ".join(f"{a}/{b}" for a, b in zip(s["seed_statements_recalled"], s["seed_statements"]))
             lines.append(f"| {name} | {per} |")
+    if result.get("robustness"):
+        lines += ["", "The annotated set as people also type it (eval/reading/perturb.py):", ""]
+        lines += robustness_table(result["robustness"])
     lines += [
         "",
         "P / R in %: precision / recall (eval/reading/score.py). argument+value: argument, value and"

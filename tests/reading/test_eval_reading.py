@@ -135,5 +135,32 @@ def test_cli_writes_the_table_and_refuses_a_typo(tmp_path):
     assert result["groups"]["annotated/travel"]["statements"] >= 40
     assert result["suites"]["independent_sim"]["seed_statements"][0] >= 40
     assert "argument+value P / R" in (out / "reading.md").read_text()
+    assert result["robustness"]["lower_case"]["statements_changed"] >= 40
     bad = subprocess.run([*cmd[:3], "reader=magic"], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "reader" in bad.stderr
+    bad = subprocess.run(
+        [*cmd[:3], "rewrites=[lowercase]"], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert bad.returncode == 2 and "rewrites" in bad.stderr
+
+
+def test_a_fact_lost_to_a_rewrite_is_counted_on_its_own_statement():
+    """A reader that reads only capitalised text loses every fact of the lower-case rewrite, and a gain
+    on one statement does not hide a loss on another."""
+    from eval.reading.perturb import REWRITES, robustness
+
+    examples = list(load_annotated(REPO / "eval" / "reading" / "data", ["travel"]))[:20]
+
+    class CapitalsOnly:
+        def __init__(self):
+            from pulse.reading import make_reader
+
+            self.inner = make_reader("offline")
+
+        def read(self, text, schema, project=""):
+            return self.inner.read(text, schema, project=project) if text[:1].isupper() else []
+
+    r = robustness(CapitalsOnly(), examples, ["lower_case", "curly_apostrophes"])["lower_case"]
+    assert r["facts_matched_before"] > 0 and r["facts_matched_after"] == 0
+    assert r["facts_lost"] == r["facts_matched_before"] and r["facts_gained"] == 0
+    assert REWRITES["spelled_out"][1]("Don't, I'm sure I can't") == "Do not, I am sure I cannot"
