@@ -128,6 +128,10 @@ def clear_cache() -> None:
     _CACHE.clear()
 
 
+# policies that are not learned (the gold rule, the situation-blind ones): no checkpoint, nothing trained
+NON_LEARNED_POLICIES = frozenset({"rule", "supplement_all", "intervene_all"})
+
+
 def policy_provenance(sources: Iterable[str], cfg: Any) -> dict[str, Any]:
     """What policy ran, from the policy sources a method asked for ("trained" -> policy.name_or_path,
     "base" -> base_policy.name_or_path, "rule"): {"policy_checkpoints": [path or "rule", ...],
@@ -135,7 +139,7 @@ def policy_provenance(sources: Iterable[str], cfg: Any) -> dict[str, Any]:
     id or an endpoint model; the hashes of several checkpoints combined)}."""
     paths, hashes = [], []
     for src in sorted(set(sources)):
-        if src in ("rule", "supplement_all", "intervene_all"):  # non-learned policies: no checkpoint
+        if src in NON_LEARNED_POLICIES:
             paths.append(src)
             continue
         pcfg = cfg.policy if src == "trained" else cfg.base_policy

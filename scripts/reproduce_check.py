@@ -250,11 +250,13 @@ def compare_files(committed: Path, fresh: Path, label: str) -> list[Diff]:
 def table_slice_diffs(committed: Mapping[str, list], fresh: Mapping[str, list], seed: int = 0) -> list[Diff]:
     """results/tables/table_data.json ({"table|row|suite": [summary per seed]}): the fresh runs of
     `seed` against the committed summaries of `seed` for every cell that needs no trained policy
-    (its `policy_checkpoints` empty or the gold rule only)."""
+    (its `policy_checkpoints` empty or only policies nothing trained: the gold rule, the blind ones)."""
+    from eval.provenance import NON_LEARNED_POLICIES
 
     def untrained(entries: list) -> dict[str, Any] | None:
         for e in entries:
-            if e.get("seed") == seed and all(c == "rule" for c in e.get("policy_checkpoints") or []):
+            checkpoints = e.get("policy_checkpoints") or []
+            if e.get("seed") == seed and all(c in NON_LEARNED_POLICIES for c in checkpoints):
                 return e
         return None
 

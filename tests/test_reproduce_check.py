@@ -129,6 +129,12 @@ def test_tables_slice_compares_cells_without_a_trained_policy(rc):
     seed0["run"] = "elsewhere/runs/table1/mem0/pibench_sim/seed0"  # where it was written: left out
     diffs = rc.table_slice_diffs(committed, fresh)
     assert [d.where for d in diffs] == ["table1|mem0|pibench_sim seed 0: score"]
+    # a situation-blind row is a policy nothing trained: in the slice too
+    blind = copy.deepcopy(committed)
+    next(e for e in blind["table1|pulse_intervene_all|pibench_sim"] if e["seed"] == 0)["score"] += 0.001
+    assert [d.where for d in rc.table_slice_diffs(committed, blind)] == [
+        "table1|pulse_intervene_all|pibench_sim seed 0: score"
+    ]
     # a learned row (a checkpoint path) and another seed are not in the slice
     row = next(e for e in committed["table1|mem0|pibench_sim"] if e["seed"] == 0)
     with_learned = {
