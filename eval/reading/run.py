@@ -19,7 +19,7 @@ from typing import Any
 from eval.reading.config import EvalReadingConfig
 from eval.reading.dataset import DATA_DIR, DatasetError, Example, load_annotated, suite_examples
 from eval.reading.perturb import robustness, robustness_table
-from eval.reading.score import FIELDS, Counts
+from eval.reading.score import FIELDS, Counts, match
 from pulse.reading import make_reader
 from pulse.utils.manifest import git_commit
 
@@ -69,6 +69,7 @@ def evaluate(cfg: EvalReadingConfig) -> dict[str, Any]:
     results: dict[str, Any] = {}
     total = Counts()
     read_s, n_read = 0.0, 0
+    matched: dict[str, int] = {}  # annotated statement id -> gold facts matched (for `robustness`)
     for group, examples in groups.items():
         c = Counts()
         for e in examples:
@@ -79,6 +80,7 @@ def evaluate(cfg: EvalReadingConfig) -> dict[str, Any]:
             c.add(e.gold, pred)
             if group.startswith("annotated/"):
                 total.add(e.gold, pred)
+                matched[e.id] = len(match(e.gold, pred))
         results[group] = {"fields": c.table(), **c.summary()}
     if annotated:
         results["annotated"] = {"fields": total.table(), **total.summary()}
@@ -89,7 +91,7 @@ def evaluate(cfg: EvalReadingConfig) -> dict[str, Any]:
             "seed_statements_recalled": [r["matched"] for r in runs],
             "seed_statements": [r["gold_facts"] for r in runs],
         }
-    robust = robustness(reader, annotated, cfg.rewrites) if annotated and cfg.rewrites else {}
+    robust = robustness(reader, annotated, cfg.rewrites, matched) if annotated and cfg.rewrites else {}
     extra = {k: getattr(reader, k) for k in ("calls", "cache_hits", "parse_failures") if hasattr(reader, k)}
     return {
         "reader": cfg.reader,

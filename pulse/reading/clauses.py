@@ -14,16 +14,20 @@ from dataclasses import dataclass, field
 
 from pulse.reading.lexicon import content_words
 
+# titles before a name ("Dr. Osei") and abbreviations ("etc.", "approx."): their period ends no sentence
+_TITLES_DOT = ("Dr", "Mr", "Ms", "Mrs", "Prof", "St")
+_ABBREVIATIONS_DOT = tuple("etc vs no ca cf esp min max sec fig incl dept approx".split())
+_NOT_AFTER = "".join(rf"(?<!\b{w}\.)" for w in _TITLES_DOT)
+_NOT_AFTER_LOWER = "".join(
+    rf"(?<!\b{w}\.)" for w in (*_TITLES_DOT, *(t.lower() for t in _TITLES_DOT), *_ABBREVIATIONS_DOT)
+)
 # sentences end at . ! ? or a line break; ";" and ":" after an intro ("Update on the seat:") too
 _SENTENCE = re.compile(
     # not after a title ("My tutor, Dr. Osei, prefers ...")
-    r"(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bProf\.)(?<!\bSt\.)\s+(?=[A-Z0-9\"'(])"
+    rf"(?<=[.!?]){_NOT_AFTER}\s+(?=[A-Z0-9\"'(])"
     # typed in lower case, as in a chat ("get me a seat by the corridor. i'm up and down all flight"),
     # unless the period ends an abbreviation ("at 7 a.m. on weekdays", "e.g. the", "etc. and") or an ellipsis
-    r"|(?<=[.!?])(?<!\.\.\.)(?<!\b[a-zA-Z]\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bno\.)(?<!\bca\.)(?<!\bcf\.)"
-    r"(?<!\besp\.)(?<!\bmin\.)(?<!\bmax\.)(?<!\bsec\.)(?<!\bfig\.)(?<!\bincl\.)(?<!\bdept\.)"
-    r"(?<!\bapprox\.)(?<!\b[Dd]r\.)(?<!\b[Mm]r\.)(?<!\b[Mm]s\.)"
-    r"(?<!\b[Mm]rs\.)(?<!\b[Pp]rof\.)(?<!\b[Ss]t\.)\s+(?=[a-z])"
+    rf"|(?<=[.!?])(?<!\.\.\.)(?<!\b[a-zA-Z]\.){_NOT_AFTER_LOWER}\s+(?=[a-z])"
     r"|\n+|;\s+"
 )
 # clauses inside a sentence: a contrast or a new subject after "and"
