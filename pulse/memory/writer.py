@@ -93,12 +93,16 @@ class Conversation:
         self.user_id = user_id
         self.project_id = project_id
         self.conversation_id = conversation_id or f"conv-{uuid.uuid4().hex[:16]}"
+        # the task a task-scoped item (a one-off) is visible to: this conversation, or the longer task
+        # it is part of (a gateway session commits each statement as a conversation of its own)
+        self.task_id = self.conversation_id
         self.extract_candidates = extract_candidates
         self.events: list[Event] = []
         self.candidates: list[WriteCandidate] = []
         self.committed: list[MemoryItem] = []
         self.merged: list[tuple[WriteCandidate, str]] = []  # (candidate, id of the record it equals)
         self.rejected: list[tuple[WriteCandidate, str]] = []  # (candidate, reason)
+        self.task_scoped_ids: set[str] = set()  # of the committed items, those kept for `task_id` only
         self.state = "open"
         if memory.store.conversation_committed(self.conversation_id):
             raise MemoryStoreError(
@@ -167,6 +171,7 @@ class Conversation:
             else:
                 self.rejected.append((c, reason))
         prepared = [self._prepare(c, ev, now) for c, ev in accepted]
+        self.task_scoped_ids = {item.item_id for _, item, meta in prepared if meta.task_id}
         self.committed = plan_and_write(self.memory, self, prepared, now)
         self.state = "committed"
         return self.committed
@@ -187,7 +192,7 @@ class Conversation:
             changes["provenance"] = replace(item.provenance, event_id=ev.event_id)
         if changes:
             item = replace(item, **changes)  # type: ignore[arg-type]
-        return c, item, ItemMeta(links=tuple(c.links), task_id=self.conversation_id if c.task_scoped else "")
+        return c, item, ItemMeta(links=tuple(c.links), task_id=self.task_id if c.task_scoped else "")
 
     def __enter__(self) -> Conversation:
         return self

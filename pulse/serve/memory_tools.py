@@ -90,16 +90,30 @@ def _listed(m: dict[str, str]) -> str:
 def remember_text(out: dict[str, Any]) -> str:
     """The reply to `pulse_remember` for `GatewaySession.remember`'s answer `out`: what was stored (or
     merged, or why nothing was), what was understood and how the statement was read."""
+    parts = []
     if out["stored"]:
-        text = "Stored in the user's memory:\n" + "\n".join(_listed(m) for m in out["stored"])
-    elif out["merged"]:
-        text = f"Already in the user's memory ({', '.join(out['merged'])}); nothing new stored."
-    else:
+        parts.append("Stored in the user's memory:\n" + "\n".join(_listed(m) for m in out["stored"]))
+    if out.get("this_session"):
+        parts.append(
+            "Kept for this session only (a one-off: it holds this session's calls, never a later task's):\n"
+            + "\n".join(_listed(m) for m in out["this_session"])
+        )
+    if not parts and out["merged"]:
+        parts.append(f"Already remembered ({', '.join(out['merged'])}); nothing new stored.")
+    elif not parts:
         why = "; ".join(out["rejected"]) or "no standing preference stated"
-        text = f"Nothing stored ({why}); kept as context for this session's next calls."
+        parts.append(f"Nothing stored ({why}); kept as context for this session's next calls.")
+    text = "\n".join(parts)
     if out.get("understood"):
         text += "\nUnderstood:\n" + "\n".join(
-            f"- {u['said']}" + ("" if u["binds"] else " (not binding: kept as context)")
+            f"- {u['said']}"
+            + (
+                " (this session only)"
+                if u.get("this_session_only")
+                else ""
+                if u["binds"]
+                else " (not binding: kept as context)"
+            )
             for u in out["understood"]
         )
     read = ", ".join(f"{k}={v}" for k, v in out["read_as"].items())

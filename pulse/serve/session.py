@@ -63,7 +63,10 @@ TOOL_ENTITY = "tool:"  # a memory item's entity naming the one tool it is about
 def _understood(f) -> dict[str, Any]:
     """What the reader understood of one fact, for the client."""
     fields = {k: v for k, v in asdict(f).items() if k not in ("quote", "confidence")}
-    return {**fields, "binds": f.binding and f.polarity == "prefer" and f.lasting, "said": f.describe()}
+    # `binds`: the gate holds a call that contradicts it (the user's own wish or refusal, not a habit,
+    # not another person's); a one-off binds this session's calls only
+    one_off = f.kind == "requirement" or not f.lasting
+    return {**fields, "binds": f.binding, "this_session_only": f.binding and one_off, "said": f.describe()}
 
 
 @dataclass(frozen=True)
@@ -286,10 +289,13 @@ class SharedMemory:
 
     # -- the memory as the client sees it -----------------------------------------------------------
     def _current(self) -> list[MemoryItem]:
+        """The user's current long-term memory: a session's one-offs are that session's task's, not the
+        user's standing memory (they hold that session's calls only)."""
         try:
-            return [m for m in self.memory.snapshot(self.cfg.user_id, self.cfg.project_id) if m.is_current]
+            seen = self.memory.snapshot_with_meta(self.cfg.user_id, self.cfg.project_id)
         except Exception:  # a user this root has never seen: no memory yet
             return []
+        return [m for m, meta in seen if m.is_current and not meta.task_id]
 
     def _binding(self) -> list[MemoryItem]:
         return [m for m in self._current() if m.kind in BINDING_KINDS and m.slot]
@@ -371,15 +377,23 @@ class SharedMemory:
 class ToolScopedMemory:
     """The shared memory as one session's agent sees it: at a candidate call, an item about another
     tool (`SharedMemory.tool_of`) is not retrieved, so a `path` preference about `write_file` never
-    holds `create_directory`. Everything else is the shared memory itself."""
+    holds `create_directory`; the one-offs of session `task_id` are retrieved and snapshot with the
+    long-term memory, other sessions' never. Everything else is the shared memory itself."""
 
-    def __init__(self, shared: SharedMemory):
+    def __init__(self, shared: SharedMemory, task_id: str = ""):
         self._shared = shared
         self._memory = shared.memory
+        self.task_id = task_id
+
+    def snapshot(self, user_id: str, project_id: str = "", as_of: str = "") -> list[MemoryItem]:
+        """The long-term memory and this session's one-offs (oldest first), as the store keeps them."""
+        seen = self._memory.snapshot_with_meta(user_id, project_id, as_of)
+        return [m for m, meta in seen if meta.task_id in ("", self.task_id)]
 
     def retrieve(self, query: RetrievalQuery):
         """The retrieved items, at a candidate call only those of no tool or of the called tool (looking
         further, up to 3k, when other tools' items took places)."""
+        query = replace(query, task_id=query.task_id or self.task_id)
         got = self._memory.retrieve(query)
         call = query.candidate_call
         if call is None or not got:
@@ -407,8 +421,10 @@ class GatewaySession:
         self.shared = shared
         self.cfg = cfg = shared.cfg
         self.label = label
+        conversation_id = f"serve-{uuid.uuid4().hex[:12]}"
         self.agent = PulseAgent(
-            ToolScopedMemory(shared),
+            # this session's one-offs ("just this time, a window seat") are its task's: seen here only
+            ToolScopedMemory(shared, task_id=conversation_id),
             shared.policy,
             PulseAgentConfig(
                 user_id=cfg.user_id,
@@ -424,7 +440,7 @@ class GatewaySession:
                 max_holds_per_call=0,
                 condition_skips_tool_words=True,
                 slot_vocab=shared.vocab,
-                conversation_id=f"serve-{uuid.uuid4().hex[:12]}",
+                conversation_id=conversation_id,
                 reading=shared if shared.reading is not None else None,  # its schema grows (`_learn`)
             ),
         )
@@ -536,41 +552,46 @@ class GatewaySession:
             refs = {k: v for k, v in heard.args.items() if v == IMPLICIT and k not in own}
             self.agent.listener.prefix[-1] = replace(heard, args={**refs, **own})
         read = self.agent.listener.prefix[-1]
-        cid = f"remember-{uuid.uuid4().hex[:16]}"
+        conv = self.memory.conversation(
+            self.cfg.user_id, self.cfg.project_id, f"remember-{uuid.uuid4().hex[:16]}"
+        )
+        conv.task_id = self.session_id  # a one-off is this session's task's ("just this time, ...")
         if slot or reading is None:
-            conv = self.memory.conversation(self.cfg.user_id, self.cfg.project_id, cid)
             conv.observe(read)
-            stored = conv.commit()
-            merged, rejected = [rid for _, rid in conv.merged], [reason for _, reason in conv.rejected]
-        else:
-            stored, merged, rejected = self._commit_read(read, facts, cid)
+        else:  # filed by what the reader read (its facts are reused, not read again)
+            self._add_read(conv, read, facts)
+        stored = conv.commit()
+        merged, rejected = [rid for _, rid in conv.merged], [reason for _, reason in conv.rejected]
         by_arg = {f.argument: f.tool for f in facts if f.tool}
         shared.set_tool_scopes({m.item_id: (tool or by_arg.get(m.slot, "")) for m in stored if m.slot})
         if stored:
             shared.changed()
         self.held.clear()  # the user spoke: a held call is decided afresh
+        records = [{**item_record(m), "tool": shared.tool_of(m)} for m in stored]
         return {
-            "stored": [{**item_record(m), "tool": shared.tool_of(m)} for m in stored],
+            "stored": [r for r in records if r["id"] not in conv.task_scoped_ids],
+            "this_session": [r for r in records if r["id"] in conv.task_scoped_ids],
             "merged": merged,
             "rejected": rejected,
             "read_as": {k: v for k, v in read.args.items()},
             "understood": [_understood(f) for f in facts],
         }
 
-    def _commit_read(self, ev: Event, facts, cid: str) -> tuple[list[MemoryItem], list[str], list[str]]:
-        """One conversation holding the statement, filed by what the reader read (its facts are
-        reused, not read again)."""
+    def _add_read(self, conv, ev: Event, facts) -> None:
+        """The statement `ev` into `conv`, its candidates filed from the reader's `facts`."""
         from pulse.memory.extraction import extract
 
-        conv = self.memory.conversation(self.cfg.user_id, self.cfg.project_id, cid)
         conv.extract_candidates = False
         conv.observe(ev)
         for cand in extract(
-            [ev], cid, self.cfg.user_id, self.cfg.project_id, ev.time, read=lambda t, p: facts
+            [ev],
+            conv.conversation_id,
+            self.cfg.user_id,
+            self.cfg.project_id,
+            ev.time,
+            read=lambda t, p: facts,
         ):
             conv.add_candidate(cand)
-        stored = conv.commit()
-        return stored, [rid for _, rid in conv.merged], [reason for _, reason in conv.rejected]
 
     def read(self, text: str, project: str = ""):
         """What the reading layer reads in `text` (the shared memory's `read`)."""

@@ -307,3 +307,47 @@ def test_a_huge_statement_is_refused_with_a_clear_error(tmp_path):
 
     res = anyio.run(go)
     assert res.is_error and "at most 4,000" in res.content[0].text
+
+
+def test_a_one_off_holds_its_own_session_only(tmp_path):
+    """ "Just this time, ..." is this session's task's: it holds this session's contradicting call, is
+    answered as kept for this session only, is not listed as long-term memory, and another session (a
+    later task) never sees it."""
+
+    async def go():
+        async with Client(gateway(tmp_path / "m"), cache=None) as c:
+            first, later = {"pulse/session": "trip-1"}, {"pulse/session": "trip-2"}
+            said = await c.call_tool(
+                "pulse_remember", {"statement": "Just this time, book me a window seat."}, meta=first
+            )
+            held = await c.call_tool(*fly(seat="aisle"), meta=first)
+            passed = await c.call_tool(*fly(seat="window"), meta=first)
+            listed = await c.call_tool("pulse_memories", {}, meta=first)
+            elsewhere = await c.call_tool(*fly(seat="aisle"), meta=later)
+            return said, held, passed, listed, elsewhere
+
+    said, held, passed, listed, elsewhere = anyio.run(go)
+    assert "Kept for this session only" in said.content[0].text and not said.structured_content["stored"]
+    (u,) = said.structured_content["understood"]
+    assert (u["argument"], u["value"], u["binds"], u["this_session_only"]) == ("seat", "window", True, True)
+    assert held.is_error and held.content[0].text.startswith("NOT EXECUTED")
+    assert not passed.is_error
+    assert listed.structured_content["memories"] == []
+    assert not elsewhere.is_error  # another session's task: the one-off is not its
+
+
+def test_a_standing_preference_still_holds_after_a_one_off_elsewhere(tmp_path):
+    """A lasting preference is every session's; a one-off in one session changes nothing for another."""
+
+    async def go():
+        async with Client(gateway(tmp_path / "m"), cache=None) as c:
+            a, b = {"pulse/session": "a"}, {"pulse/session": "b"}
+            await c.call_tool("pulse_remember", {"statement": "I always want an aisle seat."}, meta=a)
+            await c.call_tool("pulse_remember", {"statement": "For this trip only, window please."}, meta=a)
+            in_a = await c.call_tool(*fly(seat="aisle"), meta=a)
+            in_b = await c.call_tool(*fly(seat="window"), meta=b)
+            return in_a, in_b
+
+    in_a, in_b = anyio.run(go)
+    assert in_a.is_error  # session a's one-off (window) holds its aisle call
+    assert in_b.is_error and in_b.content[0].text.startswith("NOT EXECUTED")  # b: the lasting aisle holds
