@@ -18,9 +18,23 @@ from pulse.reading.words import stem, tokens
 _MARKERS = frozenset("free no non without zero".split())
 
 
+# diets named by what they leave out, not by a marker: "I don't eat meat" states `vegetarian` (and never
+# avoids it), "no animal products" `vegan`
+_DIETS = {
+    "vegetarian": "meat",
+    "veggie": "meat",
+    "vegan": "animal product",
+    "plant based": "animal product",
+}
+
+
 @lru_cache(maxsize=8192)  # asked per clause for every value of the schema
 def absence_head(value: str) -> tuple[str, ...]:
-    """The stems of what an absence value leaves out ("nut_free" -> ("nut",)); () for other values."""
+    """The stems of what an absence value leaves out ("nut_free" -> ("nut",), "vegetarian" ->
+    ("meat",)); () for other values."""
+    diet = _DIETS.get(" ".join(value.lower().replace("-", " ").replace("_", " ").split()))
+    if diet:
+        return tuple(stem(w) for w in diet.split())
     words = [t.word for t in tokens(value.replace("-", " "))]
     if not any(w in _MARKERS for w in words):
         return ()
@@ -29,12 +43,14 @@ def absence_head(value: str) -> tuple[str, ...]:
 
 
 def names_head(value: str, text: str) -> bool:
-    """Whether `text` (a matched span) is the left-out thing itself ("nuts" for "nut_free")."""
+    """Whether `text` (a matched span) is the left-out thing itself ("nuts" for "nut_free", "eat meat"
+    for "vegetarian": a verb of eating or drinking around it changes nothing)."""
     head = absence_head(value)
-    words = [t.word for t in tokens(text)]
+    words = [t.word for t in tokens(text) if t.word not in _CONSUMING]
     return bool(head) and len(words) == len(head) and all(_names(w, h) for w, h in zip(words, head))
 
 
+_CONSUMING = frozenset("eat eats eating ate drink drinks drinking drank have having".split())
 # words between a refusal and the thing it refuses that leave the thing whole ("don't eat any eggs")
 _REFUSING = frozenset(
     "no not never don't doesn't didn't won't can't cannot without avoid skip allergic allergy intolerant"

@@ -138,7 +138,9 @@ _DESIRE = re.compile(
     r"standing (?:choice|order|rule|preference)|is my (?:pick|choice|preference|go-to|favou?rite)|"
     r"go for|go with|stick (?:to|with)|remember that|keep in mind|note for the future|from now on|"
     r"going forward|from here on|in future|in the future|for the future|every time|each time"
-    r"|by default, use)\b",
+    r"|by default, use"
+    # a restriction the person keeps ("I only fly business these days"): a rule, not what happens to them
+    r"|(?:i|we) only (?!just\b|once\b|ever\b|sometimes\b|occasionally\b|recently\b))\b",
     re.I,
 )
 _ATTRIBUTE = re.compile(
@@ -397,7 +399,19 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text or "") if s and s.strip()]
 
 
+# "Forget PayPal, refunds go to my bank account now": a withdrawal said first and the new wish after a
+# comma are two clauses (the second revises what the first withdrew)
+_WITHDRAWN_FIRST = re.compile(
+    r"^\s*(?:forget(?: about)?|scratch|ditch|never mind|no more|enough (?:of|with))\s+[^,;.]{1,40},\s+"
+    r"(?!(?:and|or|but|not|nor|either|too|as well)\b)(?=\S+\s+\S+\s+\S)",
+    re.I,
+)
+
+
 def split_clauses(sentence: str) -> list[str]:
+    first = _WITHDRAWN_FIRST.match(sentence)
+    if first:
+        return [sentence[: first.end()].strip(" ,"), *split_clauses(sentence[first.end() :])]
     parts = [p.strip(" ,") for p in _CLAUSE.split(sentence) if p and p.strip(" ,")]
     return parts or [sentence]
 
@@ -874,6 +888,10 @@ def analyse(sentence: str, clause: str, speaker: str = "user", project: str = ""
     ) and not re.search(r"\bfrom now on\b|\bgoing forward\b", low)
     if one_off and kind in ("preference",):
         kind = "requirement"
+    if one_off and condition and (_ONE_OFF.search(condition) or _THIS_TASK.search(condition)):
+        # "Only for today's lunch: pickup": the phrase that makes it a one-off is this task, not a
+        # situation within it
+        condition = ""
     withdraws = bool(_WITHDRAW.search(clause))
     old = _OLD_VALUE.search(clause)
     changed = None if old else _CHANGED_FROM.search(clause)

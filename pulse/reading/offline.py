@@ -65,6 +65,7 @@ _CUE = re.compile(
     r"\b(?:(?:prefer|like|love|want|wish|need|hate|dislike|avoid|insist)(?:s|es|d|ed)?|please|always|never"
     r"|should|must|rather|"
     r"perfect|ideal|best|suits?|works for me|fine by me|good for me|great for me|"
+    r"easiest|easier|simplest|most convenient|handiest|"
     r"favou?rite|choice|pick|go-to|preference|standing|go for|go with|stick|remember|keep in mind|note|"
     r"from now on|going forward|from here on|future|every time|each time|default|usually|normally|"
     r"typically|tend|habit|end up|often|mostly|i'm|i am|don't|do not|can't|cannot|allergic|allergy|allergies|"
@@ -124,7 +125,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
     @property
     def reader_id(self) -> str:
         return (
-            f"offline:v10:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
+            f"offline:v11:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
             f"{self.arg_similarity}"
         )
 
@@ -758,7 +759,9 @@ def _span_of(text: str, sub: str) -> tuple[int, int] | None:
 _GENERIC = frozenset(
     "handle handling deal dealing come comes coming book booking bookings choose choosing pick picking sort"
     " set "
-    "setting do doing arrange arranging it's about regarding concerned concerns matter question part".split()
+    "setting do doing arrange arranging it's about regarding concerned concerns matter question part"
+    # whom a tool acts for, said without narrowing it ("when you email people for me" is every email)
+    " people someone somebody folks".split()
 )
 
 
