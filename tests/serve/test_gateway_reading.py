@@ -225,6 +225,141 @@ CASES = [
     ),
 ]
 
+# Written on 2026-12-05 in words the cases above do not use, and first run against the gateway as it
+# was then (reader v10): 22 of 33 behaved right. Reader v11 and the session one-offs were made while
+# looking at these misses, so they are development phrasings too (results/README.md, "Natural
+# statements").
+NEW_CASES = [
+    (
+        "Aisle, always. I need to stretch my legs.",
+        "seat",
+        [(fly(seat="window"), HELD), (fly(seat="aisle"), PASSED)],
+    ),
+    (
+        "I get claustrophobic by the window, so keep me off it.",
+        "seat",
+        [(fly(seat="window"), HELD), (fly(seat="aisle"), PASSED)],
+    ),
+    (
+        "Whatever you do, don't stick me in the middle.",
+        "seat",
+        [(fly(seat="middle"), HELD), (fly(seat="aisle"), PASSED)],
+    ),
+    (
+        "i only fly business these days",
+        "cabin",
+        [(fly(cabin="economy"), HELD), (fly(cabin="business"), PASSED)],
+    ),
+    ("Economy is fine for me, I'm not fussy.", "cabin", [(fly(cabin="business"), HELD)]),
+    ("I don't eat meat.", "meal", [(fly(meal="standard"), HELD), (fly(meal="vegetarian"), PASSED)]),
+    (
+        "No animal products at all for me, I'm vegan.",
+        "meal",
+        [(fly(meal="vegetarian"), HELD), (fly(meal="vegan"), PASSED)],
+    ),
+    (
+        "Please keep my emails professional.",
+        "tone",
+        [(email(tone="casual"), HELD), (email(tone="formal"), PASSED)],
+    ),
+    ("Keep emails brief.", "length", [(email(length="detailed"), HELD), (email(length="short"), PASSED)]),
+    (
+        "When I write to my team, keep it relaxed.",
+        "tone",
+        [(email(tone="formal", to="team@example.org"), PASSED)],
+    ),
+    (
+        "Mild food only, I can't handle heat.",
+        "spice_level",
+        [(food(spice_level="hot"), HELD), (food(spice_level="mild"), PASSED)],
+    ),
+    ("Nothing too spicy for me please.", "spice_level", [(food(spice_level="hot"), HELD)]),
+    (
+        "I'll collect my orders myself.",
+        "delivery",
+        [(food(delivery="door"), HELD), (food(delivery="pickup"), PASSED)],
+    ),
+    (
+        "Drop the food off at the front desk in the lobby.",
+        "delivery",
+        [(food(delivery="door"), HELD), (food(delivery="lobby"), PASSED)],
+    ),
+    (
+        "I'm done with video calls; meet in person from now on.",
+        "location",
+        [(meet(location="video"), HELD), (meet(location="in_person"), PASSED)],
+    ),
+    (
+        "Phone is easiest for me for meetings.",
+        "location",
+        [(meet(location="video"), HELD), (meet(location="phone"), PASSED)],
+    ),
+    (
+        "I'm useless before lunch, so afternoons please.",
+        "time_of_day",
+        [(meet(time_of_day="morning"), HELD), (meet(time_of_day="afternoon"), PASSED)],
+    ),
+    ("No meetings after 5pm.", "time_of_day", [(meet(time_of_day="evening"), HELD)]),
+    (
+        "Send my refunds back to PayPal.",
+        "payment_method",
+        [(refund("credit_card"), HELD), (refund("paypal"), PASSED)],
+    ),
+    (
+        "I never want store gift cards as refunds.",
+        "payment_method",
+        [(refund("gift_card"), HELD), (refund("credit_card"), PASSED)],
+    ),
+    (
+        "Put refunds back on my card.",
+        "payment_method",
+        [(refund("gift_card"), HELD), (refund("credit_card"), PASSED)],
+    ),
+    # other people's preferences and habits never hold
+    ("My husband likes the window seat.", "seat", [(fly(seat="aisle"), PASSED)]),
+    ("Jenna from accounting wants all emails formal.", "tone", [(email(tone="casual"), PASSED)]),
+    ("The kids like their food mild.", "spice_level", [(food(spice_level="hot"), PASSED)]),
+    ("I generally end up with the aisle.", "seat", [(fly(seat="window"), PASSED)]),
+    ("Usually I eat vegetarian, but it's not a rule.", "meal", [(fly(meal="standard"), PASSED)]),
+    # conditions
+    (
+        "For work trips, economy; for holidays I splurge on business.",
+        "cabin",
+        [(fly(destination="Work trip to Berlin", cabin="business"), HELD)],
+    ),
+    (
+        "If it's a client meeting, make it in person.",
+        "location",
+        [
+            (meet(title="Client kickoff", location="phone"), HELD),
+            (meet(title="1:1", location="phone"), PASSED),
+        ],
+    ),
+    # one-offs
+    ("Only for today's lunch: pickup, I'll grab it.", "delivery", [(food(delivery="door"), HELD)]),
+    (
+        "This time, book the middle seat, it's all that's left.",
+        "seat",
+        [(fly(seat="aisle"), HELD), (fly(seat="middle"), PASSED)],
+    ),
+    # revisions
+    (
+        "Scratch what I said about the window: aisle from now on.",
+        "seat",
+        [(fly(seat="window"), HELD), (fly(seat="aisle"), PASSED)],
+    ),
+    (
+        "I've gone off spicy food, medium is my limit now.",
+        "spice_level",
+        [(food(spice_level="hot"), HELD), (food(spice_level="medium"), PASSED)],
+    ),
+    (
+        "Forget PayPal, refunds go to my bank account now.",
+        "payment_method",
+        [(refund("paypal"), HELD), (refund("bank_transfer"), PASSED)],
+    ),
+]
+
 
 def batches(cases):
     """Cases in groups that touch different arguments (one gateway process each)."""
@@ -275,9 +410,9 @@ async def run_batch(mem: Path, batch) -> list[tuple[str, list[str]]]:
 
 @pytest.mark.e2e
 def test_natural_statements_hold_what_they_should_over_stdio(tmp_path):
-    assert len(CASES) >= 50
+    assert len(CASES) >= 50 and len(NEW_CASES) >= 30
     results = []
-    for i, batch in enumerate(batches(CASES)):
+    for i, batch in enumerate(batches(CASES + NEW_CASES)):
         results += anyio.run(run_batch, tmp_path / f"mem{i}", batch)
     misses = [(s, w) for s, w in results if w]
     for s, w in misses:
