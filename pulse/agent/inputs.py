@@ -44,7 +44,13 @@ class DecisionInputs:
         self.scoped_out = 0  # facts the scope rules dropped from counted retrievals
 
     def snapshot(self) -> list[MemoryItem] | None:
-        """The user's current memory items (None where the memory keeps no snapshot)."""
+        """The user's memory items as this task may see them: long-term memory and this task's own
+        one-offs, never another task's (None where the memory keeps no snapshot)."""
+        with_meta = getattr(self.memory, "snapshot_with_meta", None)
+        if callable(with_meta):
+            task = self.config.conversation_id
+            seen = with_meta(self.config.user_id, as_of=self.config.as_of)
+            return [m for m, meta in seen if not meta.task_id or meta.task_id == task]
         snap = getattr(self.memory, "snapshot", None)
         return snap(self.config.user_id, as_of=self.config.as_of) if callable(snap) else None
 
@@ -63,6 +69,7 @@ class DecisionInputs:
             candidate_call=event if event.kind == "candidate_call" else None,
             delivered=tuple(self.delivered),
             k=k,
+            task_id=self.config.conversation_id,  # this task's one-offs too (a gateway session's)
         )
         if count:
             self.stats.retrievals += 1

@@ -377,23 +377,17 @@ class SharedMemory:
 class ToolScopedMemory:
     """The shared memory as one session's agent sees it: at a candidate call, an item about another
     tool (`SharedMemory.tool_of`) is not retrieved, so a `path` preference about `write_file` never
-    holds `create_directory`; the one-offs of session `task_id` are retrieved and snapshot with the
-    long-term memory, other sessions' never. Everything else is the shared memory itself."""
+    holds `create_directory`. Everything else is the shared memory itself (a session's one-offs are
+    filed under its agent's conversation id, the task id its retrievals and snapshots see:
+    `pulse.agent.inputs`)."""
 
-    def __init__(self, shared: SharedMemory, task_id: str = ""):
+    def __init__(self, shared: SharedMemory):
         self._shared = shared
         self._memory = shared.memory
-        self.task_id = task_id
-
-    def snapshot(self, user_id: str, project_id: str = "", as_of: str = "") -> list[MemoryItem]:
-        """The long-term memory and this session's one-offs (oldest first), as the store keeps them."""
-        seen = self._memory.snapshot_with_meta(user_id, project_id, as_of)
-        return [m for m, meta in seen if meta.task_id in ("", self.task_id)]
 
     def retrieve(self, query: RetrievalQuery):
         """The retrieved items, at a candidate call only those of no tool or of the called tool (looking
         further, up to 3k, when other tools' items took places)."""
-        query = replace(query, task_id=query.task_id or self.task_id)
         got = self._memory.retrieve(query)
         call = query.candidate_call
         if call is None or not got:
@@ -423,8 +417,7 @@ class GatewaySession:
         self.label = label
         conversation_id = f"serve-{uuid.uuid4().hex[:12]}"
         self.agent = PulseAgent(
-            # this session's one-offs ("just this time, a window seat") are its task's: seen here only
-            ToolScopedMemory(shared, task_id=conversation_id),
+            ToolScopedMemory(shared),
             shared.policy,
             PulseAgentConfig(
                 user_id=cfg.user_id,
@@ -440,6 +433,7 @@ class GatewaySession:
                 max_holds_per_call=0,
                 condition_skips_tool_words=True,
                 slot_vocab=shared.vocab,
+                # the task id of this session's one-offs ("just this time, a window seat"): seen here only
                 conversation_id=conversation_id,
                 reading=shared if shared.reading is not None else None,  # its schema grows (`_learn`)
             ),

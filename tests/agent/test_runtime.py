@@ -346,3 +346,36 @@ def test_the_start_of_task_delivery_leads_with_the_projects_current_decisions():
     assert ids[0] == "d-new" and "d-old" not in ids and "d-other" not in ids
     assert "m1" in ids  # the retrieved preference still comes, after the decision
     agent.end()
+
+
+def test_a_one_off_is_its_own_tasks_never_another_tasks():
+    """A task-scoped item (a one-off: "just this time, Notion") is retrieved and snapshot by the task it
+    was said in (its conversation id), never by another task: it holds nothing there, and no scope rule
+    sees it."""
+    from pulse.memory.interface import ItemMeta
+
+    mem = structured_memory()
+    one_off = MemoryItem(
+        "t1",
+        "preference",
+        "user:u1",
+        "u1 wants notes app notion for this task.",
+        "notes_app",
+        "notion",
+        "notes",
+        ("notes_app",),
+        "",
+        Provenance("user_statement"),
+        "2025-01-02",
+    )
+    mem.add_items([one_off], meta={"t1": ItemMeta(task_id="task-A")})
+
+    def held_in(task: str) -> bool:
+        agent = PulseAgent(mem, RulePolicy(), PulseAgentConfig("u1", concurrent=False, conversation_id=task))
+        agent.start(Event("request", 0, text="make a note", args={"notes_app": "?"}))
+        snap = [m.item_id for m in agent.inputs.snapshot()]
+        assert snap == (["t1"] if task == "task-A" else [])
+        return agent.decide_call(call(app="obsidian")).decision.action == "intervene"
+
+    assert held_in("task-A")
+    assert not held_in("task-B")
