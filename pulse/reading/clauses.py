@@ -188,9 +188,9 @@ _WITHDRAW = re.compile(
     # "forget my rule" withdraws; "I'll just forget in between" is the person's memory
     r"(?<!\bi )(?<!\bwe )(?<!'ll )(?<!'ll just )(?<!\bwill )(?<!\balways )(?<!\boften )(?<!\busually )"
     r"(?<!\bthey )(?<!\bhe )(?<!\bshe )(?<!\bmight )"
-    r"forget (?:about |that |what i said about |my |the )?|(?<!\ba )(?<!\bthe )scratch (?:that|my)|"
+    r"forget (?:about |that |what i said about |my |the )?|(?<!\ba )(?<!\bthe )scratch (?:that|my|the)|"
     r"(?:drop|scrap|ditch|lose|remove|delete|cancel) (?:my|the|that) .{0,40}?"
-    r"(?:preference|rule|request|setting|note|default)s?|"
+    r"(?:preference|rule|request|setting|note|default|thing|idea)s?|"
     r"(?:drop|remove|take) .{1,40}? (?:from|off) my defaults|you can (?:scrap|drop|ditch|remove) (?:it|that)|"
     r"(?:cancel|remove|delete|clear|withdraw|retract|ignore) (?:my|the|that) (?:preference|rule|note"
     r"|setting)|"

@@ -110,3 +110,12 @@ def test_whom_a_tool_acts_for_does_not_narrow_it(read):
     assert read("Keep it casual when you email people for me.") == [
         ("tone", "casual", "prefer", "preference", "")
     ]
+
+
+def test_a_thing_scratched_is_withdrawn_and_the_choice_made_is_wanted(read):
+    # v10 read nothing here; splitting after "Scratch ..." alone read PayPal as wanted
+    assert [f[:3] for f in read("Scratch the PayPal thing, bank transfer it is.")] == [
+        ("payment_method", "bank_transfer", "prefer")
+    ]
+    assert [f[:3] for f in read("Window it is!")] == [("seat", "window", "prefer")]
+    assert read("It is what it is.") == []
