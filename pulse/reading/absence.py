@@ -42,6 +42,10 @@ def absence_head(value: str) -> tuple[str, ...]:
     return head if 1 <= len(head) <= 2 else ()
 
 
+# verbs of eating or drinking, which leave the thing they take whole ("eat meat" names "meat")
+_CONSUMING = frozenset("eat eats eating ate drink drinks drinking drank have having".split())
+
+
 def names_head(value: str, text: str) -> bool:
     """Whether `text` (a matched span) is the left-out thing itself ("nuts" for "nut_free", "eat meat"
     for "vegetarian": a verb of eating or drinking around it changes nothing)."""
@@ -50,7 +54,6 @@ def names_head(value: str, text: str) -> bool:
     return bool(head) and len(words) == len(head) and all(_names(w, h) for w, h in zip(words, head))
 
 
-_CONSUMING = frozenset("eat eats eating ate drink drinks drinking drank have having".split())
 # words between a refusal and the thing it refuses that leave the thing whole ("don't eat any eggs")
 _REFUSING = frozenset(
     "no not never don't doesn't didn't won't can't cannot without avoid skip allergic allergy intolerant"

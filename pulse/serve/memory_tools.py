@@ -87,6 +87,13 @@ def _listed(m: dict[str, str]) -> str:
     return f"- [{m['id']}] {m['kind']}: {m['text']}" + (f" (about {m['tool']})" if m["tool"] else "")
 
 
+def _how_it_binds(u: dict[str, Any]) -> str:
+    """What an understood fact holds, said after it: nothing to add for a standing wish or refusal."""
+    if u.get("this_session_only"):
+        return " (this session only)"
+    return "" if u["binds"] else " (not binding: kept as context)"
+
+
 def remember_text(out: dict[str, Any]) -> str:
     """The reply to `pulse_remember` for `GatewaySession.remember`'s answer `out`: what was stored (or
     merged, or why nothing was), what was understood and how the statement was read."""
@@ -105,17 +112,7 @@ def remember_text(out: dict[str, Any]) -> str:
         parts.append(f"Nothing stored ({why}); kept as context for this session's next calls.")
     text = "\n".join(parts)
     if out.get("understood"):
-        text += "\nUnderstood:\n" + "\n".join(
-            f"- {u['said']}"
-            + (
-                " (this session only)"
-                if u.get("this_session_only")
-                else ""
-                if u["binds"]
-                else " (not binding: kept as context)"
-            )
-            for u in out["understood"]
-        )
+        text += "\nUnderstood:\n" + "\n".join(f"- {u['said']}{_how_it_binds(u)}" for u in out["understood"])
     read = ", ".join(f"{k}={v}" for k, v in out["read_as"].items())
     if read:
         text += f"\nRead as: {read}"
