@@ -286,6 +286,10 @@ def _cue_bonuses(kind: str, m: Any, part: str, said: list[str], lead_in: str) ->
         # "60 a ticket", "$40 per night": an amount for each thing is for an argument priced per that
         # thing, not for the count of those things
         add(_RATE_BONUS, re.compile(rf"\bper\s+{re.escape(stem(rate.group(1).lower()))}", re.I))
+    if kind == "number" and not m.unit and (_HEADS_AFTER.match(after) or _GROUP_OF_BEFORE.search(before)):
+        # "it's four of us", "a party of six": how many people go is for an argument that counts them
+        # (tickets, guests, seats, travellers)
+        add(_HEADCOUNT_BONUS, _HEADCOUNT_ARG)
     if kind == "number" and (_BOUND_CUE_BEFORE.search(before) or _BOUND_CUE_AFTER.match(after)):
         # "don't go above fifty", "twenty minutes tops": a number said as a bound is for an argument that
         # is one (a maximum, a limit, a budget)
@@ -419,6 +423,16 @@ _BOUND_ARG = re.compile(
     re.I,
 )
 _BOUND_BONUS = 0.2
+# a number said as how many people go, and the arguments that count them: a head count names its
+# argument as surely as "N tickets" would
+_HEADCOUNT_BONUS = 0.4
+_HEADS_AFTER = re.compile(r"\s+(?:of us|of them|people|persons|guests|adults|travell?ers|passengers)\b", re.I)
+_GROUP_OF_BEFORE = re.compile(r"\b(?:party|group|table|family) of\s+$", re.I)
+_HEADCOUNT_ARG = re.compile(
+    r"\b(?:count|number of|how many|guests|people|persons|party size|travell?ers|passengers|attendees"
+    r"|headcount)\b",
+    re.I,
+)
 _RATE_BONUS = 0.3
 # an amount for each of something ("60 a ticket", "40 dollars per night", "$5 each person"), also the
 # first of two ("from 100 to 60 a ticket", "between 80 and 120 a night")

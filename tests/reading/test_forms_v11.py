@@ -119,3 +119,26 @@ def test_a_thing_scratched_is_withdrawn_and_the_choice_made_is_wanted(read):
     ]
     assert [f[:3] for f in read("Window it is!")] == [("seat", "window", "prefer")]
     assert read("It is what it is.") == []
+
+
+def test_how_many_of_us_go_is_a_head_count():
+    # v10 bound "four" to nothing: the clause never names the tickets
+    tools = [
+        {
+            "name": "buy_tickets",
+            "description": "Buy tickets for a show.",
+            "arguments": {
+                "ticket_count": {"type": "integer", "description": "Number of tickets."},
+                "max_price_per_ticket": {
+                    "type": "integer",
+                    "description": "Maximum price per ticket in dollars.",
+                },
+            },
+        }
+    ]
+    schema = Schema.from_json_tools(tools)
+    reader = make_reader("offline")
+    facts = reader.read("Please always book for four of us, me, my wife and the two boys.", schema)
+    assert [(f.argument, f.value) for f in facts] == [("ticket_count", "4")]
+    facts = reader.read("Book a table for a party of six, always.", schema)
+    assert [(f.argument, f.value) for f in facts] == [("ticket_count", "6")]
