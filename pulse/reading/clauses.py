@@ -266,7 +266,9 @@ REFUSED_PREDICATE = re.compile(
     r"(?P<thing>(?:[\w'-]+\s+){0,3}[\w'-]+)\s+(?:is|are|'s|'re|seems?|feels?)\s+"
     r"(?:(?:totally|completely|just|pretty|kind of|a bit|so|really|honestly)\s+)?"
     r"(?:pointless|useless|unnecessary|overkill|not needed|not necessary|no use|a rip-?off"
-    r"|a waste(?: of (?:time|money|space))?)\b",
+    r"|a waste(?: of (?:time|money|space))?"
+    # "beginner is too slow", "80 is too cramped": a thing judged too much of something is turned down
+    r"|(?:way |much |far |a bit |a little |just )?too (?!many\b|much\b|late\b|bad\b|early\b)[a-z]+)\b",
     re.I,
 )
 # the same said after the thing: "a peanut allergy", "lactose intolerant", "raw fish makes me queasy"
@@ -278,7 +280,7 @@ _AVERSION_AFTER = re.compile(
 # The two patterns above try every word as the start of their thing: a text without their judgement
 # words is skipped first (a tenth of the time, the same matches).
 _REFUSED_WORDS = re.compile(
-    r"pointless|useless|unnecessary|overkill|not need|not necess|no use|rip-?off|a waste", re.I
+    r"pointless|useless|unnecessary|overkill|not need|not necess|no use|rip-?off|a waste|\btoo ", re.I
 )
 _AVERSION_WORDS = re.compile(r"allerg|intoleran|ma(?:kes?|de) me", re.I)
 

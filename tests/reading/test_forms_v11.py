@@ -142,3 +142,10 @@ def test_how_many_of_us_go_is_a_head_count():
     assert [(f.argument, f.value) for f in facts] == [("ticket_count", "4")]
     facts = reader.read("Book a table for a party of six, always.", schema)
     assert [(f.argument, f.value) for f in facts] == [("ticket_count", "6")]
+
+
+def test_a_thing_judged_too_much_of_something_is_turned_down(read):
+    # v10 read "the middle seat is way too tight" as a wish for the middle seat
+    assert [f[:3] for f in read("The middle seat is way too tight for me.")] == [("seat", "middle", "avoid")]
+    assert [f[:3] for f in read("Economy is too cramped.")] == [("cabin", "economy", "avoid")]
+    assert [f[:3] for f in read("That's too bad, economy is fine.")] == [("cabin", "economy", "prefer")]
