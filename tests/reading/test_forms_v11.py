@@ -145,7 +145,15 @@ def test_how_many_of_us_go_is_a_head_count():
 
 
 def test_a_thing_judged_too_much_of_something_is_turned_down(read):
-    # v10 read "the middle seat is way too tight" as a wish for the middle seat
+    # v10 read "middle is too tight" after the wish as a second wish
+    assert [f[:3] for f in read("Aisle please, middle is too tight.")] == [
+        ("seat", "aisle", "prefer"),
+        ("seat", "middle", "avoid"),
+    ]
+    assert [f[:3] for f in read("I go for video, in person is too slow.")] == [
+        ("location", "video", "prefer"),
+        ("location", "in_person", "avoid"),
+    ]
     assert [f[:3] for f in read("The middle seat is way too tight for me.")] == [("seat", "middle", "avoid")]
     assert [f[:3] for f in read("Economy is too cramped.")] == [("cabin", "economy", "avoid")]
     assert [f[:3] for f in read("That's too bad, economy is fine.")] == [("cabin", "economy", "prefer")]
