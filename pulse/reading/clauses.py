@@ -267,6 +267,9 @@ REFUSED_PREDICATE = re.compile(
     r"(?:(?:totally|completely|just|pretty|kind of|a bit|so|really|honestly)\s+)?"
     r"(?:pointless|useless|unnecessary|overkill|not needed|not necessary|no use|a rip-?off"
     r"|a waste(?: of (?:time|money|space))?"
+    # "the shiny paper is a no", "red-eyes are a dealbreaker": a thing ruled out in so many words
+    r"|a (?:hard |firm |definite )?no(?:-go)?|a non-?starter|a deal-?breaker|off the table"
+    r"|out of the question"
     # "beginner is too slow", "80 is too cramped": a thing judged too much of something is turned down
     r"|(?:way |much |far |a bit |a little |just )?too (?!many\b|much\b|late\b|bad\b|early\b)[a-z]+)\b",
     re.I,
@@ -280,7 +283,9 @@ _AVERSION_AFTER = re.compile(
 # The two patterns above try every word as the start of their thing: a text without their judgement
 # words is skipped first (a tenth of the time, the same matches).
 _REFUSED_WORDS = re.compile(
-    r"pointless|useless|unnecessary|overkill|not need|not necess|no use|rip-?off|a waste|\btoo ", re.I
+    r"pointless|useless|unnecessary|overkill|not need|not necess|no use|rip-?off|a waste|\btoo "
+    r"|a (?:hard |firm |definite )?no\b|no-go|starter|breaker|off the table|out of the question",
+    re.I,
 )
 _AVERSION_WORDS = re.compile(r"allerg|intoleran|ma(?:kes?|de) me", re.I)
 

@@ -39,6 +39,7 @@ from pulse.reading.clauses import (
     has_lasting_cue,
     is_not_condition,
     one_off_alone,
+    refused_predicates,
     speaker_name,
     split_clauses,
     split_sentences,
@@ -640,6 +641,8 @@ def _states(part: str, clause: Clause, sentence: str) -> bool:
         or _HABITUAL.search(part)
         or _IMPERATIVE.match(clause.text)
         or _CUE.search(sentence)
+        # a thing ruled out in so many words ("The middle seat is a no", "economy is too cramped")
+        or next(refused_predicates(part), None) is not None
         # (the clause without its conditions: "Same-day delivery when it's groceries")
         or not _CLAUSE_VERB.search(_without_trailing_condition(clause.text))
     )

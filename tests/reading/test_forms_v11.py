@@ -157,3 +157,10 @@ def test_a_thing_judged_too_much_of_something_is_turned_down(read):
     assert [f[:3] for f in read("The middle seat is way too tight for me.")] == [("seat", "middle", "avoid")]
     assert [f[:3] for f in read("Economy is too cramped.")] == [("cabin", "economy", "avoid")]
     assert [f[:3] for f in read("That's too bad, economy is fine.")] == [("cabin", "economy", "prefer")]
+
+
+def test_a_thing_ruled_out_in_so_many_words_is_turned_down(read):
+    # v10 read nothing: no wish word in the clause
+    assert [f[:3] for f in read("The middle seat is a no.")] == [("seat", "middle", "avoid")]
+    assert [f[:3] for f in read("Window is off the table.")] == [("seat", "window", "avoid")]
+    assert read("Is that a no?") == []
