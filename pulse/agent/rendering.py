@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pulse.core.conditions import excluded_situation
 from pulse.core.records import MemoryItem, quote_untrusted
 
 
@@ -35,8 +36,8 @@ def render_items(items: Sequence[MemoryItem]) -> str:
 
 
 def _condition_phrase(conditions: str) -> str:
-    """ "a client trip" -> "for a client trip"; "when it rains" stays as it is."""
+    """ "a client trip" -> "for a client trip"; "when it rains" and "except for reports" stay as they are."""
     c = " ".join(conditions.split())
     first = c.split(" ", 1)[0].lower()
     subordinators = ("when", "whenever", "if", "unless", "for", "on", "during", "while", "in", "at", "with")
-    return c if first in subordinators else f"for {c}"
+    return c if first in subordinators or excluded_situation(c) else f"for {c}"

@@ -15,6 +15,7 @@ from typing import Any
 
 from pulse.agent.listener import Listener
 from pulse.agent.schema import SchemaTool, word_cosine, words
+from pulse.core.conditions import excluded_situation
 from pulse.core.gold import BINDING_KINDS
 from pulse.core.records import MemoryItem
 
@@ -28,7 +29,12 @@ _QUANTIFIERS = frozenset({"every", "each", "all", "any", "my", "our"})
 def condition_applies(conditions: str, situation_words: set[str], skip: Sequence[str] = ()) -> bool:
     """Whether a fact's condition holds in a situation: at least half of the condition's words (light
     stemming, no stop words) occur in it ("for a client trip" in "... a client trip to Oslo ...").
-    `skip`: words that do not count (the called tool's own name), unless they are all it says."""
+    `skip`: words that do not count (the called tool's own name), unless they are all it says. An
+    excluding condition ("unless it's a client", "except for reports") applies where the situation
+    it names does not."""
+    excluded = excluded_situation(conditions)
+    if excluded:
+        return not words(excluded) or not condition_applies(excluded, situation_words, skip)
     cond = set(words(conditions)) - _CONDITION_FILLER
     if skip:  # "on every flight" at book_flight says nothing beyond the tool: it stays as it is
         rest = {
@@ -110,7 +116,7 @@ class ScopeFilter:
         matches the request (word cosine >= `scope_threshold`); [] when none matches."""
         if self._scope_cache is None:
             self._scope_cache = []
-            contexts = {c for cs in self.slot_contexts().values() for c in cs}
+            contexts = {c for cs in self.slot_contexts().values() for c in cs if not excluded_situation(c)}
             req = self.request_text()
             if contexts:
                 best = max(sorted(contexts), key=lambda c: word_cosine(c, req))
@@ -125,44 +131,61 @@ class ScopeFilter:
     def filter(self, items: Sequence[MemoryItem], at_call: bool = False) -> tuple[list[MemoryItem], int]:
         """`items` without the facts out of this request's scope, and how many were dropped: where the
         user's current binding facts for a slot carry several contexts, only those whose context
-        matches the request best (and at least `scope_threshold`) stay; at a call (`at_call`), a slot's
-        only conditional fact stays only where its condition applies; other items always stay."""
+        matches the request best (and at least `scope_threshold`) stay, or, at a call, whose condition
+        this call's situation names; at a call (`at_call`), a slot's only conditional fact stays only
+        where its condition applies; an excluding condition ("unless it's a client") stays where the
+        situation it names is absent; other items always stay."""
         contexts = self.slot_contexts()
         req = self.request_text()
         drop: set[str] = set()
         best: dict[str, float] = {}
-        situation = None
+        here: list[str] | None = None  # this call's situation, read once
         for m in items:
             if not (m.slot and m.kind in BINDING_KINDS and m.conditions):
                 continue
-            if len(contexts.get(m.slot, ())) < 2:
-                # at a call, the slot's only conditional fact binds only where its condition applies:
-                # the request, the subgoal, the user's words or the tools of this task name it (a
-                # delivery carries the condition in its line and the task agent weighs it)
-                if not at_call:
-                    continue
-                if situation is None:
-                    situation = self.situation_texts()
-                    skip = self._tool_words_to_skip()
-                # the statement that set the condition does not make it hold
-                around = {
-                    w
-                    for t in situation
-                    if not (m.provenance.quote and m.provenance.quote in t)
-                    for w in words(t)
-                }
-                if not condition_applies(m.conditions, around, skip):
+            if at_call and here is None:
+                here = self.situation_texts()
+            several = len(contexts.get(m.slot, ())) >= 2
+            excluding = bool(excluded_situation(m.conditions))
+            if at_call and (not several or excluding):
+                # at a call, a conditional fact binds only where its condition applies: the request,
+                # the subgoal, the user's words, the tools of this task or the call's own values name
+                # it (a delivery carries the condition in its line and the task agent weighs it)
+                if not self._applies_here(m, here or []):
                     drop.add(m.item_id)
                 continue
+            if not several:
+                continue
+            if excluding:
+                # weighed by whether the request names what it excludes, not by how close it is to it
+                if not condition_applies(m.conditions, set(words(req))):
+                    drop.add(m.item_id)
+                continue
+            if at_call and self._applies_here(m, here or []):
+                continue  # "If it's a client meeting, ..." at a call titled "Client kickoff"
             if m.slot not in best:
                 key = (m.slot, req)
                 if key not in self._best_context:
-                    self._best_context[key] = max(word_cosine(c, req) for c in contexts[m.slot])
+                    self._best_context[key] = max(
+                        (word_cosine(c, req) for c in contexts[m.slot] if not excluded_situation(c)),
+                        default=0.0,
+                    )
                 best[m.slot] = max(self._best_context[key], word_cosine(m.conditions, req))
             sc = word_cosine(m.conditions, req)
             if sc < best[m.slot] - 1e-9 or sc < self.config.scope_threshold:
                 drop.add(m.item_id)
         return [m for m in items if m.item_id not in drop], len(drop)
+
+    def _applies_here(self, m: MemoryItem, situation: Sequence[str]) -> bool:
+        """Whether fact `m`'s condition applies in this call's `situation` (`situation_texts`; the
+        statement that set the condition does not make it hold)."""
+        around = {
+            w
+            for t in situation
+            if not (m.provenance.quote and m.provenance.quote in t)
+            for w in words(t)
+        }
+        return condition_applies(m.conditions, around, self._tool_words_to_skip())
 
     def _tool_words_to_skip(self) -> tuple[str, ...]:
         """The called tool's own name words, where a condition naming only them says nothing."""

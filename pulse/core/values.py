@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 
 VALUE_KINDS: tuple[str, ...] = ("domain", "email", "number", "date", "set", "text", "enum", "string")
 
@@ -98,21 +99,28 @@ def same_value(kind: str, a: str, b: str) -> bool:
 
 
 # A memory value the user rejects: "not:gift_card" = anything but gift_card ("never refund to a gift
-# card"). One rule for every comparison of a memory value with a call's value: `allows`.
+# card"); several rejected values of one slot are one record, "not:paypal|gift_card" ("never PayPal or a
+# gift card"). One rule for every comparison of a memory value with a call's value: `allows`.
 AVOID = "not:"
+AVOID_SEP = "|"
 
 
-def avoided(value: str) -> str:
-    """The value a memory value rejects ("" when it states a value)."""
-    return value[len(AVOID) :] if str(value).startswith(AVOID) else ""
+def avoid_value(values: Iterable[str]) -> str:
+    """The memory value that rejects each of `values` (in order, once each)."""
+    return AVOID + AVOID_SEP.join(dict.fromkeys(values))
+
+
+def avoided(value: str) -> tuple[str, ...]:
+    """The values a memory value rejects (() when it states a value)."""
+    return tuple(str(value)[len(AVOID) :].split(AVOID_SEP)) if str(value).startswith(AVOID) else ()
 
 
 def allows(memory_value: str, call_value: str, kind: str = "") -> bool:
-    """Whether a call's value agrees with a memory value: the same value, or, for a rejected value
+    """Whether a call's value agrees with a memory value: the same value, or, for rejected values
     (`AVOID`), any other. `kind` compares typed values canonically (`same_value`); "" = as strings."""
     rejected = avoided(memory_value)
     if rejected:
-        return not (same_value(kind, rejected, call_value) if kind else rejected == call_value)
+        return not any(same_value(kind, r, call_value) if kind else r == call_value for r in rejected)
     return same_value(kind, memory_value, call_value) if kind else memory_value == call_value
 
 

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 from pulse.core.records import Event, MemoryItem, Provenance
 from pulse.core.statements import is_value
-from pulse.core.values import AVOID
+from pulse.core.values import avoid_value
 from pulse.memory.interface import WriteCandidate
 from pulse.memory.project import Workflow, WorkflowStep, state_slot
 from pulse.memory.validation import event_source, receipt_succeeded, user_voice_problem
@@ -342,6 +342,11 @@ def _filed(facts: Sequence[ReadFact], ev: Event, conv: _Conversation, t: str) ->
     return out
 
 
+def avoid_text(slot: str, values: Sequence[str]) -> str:
+    """The record's words for the values of `slot` the user rejects."""
+    return f"The user avoids {slot} = {' or '.join(values)}."
+
+
 def _filed_fact(f: ReadFact, ev: Event, conv: _Conversation, t: str) -> WriteCandidate | None:
     """One read fact: this project's decision, or the user's own withdrawal, avoided value, habit or
     preference; None for anyone else's words and for the request's task parameters."""
@@ -357,9 +362,8 @@ def _filed_fact(f: ReadFact, ev: Event, conv: _Conversation, t: str) -> WriteCan
         item = _read_item(f, ev, conv, t, "withdrawal", f"The user no longer wants {f.argument} = {f.value}.")
         return WriteCandidate(item, source_event=ev, read=True)
     if f.polarity == "avoid":  # "never to a gift card": binds anything but that value (values.AVOID)
-        item = _read_item(
-            f, ev, conv, t, "preference", f"The user avoids {f.argument} = {f.value}.", value=AVOID + f.value
-        )
+        text = avoid_text(f.argument, [f.value])
+        item = _read_item(f, ev, conv, t, "preference", text, value=avoid_value([f.value]))
         return WriteCandidate(item, source_event=ev, task_scoped=not f.lasting, read=True)
     if f.kind == "habit":
         text = f"The user usually ends up with {f.argument} = {f.value} (a habit, not a stated preference)."

@@ -29,10 +29,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from pulse.core.records import USER_FACT_KINDS, Event, MemoryItem
-from pulse.core.values import same_value
+from pulse.core.values import avoid_value, avoided, same_value
 from pulse.memory import graph
 from pulse.memory.embedders.base import Embedder
-from pulse.memory.extraction import extract
+from pulse.memory.extraction import avoid_text, extract
 from pulse.memory.interface import (
     ConversationClosedError,
     ItemMeta,
@@ -246,6 +246,7 @@ def plan_and_write(
                 conv.rejected.append((c, why_not))
                 continue
             if target is not None:
+                item = _with_earlier_avoids(memory, item, target, vec_by_hash)
                 item = replace(item, supersedes=target.item_id)
                 store.end_validity(db, target.item_id, item.valid_from)
                 ended[target.item_id] = item.valid_from
@@ -270,6 +271,20 @@ def plan_and_write(
         store.bump(db, scopes)
     memory.invalidate(scopes)
     return written
+
+
+def _with_earlier_avoids(
+    memory: WriteTarget, item: MemoryItem, target: MemoryItem, vec_by_hash: dict[str, Any]
+) -> MemoryItem:
+    """ "Never the middle seat", then "no window either": an avoid revising an avoid of the same slot and
+    context keeps what the earlier one rejected (one record rejects both; `values.avoid_value`)."""
+    old, new = avoided(target.value), avoided(item.value)
+    if not (old and new) or target.kind != item.kind or set(new) >= set(old):
+        return item
+    values = list(dict.fromkeys((*old, *new)))
+    merged = replace(item, value=avoid_value(values), text=avoid_text(item.slot, values))
+    vec_by_hash.update(memory.embed_cached([graph.embed_text(merged)]))
+    return merged
 
 
 def _embedded(

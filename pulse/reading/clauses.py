@@ -39,6 +39,8 @@ _CLAUSE = re.compile(
     r"|,\s+while\s+(?=\S)"
     # "Used to love the window, now I want the aisle": the change of mind is a clause of its own
     r"|,\s+(?=(?i:now\s+(?:i|we|it|my|our|the))\b)"
+    # "PayPal for anything under $50, otherwise bank transfer": the other branch of the condition
+    r"|,\s+(?=(?i:otherwise|or else)\b)"
     r"|,\s+and\s+(?=(?:[Ii]|we|my|he|she|they|[A-Z][a-z]+)\b)"
     # "My coach wants high intensity, I'd rather keep it moderate": the speaker's own wish after a comma
     r"|,\s+(?=(?i:i|we)(?:'d|\s+would)\s+(?:rather|prefer|like)\b)"
@@ -192,6 +194,7 @@ _WITHDRAW = re.compile(
     r"(?:drop|scrap|ditch|lose|remove|delete|cancel) (?:my|the|that) .{0,40}?"
     r"(?:preference|rule|request|setting|note|default|thing|idea)s?|"
     r"(?:drop|remove|take) .{1,40}? (?:from|off) my defaults|you can (?:scrap|drop|ditch|remove) (?:it|that)|"
+    r"(?:ignore|disregard) what i (?:said|told you|wrote|asked for) (?:about|regarding)|"
     r"(?:cancel|remove|delete|clear|withdraw|retract|ignore) (?:my|the|that) (?:preference|rule|note"
     r"|setting)|"
     r"not (?:a thing|true|the case) any ?more|done with|over (?:it|that) now|i've moved (?:on|away) from|"
@@ -233,7 +236,18 @@ def withdrawn_span(clause: str) -> tuple[int, int] | None:
     if m is None:
         return None
     brk = re.search(r"[,;:.!?]|\s[-—]\s", clause[m.end() :])
-    return m.start(), m.end() + (brk.start() if brk else len(clause) - m.end())
+    end = m.end() + (brk.start() if brk else len(clause) - m.end())
+    # "Forget PayPal, and gift cards too", "no more PayPal refunds, nor gift cards": what is added
+    # after the break is withdrawn with it
+    more = _WITHDRAWN_TOO.match(clause, end)
+    return m.start(), more.end() if more else end
+
+
+_WITHDRAWN_TOO = re.compile(
+    r"\s*,?\s*(?:(?:and|or|plus)\s+(?:also\s+)?[^,;:.!?]{1,40}?\s+(?:too|as well|either)\b"
+    r"|nor\b[^,;:.!?]{1,40})",
+    re.I,
+)
 
 
 def rejected_text(clause: str) -> str:
@@ -251,9 +265,15 @@ _CHANGED_FROM = re.compile(
     re.I,
 )
 NEGATION = re.compile(
-    r"\b(?:never|don't|do not|doesn't|does not|didn't|won't|will not|can't stand|cannot stand|no|not|"
+    # "I don't mind the middle seat" accepts it: no negation
+    r"\b(?:never|don't(?! mind\b)|do not(?! mind\b)|doesn't(?! (?:mind|bother)\b)|does not(?! mind\b)|"
+    r"didn't|won't|will not|can't stand|cannot stand|no|not|"
+    # "neither PayPal nor a gift card"; "as long as it isn't the middle"
+    r"neither|nor|isn't|aren't|mustn't|"
     r"avoid|avoids|hate|hates|dislike|dislikes|anything but|anything except|anything other than|rather not|"
-    r"without|nothing but|except|skip|keep away from|steer clear of|stay away from|not a fan of|"
+    # "except on weekends" excludes a situation (a condition), not a value
+    r"without|nothing but|except(?!\s+(?:on|when|if|in|at|during|while)\b)|skip|keep away from|steer clear of"
+    r"|stay away from|not a fan of|"
     r"no more|none of|nobody|no one|no-one|"
     # what the body refuses or the person is done with: "allergic to chicken", "can't eat gluten"
     r"allergic to|an allergy to|intolerant (?:to|of)|can't (?:eat|have|handle|tolerate|take|do|drink)|"
@@ -409,10 +429,23 @@ def split_sentences(text: str) -> list[str]:
 # "Forget PayPal, refunds go to my bank account now": a withdrawal said first and the new wish after a
 # comma are two clauses (the second revises what the first withdrew)
 _WITHDRAWN_FIRST = re.compile(
-    r"^\s*(?:forget(?: about)?|scratch|ditch|never mind|no more|enough (?:of|with))\s+[^,;.]{1,40},\s+"
+    r"^\s*(?:(?:actually|ok|okay|oh|wait|sorry|no|hmm|right)\s*,?\s+)*"
+    r"(?:forget(?: about)?|scratch|ditch|never mind|no more|enough (?:of|with))\s+[^,;.]{1,40},\s+"
     r"(?!(?:and|or|but|not|nor|either|too|as well)\b)(?=\S+\s+\S+\s+\S)",
     re.I,
 )
+
+
+# "My wife always wants the window seat, I want the aisle", "Book vegan meals for me, my partner eats
+# kosher": after a comma, a new subject with its own wish or habit starts a clause of its own (not after a
+# leading condition: "If my wife comes, I want the aisle")
+_NEW_SUBJECT = re.compile(
+    r",\s+(?=(?:(?:i|we)(?:'d|'m|'re|'ll)\b|(?:i|we)(?:\s+(?:always|usually|really|just|only|definitely"
+    r"|personally|myself|still))?\s+(?:want|prefer|like|love|would|am|are|will)\b"
+    rf"|(?:my|our)\s+(?:\w+\s+)?(?:{_RELATIONS})\b(?:\s+[A-Z][a-z]+)?\s+{_PERSON_VERB}))",
+    re.I,
+)
+_LEADING_CONDITION = re.compile(rf"^\s*{_SUBORDINATOR}\b", re.I)
 
 
 def split_clauses(sentence: str) -> list[str]:
@@ -420,7 +453,13 @@ def split_clauses(sentence: str) -> list[str]:
     if first:
         return [sentence[: first.end()].strip(" ,"), *split_clauses(sentence[first.end() :])]
     parts = [p.strip(" ,") for p in _CLAUSE.split(sentence) if p and p.strip(" ,")]
-    return parts or [sentence]
+    out = []
+    for part in parts or [sentence]:
+        if _LEADING_CONDITION.match(part):
+            out.append(part)
+            continue
+        out.extend(p.strip(" ,") for p in _NEW_SUBJECT.split(part) if p.strip(" ,"))
+    return out
 
 
 def speaker_name(text: str) -> str:
@@ -748,7 +787,9 @@ _NOT_TOPIC = re.compile(
     r"|basically|ok|okay|also|so|well|yes|yeah|no|sure|thanks|thank|please|anyway|personally|frankly|fine"
     r"|great|right|oh|hey|hi|hello|dear|look|listen|first|second|finally|lastly|plus|besides|otherwise"
     r"|instead|however|still|again|way|record|short|honest|said|note|heads|news|thing|same|usual|like|as"
-    r"|then|now|generally|usually|normally|typically|ideally|preferably|obviously|anyhow|wise)\b|\w+ly\b",
+    r"|then|now|generally|usually|normally|typically|ideally|preferably|obviously|anyhow|wise"
+    # "Window or aisle, I don't care": alternatives offered, not a topic
+    r"|or|either|neither|nor)\b|\w+ly\b",
     re.I,
 )
 _FINITE = re.compile(
@@ -806,6 +847,13 @@ def is_not_condition(phrase: str) -> bool:
     return bool(_NOT_COND.match(phrase.strip()))
 
 
+_NEGATED_AFTER = re.compile(
+    r"(?<=\w)\s*,?\s+(?:not so much|not really|not for me|no thanks|no thank you|not a chance|no way"
+    r"|definitely not|absolutely not|not at all)(?=\s*(?:[,;.!?]|$))",
+    re.I,
+)
+
+
 def negated_spans(text: str) -> list[tuple[int, int]]:
     """Spans governed by a negator: from the negator to the next clause break ("never to a gift
     card"; "anything but economy")."""
@@ -814,10 +862,20 @@ def negated_spans(text: str) -> list[tuple[int, int]]:
         if re.match(r"no longer|not any ?more", text[m.start() :], re.I):
             continue
         end = len(text)
-        brk = re.search(r"[,;.!?]|\s(?:but|and then|instead|rather)\s", text[m.end() :])
+        # a new subject after "and" ends it: "I hate the middle seat and I'm not keen on the window"
+        brk = re.search(
+            r"[,;.!?]|\s(?:but|and then|instead|rather)\s|\s(?:and|or)\s+(?=(?:i|we|i'm|i'd|we're|we'd)\b)",
+            text[m.end() :],
+            re.I,
+        )
         if brk:
             end = m.end() + brk.start()
         out.append((m.start(), end))
+    for m in _NEGATED_AFTER.finditer(text):
+        # "mornings not so much", "video, not really": the refusal after the thing governs back to the
+        # break before it
+        brk = max(text.rfind(c, 0, m.start()) for c in ",;:.!?")
+        out.append((brk + 1, m.end()))
     for m in _aversions(text):
         out.append((m.start("thing"), m.end()))
     for m in refused_predicates(text):

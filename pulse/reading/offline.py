@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from pulse.core.conditions import opposite
 from pulse.reading.absence import names_head, refused_absences, says_marker
 from pulse.reading.clauses import (
     COND_TRAIL,
@@ -65,7 +66,7 @@ _IMPERATIVE = re.compile(
 _CUE = re.compile(
     r"\b(?:(?:prefer|like|love|want|wish|need|hate|dislike|avoid|insist)(?:s|es|d|ed)?|please|always|never"
     r"|should|must|rather|"
-    r"perfect|ideal|best|suits?|works for me|fine by me|good for me|great for me|"
+    r"perfect|ideal|best|suits?|works for me|fine by me|good for me|great for me|sweet spot|"
     r"easiest|easier|simplest|most convenient|handiest|"
     r"favou?rite|choice|pick|go-to|preference|standing|go for|go with|stick|remember|keep in mind|note|"
     r"from now on|going forward|from here on|future|every time|each time|default|usually|normally|"
@@ -128,7 +129,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
     @property
     def reader_id(self) -> str:
         return (
-            f"offline:v11:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
+            f"offline:v12:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
             f"{self.arg_similarity}"
         )
 
@@ -159,6 +160,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
         n_clause = 0
         last_part = ""
         previous: Clause | None = None
+        branch_of = ""  # the condition the last clause's facts were read under ("otherwise" turns it)
         sentences = split_sentences(text)
         for n_sentence, sentence in enumerate(sentences):
             context |= self._named_args(sentence, schema)
@@ -183,20 +185,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                     # "Move 2,000 into checking — it has to land right away": the one-off after the dash
                     # is said of the request before it
                     clause = replace(clause, kind="requirement", lasting=False)
-                # "we decided on regular rooms — no suites", "When I'm travelling, keep calls short.
-                # Twenty minutes tops.": a fragment continues the clause before (a short one across a
-                # sentence break), its holder, kind and situation
-                continues = (
-                    previous is not None
-                    and not _CLAUSE_VERB.search(part)
-                    and (k > 0 or len(tokens(part)) <= _FRAGMENT_WORDS)
-                )
-                if continues and clause.holder == speaker and (k > 0 or not _OWN.search(part)):
-                    clause = replace(
-                        clause, holder=previous.holder, kind=previous.kind, lasting=previous.lasting
-                    )
-                if continues and not clause.condition and previous.condition:
-                    clause = replace(clause, condition=previous.condition)
+                clause = _in_turn(clause, part, k, previous, speaker, branch_of)
                 previous = clause
                 # a short fragment ("Twenty minutes tops.") is about what the clause before it spoke of
                 lead_in = last_part if len(tokens(part)) <= _FRAGMENT_WORDS else ""
@@ -208,6 +197,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 bound = self._bind(part, clause, schema, frozenset(context), project, lead_in, turned_down)
                 if clause.condition:
                     bound = _set_against(bound, part, clause, facts, clause_of, n_clause, schema)
+                branch_of = bound[-1].condition if bound else ""
                 for fact in bound:
                     if (fact.argument, fact.value) in turned_down:
                         rejected.append(fact)  # "Weekly is too much for me" (see `_rejected_then_new`)
@@ -353,6 +343,13 @@ _INDIFFERENT = re.compile(
     r"|whatever(?:'s| is)\s+(?:fine|easiest|available)|anything\s+(?:goes|works))",
     re.I,
 )
+
+
+def _folded(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
+_OR_BETWEEN = re.compile(r"\s*(?:,\s*|/\s*)?(?:or\s+|/\s*)(?:the\s+|a\s+|an\s+)?", re.I)
 # a clause that points at memory rather than stating a value ("my usual seat", "as always")
 _REFERS_TO_MEMORY = re.compile(
     r"\bmy (?:usual|normal|regular|standard|default|home|preferred|typical|go-to)\b"
@@ -387,6 +384,31 @@ _INTO = re.compile(r"\b(?:to|into|onto|towards?)\s+(?:the\s+|my\s+|our\s+)?$", r
 _SOURCE = re.compile(r"\b(?:from|origin|withdrawn|debited)\b", re.I)
 
 
+def _in_turn(
+    clause: Clause, part: str, k: int, previous: Clause | None, speaker: str, branch_of: str
+) -> Clause:
+    """The clause as read after the one before it (`previous`, `k` its index in the sentence)."""
+    if branch_of and _OTHERWISE.match(part):
+        # "If it's a long flight, business; otherwise economy": the other branch holds where the
+        # condition before (`branch_of`, the last clause's facts') does not
+        clause = replace(clause, condition=opposite(branch_of))
+    # "we decided on regular rooms — no suites", "When I'm travelling, keep calls short. Twenty minutes
+    # tops.": a fragment continues the clause before (a short one across a sentence break), its holder,
+    # kind and situation
+    continues = (
+        previous is not None
+        and not _CLAUSE_VERB.search(part)
+        and (k > 0 or len(tokens(part)) <= _FRAGMENT_WORDS)
+    )
+    if not continues or previous is None:
+        return clause
+    if clause.holder == speaker and (k > 0 or not _OWN.search(part)):
+        clause = replace(clause, holder=previous.holder, kind=previous.kind, lasting=previous.lasting)
+    if not clause.condition and previous.condition:
+        clause = replace(clause, condition=previous.condition)
+    return clause
+
+
 def _is_source(arg: str, schema: Schema) -> bool:
     """An argument that says where something comes from ("from_account": "Account the money leaves")."""
     spec = schema.by_name[arg][0]
@@ -401,12 +423,16 @@ _REASON_CLAUSE = re.compile(
 )
 
 
+_ONE_NEGATOR = {"nor": "neither"}
+
+
 def _negated(part: str, start: int, spans: list[tuple[int, int]]) -> bool:
     """Whether a negation governs the value at `start`. Two different negators over it cancel ("never
     substitute without asking first", "don't skip the salad"); one repeated ("no forks and no
     napkins") is one negation."""
     over = [a for a, b in spans if a <= start < b]
-    words = {part[a:].split(maxsplit=1)[0].lower() for a in over}
+    # "neither X nor Y": the pair is one negator
+    words = {_ONE_NEGATOR.get(w, w) for w in (part[a:].split(maxsplit=1)[0].lower() for a in over)}
     if len(words) > 1:
         return len(over) % 2 == 1
     return bool(over)
@@ -423,6 +449,10 @@ def _keeps_free(arg: str, schema: Schema) -> bool:
     return bool(_ABSENCE.search(f"{arg.replace('_', ' ')} {spec.description}"))
 
 
+# a clause that opens with the other branch of the condition before it
+_OTHERWISE = re.compile(
+    r"^\W*(?:otherwise|else|or else|if not|other ?times|the rest of the time|any other time)\b", re.I
+)
 # a clause of at most this many words is a fragment that continues the one before it
 _FRAGMENT_WORDS = 5
 # below this similarity a value read by meaning does not stand beside one said exactly (`_bind`)
@@ -790,6 +820,12 @@ def _scope_only(cond: str, space: ValueSpace, lex: StaticLexicon) -> bool:
         # a subordinate clause with its own subject and more than a verb and its object ("when checking
         # runs low") is a situation, even where its words are near an argument's
         return False
+    if clausal and any(stem(w) in space.tool_things for w in words):
+        # "if it's a long flight": a word beside the tool's own thing that names no argument narrows
+        # the thing to a situation (a flight, not every flight)
+        others = [w for w in words if stem(w) not in space.tool_things and root(w) not in names]
+        if others and len(others) < len(words):
+            return False
     v = lex.phrase(tuple(words))
     sims = sorted((space.arg_vectors @ v).tolist(), reverse=True) if len(space.args) else [0.0]
     # close to one argument's name, or clearly closer to one than to any other ("the posting time")
@@ -984,6 +1020,7 @@ def _candidates(
         return []
     if _MEMORY_REFERENCE.search(part) and all(s < 1.0 for *_, s in found):
         return []  # "use my usual seat": a reference to memory, nothing stated
+    found = _not_free_text_of_a_value(found, scan, space, schema)
     cond = clause.condition
     cond_span = _span_of(part, cond)
     if cond_span and space.pairs and all(cond_span[0] <= st < cond_span[1] for _, _, st, _, _ in found):
@@ -1018,6 +1055,7 @@ def _candidates(
         # "I'm fine with whatever time", "not fussy": indifference names no value by meaning (a word
         # near a value is not a wish for it); a value in the tools' own words still stands
         found = [f for f in found if f[4] >= 1.0]
+        found = _alternatives_dropped(found, part)
     # one value is read once per clause: where two spans name it ("Don't ever mail me tickets, our
     # mailbox ..."), the closer reading stands
     best: dict[tuple[str, str], tuple[str, str, int, int, float]] = {}
@@ -1025,6 +1063,39 @@ def _candidates(
         if f[:2] not in best or f[4] > best[f[:2]][4]:
             best[f[:2]] = f
     return [f for f in found if best[f[:2]] is f]
+
+
+def _not_free_text_of_a_value(
+    found: list[tuple[str, str, int, int, float]], scan: str, space: ValueSpace, schema: Schema
+) -> list[tuple[str, str, int, int, float]]:
+    """ "refund to PayPal": words that are another argument's value in the tools' own words are that
+    value, not free text of an addressee or an order id."""
+    said = [
+        (st, en)
+        for a, v, st, en, _sc in found
+        if space.pair_index.get(a) and _folded(scan[st:en]) == _folded(v)
+    ]
+    return [
+        f
+        for f in found
+        if space.pair_index.get(f[0])
+        or schema.by_name[f[0]][0].kind not in ("string", "text")
+        or not any(st < f[3] and f[2] < en for st, en in said)
+    ]
+
+
+def _alternatives_dropped(
+    found: list[tuple[str, str, int, int, float]], part: str
+) -> list[tuple[str, str, int, int, float]]:
+    """ "Window or aisle, I don't care": in an indifferent clause, values of one argument offered as
+    alternatives are none of them wished."""
+    alternatives = {
+        i
+        for i, f in enumerate(found)
+        for j, g in enumerate(found)
+        if i != j and f[0] == g[0] and _OR_BETWEEN.fullmatch(part, min(f[3], g[3]), max(f[2], g[2]))
+    }
+    return [f for i, f in enumerate(found) if i not in alternatives]
 
 
 _DAY_PART_AFTER = re.compile(r"\s*(?:in the|at)\s+(?:morning|afternoon|evening|night)\b", re.I)

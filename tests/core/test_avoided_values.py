@@ -6,7 +6,7 @@ from __future__ import annotations
 from pulse.core.correctness import conflicts
 from pulse.core.gold import gold_decision
 from pulse.core.records import Event, MemoryItem, Provenance
-from pulse.core.values import AVOID, allows
+from pulse.core.values import AVOID, allows, avoid_value, avoided
 
 AVOID_GIFT = MemoryItem(
     "m1",
@@ -40,3 +40,10 @@ def test_gold_holds_the_avoided_value_and_passes_any_other():
     assert gold_decision(_call("paypal"), [AVOID_GIFT]).action == "silent"
     assert conflicts(AVOID_GIFT, {"payment_method": "gift_card"})
     assert not conflicts(AVOID_GIFT, {"payment_method": "paypal"})
+
+
+def test_several_avoided_values_are_one_memory_value():
+    both = avoid_value(["paypal", "gift_card", "paypal"])
+    assert both == "not:paypal|gift_card" and avoided(both) == ("paypal", "gift_card")
+    assert not allows(both, "paypal") and not allows(both, "gift_card") and allows(both, "credit_card")
+    assert avoided("paypal") == ()

@@ -67,6 +67,21 @@ def test_an_avoided_value_binds_anything_but_it(mem, reading):
     ]
 
 
+def test_several_avoided_values_of_one_slot_all_hold(mem, reading):
+    # one statement refusing two values, then a later one refusing a third: one current record rejects
+    # them all (before, each avoid superseded the last and only the newest was refused)
+    file(mem, reading, user_msg("e1", "Never the middle seat, nor the window."))
+    current = [m for m in mem.snapshot("u1") if m.is_current and m.slot == "seat"]
+    assert [m.value for m in current] == ["not:middle|window"]
+    file(mem, reading, user_msg("e2", "Don't put me on the aisle either."), conv="c2")
+    current = [m for m in mem.snapshot("u1") if m.is_current and m.slot == "seat"]
+    assert [m.value for m in current] == ["not:middle|window|aisle"]
+    assert current[0].text == "The user avoids seat = middle or window or aisle."
+    file(mem, reading, user_msg("e3", "I'd like an aisle seat."), conv="c3")
+    current = [m for m in mem.snapshot("u1") if m.is_current and m.slot == "seat"]
+    assert [m.value for m in current] == ["aisle"]  # a wanted value revises the refusals
+
+
 def test_a_one_off_stays_in_its_task(mem, reading):
     (item,) = file(mem, reading, user_msg("e1", "Just this time, book me a window seat."), conv="trip-7")
     assert dict(mem.snapshot_with_meta("u1"))[item].task_id == "trip-7"  # visible to that task only

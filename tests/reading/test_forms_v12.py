@@ -1,0 +1,191 @@
+"""Reader v12: the grammar of everyday refusals, branches and speakers (found by writing new plain
+sentences against the gateway's schema): "don't mind" accepts, "neither ... nor" refuses both, a
+refusal after the thing ("mornings not so much"), "isn't", a new speaker after a comma, "otherwise"
+as the other branch of a condition, alternatives offered with indifference, "except on weekends" as
+a condition, a withdrawal that adds "and X too", words that are another argument's value. The
+sentences are written for these tests; each fails on reader v11."""
+
+from __future__ import annotations
+
+import pytest
+
+from pulse.reading import Schema, make_reader
+from pulse.reading.clauses import split_clauses
+
+TOOLS = [
+    {
+        "name": "book_flight",
+        "description": "Book a flight.",
+        "arguments": {
+            "seat": {
+                "type": "string",
+                "enum": ["aisle", "window", "middle"],
+                "description": "Seat position.",
+            },
+            "cabin": {
+                "type": "string",
+                "enum": ["economy", "premium_economy", "business"],
+                "description": "Cabin class.",
+            },
+            "meal": {"type": "string", "enum": ["standard", "vegan", "kosher"], "description": "Meal."},
+        },
+    },
+    {
+        "name": "refund_order",
+        "description": "Refund an order to a payment method.",
+        "arguments": {
+            "order_id": {"type": "string"},
+            "payment_method": {
+                "type": "string",
+                "enum": ["credit_card", "gift_card", "paypal", "bank_transfer"],
+                "description": "Where the refund goes.",
+            },
+        },
+    },
+    {
+        "name": "send_email",
+        "description": "Send an e-mail.",
+        "arguments": {
+            "to": {"type": "string"},
+            "tone": {"type": "string", "enum": ["formal", "casual"], "description": "Tone of voice."},
+        },
+    },
+    {
+        "name": "order_food",
+        "description": "Order food delivery.",
+        "arguments": {
+            "delivery": {"type": "string", "enum": ["door", "lobby", "pickup"], "description": "Hand-over."}
+        },
+    },
+    {
+        "name": "schedule_meeting",
+        "description": "Schedule a meeting.",
+        "arguments": {
+            "time_of_day": {
+                "type": "string",
+                "enum": ["morning", "afternoon", "evening"],
+                "description": "Time of day.",
+            }
+        },
+    },
+]
+
+
+@pytest.fixture(scope="module")
+def read():
+    schema = Schema.from_json_tools(TOOLS)
+    reader = make_reader("offline")
+    return lambda text: [
+        (f.argument, f.value, f.polarity, f.holder, f.condition, f.withdraws)
+        for f in reader.read(text, schema)
+    ]
+
+
+def _pairs(facts):
+    return {(a, v, p) for a, v, p, *_ in facts}
+
+
+def test_not_minding_a_value_accepts_it(read):
+    # v11 read "don't" as a refusal: an avoid of the seat the person accepts
+    assert _pairs(read("I don't mind the middle seat, honestly.")) == {("seat", "middle", "prefer")}
+    assert _pairs(read("I don't mind economy.")) == {("cabin", "economy", "prefer")}
+    assert _pairs(read("Don't book me in the middle seat.")) == {("seat", "middle", "avoid")}
+
+
+def test_neither_nor_refuses_both(read):
+    # v11: both wanted (no negator known), or the second refusal cancelled the first
+    want = {("payment_method", "paypal", "avoid"), ("payment_method", "gift_card", "avoid")}
+    assert _pairs(read("Refunds: neither PayPal nor gift card.")) == want
+    assert _pairs(read("Neither the middle nor the window, please.")) == {
+        ("seat", "middle", "avoid"),
+        ("seat", "window", "avoid"),
+    }
+
+
+def test_isnt_refuses_and_a_new_subject_after_and_ends_a_refusal(read):
+    assert _pairs(read("I'm fine with any seat as long as it isn't the middle.")) == {
+        ("seat", "middle", "avoid")
+    }
+    # "hate" governed the window too and cancelled "not keen on" (two negators): window was wanted
+    assert _pairs(read("I hate the middle seat and I'm not keen on the window either.")) == {
+        ("seat", "middle", "avoid"),
+        ("seat", "window", "avoid"),
+    }
+
+
+def test_a_refusal_said_after_the_thing(read):
+    assert _pairs(read("Afternoons work for me, mornings not so much.")) == {
+        ("time_of_day", "afternoon", "prefer"),
+        ("time_of_day", "morning", "avoid"),
+    }
+
+
+def test_a_new_speaker_after_a_comma_is_a_clause_of_their_own(read):
+    assert split_clauses("My wife always wants the window seat, I want the aisle.") == [
+        "My wife always wants the window seat",
+        "I want the aisle.",
+    ]
+    got = {(v, h) for _a, v, _p, h, *_ in read("My wife always wants the window seat, I want the aisle.")}
+    assert got == {("window", "person:wife"), ("aisle", "user")}
+    got = {(v, h) for _a, v, _p, h, *_ in read("Book vegan meals for me, my partner eats kosher.")}
+    assert ("vegan", "user") in got and ("kosher", "user") not in got
+    got = {
+        (v, h)
+        for _a, v, _p, h, *_ in read("My manager prefers morning meetings, I'm more of an afternoon person.")
+    }
+    assert ("afternoon", "user") in got and ("morning", "user") not in got
+    # a leading condition is no speaker of its own: "If my wife comes, I want the aisle" stays one clause
+    assert split_clauses("If my wife comes, I want the aisle.") == ["If my wife comes, I want the aisle."]
+
+
+def test_otherwise_is_the_other_branch_of_the_condition_before_it(read):
+    got = {(v, c) for _a, v, _p, _h, c, _w in read("If it's a long flight, business; otherwise economy.")}
+    assert got == {("business", "If it's a long flight"), ("economy", "unless it's a long flight")}
+    got = {
+        (v, c)
+        for _a, v, _p, _h, c, _w in read("Refunds to PayPal for anything under $50, otherwise bank transfer.")
+    }
+    assert got == {("paypal", "for anything under $50"), ("bank_transfer", "except for anything under $50")}
+
+
+def test_alternatives_offered_with_indifference_are_not_wished(read):
+    assert _pairs(read("Window or aisle, I don't care, just not the middle.")) == {
+        ("seat", "middle", "avoid")
+    }
+    assert all(c == "" for *_, c, _w in read("Window or aisle, I don't care, just not the middle."))
+
+
+def test_except_before_a_situation_is_a_condition_not_a_refusal(read):
+    got = _pairs(read("Deliveries to the door, except on weekends when I want pickup."))
+    assert ("delivery", "pickup", "avoid") not in got
+    assert _pairs(read("Any seat except the middle.")) == {("seat", "middle", "avoid")}
+
+
+def test_a_withdrawal_takes_what_is_added_with_too_or_nor(read):
+    # v11 read the gift card as the new wish revising PayPal
+    for text in (
+        "Forget PayPal, and gift cards too.",
+        "I don't want PayPal refunds anymore, nor gift cards.",
+    ):
+        got = read(text)
+        assert {(v, w) for _a, v, _p, _h, _c, w in got} == {("paypal", True), ("gift_card", True)}, text
+
+
+def test_a_value_in_the_tools_own_words_is_not_free_text_of_another_argument(read):
+    # v11 also read "PayPal" as the e-mail's addressee and as the order id
+    assert {a for a, *_ in read("Never refund to PayPal or a gift card.")} == {"payment_method"}
+    assert {a for a, *_ in read("Only refund to PayPal if the order is over $100.")} == {"payment_method"}
+
+
+def test_scratch_that_after_a_discourse_word_and_ignore_what_i_said(read):
+    got = read("Actually, scratch that, I want window after all.")
+    assert [(v, p, w) for _a, v, p, _h, _c, w in got] == [("window", "prefer", False)]
+    assert [(v, w) for _a, v, _p, _h, _c, w in read("Ignore what I said about window seats.")] == [
+        ("window", True)
+    ]
+
+
+def test_the_sweet_spot_is_wanted(read):
+    assert _pairs(read("Premium economy is the sweet spot for me.")) == {
+        ("cabin", "premium_economy", "prefer")
+    }
