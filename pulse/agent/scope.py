@@ -180,10 +180,7 @@ class ScopeFilter:
         """Whether fact `m`'s condition applies in this call's `situation` (`situation_texts`; the
         statement that set the condition does not make it hold)."""
         around = {
-            w
-            for t in situation
-            if not (m.provenance.quote and m.provenance.quote in t)
-            for w in words(t)
+            w for t in situation if not (m.provenance.quote and m.provenance.quote in t) for w in words(t)
         }
         return condition_applies(m.conditions, around, self._tool_words_to_skip())
 

@@ -198,7 +198,7 @@ _WITHDRAW = re.compile(
     r"(?:cancel|remove|delete|clear|withdraw|retract|ignore) (?:my|the|that) (?:preference|rule|note"
     r"|setting)|"
     r"not (?:a thing|true|the case) any ?more|done with|over (?:it|that) now|i've moved (?:on|away) from|"
-    r"i used to|used to (?:like|love|want|prefer|get|book|have|use)|"
+    r"i used to|used to (?:like|love|want|prefer|get|book|have|use|be)|"
     r"moved away from|gave up|given up|quit)\b",
     re.I,
 )
@@ -476,8 +476,13 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
         after = clause[rel.end() :]
         if _REASON_BEFORE.search(clause[: rel.start()]):
             continue  # "book two beds, since my son travels with me": a reason's subject is not whose it is
-        if _PERSON_AFTER.match(after) or (
-            _SUBJECT_BEFORE.search(clause[: rel.start()]) and (_DESIRE.search(after) or _HABIT.search(after))
+        if (
+            _PERSON_AFTER.match(after)
+            or _ACCORDING_TO.search(clause[: rel.start()])
+            or (
+                _SUBJECT_BEFORE.search(clause[: rel.start()])
+                and (_DESIRE.search(after) or _HABIT.search(after))
+            )
         ):
             # "Keiko, our CFO, wants ...": the name the relation stands in apposition to
             named = re.search(rf"\b(?P<name>{_TITLE}[A-Z][a-z]+),\s*$", clause[: rel.start()])
@@ -549,6 +554,8 @@ _THING_PREDICATE = re.compile(
 
 # what a group decided, asked or ruled, passed on by someone ("Amara forwarded a decision from the
 # design team: ...", "a request by the legal team"): the group is whose it is, not the one passing it on
+# "According to my wife, I should fly business": whose word it is, not the speaker's
+_ACCORDING_TO = re.compile(r"\b(?:according to|as per|on the advice of|at the request of)\s*$", re.I)
 _SOURCE_BEFORE = re.compile(
     r"\b(?:decision|rule|request|policy|instruction|preference|choice|ruling|verdict|requirement|call)s?"
     r"\s+(?:from|of|by)\s*$",

@@ -246,13 +246,15 @@ class OfflineReader(EnumeratedValues, TypedBinding):
                 olds.setdefault(arg, value)
         if cond and self._not_a_condition(cond, space, found, part, project):
             cond = ""
-        trailing, inside = (
-            ({}, set()) if cond or not facts else _trailing(self, part, clause, space, found, project)
-        )
         if any(f.confidence >= 1.0 for f in facts):
             # "2,200 calories a day", "at 8 in the morning": beside a value said in the tools' own words
             # or form, a faint guess by meaning is those words read a second time, not a second wish
+            # (nor a value a condition runs into: "economy for flights under 4 hours")
             facts = [f for f in facts if f.confidence >= _FAINT_BESIDE_EXACT]
+            found = [f for f in found if f[4] >= _FAINT_BESIDE_EXACT]
+        trailing, inside = (
+            ({}, set()) if cond or not facts else _trailing(self, part, clause, space, found, project)
+        )
         return [
             replace(
                 f,
@@ -812,6 +814,8 @@ def _scope_only(cond: str, space: ValueSpace, lex: StaticLexicon) -> bool:
     names = {root(w) for n in space.arg_words.values() for p in n for w in p}
     if {root(w) for w in words} <= names:  # "for the posting time" names `post_time`
         return True
+    if _BOUNDED.search(cond):
+        return False  # "for flights under 4 hours": a bound narrows the thing to a situation
     if len(words) > 3 or re.match(r"^\w+\s+(?:anything|everything|anyone|anybody)\s+\S", cond, re.I):
         # "on anything with a discount code": a quantifier with its restriction picks out a situation
         return False
@@ -853,6 +857,11 @@ def _scope_only(cond: str, space: ValueSpace, lex: StaticLexicon) -> bool:
     return near_arg or near_tool
 
 
+_BOUNDED = re.compile(
+    r"\b(?:under|over|above|below|more than|less than|fewer than|longer than|shorter than|at least|at most"
+    r"|up to|upwards of)\s+[$£€]?\d",
+    re.I,
+)
 _OPENS_PHRASE = re.compile(rf"{SUBORDINATOR}\b|until\b|till\b|in the\b", re.I)
 
 

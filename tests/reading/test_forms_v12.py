@@ -189,3 +189,17 @@ def test_the_sweet_spot_is_wanted(read):
     assert _pairs(read("Premium economy is the sweet spot for me.")) == {
         ("cabin", "premium_economy", "prefer")
     }
+
+
+def test_a_bound_narrows_the_tools_thing_and_a_faint_guess_does_not_swallow_it(read):
+    # v11: "for flights under 4 hours" was a scope ("flights" is what the tool books), and "4 hours"
+    # a faint guess at a time of day that the condition ran into
+    got = read("Economy for flights under 4 hours.")
+    assert [(a, v, c) for a, v, _p, _h, c, _w in got] == [("cabin", "economy", "for flights under 4 hours")]
+
+
+def test_whose_word_it_is_after_according_to(read):
+    got = read("According to my wife, I should fly business.")
+    assert [(v, h) for _a, v, _p, h, *_ in got] == [("business", "person:wife")]
+    got = read("Window seats used to be my thing.")
+    assert [(v, w) for _a, v, _p, _h, _c, w in got] == [("window", True)]
