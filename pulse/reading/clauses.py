@@ -127,7 +127,7 @@ NOT_NAMES = frozenset(
 
 _HABIT = re.compile(
     r"\b(?:usually|normally|typically|generally|tend(?:s)? to|tended to|most of the time|more often than not|"
-    r"out of habit|by habit|habitually|end up|ended up|often|mostly|by default|as a rule of thumb|"
+    r"out of habit|by habit|habitually|end up|ended up|often|mostly|as a rule of thumb|"
     r"nine times out of ten|almost always|as usual|routinely|my usual|most of my|these days"
     # the habitual aspect of "keep": "Jo keeps turning it up", "I kept leaving it on"
     r"|keeps? \w+ing|kept \w+ing)\b",
@@ -572,7 +572,7 @@ _REASON_BEFORE = re.compile(r"\b(?:since|because|as|cause|'cause|so that)\s+$", 
 # a relation is the holder where it opens a clause ("my colleague Priya always wants", "..., but my
 # wife ...", "for my son, ...") or has a verb of wanting after it ("I think my boss prefers ...")
 _SUBJECT_BEFORE = re.compile(
-    r"(?:^|[,;:—-]|\b(?:and|but|though|although|while|whereas|for|that|also|plus|oh|says|said))\s*$", re.I
+    r"(?:^|[,;:—-]|\b(?:and|but|though|although|while|whereas|that|also|plus|oh|says|said))\s*$", re.I
 )
 _PERSON_AFTER = re.compile(rf"\s*(?:,[^,]{{2,60}},)?\s*,?\s*{_PERSON_VERB}", re.I)
 _GROUP_AFTER = re.compile(
@@ -796,7 +796,7 @@ _NOT_TOPIC = re.compile(
     r"|instead|however|still|again|way|record|short|honest|said|note|heads|news|thing|same|usual|like|as"
     r"|then|now|generally|usually|normally|typically|ideally|preferably|obviously|anyhow|wise"
     # "Window or aisle, I don't care": alternatives offered, not a topic
-    r"|or|either|neither|nor)\b|\w+ly\b",
+    r"|or|either|neither|nor|default|defaults)\b|\w+ly\b",
     re.I,
 )
 _FINITE = re.compile(

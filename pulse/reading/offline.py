@@ -462,7 +462,8 @@ _FAINT_BESIDE_EXACT = 0.6
 # a comparison right before a number: "over", "more than", "below" ...
 _BOUND_BEFORE = re.compile(
     r"\b(?:over|above|beyond|past|exceed(?:s|ing)?|more than|higher than|greater than|under|below|less than"
-    r"|fewer than|lower than)\s+[$£€]?$",
+    r"|fewer than|lower than|longer than|shorter than|later than|earlier than|bigger than|smaller than)"
+    r"\s+[$£€]?$",
     re.I,
 )
 # a turn from what was to what is: "used to like it medium, *now* I want it hot"
@@ -1077,19 +1078,15 @@ def _candidates(
 def _not_free_text_of_a_value(
     found: list[tuple[str, str, int, int, float]], scan: str, space: ValueSpace, schema: Schema
 ) -> list[tuple[str, str, int, int, float]]:
-    """ "refund to PayPal": words that are another argument's value in the tools' own words are that
-    value, not free text of an addressee or an order id."""
+    """ "refund to PayPal", "remind me five minutes before": words that are another argument's value in
+    the tools' own words are that value, not free text of an addressee, an order id or an amount."""
     said = [
         (st, en)
         for a, v, st, en, _sc in found
         if space.pair_index.get(a) and _folded(scan[st:en]) == _folded(v)
     ]
     return [
-        f
-        for f in found
-        if space.pair_index.get(f[0])
-        or schema.by_name[f[0]][0].kind not in ("string", "text")
-        or not any(st < f[3] and f[2] < en for st, en in said)
+        f for f in found if space.pair_index.get(f[0]) or not any(st < f[3] and f[2] < en for st, en in said)
     ]
 
 

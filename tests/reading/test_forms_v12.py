@@ -203,3 +203,62 @@ def test_whose_word_it_is_after_according_to(read):
     assert [(v, h) for _a, v, _p, h, *_ in got] == [("business", "person:wife")]
     got = read("Window seats used to be my thing.")
     assert [(v, w) for _a, v, _p, _h, _c, w in got] == [("window", True)]
+
+
+CALENDAR = Schema.from_json_tools(
+    [
+        {
+            "name": "schedule_meeting",
+            "description": "Schedule a meeting with other people.",
+            "arguments": {
+                "duration_minutes": {"type": "integer", "description": "Length of the meeting in minutes."},
+                "buffer_minutes": {
+                    "type": "integer",
+                    "description": "Free minutes to keep after the meeting.",
+                },
+                "recurrence": {
+                    "type": "string",
+                    "enum": ["none", "weekly", "monthly"],
+                    "description": "How often the meeting repeats.",
+                },
+            },
+        },
+        {
+            "name": "create_event",
+            "description": "Create a personal calendar event.",
+            "arguments": {
+                "visibility": {"type": "string", "enum": ["private", "busy_only", "public"]},
+                "reminder": {"type": "string", "enum": ["none", "five_minutes", "one_day"]},
+            },
+        },
+    ]
+)
+
+
+@pytest.fixture(scope="module")
+def read_calendar():
+    reader = make_reader("offline")
+    return lambda text: [
+        (f.argument, f.value, f.polarity, f.holder, f.kind, f.condition) for f in reader.read(text, CALENDAR)
+    ]
+
+
+def test_never_longer_than_a_number_sets_the_bound(read_calendar):
+    assert read_calendar("Meetings should never run longer than 45 minutes.") == [
+        ("duration_minutes", "45", "prefer", "user", "preference", "")
+    ]
+
+
+def test_a_value_said_in_its_own_words_is_not_an_amount_of_another_argument(read_calendar):
+    got = read_calendar("Never remind me five minutes before, it's useless.")
+    assert [(a, v, p) for a, v, p, *_ in got] == [("reminder", "five_minutes", "avoid")]
+
+
+def test_for_a_group_is_a_situation_not_whose_wish_it_is(read_calendar):
+    got = read_calendar("Weekly one-on-ones, but monthly for the steering group.")
+    assert ("recurrence", "monthly", "prefer", "user", "preference", "for the steering group") in got
+
+
+def test_a_default_is_a_standing_wish_not_a_habit(read_calendar):
+    got = read_calendar("Private by default.")
+    assert [(v, k) for _a, v, _p, _h, k, _c in got] == [("private", "preference")]
