@@ -817,7 +817,9 @@ def _topic(text: str) -> tuple[str, str]:
     ):
         return "", text
     if re.match(
-        rf"(?:{_INSTRUCTION_VERBS}|avoid|prefer|want|need|no|not|never|always)\b", m.group("np"), re.I
+        rf"(?:{_INSTRUCTION_VERBS}|avoid|prefer|want|need|no|not|never|always|don't|do not|please)\b",
+        m.group("np"),
+        re.I,
     ):
         return "", text  # "Skip the dessert, I'm full": an instruction, not a topic
     if (

@@ -19,6 +19,7 @@ the lexicon and the value space):
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -341,6 +342,30 @@ _BEFORE_A_VERB = frozenset(
 )
 
 
+# words that may stand between a several-word value's own words (`_with_fillers`)
+_FILLERS = frozenset("it them the a an my our your this that these those".split())
+
+
+def _with_fillers(stems: Sequence[str], vw: tuple[str, ...]) -> tuple[int, int] | None:
+    """Token positions (first, last) of `vw` said in order with at most one filler word (`_FILLERS`)
+    before each of its later words; None when it is not said so."""
+    for j in range(len(stems)):
+        if stems[j] != vw[0]:
+            continue
+        k, ok = j, True
+        for w in vw[1:]:
+            if k + 1 < len(stems) and stems[k + 1] == w:
+                k += 1
+            elif k + 2 < len(stems) and stems[k + 1] in _FILLERS and stems[k + 2] == w:
+                k += 2
+            else:
+                ok = False
+                break
+        if ok:
+            return j, k
+    return None
+
+
 def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
     """Values whose words occur in the clause (stem-folded; a several-word value also across a small
     word: "beer and wine" is beer_wine): pair index -> character span."""
@@ -368,6 +393,12 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
                 if run[-1] - run[0] <= 2 * n - 2 and tuple(stems[k] for k in run) == vw:
                     exact[i] = (toks[run[0]].start, toks[run[-1]].end)
                     break
+        if i not in exact and n > 1 and said_stems.issuperset(vw):
+            # the value's words with a pronoun or an article between them: "leave it at the door" is
+            # leave_at_door, "hand it to me" hand_to_me
+            at = _with_fillers(stems, vw)
+            if at is not None:
+                exact[i] = (toks[at[0]].start, toks[at[1]].end)
         short = space.short_names.get(i)
         if i not in exact and short:
             # the value's words less its argument's own ("8x10" of size_8x10, "lunch" of lunchtime)

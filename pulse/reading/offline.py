@@ -60,7 +60,7 @@ _IMPERATIVE = re.compile(
     r"go|set|refund|order|keep|reserve|schedule|format|write|cite|deliver|give|add|include|stick|switch|move|"
     r"file|charge|bill|route|mark|label|save|default|select|opt|do|let|have|arrange|sign|reply|address|"
     r"submit|plot|render|export|run|merge|deploy|push|return|reimburse|tag|assign|apply|turn|leave|skip|drop|"
-    r"tell|cap|limit|warn|remind|notify|alert|target|open|dim|bump|lower|raise)\b",
+    r"tell|cap|limit|warn|remind|notify|alert|target|open|dim|bump|lower|raise|hand|bring)\b",
     re.I,
 )
 _CUE = re.compile(

@@ -262,3 +262,35 @@ def test_for_a_group_is_a_situation_not_whose_wish_it_is(read_calendar):
 def test_a_default_is_a_standing_wish_not_a_habit(read_calendar):
     got = read_calendar("Private by default.")
     assert [(v, k) for _a, v, _p, _h, k, _c in got] == [("private", "preference")]
+
+
+FOOD = Schema.from_json_tools(
+    [
+        {
+            "name": "delivery_options",
+            "arguments": {
+                "delivery_mode": {"type": "string", "enum": ["hand_to_me", "leave_at_door", "pickup"]},
+            },
+        },
+        {
+            "name": "grocery_order",
+            "arguments": {"bag_type": {"type": "string", "enum": ["paper", "plastic", "reusable"]}},
+        },
+    ]
+)
+
+
+def test_a_value_said_with_a_pronoun_or_an_article_between_its_words():
+    reader = make_reader("offline")
+    got = [(f.value, f.polarity) for f in reader.read("Leave it at the door, don't ring.", FOOD)]
+    assert got == [("leave_at_door", "prefer")]
+    assert [(f.value, f.polarity) for f in reader.read("Hand it to me.", FOOD)] == [("hand_to_me", "prefer")]
+
+
+def test_an_instruction_before_a_comma_is_no_topic():
+    reader = make_reader("offline")
+    got = {
+        (f.value, f.polarity, f.condition)
+        for f in reader.read("Don't send plastic bags, paper is fine.", FOOD)
+    }
+    assert got == {("plastic", "avoid", ""), ("paper", "prefer", "")}
