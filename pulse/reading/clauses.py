@@ -290,6 +290,8 @@ REFUSED_PREDICATE = re.compile(
     # "the shiny paper is a no", "red-eyes are a dealbreaker": a thing ruled out in so many words
     r"|a (?:hard |firm |definite )?no(?:-go)?|a non-?starter|a deal-?breaker|off the table"
     r"|out of the question"
+    # "photos are a pain", "paper is a hassle"
+    r"|a (?:real |total |huge )?(?:pain|hassle|nightmare|headache|nuisance)|annoying|the worst"
     # "beginner is too slow", "80 is too cramped": a thing judged too much of something is turned down
     r"|(?:way |much |far |a bit |a little |just )?too (?!many\b|much\b|late\b|bad\b|early\b)[a-z]+)\b",
     re.I,
@@ -304,7 +306,8 @@ _AVERSION_AFTER = re.compile(
 # words is skipped first (a tenth of the time, the same matches).
 _REFUSED_WORDS = re.compile(
     r"pointless|useless|unnecessary|overkill|not need|not necess|no use|rip-?off|a waste|\btoo "
-    r"|a (?:hard |firm |definite )?no\b|no-go|starter|breaker|off the table|out of the question",
+    r"|a (?:hard |firm |definite )?no\b|no-go|starter|breaker|off the table|out of the question"
+    r"|pain|hassle|nightmare|headache|nuisance|annoying|the worst",
     re.I,
 )
 _AVERSION_WORDS = re.compile(r"allerg|intoleran|ma(?:kes?|de) me", re.I)
@@ -365,7 +368,8 @@ _TRAIL_SUBORDINATOR = (
     r"|(?:every|each)(?=\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|weekday"
     r"|morning|afternoon|evening|night)))"
 )
-COND_TRAIL = re.compile(rf"\b(?P<cond>{_TRAIL_SUBORDINATOR}\b[^,;.!?]{{2,90}})", re.I)
+# (a comma or a point inside a number stays: "over $1,000", "under 2.5 hours")
+COND_TRAIL = re.compile(rf"\b(?P<cond>{_TRAIL_SUBORDINATOR}\b(?:[^,;.!?]|(?<=\d)[,.](?=\d)){{2,90}})", re.I)
 # condition phrases that are not conditions: scope of the statement itself, a one-off, the future
 _NOT_COND = re.compile(
     r"^(?:for|on|in|at|with)\s+(?:me|now|good|the future|future|all|everything|sure|example|instance|a while|"

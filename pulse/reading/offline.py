@@ -60,7 +60,7 @@ _IMPERATIVE = re.compile(
     r"go|set|refund|order|keep|reserve|schedule|format|write|cite|deliver|give|add|include|stick|switch|move|"
     r"file|charge|bill|route|mark|label|save|default|select|opt|do|let|have|arrange|sign|reply|address|"
     r"submit|plot|render|export|run|merge|deploy|push|return|reimburse|tag|assign|apply|turn|leave|skip|drop|"
-    r"tell|cap|limit|warn|remind|notify|alert|target|open|dim|bump|lower|raise|hand|bring)\b",
+    r"tell|cap|limit|warn|remind|notify|alert|target|open|dim|bump|lower|raise|hand|bring|take|transfer|pull)\b",
     re.I,
 )
 _CUE = re.compile(
@@ -764,7 +764,9 @@ def _trailing_condition(part: str, after: int, lasting: bool = True, upto: int |
 
 
 # a subordinate clause with its own subject and verb ("when the card has expired", "if the fare is over 300")
-_CLAUSAL_COND = re.compile(rf"(?:when(?:ever)?|if|unless|while|{ONCE_CLAUSE}|as long as)\s+\S+\s+\S+", re.I)
+_CLAUSAL_COND = re.compile(
+    rf"(?:only\s+)?(?:when(?:ever)?|if|unless|while|{ONCE_CLAUSE}|as long as)\s+\S+\s+\S+", re.I
+)
 _REASON = re.compile(r"\s+(?:so|since|because|as|so that|to make sure|which)\s+", re.I)
 _GAP_CLAUSE = re.compile(
     r"\b(?:so|since|because|as|that|which|who|whom|whose|where|cause|'cause|otherwise)\b(?!\s*(?:as|well)\b)",

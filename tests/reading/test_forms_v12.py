@@ -294,3 +294,41 @@ def test_an_instruction_before_a_comma_is_no_topic():
         for f in reader.read("Don't send plastic bags, paper is fine.", FOOD)
     }
     assert got == {("plastic", "avoid", ""), ("paper", "prefer", "")}
+
+
+MONEY = Schema.from_json_tools(
+    [
+        {
+            "name": "transfer_money",
+            "arguments": {
+                "from_account": {"type": "string", "enum": ["checking", "savings"]},
+                "transfer_speed": {"type": "string", "enum": ["standard", "instant"]},
+                "amount": {"type": "integer"},
+            },
+        },
+        {
+            "name": "submit_expense",
+            "arguments": {"receipt_format": {"type": "string", "enum": ["pdf", "photo"]}},
+        },
+    ]
+)
+
+
+def test_money_said_plainly():
+    reader = make_reader("offline")
+
+    def read(text):
+        return {(f.argument, f.value, f.polarity, f.condition) for f in reader.read(text, MONEY)}
+
+    assert read("Take it from savings, not checking.") == {
+        ("from_account", "savings", "prefer", ""),
+        ("from_account", "checking", "avoid", ""),
+    }
+    # the amount is the situation, not a value; the condition keeps its number whole
+    assert read("Instant transfers only when it's over $1,000.") == {
+        ("transfer_speed", "instant", "prefer", "only when it's over $1,000")
+    }
+    assert read("Receipts as PDF please, photos are a pain.") == {
+        ("receipt_format", "pdf", "prefer", ""),
+        ("receipt_format", "photo", "avoid", ""),
+    }
