@@ -270,6 +270,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
             _scope_only(cond, space, self._lex())
             or _names_value(cond, found, part)
             or _names_project(cond, project)
+            or _names_argument_in_project(cond, space, project)
         )
 
     def link_tool(
@@ -781,6 +782,17 @@ def _names_project(cond: str, project: str) -> bool:
         return False
     said = {w for w in content_words(cond) if w not in ("project", "team", "the")}
     return bool(said) and said <= set(content_words(project))
+
+
+def _names_argument_in_project(cond: str, space: ValueSpace, project: str) -> bool:
+    """ "for the review gate in payments-migration": an argument's own name in the statement's project is
+    the statement's scope, not a situation within it."""
+    if not project:
+        return False
+    names = {root(w) for n in space.arg_words.values() for p in n for w in p}
+    own = {root(w) for w in content_words(project)}
+    said = {root(w) for w in content_words(cond) if w not in ("project", "team")}
+    return bool(said & names) and said <= names | own
 
 
 def _names_value(cond: str, found: list[tuple[str, str, int, int, float]], part: str) -> bool:

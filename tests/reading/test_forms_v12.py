@@ -332,3 +332,18 @@ def test_money_said_plainly():
         ("receipt_format", "pdf", "prefer", ""),
         ("receipt_format", "photo", "avoid", ""),
     }
+
+
+def test_an_arguments_own_name_in_the_project_is_no_situation():
+    # with faint guesses no longer blocking trailing phrases, this scope phrase must not become a condition
+    schema = Schema.from_json_tools(
+        [
+            {
+                "name": "request_review",
+                "arguments": {"review_gate": {"type": "string", "enum": ["owner_signoff", "any_approver"]}},
+            }
+        ]
+    )
+    text = "We agreed on service-owner sign-off for the review gate in payments-migration."
+    (fact,) = make_reader("offline").read(text, schema, project="payments-migration")
+    assert (fact.value, fact.holder, fact.condition) == ("owner_signoff", "project:payments-migration", "")
