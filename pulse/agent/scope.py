@@ -131,10 +131,9 @@ class ScopeFilter:
     def filter(self, items: Sequence[MemoryItem], at_call: bool = False) -> tuple[list[MemoryItem], int]:
         """`items` without the facts out of this request's scope, and how many were dropped: where the
         user's current binding facts for a slot carry several contexts, only those whose context
-        matches the request best (and at least `scope_threshold`) stay, or, at a call, whose condition
-        this call's situation names; at a call (`at_call`), a slot's only conditional fact stays only
-        where its condition applies; an excluding condition ("unless it's a client") stays where the
-        situation it names is absent; other items always stay."""
+        matches the request best (and at least `scope_threshold`) stay; at a call (`at_call`), a slot's
+        only conditional fact stays only where its condition applies; an excluding condition ("unless
+        it's a client") stays where the situation it names is absent; other items always stay."""
         contexts = self.slot_contexts()
         req = self.request_text()
         drop: set[str] = set()
@@ -143,15 +142,15 @@ class ScopeFilter:
         for m in items:
             if not (m.slot and m.kind in BINDING_KINDS and m.conditions):
                 continue
-            if at_call and here is None:
-                here = self.situation_texts()
             several = len(contexts.get(m.slot, ())) >= 2
             excluding = bool(excluded_situation(m.conditions))
             if at_call and (not several or excluding):
                 # at a call, a conditional fact binds only where its condition applies: the request,
                 # the subgoal, the user's words, the tools of this task or the call's own values name
                 # it (a delivery carries the condition in its line and the task agent weighs it)
-                if not self._applies_here(m, here or []):
+                if here is None:
+                    here = self.situation_texts()
+                if not self._applies_here(m, here):
                     drop.add(m.item_id)
                 continue
             if not several:
@@ -161,8 +160,6 @@ class ScopeFilter:
                 if not condition_applies(m.conditions, set(words(req))):
                     drop.add(m.item_id)
                 continue
-            if at_call and self._applies_here(m, here or []):
-                continue  # "If it's a client meeting, ..." at a call titled "Client kickoff"
             if m.slot not in best:
                 key = (m.slot, req)
                 if key not in self._best_context:
