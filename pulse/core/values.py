@@ -100,28 +100,45 @@ def same_value(kind: str, a: str, b: str) -> bool:
 
 # A memory value the user rejects: "not:gift_card" = anything but gift_card ("never refund to a gift
 # card"); several rejected values of one slot are one record, "not:paypal|gift_card" ("never PayPal or a
-# gift card"). One rule for every comparison of a memory value with a call's value: `allows`.
+# gift card"). Several values wanted in one breath are one record too, "any:zoom|teams" ("Zoom or Teams
+# is fine"). One rule for every comparison of a memory value with a call's value: `allows`.
 AVOID = "not:"
-AVOID_SEP = "|"
+ONE_OF = "any:"
+VALUE_SEP = "|"
 
 
 def avoid_value(values: Iterable[str]) -> str:
     """The memory value that rejects each of `values` (in order, once each)."""
-    return AVOID + AVOID_SEP.join(dict.fromkeys(values))
+    return AVOID + VALUE_SEP.join(dict.fromkeys(values))
+
+
+def one_of_value(values: Iterable[str]) -> str:
+    """The memory value that accepts any of `values` (a single value stays itself)."""
+    vals = list(dict.fromkeys(values))
+    return vals[0] if len(vals) == 1 else ONE_OF + VALUE_SEP.join(vals)
 
 
 def avoided(value: str) -> tuple[str, ...]:
     """The values a memory value rejects (() when it states a value)."""
-    return tuple(str(value)[len(AVOID) :].split(AVOID_SEP)) if str(value).startswith(AVOID) else ()
+    return tuple(str(value)[len(AVOID) :].split(VALUE_SEP)) if str(value).startswith(AVOID) else ()
+
+
+def wanted(value: str) -> tuple[str, ...]:
+    """The values a memory value accepts (() when it rejects values)."""
+    value = str(value)
+    if value.startswith(AVOID):
+        return ()
+    return tuple(value[len(ONE_OF) :].split(VALUE_SEP)) if value.startswith(ONE_OF) else (value,)
 
 
 def allows(memory_value: str, call_value: str, kind: str = "") -> bool:
-    """Whether a call's value agrees with a memory value: the same value, or, for rejected values
-    (`AVOID`), any other. `kind` compares typed values canonically (`same_value`); "" = as strings."""
+    """Whether a call's value agrees with a memory value: the same value (one of them, for `ONE_OF`),
+    or, for rejected values (`AVOID`), any other. `kind` compares typed values canonically
+    (`same_value`); "" = as strings."""
     rejected = avoided(memory_value)
     if rejected:
         return not any(same_value(kind, r, call_value) if kind else r == call_value for r in rejected)
-    return same_value(kind, memory_value, call_value) if kind else memory_value == call_value
+    return any(same_value(kind, w, call_value) if kind else w == call_value for w in wanted(memory_value))
 
 
 def find_typed(kind: str, text: str) -> list[tuple[int, str]]:

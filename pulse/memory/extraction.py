@@ -347,6 +347,11 @@ def avoid_text(slot: str, values: Sequence[str]) -> str:
     return f"The user avoids {slot} = {' or '.join(values)}."
 
 
+def prefer_text(slot: str, values: Sequence[str]) -> str:
+    """The record's words for the value (or any of the values) of `slot` the user wants."""
+    return f"The user prefers {slot} = {' or '.join(values)}."
+
+
 def _filed_fact(f: ReadFact, ev: Event, conv: _Conversation, t: str) -> WriteCandidate | None:
     """One read fact: this project's decision, or the user's own withdrawal, avoided value, habit or
     preference; None for anyone else's words and for the request's task parameters."""
@@ -369,7 +374,7 @@ def _filed_fact(f: ReadFact, ev: Event, conv: _Conversation, t: str) -> WriteCan
         text = f"The user usually ends up with {f.argument} = {f.value} (a habit, not a stated preference)."
         item = _read_item(f, ev, conv, t, "habit", text)
     else:
-        item = _read_item(f, ev, conv, t, "preference", f"The user prefers {f.argument} = {f.value}.")
+        item = _read_item(f, ev, conv, t, "preference", prefer_text(f.argument, [f.value]))
     one_off = f.kind == "requirement" or not f.lasting
     return WriteCandidate(item, source_event=ev, task_scoped=one_off, read=True)
 

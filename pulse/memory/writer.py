@@ -29,10 +29,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from pulse.core.records import USER_FACT_KINDS, Event, MemoryItem
-from pulse.core.values import avoid_value, avoided, same_value
+from pulse.core.values import avoid_value, avoided, one_of_value, same_value, wanted
 from pulse.memory import graph
 from pulse.memory.embedders.base import Embedder
-from pulse.memory.extraction import avoid_text, extract
+from pulse.memory.extraction import avoid_text, extract, prefer_text
 from pulse.memory.interface import (
     ConversationClosedError,
     ItemMeta,
@@ -246,7 +246,7 @@ def plan_and_write(
                 conv.rejected.append((c, why_not))
                 continue
             if target is not None:
-                item = _with_earlier_avoids(memory, item, target, vec_by_hash)
+                item = _merged_with(memory, item, target, vec_by_hash)
                 item = replace(item, supersedes=target.item_id)
                 store.end_validity(db, target.item_id, item.valid_from)
                 ended[target.item_id] = item.valid_from
@@ -273,16 +273,28 @@ def plan_and_write(
     return written
 
 
-def _with_earlier_avoids(
+def _merged_with(
     memory: WriteTarget, item: MemoryItem, target: MemoryItem, vec_by_hash: dict[str, Any]
 ) -> MemoryItem:
-    """ "Never the middle seat", then "no window either": an avoid revising an avoid of the same slot and
-    context keeps what the earlier one rejected (one record rejects both; `values.avoid_value`)."""
-    old, new = avoided(target.value), avoided(item.value)
-    if not (old and new) or target.kind != item.kind or set(new) >= set(old):
+    """A revision that keeps what it revises where the two are one wish: an avoid revising an avoid of
+    the same slot and context keeps what the earlier one rejected ("Never the middle seat", later "no
+    window either": `not:middle|window`), and a preference revising one read from the same statement
+    accepts both ("Zoom or Teams is fine": `any:zoom|teams`); a preference said later replaces."""
+    if target.kind != item.kind or item.kind != "preference":
         return item
-    values = list(dict.fromkeys((*old, *new)))
-    merged = replace(item, value=avoid_value(values), text=avoid_text(item.slot, values))
+    old, new = avoided(target.value), avoided(item.value)
+    if old and new:
+        values = list(dict.fromkeys((*old, *new)))
+        if len(values) == len(new):
+            return item
+        merged = replace(item, value=avoid_value(values), text=avoid_text(item.slot, values))
+    elif not old and not new and target.provenance.event_id == item.provenance.event_id:
+        values = list(dict.fromkeys((*wanted(target.value), *wanted(item.value))))
+        if len(values) == len(wanted(item.value)):
+            return item
+        merged = replace(item, value=one_of_value(values), text=prefer_text(item.slot, values))
+    else:
+        return item
     vec_by_hash.update(memory.embed_cached([graph.embed_text(merged)]))
     return merged
 

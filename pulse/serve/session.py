@@ -47,6 +47,7 @@ from pulse.agent.runtime import PulseAgent, PulseAgentConfig, render_items
 from pulse.core.gold import BINDING_KINDS
 from pulse.core.records import USER_FACT_KINDS, Event, MemoryItem
 from pulse.core.statements import IMPLICIT, SlotTerms
+from pulse.core.values import avoided, wanted
 from pulse.memory.interface import RetrievalQuery
 from pulse.serve.config import ServeConfig
 
@@ -217,7 +218,8 @@ class SharedMemory:
         self._tool_of: dict[str, str] = self._load_scopes()
         self.generation = 0  # bumped whenever memory changes through the gateway (remember, forget)
         for m in self._binding():  # values memory already holds are values the user may name
-            self._learn(m.slot, m.value)
+            for v in avoided(m.value) or wanted(m.value):
+                self._learn(m.slot, v)
         self.policy = LockedPolicy(policy if policy is not None else build_policy(cfg))
 
     def changed(self) -> None:
@@ -561,7 +563,9 @@ class GatewaySession:
         if stored:
             shared.changed()
         self.held.clear()  # the user spoke: a held call is decided afresh
-        records = [{**item_record(m), "tool": shared.tool_of(m)} for m in stored]
+        # a record this same statement already revised ("Zoom or Teams": zoom, then zoom or teams) is
+        # not listed: the current one says it all
+        records = [{**item_record(m), "tool": shared.tool_of(m)} for m in stored if not m.valid_to]
         return {
             "stored": [r for r in records if r["id"] not in conv.task_scoped_ids],
             "this_session": [r for r in records if r["id"] in conv.task_scoped_ids],

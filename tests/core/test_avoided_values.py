@@ -6,7 +6,7 @@ from __future__ import annotations
 from pulse.core.correctness import conflicts
 from pulse.core.gold import gold_decision
 from pulse.core.records import Event, MemoryItem, Provenance
-from pulse.core.values import AVOID, allows, avoid_value, avoided
+from pulse.core.values import AVOID, allows, avoid_value, avoided, one_of_value, wanted
 
 AVOID_GIFT = MemoryItem(
     "m1",
@@ -47,3 +47,10 @@ def test_several_avoided_values_are_one_memory_value():
     assert both == "not:paypal|gift_card" and avoided(both) == ("paypal", "gift_card")
     assert not allows(both, "paypal") and not allows(both, "gift_card") and allows(both, "credit_card")
     assert avoided("paypal") == ()
+
+
+def test_values_wanted_in_one_breath_are_one_memory_value():
+    either = one_of_value(["zoom", "teams", "zoom"])
+    assert either == "any:zoom|teams" and wanted(either) == ("zoom", "teams")
+    assert allows(either, "zoom") and allows(either, "teams") and not allows(either, "phone")
+    assert one_of_value(["zoom"]) == "zoom" and wanted("zoom") == ("zoom",) and wanted("not:zoom") == ()

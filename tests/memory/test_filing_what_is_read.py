@@ -82,6 +82,17 @@ def test_several_avoided_values_of_one_slot_all_hold(mem, reading):
     assert [m.value for m in current] == ["aisle"]  # a wanted value revises the refusals
 
 
+def test_values_wanted_in_one_statement_are_all_accepted_and_a_later_wish_replaces_them(mem, reading):
+    # before, the second value read from "aisle or window" superseded the first: aisle calls were held
+    items = file(mem, reading, user_msg("e1", "I'm happy with an aisle or a window seat."))
+    current = [m for m in mem.snapshot("u1") if m.is_current and m.slot == "seat"]
+    assert [m.value for m in current] == ["any:aisle|window"] and len(items) == 2
+    assert current[0].text == "The user prefers seat = aisle or window."
+    file(mem, reading, user_msg("e2", "Actually I'd like the window seat."), conv="c2")
+    current = [m for m in mem.snapshot("u1") if m.is_current and m.slot == "seat"]
+    assert [m.value for m in current] == ["window"]
+
+
 def test_a_one_off_stays_in_its_task(mem, reading):
     (item,) = file(mem, reading, user_msg("e1", "Just this time, book me a window seat."), conv="trip-7")
     assert dict(mem.snapshot_with_meta("u1"))[item].task_id == "trip-7"  # visible to that task only
