@@ -198,6 +198,8 @@ _WITHDRAW = re.compile(
     r"(?:cancel|remove|delete|clear|withdraw|retract|ignore) (?:my|the|that) (?:preference|rule|note"
     r"|setting)|"
     r"not (?:a thing|true|the case) any ?more|done with|over (?:it|that) now|i've moved (?:on|away) from|"
+    # "My old preference was window, now it's aisle"
+    r"my (?:old|former|previous) (?:preference|choice|default|setting|pick) (?:was|used to be)|"
     r"i used to|used to (?:like|love|want|prefer|get|book|have|use|be)|"
     r"moved away from|gave up|given up|quit)\b",
     re.I,
@@ -209,10 +211,13 @@ _OLD_VALUE = re.compile(
     r"away from|(?:prefer|choose|pick|take) (?!my\b)\S+(?: \S+)? over|replacing|replaced"
     r"|(?:go|gone|went|going|come|came|coming) (?:back )?from"
     # "we've moved off Black and onto Ruff"
-    r"|(?:moved|moving|switched|switching|come|came|got|gotten|gone|went) off"
+    r"|(?:move|moved|moving|switch|switched|switching|come|came|get|got|gotten|gone|went|take|took)"
+    r"(?:\s+(?:me|us|it|them))? off"
     r"|(?:moved|switched|changed|shifted|bumped|pushed|moving|switching|changing)(?:\s+(?!from\b)\S+){1,4}\s+from"
     r")\s+"
-    r"(?P<old>.+?)(?=\s+(?:back to|down to|up to|to|onto|and onto|and on to|for|with|now|these)\b|[,.;!?]|$)",
+    r"(?P<old>.+?)"
+    r"(?=\s+(?:back to|down to|up to|to|onto|into|and onto|and into|and on to|for|with|now|these)\b"
+    r"|[,.;!?]|$)",
     re.I,
 )
 # a clause that turns down its subject ("Weekly is too much for me", "Paper is out", "No more calls"):
@@ -800,7 +805,7 @@ _NOT_TOPIC = re.compile(
     r"|instead|however|still|again|way|record|short|honest|said|note|heads|news|thing|same|usual|like|as"
     r"|then|now|generally|usually|normally|typically|ideally|preferably|obviously|anyhow|wise"
     # "Window or aisle, I don't care": alternatives offered, not a topic
-    r"|or|either|neither|nor|default|defaults)\b|\w+ly\b",
+    r"|or|either|neither|nor|default|defaults|next time|in future)\b|\w+ly\b",
     re.I,
 )
 _FINITE = re.compile(

@@ -82,8 +82,8 @@ _CUE = re.compile(
     r"is fine|is best|is better|make it|make sure|set it|put it|use|book|send|pay|ship|get|choose|"
     r"refund|order|insist|requires?|go|generally|in general|as always|same as|stands|my|enough|plenty|tops"
     r"|at most|at least|max|maximum|minimum|can be|could be|is okay|is ok|are fine|are okay|are ok"
-    # a choice made: "Bank transfer it is."
-    r"|it is(?=\s*[.!]*\s*$))\b|:",
+    # a choice made: "Bank transfer it is."; the new value of a change of mind: "..., now it's aisle"
+    r"|it is(?=\s*[.!]*\s*$)|now it's|now it is)\b|:",
     re.I,
 )
 # a habit said in the plain present of what people do over and over ("I eat lamb or turkey", "she'll

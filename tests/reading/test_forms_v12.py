@@ -347,3 +347,12 @@ def test_an_arguments_own_name_in_the_project_is_no_situation():
     text = "We agreed on service-owner sign-off for the review gate in payments-migration."
     (fact,) = make_reader("offline").read(text, schema, project="payments-migration")
     assert (fact.value, fact.holder, fact.condition) == ("owner_signoff", "project:payments-migration", "")
+
+
+def test_changes_of_mind_said_plainly(read):
+    got = read("Move me off economy and into business from now on.")
+    assert [(v, p) for _a, v, p, *_ in got] == [("business", "prefer")]
+    got = read("My old preference was window, now it's aisle.")
+    assert [(v, p, w) for _a, v, p, _h, _c, w in got] == [("aisle", "prefer", False)]
+    # "next time" is no situation a task could name: the wish holds from now on
+    assert [(v, c) for _a, v, _p, _h, c, _w in read("Next time, pick a window seat.")] == [("window", "")]
