@@ -278,9 +278,10 @@ def _cue_bonuses(kind: str, m: Any, part: str, said: list[str], lead_in: str) ->
     if kind == "time":
         # "I stop working at half past five", "we kick off at nine": a clock time said as when something
         # ends or starts is for an argument that is an end or a start
-        for cue, arg_cue in ((_ENDS_BEFORE, _END_ARG), (_STARTS_BEFORE, _START_ARG)):
-            if cue.search(before):
-                add(_DURATION_BONUS, arg_cue)
+        # (the nearer cue only: "starts at 8:30 and ends at 5" ends at five)
+        said_as = [(c.start(), arg_cue) for cue, arg_cue in _END_OR_START if (c := cue.search(before))]
+        if said_as:
+            add(_DURATION_BONUS, max(said_as, key=lambda x: x[0])[1])
     rate = _PER_THING_AFTER.match(after) if kind == "number" else None
     if rate:
         # "60 a ticket", "$40 per night": an amount for each thing is for an argument priced per that
@@ -407,6 +408,8 @@ _STARTS_BEFORE = re.compile(
 )
 _END_ARG = re.compile(r"\bend|finish|until|\bclose|\bstop", re.I)
 _START_ARG = re.compile(r"start|begin|\bopen", re.I)
+_END_OR_START = ((_ENDS_BEFORE, _END_ARG), (_STARTS_BEFORE, _START_ARG))
+
 _GAP_ARG = re.compile(r"buffer|\bgap|\bbreak|\bfree\b|between|\bafter\b|\bpadding", re.I)
 # a number said as a bound, and the arguments that are one
 _BOUND_CUE_BEFORE = re.compile(

@@ -356,3 +356,19 @@ def test_changes_of_mind_said_plainly(read):
     assert [(v, p, w) for _a, v, p, _h, _c, w in got] == [("aisle", "prefer", False)]
     # "next time" is no situation a task could name: the wish holds from now on
     assert [(v, c) for _a, v, _p, _h, c, _w in read("Next time, pick a window seat.")] == [("window", "")]
+
+
+def test_the_nearer_of_a_start_and_an_end_decides_a_clock_time():
+    schema = Schema.from_json_tools(
+        [
+            {
+                "name": "set_working_hours",
+                "arguments": {
+                    "start_time": {"type": "string", "description": "Start of the working day, HH:MM (24h)."},
+                    "end_time": {"type": "string", "description": "End of the working day, HH:MM (24h)."},
+                },
+            }
+        ]
+    )
+    got = make_reader("offline").read("My working day starts at 8:30 and ends at 5.", schema)
+    assert {(f.argument, f.value) for f in got} == {("start_time", "08:30"), ("end_time", "17:00")}
