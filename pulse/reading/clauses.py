@@ -363,6 +363,10 @@ _TRAIL_SUBORDINATOR = (
     r"(?:when(?:ever)?|if|on|for|during|while|in case|any ?time|every time|each time|until|till|"
     r"in the|only when|only if|only for|only on|as long as|provided|except when|except for|except on"
     rf"|unless|{ONCE_CLAUSE}|after|before|between|outside"
+    # "with" names a manner of the value ("with extra cheese") except before the people it is for
+    # ("formal with clients and friendly with friends")
+    rf"|with(?=\s+(?:my\s+|our\s+|the\s+|new\s+)?(?:{_RELATIONS}|clients|customers|friends|family|strangers"
+    r"|investors|vendors|suppliers|children|people|recruiters|partners)\b)"
     # "in" names a place or a manner of the value ("in German") except before a season or a month
     r"|in(?=\s+(?:winter|summer|spring|autumn|fall|january|february|march|april|may|june|july|august"
     r"|september|october|november|december)\b)"

@@ -372,3 +372,8 @@ def test_the_nearer_of_a_start_and_an_end_decides_a_clock_time():
     )
     got = make_reader("offline").read("My working day starts at 8:30 and ends at 5.", schema)
     assert {(f.argument, f.value) for f in got} == {("start_time", "08:30"), ("end_time", "17:00")}
+
+
+def test_with_the_people_it_is_for_is_a_condition(read):
+    got = {(v, c) for _a, v, _p, _h, c, _w in read("Keep it formal with clients and casual with friends.")}
+    assert got == {("formal", "with clients"), ("casual", "with friends")}
