@@ -377,8 +377,8 @@ _TRAIL_SUBORDINATOR = (
     r"|(?:every|each)(?=\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|weekday"
     r"|morning|afternoon|evening|night)))"
 )
-# (a comma or a point inside a number stays: "over $1,000", "under 2.5 hours")
-COND_TRAIL = re.compile(rf"\b(?P<cond>{_TRAIL_SUBORDINATOR}\b(?:[^,;.!?]|(?<=\d)[,.](?=\d)){{2,90}})", re.I)
+# (a comma or a point inside a number does not end it, "over $1,000": `offline._trailing_condition`)
+COND_TRAIL = re.compile(rf"\b(?P<cond>{_TRAIL_SUBORDINATOR}\b[^,;.!?]{{2,90}})", re.I)
 # condition phrases that are not conditions: scope of the statement itself, a one-off, the future
 _NOT_COND = re.compile(
     r"^(?:for|on|in|at|with)\s+(?:me|now|good|the future|future|all|everything|sure|example|instance|a while|"

@@ -718,17 +718,24 @@ def _trailing_condition(part: str, after: int, lasting: bool = True, upto: int |
     """The subordinate phrase after the value (before `upto`, the next value) that says when it applies
     ("... business class on flights over nine hours", "... a call, when it's an emergency"), "" when none
     attaches to the value's clause."""
-    m = COND_TRAIL.search(part, after, len(part) if upto is None else upto)
-    if m is None or is_not_condition(m.group("cond")):
+    limit = len(part) if upto is None else upto
+    m = COND_TRAIL.search(part, after, limit)
+    if m is None:
+        return ""
+    start, end = m.start(), m.end()
+    while end + 1 < limit and part[end] in ",." and part[end - 1].isdigit() and part[end + 1].isdigit():
+        end = _NUMBER_TAIL.match(part, end, limit).end()  # type: ignore[union-attr]  # "over $1,000"
+    said = part[start:end]
+    if is_not_condition(said):
         return ""
     if (
         upto is not None
         and upto < len(part)
-        and m.end() >= upto
-        and not re.search(r"\s(?:and|or|but|then)\s*$", m.group("cond"))
+        and end >= upto
+        and not re.search(r"\s(?:and|or|but|then)\s*$", said)
     ):
         return ""  # the phrase runs into the next value ("for every hire car"): that value's phrase
-    gap = part[after : m.start()]
+    gap = part[after:start]
     if re.search(r"[;:]", gap) or ("," in gap and gap.rsplit(",", 1)[-1].strip()):
         # past a comma only a phrase that opens the next part ("..., when it's an emergency", "my
         # manager, lee@x.co, on anything external"); in "a vegetarian meal, the caterers forgot me on my
@@ -740,7 +747,7 @@ def _trailing_condition(part: str, after: int, lasting: bool = True, upto: int |
         return ""
     if (
         not gap.strip()
-        and re.match(r"(?:before|after|between)\b", m.group("cond"), re.I)
+        and re.match(r"(?:before|after|between)\b", said, re.I)
         and re.search(
             r"\b(?:seconds?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?)\s*$", part[:after], re.I
         )
@@ -748,13 +755,13 @@ def _trailing_condition(part: str, after: int, lasting: bool = True, upto: int |
         return ""  # an amount of time's own anchor ("one day before any visit", "five minutes between talks")
     if re.search(r"\beven\s+$", gap, re.I):
         return ""  # "not even for the board": emphasis that the rule holds everywhere
-    if not lasting and m.group("cond").lower().startswith("for "):
+    if not lasting and said.lower().startswith("for "):
         # in a one-off request a "for" phrase says what this task is for ("a big room for Thursday's
         # workshop"), not where a lasting rule applies
         return ""
     # a reason after it is not part of when it applies ("on Saturdays since I have more time"), nor a
     # conjunction before the next value ("on long flights and ...")
-    cond = _REASON.split(m.group("cond"), maxsplit=1)[0].strip()
+    cond = _REASON.split(said, maxsplit=1)[0].strip()
     # nor a conjunction or an adverb of the whole statement at its end ("on long hauls too")
     return re.sub(
         r"(?:\s+(?:and|or|but|then|anymore|any more|again|too|as well|please|instead))+$",
@@ -765,6 +772,7 @@ def _trailing_condition(part: str, after: int, lasting: bool = True, upto: int |
 
 
 # a subordinate clause with its own subject and verb ("when the card has expired", "if the fare is over 300")
+_NUMBER_TAIL = re.compile(r"[,.]\d[^,;.!?]*")
 _CLAUSAL_COND = re.compile(
     rf"(?:only\s+)?(?:when(?:ever)?|if|unless|while|{ONCE_CLAUSE}|as long as)\s+\S+\s+\S+", re.I
 )
