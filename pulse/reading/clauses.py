@@ -876,6 +876,14 @@ _NEGATED_AFTER = re.compile(
 )
 
 
+# (the pattern above tries every position; a text without its words is skipped first)
+_NEGATED_AFTER_WORDS = re.compile(
+    r"not so much|not really|not for me|no thank|not a chance|no way|definitely not|absolutely not"
+    r"|not at all",
+    re.I,
+)
+
+
 def negated_spans(text: str) -> list[tuple[int, int]]:
     """Spans governed by a negator: from the negator to the next clause break ("never to a gift
     card"; "anything but economy")."""
@@ -893,7 +901,7 @@ def negated_spans(text: str) -> list[tuple[int, int]]:
         if brk:
             end = m.end() + brk.start()
         out.append((m.start(), end))
-    for m in _NEGATED_AFTER.finditer(text):
+    for m in _NEGATED_AFTER.finditer(text) if _NEGATED_AFTER_WORDS.search(text) else ():
         # "mornings not so much", "video, not really": the refusal after the thing governs back to the
         # break before it
         brk = max(text.rfind(c, 0, m.start()) for c in ",;:.!?")
