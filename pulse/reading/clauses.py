@@ -190,7 +190,8 @@ _WITHDRAW = re.compile(
     # "forget my rule" withdraws; "I'll just forget in between" is the person's memory
     r"(?<!\bi )(?<!\bwe )(?<!'ll )(?<!'ll just )(?<!\bwill )(?<!\balways )(?<!\boften )(?<!\busually )"
     r"(?<!\bthey )(?<!\bhe )(?<!\bshe )(?<!\bmight )"
-    r"forget (?:about |that |what i said about |my |the )?|(?<!\ba )(?<!\bthe )scratch (?:that|my|the)|"
+    r"forget (?:about |that |what i said about |my |the )?"
+    r"|(?<!\ba )(?<!\bthe )scratch (?:that|my|the|what i said about)|"
     r"(?:drop|scrap|ditch|lose|remove|delete|cancel) (?:my|the|that) .{0,40}?"
     r"(?:preference|rule|request|setting|note|default|thing|idea)s?|"
     r"(?:drop|remove|take) .{1,40}? (?:from|off) my defaults|you can (?:scrap|drop|ditch|remove) (?:it|that)|"
@@ -461,8 +462,16 @@ _NEW_SUBJECT = re.compile(
 _LEADING_CONDITION = re.compile(rf"^\s*{_SUBORDINATOR}\b", re.I)
 
 
+# "Scratch that, aisle please": "that" names nothing to read, so the wish after it may be short
+_WITHDRAWN_THAT = re.compile(
+    r"^\s*(?:(?:actually|ok|okay|oh|wait|sorry|no|hmm|right)\s*,?\s+)*"
+    r"(?:forget|scratch|ignore|never mind)\s+(?:that|this|it)\s*,\s+(?=\S)",
+    re.I,
+)
+
+
 def split_clauses(sentence: str) -> list[str]:
-    first = _WITHDRAWN_FIRST.match(sentence)
+    first = _WITHDRAWN_FIRST.match(sentence) or _WITHDRAWN_THAT.match(sentence)
     if first:
         return [sentence[: first.end()].strip(" ,"), *split_clauses(sentence[first.end() :])]
     parts = [p.strip(" ,") for p in _CLAUSE.split(sentence) if p and p.strip(" ,")]

@@ -377,3 +377,12 @@ def test_the_nearer_of_a_start_and_an_end_decides_a_clock_time():
 def test_with_the_people_it_is_for_is_a_condition(read):
     got = {(v, c) for _a, v, _p, _h, c, _w in read("Keep it formal with clients and casual with friends.")}
     assert got == {("formal", "with clients"), ("casual", "with friends")}
+
+
+def test_scratch_what_i_said_and_scratch_that_before_a_short_wish(read):
+    # with values wanted in one statement kept together (`any:`), a withdrawal the reader misses would
+    # let the withdrawn value pass: "Scratch what I said about the window" withdraws it
+    got = read("Scratch what I said about the window: aisle from now on.")
+    assert [(v, p, w) for _a, v, p, _h, _c, w in got] == [("aisle", "prefer", False)]
+    got = read("Scratch that, aisle please.")  # v11: the aisle itself withdrawn
+    assert [(v, p, w) for _a, v, p, _h, _c, w in got] == [("aisle", "prefer", False)]
