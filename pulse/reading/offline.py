@@ -1052,7 +1052,7 @@ def _candidates(
         return []
     if _MEMORY_REFERENCE.search(part) and all(s < 1.0 for *_, s in found):
         return []  # "use my usual seat": a reference to memory, nothing stated
-    found = _not_free_text_of_a_value(found, scan, space, schema)
+    found = _not_free_text_of_a_value(found, scan, space)
     cond = clause.condition
     cond_span = _span_of(part, cond)
     if cond_span and space.pairs and all(cond_span[0] <= st < cond_span[1] for _, _, st, _, _ in found):
@@ -1098,7 +1098,7 @@ def _candidates(
 
 
 def _not_free_text_of_a_value(
-    found: list[tuple[str, str, int, int, float]], scan: str, space: ValueSpace, schema: Schema
+    found: list[tuple[str, str, int, int, float]], scan: str, space: ValueSpace
 ) -> list[tuple[str, str, int, int, float]]:
     """ "refund to PayPal", "remind me five minutes before": words that are another argument's value in
     the tools' own words are that value, not free text of an addressee, an order id or an amount."""
