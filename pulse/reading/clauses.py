@@ -442,9 +442,10 @@ def split_sentences(text: str) -> list[str]:
 
 # "Forget PayPal, refunds go to my bank account now": a withdrawal said first and the new wish after a
 # comma are two clauses (the second revises what the first withdrew)
+# words a withdrawal may open with ("Actually, scratch that, ...")
+_LEAD_IN = r"^\s*(?:(?:actually|ok|okay|oh|wait|sorry|no|hmm|right)\s*,?\s+)*"
 _WITHDRAWN_FIRST = re.compile(
-    r"^\s*(?:(?:actually|ok|okay|oh|wait|sorry|no|hmm|right)\s*,?\s+)*"
-    r"(?:forget(?: about)?|scratch|ditch|never mind|no more|enough (?:of|with))\s+[^,;.]{1,40},\s+"
+    _LEAD_IN + r"(?:forget(?: about)?|scratch|ditch|never mind|no more|enough (?:of|with))\s+[^,;.]{1,40},\s+"
     r"(?!(?:and|or|but|not|nor|either|too|as well)\b)(?=\S+\s+\S+\s+\S)",
     re.I,
 )
@@ -464,8 +465,7 @@ _LEADING_CONDITION = re.compile(rf"^\s*{_SUBORDINATOR}\b", re.I)
 
 # "Scratch that, aisle please": "that" names nothing to read, so the wish after it may be short
 _WITHDRAWN_THAT = re.compile(
-    r"^\s*(?:(?:actually|ok|okay|oh|wait|sorry|no|hmm|right)\s*,?\s+)*"
-    r"(?:forget|scratch|ignore|never mind)\s+(?:that|this|it)\s*,\s+(?=\S)",
+    _LEAD_IN + r"(?:forget|scratch|ignore|never mind)\s+(?:that|this|it)\s*,\s+(?=\S)",
     re.I,
 )
 
@@ -576,8 +576,6 @@ _THING_PREDICATE = re.compile(
 
 # what a group decided, asked or ruled, passed on by someone ("Amara forwarded a decision from the
 # design team: ...", "a request by the legal team"): the group is whose it is, not the one passing it on
-# "According to my wife, I should fly business": whose word it is, not the speaker's
-_ACCORDING_TO = re.compile(r"\b(?:according to|as per|on the advice of|at the request of)\s*$", re.I)
 _SOURCE_BEFORE = re.compile(
     r"\b(?:decision|rule|request|policy|instruction|preference|choice|ruling|verdict|requirement|call)s?"
     r"\s+(?:from|of|by)\s*$",
@@ -585,6 +583,8 @@ _SOURCE_BEFORE = re.compile(
 )
 
 
+# "According to my wife, I should fly business": whose word it is, not the speaker's
+_ACCORDING_TO = re.compile(r"\b(?:according to|as per|on the advice of|at the request of)\s*$", re.I)
 # a third person the main clause points back to (the person its condition named)
 _POINTS_BACK = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their)\b", re.I)
 # a subordinator of reason just before a subject: that subject is the reason's, not the statement's
@@ -878,19 +878,13 @@ def is_not_condition(phrase: str) -> bool:
     return bool(_NOT_COND.match(phrase.strip()))
 
 
-_NEGATED_AFTER = re.compile(
-    r"(?<=\w)\s*,?\s+(?:not so much|not really|not for me|no thanks|no thank you|not a chance|no way"
-    r"|definitely not|absolutely not|not at all)(?=\s*(?:[,;.!?]|$))",
-    re.I,
+_REFUSALS_AFTER = (
+    "not so much|not really|not for me|no thanks|no thank you|not a chance|no way|definitely not"
+    "|absolutely not|not at all"
 )
-
-
+_NEGATED_AFTER = re.compile(rf"(?<=\w)\s*,?\s+(?:{_REFUSALS_AFTER})(?=\s*(?:[,;.!?]|$))", re.I)
 # (the pattern above tries every position; a text without its words is skipped first)
-_NEGATED_AFTER_WORDS = re.compile(
-    r"not so much|not really|not for me|no thank|not a chance|no way|definitely not|absolutely not"
-    r"|not at all",
-    re.I,
-)
+_NEGATED_AFTER_WORDS = re.compile(_REFUSALS_AFTER, re.I)
 
 
 def negated_spans(text: str) -> list[tuple[int, int]]:
