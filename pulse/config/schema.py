@@ -212,7 +212,8 @@ class VLLMConfig:
 class GRPOStageConfig:
     """The GRPO stage (`grpo.*`): on/off, optimizer steps, prompts per step and completions per prompt (the
     group), gradient accumulation, learning rate, sampling temperature, KL weight `beta`, trl's loss
-    aggregation, checkpoint interval and vLLM generation."""
+    aggregation, checkpoint interval, vLLM generation, and which training prompts it sees
+    (`selection_candidates`)."""
 
     enabled: bool = True
     steps: int = knob(60, ge=1)
@@ -226,6 +227,19 @@ class GRPOStageConfig:
     loss_type: LossType = "dapo"
     save_every_steps: int = knob(20, ge=1)
     vllm: VLLMConfig = field(default_factory=VLLMConfig)
+    # 0: trl draws the prompts from the whole training set. N > 0: N training prompts (drawn with the run's
+    # seed) are scored under the starting policy and GRPO sees the steps x prompts_per_step whose groups
+    # are likeliest to differ in reward (pulse/train/prompt_selection.py): a group rewarded alike has no
+    # advantage and teaches nothing.
+    selection_candidates: int = knob(0, ge=0)
+
+    def __post_init__(self) -> None:
+        needed = self.steps * self.prompts_per_step
+        if 0 < self.selection_candidates < needed:
+            raise ConfigError(
+                f"grpo.selection_candidates: {self.selection_candidates} candidates cannot fill "
+                f"grpo.steps x grpo.prompts_per_step = {needed} prompts (0 switches selection off)"
+            )
 
 
 @dataclass(frozen=True)

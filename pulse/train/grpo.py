@@ -137,6 +137,32 @@ def timed(trainer_cls):
     return TimedGRPOTrainer
 
 
+def _selected(
+    cfg: TrainConfig, model, tokenizer, examples: list[PolicyExample], out_dir: Path
+) -> list[PolicyExample]:
+    """The prompts GRPO trains on under `grpo.selection_candidates` (pulse/train/prompt_selection.py); the
+    main process chooses and records them, the others read its record."""
+    from pulse.train import dist
+    from pulse.train.prompt_selection import select_prompts
+
+    g = cfg.grpo
+    with dist.main_process_first():
+        return select_prompts(
+            model,
+            tokenizer,
+            examples,
+            candidates=g.selection_candidates,
+            keep=g.steps * g.prompts_per_step,
+            seed=cfg.seed,
+            style=cfg.model.prompt_style,
+            template_kwargs=dict(cfg.model.chat_template_kwargs),
+            temperature=g.temperature,
+            group=g.generations_per_prompt,
+            weights=cfg.reward.weights,
+            run_dir=out_dir,
+        )
+
+
 def run_grpo(
     cfg: TrainConfig, base_path: str, examples: list[PolicyExample], out_dir: Path, num_processes: int = 1
 ) -> Path:
@@ -156,6 +182,8 @@ def run_grpo(
         log.info(
             "model.lora.dropout=%s has no effect in GRPO (trl's disable_dropout)", cfg.model.lora.dropout
         )
+    if cfg.grpo.selection_candidates:
+        examples = _selected(cfg, model, tokenizer, examples, out_dir)
     rows = grpo_rows(examples, cfg.model.prompt_style)
     context = None
     if cfg.grpo.vllm.enabled:
