@@ -98,6 +98,23 @@ def load_tokenizer(name_or_path: str, key: str = ""):
     return tok
 
 
+def contiguous_head_input(model):
+    """Make the output head's input contiguous before it multiplies (a forward pre-hook; returns `model`).
+
+    Generation and trl's log-probabilities ask for the logits of the last positions only
+    (`logits_to_keep`), so the head reads a slice `hidden[:, -k:, :]` that is not contiguous. When the
+    head's weight does not require grad (a frozen base under LoRA, a merged adapter), torch's matmul
+    then broadcasts the weight over the batch and copies it: measured on this Xeon (torch 2.13, bf16)
+    for Qwen2.5-0.5B's 151,936 x 896 head and a batch of 16, a 4.3 GB copy and 9.2 s against 0.02 s for
+    the same product on a contiguous input; it made a merged GRPO adapter's held-out evaluation 10x
+    slower than its SFT start and, at a batch of 64, ran the machine out of memory. A copy of the slice
+    is a few kilobytes."""
+    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    if head is not None:
+        head.register_forward_pre_hook(lambda _module, args: (args[0].contiguous(), *args[1:]))
+    return model
+
+
 def load_model(name_or_path: str, dtype: str = "float32", merge_adapter: bool = True, key: str = ""):
     """Load weights; a LoRA adapter directory is applied to its base (and merged for inference)."""
     check_model_path(name_or_path, key)
@@ -113,8 +130,8 @@ def load_model(name_or_path: str, dtype: str = "float32", merge_adapter: bool = 
             check_model_path(base_path, key=f"{adapter}: base_model_name_or_path")
             base = AutoModelForCausalLM.from_pretrained(base_path, dtype=torch_dtype)
             model = PeftModel.from_pretrained(base, name_or_path)
-            return model.merge_and_unload() if merge_adapter else model
-        return AutoModelForCausalLM.from_pretrained(name_or_path, dtype=torch_dtype)
+            return contiguous_head_input(model.merge_and_unload() if merge_adapter else model)
+        return contiguous_head_input(AutoModelForCausalLM.from_pretrained(name_or_path, dtype=torch_dtype))
     except ModelLoadError:
         raise
     except (OSError, ValueError) as e:
