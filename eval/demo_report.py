@@ -49,6 +49,11 @@ REWARD_CURVES = (
 )
 
 
+def curves_title(model_name: str) -> str:
+    """The reward-curve title, naming the model the recipe trains (the tiny one or a pretrained base)."""
+    return f"GRPO reward curves ({model_name}, training prompts; mean over seeds, moving average)"
+
+
 def plot_reward_curves(
     runs: dict[str, list[Path]],
     out_png: Path,
@@ -245,7 +250,7 @@ def demo_report(
     results, curves, checkpoints, run_fps = runs.results, runs.curves, runs.checkpoints, runs.run_fps
 
     table = comparison_table(results, list(demo_cfg.seeds), n_held_out)
-    plot_reward_curves(curves, root / "reward_curves.png")
+    plot_reward_curves(curves, root / "reward_curves.png", title=curves_title(train_cfg.model.name))
     out = {
         "table": table,
         "seeds": list(demo_cfg.seeds),
