@@ -109,8 +109,13 @@ def contiguous_head_input(model):
     the same product on a contiguous input; it made a merged GRPO adapter's held-out evaluation 10x
     slower than its SFT start and, at a batch of 64, ran the machine out of memory. A copy of the slice
     is a few kilobytes."""
+    import torch
+
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
-    if head is not None:
+    weight = getattr(head, "weight", None)
+    # fp32 models (the tiny CPU recipe) keep their arithmetic: their head is small, and another GEMM
+    # path could move the committed demo figures by a last bit
+    if weight is not None and weight.dtype != torch.float32:
         head.register_forward_pre_hook(lambda _module, args: (args[0].contiguous(), *args[1:]))
     return model
 

@@ -8,7 +8,7 @@ def test_the_head_reads_a_contiguous_input_when_only_the_last_logits_are_asked(t
 
     from pulse.models.loading import load_model
 
-    model = load_model(str(tiny_model)).eval().requires_grad_(False)
+    model = load_model(str(tiny_model), "bfloat16").eval().requires_grad_(False)
     seen = []
     model.get_output_embeddings().register_forward_pre_hook(
         lambda _m, args: seen.append(args[0].is_contiguous())
