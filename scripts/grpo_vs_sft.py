@@ -11,6 +11,12 @@ every seed's difference has the same sign and the mean is at least twice its sta
 confusion matrices (gold -> chosen, summed over seeds) show where the decisions moved. With `--runs`,
 the GRPO training logs (trainer_state.json) add the share of prompt groups whose completions all got
 the same reward: such a group has zero advantage and teaches GRPO nothing.
+
+`--grpo-runs 'DIR/s{seed}'` compares another GRPO(-1) run with the same SFT starts instead of the demo's
+(a variant of the recipe trained by `pulse train ... init_from=<the seed's SFT checkpoint>`): per seed it
+reads DIR/s{seed}/eval_grpo.json (held-out, written by `pulse train`) and
+DIR/s{seed}/suite/suite_decisions.json (`pulse eval-policy source=suite seed={seed}`), and the training
+signal from DIR/s{seed}/grpo.
 """
 
 from __future__ import annotations
@@ -60,10 +66,10 @@ def _confusion(cells: list[dict[str, int] | None]) -> str:
     return "\n".join(rows)
 
 
-def _zero_spread(run: Path) -> str:
-    states = sorted(run.glob("grpo_pulse/**/trainer_state.json"), key=lambda p: p.stat().st_mtime)
+def _zero_spread(grpo_dir: Path) -> str:
+    states = sorted(grpo_dir.glob("**/trainer_state.json"), key=lambda p: p.stat().st_mtime)
     if not states:
-        return "no GRPO trainer_state.json under " + str(run / "grpo_pulse")
+        return "no GRPO trainer_state.json under " + str(grpo_dir)
     logs = [
         h for h in json.loads(states[-1].read_text()).get("log_history", []) if "frac_reward_zero_std" in h
     ]
@@ -77,12 +83,30 @@ def _zero_spread(run: Path) -> str:
     )
 
 
-def report(folders: list[Path], runs: str = "") -> str:
+def _variant(pattern: str, seed: int) -> tuple[dict, dict]:
+    """A `--grpo-runs` run of one seed: its held-out metrics and its suites' cells in the demo's shape."""
+    run = Path(pattern.format(seed=seed))
+    held_out = _load(run, "eval_grpo.json")
+    suite = _load(run / "suite", "suite_decisions.json")
+    cells = {
+        b: {**m, "confusion_per_seed": [m.get("confusion")]}
+        for b, m in (suite.get("benchmarks") or {}).items()
+    }
+    return held_out, cells
+
+
+def report(folders: list[Path], runs: str = "", grpo_runs: str = "") -> str:
     demos = [_load(f, "demo_results.json") for f in folders]
     suites = [_load(f, "suite_decisions.json") for f in folders]
     seeds = [d["seeds"][0] for d in demos]
+    if grpo_runs:  # another GRPO(-1) run from the same SFT start replaces the demo's
+        for d, s, seed in zip(demos, suites, seeds):
+            held_out, cells = _variant(grpo_runs, seed)
+            d["results"][GRPO] = [held_out]
+            s["benchmarks"][GRPO] = cells
+    what = f"GRPO(−1) of {grpo_runs}" if grpo_runs else "GRPO(−1)"
     out = [
-        "# GRPO(−1) vs its SFT start, paired by training seed",
+        f"# {what} vs its SFT start, paired by training seed",
         "",
         f"Seeds {seeds}; folders: {', '.join(str(f) for f in folders)}. Difference = GRPO − SFT of the same "
         "seed, in points, mean ± stderr (per seed). **beyond spread**: every seed moves the same way and the "
@@ -125,10 +149,15 @@ def report(folders: list[Path], runs: str = "") -> str:
     out += ["", "## Where the decisions moved (gold → chosen, summed over seeds)", ""]
     for where, s, g in confusions:
         out += [f"**{where}**, SFT:", "", _confusion(s), "", f"**{where}**, GRPO(−1):", "", _confusion(g), ""]
-    if runs:
+    if runs or grpo_runs:
         out += ["## GRPO training signal", ""]
         for seed in seeds:
-            out.append(f"- seed {seed}: {_zero_spread(Path(runs.format(seed=seed)))}")
+            grpo_dir = (
+                Path(grpo_runs.format(seed=seed)) / "grpo"
+                if grpo_runs
+                else Path(runs.format(seed=seed)) / "grpo_pulse"
+            )
+            out.append(f"- seed {seed}: {_zero_spread(grpo_dir)}")
     return "\n".join(out) + "\n"
 
 
@@ -137,8 +166,9 @@ def main() -> None:
     ap.add_argument("folders", nargs="+", type=Path, help="per-seed `demo.publish` folders")
     ap.add_argument("--out", default="", help="write the Markdown report here (else print it)")
     ap.add_argument("--runs", default="", help="per-seed run folder with '{seed}', for the GRPO logs")
+    ap.add_argument("--grpo-runs", default="", help="per-seed folder of another GRPO(-1) run with '{seed}'")
     a = ap.parse_args()
-    text = report(a.folders, a.runs)
+    text = report(a.folders, a.runs, a.grpo_runs)
     if a.out:
         atomic_write_text(a.out, text)
     print(text)

@@ -213,7 +213,7 @@ class GRPOStageConfig:
     """The GRPO stage (`grpo.*`): on/off, optimizer steps, prompts per step and completions per prompt (the
     group), gradient accumulation, learning rate, sampling temperature, KL weight `beta`, trl's loss
     aggregation, checkpoint interval, vLLM generation, and which training prompts it sees
-    (`selection_candidates`)."""
+    (`prompts`, `selection_candidates`)."""
 
     enabled: bool = True
     steps: int = knob(60, ge=1)
@@ -232,6 +232,10 @@ class GRPOStageConfig:
     # are likeliest to differ in reward (pulse/train/prompt_selection.py): a group rewarded alike has no
     # advantage and teaches nothing.
     selection_candidates: int = knob(0, ge=0)
+    # all: every training example is a GRPO prompt. decision_points: only those where the run-time
+    # pre-check would ask the policy (pulse.agent.precheck.needs_decision, read from the input alone): a
+    # deployed Pulse never asks its policy anywhere else, so GRPO spends no steps on points it never meets.
+    prompts: Literal["all", "decision_points"] = "all"
 
     def __post_init__(self) -> None:
         needed = self.steps * self.prompts_per_step

@@ -104,11 +104,11 @@ def contiguous_head_input(model):
     Generation and trl's log-probabilities ask for the logits of the last positions only
     (`logits_to_keep`), so the head reads a slice `hidden[:, -k:, :]` that is not contiguous. When the
     head's weight does not require grad (a frozen base under LoRA, a merged adapter), torch's matmul
-    then broadcasts the weight over the batch and copies it: measured on this Xeon (torch 2.13, bf16)
-    for Qwen2.5-0.5B's 151,936 x 896 head and a batch of 16, a 4.3 GB copy and 9.2 s against 0.02 s for
-    the same product on a contiguous input; it made a merged GRPO adapter's held-out evaluation 10x
-    slower than its SFT start and, at a batch of 64, ran the machine out of memory. A copy of the slice
-    is a few kilobytes."""
+    then broadcasts the weight over the batch and copies it: for Qwen2.5-0.5B's 151,936 x 896 head and a
+    batch of 16, a 4.3 GB copy and 10.7 s against 0.018 s for the same product on a contiguous input
+    (bench/bench_head_input.py -> bench/results/head_input.json; an Intel Xeon, torch 2.13, bf16); it
+    made a merged GRPO adapter's held-out evaluation 10x slower than its SFT start and, at a batch of 64,
+    ran the machine out of memory. A copy of the slice is a few kilobytes."""
     import torch
 
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None

@@ -137,6 +137,22 @@ def timed(trainer_cls):
     return TimedGRPOTrainer
 
 
+def decision_point_prompts(examples: list[PolicyExample]) -> list[PolicyExample]:
+    """The examples at which the run-time pre-check asks the policy (`grpo.prompts=decision_points`)."""
+    from pulse.agent.precheck import needs_decision
+
+    kept = [e for e in examples if needs_decision(e.inp)]
+    if not kept:
+        raise ConfigError(
+            f"grpo.prompts=decision_points: none of the {len(examples)} training examples is a point where "
+            "the run-time pre-check asks the policy (pulse/agent/precheck.py); use grpo.prompts=all"
+        )
+    log.info(
+        "GRPO prompts: %d of %d training examples are run-time decision points", len(kept), len(examples)
+    )
+    return kept
+
+
 def _selected(
     cfg: TrainConfig, model, tokenizer, examples: list[PolicyExample], out_dir: Path
 ) -> list[PolicyExample]:
@@ -182,6 +198,8 @@ def run_grpo(
         log.info(
             "model.lora.dropout=%s has no effect in GRPO (trl's disable_dropout)", cfg.model.lora.dropout
         )
+    if cfg.grpo.prompts == "decision_points":
+        examples = decision_point_prompts(examples)
     if cfg.grpo.selection_candidates:
         examples = _selected(cfg, model, tokenizer, examples, out_dir)
     rows = grpo_rows(examples, cfg.model.prompt_style)

@@ -9,12 +9,13 @@ Before training, N candidate prompts (drawn with the run's seed) are scored unde
 the probability of each action's opening (`{"action": "<action>"`, the prefix every completion of that
 action starts with, pulse/core/policy_io.py) at the sampling temperature, renormalised over the three
 actions. From those and the reward weights, the chance that a group of `generations_per_prompt`
-completions is rewarded alike is exact for the action terms (the evidence bonus is left out: it only adds
-spread, so this is an upper bound on "alike"). GRPO trains on the steps x prompts_per_step candidates
-least likely to be rewarded alike (ties: the seeded draw order), each seen once. This is DAPO's dynamic
-sampling (filter groups with no reward spread) done once, before training, from the SFT start, since on
-CPU every extra sampled group costs seconds. The gold labels used are the training set's own, which the
-reward reads anyway; nothing of the evaluation data is read.
+completions is rewarded alike follows from each action's reward (`action_rewards`, the registered reward
+terms applied to a completion choosing it; a right action is taken to cite the right evidence: a wrong
+citation only adds spread, so this is an upper bound on "alike"). GRPO trains on the
+steps x prompts_per_step candidates least likely to be rewarded alike (ties: the seeded draw order), each
+seen once. This is DAPO's dynamic sampling (filter groups with no reward spread) done once, before
+training, from the SFT start, since on CPU every extra sampled group costs seconds. The gold labels used
+are the training set's own, which the reward reads anyway; nothing of the evaluation data is read.
 
 The choice is written to `<run>/prompt_selection.json` and read back on resume, so a resumed run trains
 on the same prompts.
@@ -32,8 +33,9 @@ from statistics import fmean
 from typing import Any
 
 from pulse.core.examples import PolicyExample
-from pulse.core.policy_io import PromptStyle, render_prompt
-from pulse.core.records import ACTIONS
+from pulse.core.policy_io import ParseResult, PromptStyle, render_prompt
+from pulse.core.records import ACTIONS, Decision
+from pulse.train.rewards import REWARD_TERMS
 from pulse.utils.atomic import atomic_write_json
 
 log = logging.getLogger("pulse.train")
@@ -46,13 +48,15 @@ def action_prefix(action: str) -> str:
     return json.dumps({"action": action})[:-1]
 
 
-def action_rewards(gold: str, weights: Mapping[str, float]) -> dict[str, float]:
-    """The action terms of the reward (pulse/train/rewards.py) for each action, given the gold action:
-    a right action earns correct_action + correct_decision (evidence taken as right), a wrong
-    intervention earns the penalty, any other error nothing."""
-    right = weights.get("correct_action", 0.0) + weights.get("correct_decision", 0.0)
-    penalty = weights.get("wrong_intervention", 0.0)
-    return {a: right if a == gold else (penalty if a == "intervene" else 0.0) for a in ACTIONS}
+def action_rewards(gold: Decision, weights: Mapping[str, float]) -> dict[str, float]:
+    """Each action's reward for a well-formed completion choosing it, from the registered reward terms
+    themselves (pulse/train/rewards.py, the one source of the rule): a right action cites the gold
+    evidence (the evidence bonus taken as earned), a wrong one cites nothing."""
+    out: dict[str, float] = {}
+    for action in ACTIONS:
+        parsed = ParseResult(Decision(action, gold.evidence if action == gold.action else ()))
+        out[action] = sum(weights.get(name, 0.0) * term(parsed, gold) for name, term in REWARD_TERMS.items())
+    return out
 
 
 def chance_alike(probs: Mapping[str, float], rewards: Mapping[str, float], group: int) -> float:
@@ -132,9 +136,7 @@ def select_prompts(
     probs = action_probabilities(
         model, tokenizer, [examples[i] for i in drawn], style, template_kwargs, temperature
     )
-    alike = [
-        chance_alike(p, action_rewards(examples[i].gold.action, weights), group) for i, p in zip(drawn, probs)
-    ]
+    alike = [chance_alike(p, action_rewards(examples[i].gold, weights), group) for i, p in zip(drawn, probs)]
     order = sorted(range(len(drawn)), key=lambda k: alike[k])[:keep]  # stable: ties keep the draw order
     chosen = [examples[drawn[k]] for k in order]
     summary = {

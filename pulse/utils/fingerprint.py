@@ -35,6 +35,7 @@ TRAIN_CODE: tuple[str, ...] = (
     "pulse/policy",
     "pulse/core",
     "pulse/config",
+    "pulse/agent/precheck.py",  # which prompts GRPO sees under grpo.prompts=decision_points
 )
 # files of a model directory that never change what the model computes
 _MODEL_SKIP = {

@@ -52,3 +52,28 @@ def test_report_pairs_seeds_and_sums_confusions(tmp_path):
     text = gvs.report([tmp_path / "s0", tmp_path / "s1"])
     assert "| pibench_sim | decision acc | 80.0, 82.0 | 85.0, 86.0 | +4.5 ± 0.5 (+5.0, +4.0) | yes |" in text
     assert "| silent | 0 | 0 | 2 |" in text  # held-out confusion summed over the two seeds
+
+
+def test_grpo_runs_replace_the_demos_grpo_with_a_variant_run(tmp_path):
+    """--grpo-runs: the variant's held-out eval_grpo.json and `pulse eval-policy source=suite` file are
+    paired with the demo's SFT of the same seed."""
+    for seed, sft in ((0, 0.80), (1, 0.82)):
+        _seed(tmp_path / f"s{seed}", seed, sft, 0.10)  # the demo's own GRPO must not be read
+        run = tmp_path / "variant" / f"s{seed}"
+        (run / "suite").mkdir(parents=True)
+        (run / "eval_grpo.json").write_text(
+            json.dumps({"decision_accuracy": sft + 0.01, "interruption_success": 1})
+        )
+        suite = {
+            "decision_accuracy": sft + 0.05,
+            "interruption_success": 1.0,
+            "confusion": {"silent->silent": 7},
+        }
+        (run / "suite" / "suite_decisions.json").write_text(
+            json.dumps({"benchmarks": {"pibench_sim": suite}})
+        )
+    text = gvs.report([tmp_path / "s0", tmp_path / "s1"], grpo_runs=str(tmp_path / "variant" / "s{seed}"))
+    assert "| pibench_sim | decision acc | 80.0, 82.0 | 85.0, 87.0 | +5.0 ± 0.0 (+5.0, +5.0) |" in text
+    assert "| held-out | decision acc | 80.0, 82.0 | 81.0, 83.0 |" in text
+    assert "| silent | 14 | 0 | 0 |" in text  # the variant's suite confusion, summed over seeds
+    assert "no GRPO trainer_state.json under" in text  # the training signal is looked for in the variant

@@ -8,7 +8,7 @@ import pytest
 
 from pulse.config.schema import ConfigError, TrainConfig
 from pulse.core.policy_io import gold_completion
-from pulse.core.records import ACTIONS
+from pulse.core.records import ACTIONS, Decision
 from pulse.train.prompt_selection import (
     SELECTION_FILE,
     action_prefix,
@@ -23,13 +23,22 @@ NO_PENALTY = {**PULSE, "wrong_intervention": 0.0}
 
 
 def test_rewards_and_chance_alike():
-    r = action_rewards("supplement", PULSE)
+    gold = Decision("supplement", ("m1",))
+    r = action_rewards(gold, PULSE)
     assert r == {"silent": 0.0, "supplement": 1.5, "intervene": -1.0}
+    # the shaping term pays every well-formed completion alike
+    assert action_rewards(gold, {**PULSE, "well_formed": 0.25})["silent"] == 0.25
+    # a right intervention earns the action and evidence terms, not the penalty
+    assert action_rewards(Decision("intervene", ("m2",)), PULSE) == {
+        "silent": 0.0,
+        "supplement": 0.0,
+        "intervene": 1.5,
+    }
     half = {"silent": 0.5, "supplement": 0.5, "intervene": 0.0}
     assert chance_alike(half, r, 4) == pytest.approx(2 * 0.5**4)
     # without the penalty a wrong intervention earns what silence earns: one reward value for both
     split = {"silent": 0.5, "supplement": 0.0, "intervene": 0.5}
-    assert chance_alike(split, action_rewards("supplement", NO_PENALTY), 4) == pytest.approx(1.0)
+    assert chance_alike(split, action_rewards(gold, NO_PENALTY), 4) == pytest.approx(1.0)
     assert chance_alike(split, r, 4) == pytest.approx(2 * 0.5**4)
     assert chance_alike({"silent": 1.0, "supplement": 0.0, "intervene": 0.0}, r, 4) == pytest.approx(1.0)
 
@@ -105,7 +114,7 @@ def test_selection_keeps_the_groups_likeliest_to_differ_and_is_reused(tiny_model
     # the kept ones are the four least likely to be rewarded alike among the scored candidates
     drawn = [examples[i] for i in record["candidate_index"]]
     probs = action_probabilities(model, tok, drawn, "compact_marked", {}, 1.0)
-    alike = [chance_alike(p, action_rewards(ex.gold.action, PULSE), 4) for ex, p in zip(drawn, probs)]
+    alike = [chance_alike(p, action_rewards(ex.gold, PULSE), 4) for ex, p in zip(drawn, probs)]
     assert alike == pytest.approx(record["alike"], abs=1e-5)
     by_index = dict(zip(record["candidate_index"], alike))
     kept = sorted(by_index[i] for i in record["chosen_index"])
@@ -124,3 +133,30 @@ def test_too_few_candidates_is_a_config_error():
         )
     ok = dataclasses.replace(base.grpo, steps=4, prompts_per_step=4, selection_candidates=16)
     assert ok.selection_candidates == 16
+
+
+def test_decision_point_prompts_keep_what_the_pre_check_asks(small_dataset):
+    """grpo.prompts=decision_points keeps exactly the examples the run-time pre-check would ask the policy
+    about; on the generator's examples those are the ones the gold rule does not answer silent."""
+    from pulse.agent.precheck import needs_decision
+    from pulse.train.data import load_examples
+    from pulse.train.grpo import decision_point_prompts
+
+    examples = load_examples(small_dataset, "train")
+    kept = decision_point_prompts(examples)
+    assert 0 < len(kept) < len(examples)
+    assert [e.example_id for e in kept] == [e.example_id for e in examples if needs_decision(e.inp)]
+    assert {e.gold.action for e in kept} <= {"supplement", "intervene"}
+    assert [e for e in examples if e.gold.action != "silent" and e not in kept] == []
+    silent_only = [e for e in examples if not needs_decision(e.inp)]
+    with pytest.raises(ConfigError, match="grpo.prompts=decision_points"):
+        decision_point_prompts(silent_only)
+
+
+def test_grpo_prompts_config_is_typed():
+    from pulse.config.schema import to_typed
+
+    cfg = to_typed({"grpo": {"prompts": "decision_points"}}, TrainConfig)
+    assert cfg.grpo.prompts == "decision_points"
+    with pytest.raises(ConfigError, match="grpo.prompts"):
+        to_typed({"grpo": {"prompts": "decision-points"}}, TrainConfig)
