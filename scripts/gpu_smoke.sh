@@ -16,11 +16,13 @@
 #   scripts/gpu_smoke.sh [--out DIR] [--work DIR] [--port N] [--python PY] [--budget S] [--sft-steps N]
 #   scripts/gpu_smoke.sh --cpu-rehearsal     # no GPU: the commands on CPU without vLLM (steps 1-3, 5, and
 #                                            # 6 with eval/serving/local_server.py in place of vllm serve)
+#   scripts/gpu_smoke.sh --no-vllm           # a GPU without vLLM: steps 1-3, 5, 6 on the GPU, GRPO generating
+#                                            # with transformers, local_server.py serving (out: *_no_vllm)
 #
 # Defaults: --out results/gpu_smoke, --work outputs/gpu_smoke, --port 8011, --python .venv/bin/python
 # (else python3), --budget 600, --sft-steps 300 (20 in the rehearsal). Exit 0: every step and check
 # passed; 1: a step or a check failed (the summary names it); 2: bad arguments; 3: refused before
-# anything ran (no CUDA GPU visible, or vllm not installed).
+# anything ran (no CUDA GPU visible, or vllm not installed without --no-vllm).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,6 +33,7 @@ WORK=""
 PORT=8011
 BUDGET=600
 REHEARSAL=0
+NO_VLLM=0
 SFT_STEPS=""
 if [ -x "$ROOT/.venv/bin/python" ]; then PY="$ROOT/.venv/bin/python"; else PY="$(command -v python3 || true)"; fi
 
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
     --budget) [ $# -ge 2 ] && [[ "$2" =~ ^[0-9]+$ ]] || die_usage "--budget needs seconds"; BUDGET="$2"; shift 2 ;;
     --sft-steps) [ $# -ge 2 ] && [[ "$2" =~ ^[0-9]+$ ]] || die_usage "--sft-steps needs a number"; SFT_STEPS="$2"; shift 2 ;;
     --cpu-rehearsal) REHEARSAL=1; shift ;;
+    --no-vllm) NO_VLLM=1; shift ;;
     *) die_usage "unknown argument $1" ;;
   esac
 done
@@ -53,11 +57,16 @@ if [ "$REHEARSAL" = 1 ]; then
   OUT="${OUT:-outputs/gpu_smoke_rehearsal/results}"
   WORK="${WORK:-outputs/gpu_smoke_rehearsal}"
   SFT_STEPS="${SFT_STEPS:-20}"
+elif [ "$NO_VLLM" = 1 ]; then
+  SFT_STEPS="${SFT_STEPS:-300}"
+  OUT="${OUT:-results/gpu_smoke_no_vllm}"
+  WORK="${WORK:-outputs/gpu_smoke_no_vllm}"
 else
   SFT_STEPS="${SFT_STEPS:-300}"
   OUT="${OUT:-results/gpu_smoke}"
   WORK="${WORK:-outputs/gpu_smoke}"
 fi
+[ "$REHEARSAL" = 1 ] && [ "$NO_VLLM" = 1 ] && die_usage "--cpu-rehearsal already runs without vLLM; give one of the two"
 [ -n "$PY" ] && [ -x "$(command -v "$PY")" ] || die_usage "no python interpreter (--python)"
 
 # ---- refusals, before anything is written ------------------------------------------------------
@@ -73,11 +82,11 @@ if not torch.cuda.is_available():
     sys.exit(f"torch {torch.__version__} (CUDA build {torch.version.cuda}) sees no GPU")
 EOF
 )" || missing+=("no CUDA GPU visible: ${gpu_err##*$'\n'} (python $PY, CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset})")
-  if ! "$PY" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("vllm") is None)' 2>/dev/null; then
+  if [ "$NO_VLLM" = 0 ] && ! "$PY" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("vllm") is None)' 2>/dev/null; then
     missing+=("vllm is not installed for $PY: pip install -e '.[gpu]' -c constraints/gpu-py311.txt")
   fi
   VLLM_BIN="$(dirname "$PY")/vllm"
-  if [ ${#missing[@]} = 0 ] && [ ! -x "$VLLM_BIN" ]; then
+  if [ "$NO_VLLM" = 0 ] && [ ${#missing[@]} = 0 ] && [ ! -x "$VLLM_BIN" ]; then
     missing+=("no vllm command next to $PY ($VLLM_BIN)")
   fi
 fi
@@ -86,7 +95,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   exit 3
 fi
 
-if [ -x "$(dirname "$PY")/pulse" ]; then PULSE=("$(dirname "$PY")/pulse"); else PULSE=("$PY" -m pulse.cli); fi
+if [ -f "$(dirname "$PY")/pulse" ] && [ -x "$(dirname "$PY")/pulse" ]; then PULSE=("$(dirname "$PY")/pulse"); else PULSE=("$PY" -m pulse.cli); fi
 mkdir -p "$OUT" "$WORK"
 OUT="$(cd "$OUT" && pwd)"
 WORK="$(cd "$WORK" && pwd)"
@@ -115,6 +124,7 @@ trap cleanup EXIT
 
 echo "[gpu_smoke] $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo '?') out $OUT work $WORK"
 [ "$REHEARSAL" = 1 ] && echo "[gpu_smoke] CPU REHEARSAL: no vLLM, no GPU; this is not the smoke"
+[ "$NO_VLLM" = 1 ] && echo "[gpu_smoke] NO VLLM: the GPU path with transformers generation; the vLLM steps are not run"
 
 # step NAME LIMIT_S CMD...: run with the smaller of LIMIT_S and what is left of the budget; record it
 FAILED=""
@@ -143,11 +153,11 @@ step() {
 }
 
 summary() {
-  "$PY" - "$OUT" "$WORK" "$STEPS" "$FAILED" "$REHEARSAL" "$SECONDS" <<'EOF'
+  "$PY" - "$OUT" "$WORK" "$STEPS" "$FAILED" "$REHEARSAL" "$SECONDS" "$NO_VLLM" <<'EOF'
 import json, sys
 from pathlib import Path
 
-out, work, steps, failed, rehearsal, seconds = sys.argv[1:]
+out, work, steps, failed, rehearsal, seconds, no_vllm = sys.argv[1:]
 work = Path(work)
 
 def load(p):
@@ -176,7 +186,7 @@ checks = {  # what a finished smoke must show besides every step's exit 0
     "transformers_eval_n": n["eval_transformers"] == 32,
 }
 checks["served_eval_n"] = n["eval_served"] == 8
-if rehearsal != "1":
+if rehearsal != "1" and no_vllm != "1":
     checks["vllm_eval_n"] = n["eval_vllm"] == 32
     served = (load("served_models.json") or {}).get("data") or []
     checks["served_name_is_the_merged_folder"] = [m.get("id") for m in served] == [str(work / "merged")]
@@ -187,6 +197,7 @@ s = {
     "failed_step": failed or None,
     "checks": checks,
     "cpu_rehearsal": rehearsal == "1",
+    "vllm_steps_run": rehearsal != "1" and no_vllm != "1",
     "total_s": int(seconds),
     "steps": [{"step": n, "exit": int(rc), "seconds": int(t)} for n, rc, t in rows],
     "env": load("env.json"),
@@ -251,7 +262,7 @@ TRAIN=(
   "sft.steps=$SFT_STEPS" sft.examples_per_step=16 "sft.save_every_steps=$SFT_STEPS"
   grpo.steps=2 grpo.prompts_per_step=4 grpo.generations_per_prompt=4 grpo.save_every_steps=1
 )
-if [ "$REHEARSAL" = 1 ]; then
+if [ "$REHEARSAL" = 1 ] || [ "$NO_VLLM" = 1 ]; then
   TRAIN+=(grpo.vllm.enabled=false)
 else
   TRAIN+=(grpo.vllm.enabled=true grpo.vllm.mode=colocate grpo.vllm.gpu_memory_utilization=0.3)
@@ -263,7 +274,7 @@ ADAPTER="$RUN/grpo/final"
 EVAL=(split=test "${DATA[@]}" "policy.name_or_path=$ADAPTER" "policy.dtype=$DTYPE" policy.batch_size=32)
 step eval_tf 120 "${PULSE[@]}" eval-policy policy.backend=transformers "policy.device=$EVAL_DEVICE" \
   "${EVAL[@]}" "out_dir=$WORK/eval_transformers" || finish
-if [ "$REHEARSAL" = 0 ]; then
+if [ "$REHEARSAL" = 0 ] && [ "$NO_VLLM" = 0 ]; then
   step eval_vllm 180 "${PULSE[@]}" eval-policy policy.backend=vllm policy.device=cuda \
     "${EVAL[@]}" "out_dir=$WORK/eval_vllm" || finish
 fi
@@ -274,7 +285,7 @@ step export 120 "${PULSE[@]}" export "$ADAPTER" "$MERGED" || finish
 
 # ---- 6. serve the merged folder with vLLM's OpenAI server; one request; eval over the endpoint ----
 # (the rehearsal serves it with the project's small transformers server, eval/serving/local_server.py)
-if [ "$REHEARSAL" = 0 ]; then
+if [ "$REHEARSAL" = 0 ] && [ "$NO_VLLM" = 0 ]; then
   SERVER=("$VLLM_BIN" serve "$MERGED" --host 127.0.0.1 --port "$PORT" --dtype "$DTYPE"
           --gpu-memory-utilization 0.3 --max-model-len 1024)
 else

@@ -31,7 +31,8 @@ def test_scripts_parse(script):
 def test_help_and_bad_arguments():
     r = _run(["--help"])
     assert r.returncode == 0 and "One-GPU smoke" in r.stdout and "--cpu-rehearsal" in r.stdout
-    for bad in (["--bogus"], ["--port", "x"], ["--out"], ["--budget", "-1"]):
+    assert "--no-vllm" in r.stdout
+    for bad in (["--bogus"], ["--port", "x"], ["--out"], ["--budget", "-1"], ["--no-vllm", "--cpu-rehearsal"]):
         r = _run(bad)
         assert r.returncode == 2, (bad, r.stdout, r.stderr)
         assert "gpu_smoke.sh:" in r.stderr
@@ -47,6 +48,16 @@ def test_refuses_without_a_gpu_before_writing_anything(tmp_path):
 
     if importlib.util.find_spec("vllm") is None:
         assert "refused: vllm is not installed" in r.stderr and "constraints/gpu-py311.txt" in r.stderr
+    assert not out.exists() and not work.exists()
+
+
+def test_no_vllm_needs_a_gpu_but_not_vllm(tmp_path):
+    """`--no-vllm` (a GPU without vLLM installed) still refuses without a GPU, and never asks for vLLM."""
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
+    out, work = tmp_path / "out", tmp_path / "work"
+    r = _run(["--no-vllm", "--out", str(out), "--work", str(work)], env)
+    assert r.returncode == 3, r.stderr
+    assert "refused: no CUDA GPU visible" in r.stderr and "vllm is not installed" not in r.stderr
     assert not out.exists() and not work.exists()
 
 
