@@ -129,7 +129,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
     @property
     def reader_id(self) -> str:
         return (
-            f"offline:v12:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
+            f"offline:v13:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
             f"{self.arg_similarity}"
         )
 
@@ -877,9 +877,31 @@ def _scope_only(cond: str, space: ValueSpace, lex: StaticLexicon) -> bool:
         # "supplier invoices" are situations ("for the cabin class", an argument's own name with another
         # word, stays a scope)
         return False
+    if (
+        len(words) == 2
+        and re.match(r"(?:for|on)\s", cond, re.I)
+        and _COMPOUND.fullmatch(body)
+        and _narrowed_head(words, names, space)
+    ):
+        return False
     return near_arg or near_tool
 
 
+def _narrowed_head(words: list[str], names: set[str], space: ValueSpace) -> bool:
+    """ "for release branches", "on weekend flights": the tools' own thing (the phrase's last word) with a
+    word before it that is none of the schema's names, things or values narrows the thing to a kind of
+    it, a situation."""
+    head, mods = words[-1], words[:-1]
+    if root(head) not in names and stem(head) not in space.tool_things:
+        return False
+    values = {w for ws in space.value_words.values() for w in ws}
+    return any(
+        root(w) not in names and stem(w) not in space.tool_things and stem(w) not in values for w in mods
+    )
+
+
+# a two-word noun compound, nothing else ("release branches", "the weekend flights")
+_COMPOUND = re.compile(r"(?:(?:the|all|any|my|our)\s+)?[a-z]+(?:-[a-z]+)?\s+[a-z]+", re.I)
 _BOUNDED = re.compile(
     r"\b(?:under|over|above|below|more than|less than|fewer than|longer than|shorter than|at least|at most"
     r"|up to|upwards of)\s+[$£€]?\d",

@@ -158,9 +158,12 @@ class TypedBinding:
         out: list[tuple[str, str, int, int, float]] = []
         # a clock time's hour is not a quantity ("no calls after five")
         clocks = [(c.start, c.end) for c in clock_times(part)] if kind == "number" else []
+        schema_nouns = _schema_nouns(schema) if kind == "string" else frozenset()
         for m in _MENTIONS[kind](part):
             if not m.unit and any(a <= m.start < b for a, b in clocks) and not _counts_things(part, m.end):
                 continue
+            if m.value.lower() in schema_nouns:
+                continue  # "with this PR": the thing the tools act on, named in their own words, is no value
             contrast = self._contrasted_with(part, m, out, schema)
             if contrast is not None:
                 out.append(contrast)
@@ -206,7 +209,30 @@ class TypedBinding:
             own_form = kind == "note" and len(fits) == 1
             if (top >= need or unit_named or own_form) and gap >= self.margin:
                 out.append((arg, value, m.start, m.end, 1.0))
+            elif kind == "number" and not counted and (obj := self._object_of_action(part, m, fits, schema)):
+                out.append((*obj, m.start, m.end, 1.0))
+        if kind == "string" and out:
+            out.extend(_rejected_after(part, out[-1]))
         return out
+
+    def _object_of_action(
+        self, part: str, m: Any, fits: list[tuple[str, str]], schema: Schema
+    ) -> tuple[str, str] | None:
+        """ "Move 2,000 from savings into checking": a bare amount right after the clause's opening verb is
+        what the action is done with: the one amount of the tool the clause means that is not a bound
+        (a maximum, a limit)."""
+        if m.unit not in ("", "money") or not _VERB_THEN_AMOUNT.match(part[: m.start]):
+            return None
+        tool = self.link_tool(part, schema)  # supplied by OfflineReader
+        if not tool:
+            return None
+        plain = [
+            (arg, value)
+            for arg, value in fits
+            if any(spec.tool == tool for spec in schema.by_name[arg])
+            and not _BOUND_ARG.search(f"{arg} {schema.by_name[arg][0].description}".replace("_", " "))
+        ]
+        return plain[0] if len(plain) == 1 else None
 
     def _switches(
         self, part: str, toks: list[Token], args: list[str], schema: Schema
@@ -324,7 +350,36 @@ _NOT_COUNTED = frozenset("afternoons evenings mornings nights weekdays weekends"
 
 
 # between two values set against each other: "X, not Y", "X rather than Y", "X or Y"
+# the clause's opening verb and nothing else before an amount ("Move 2,000", "please transfer $300")
+_VERB_THEN_AMOUNT = re.compile(
+    r"^\W*(?:(?:please|just|now)\s+)*(?!(?:i|we|you|it|that|this|is|was)\b)[a-z]+\s+[$£€]?\s*$", re.I
+)
+# a short phrase, then ", not X" ending the clause (X one word or code)
+_REJECTED_LAST = re.compile(
+    r"[^,;.!?]{0,30}[,;]\s*(?:but\s+)?(?:not|never|rather than|instead of)\s+(?:the\s+)?"
+    r"(?P<value>[\w][\w/.-]*?)\s*[.!]*\s*$",
+    re.I,
+)
 _AGAINST = re.compile(r"\s*[,;]?\s*(?:not|never|but not|rather than|instead of|over|or|than)\s+", re.I)
+
+
+def _schema_nouns(schema: Schema) -> frozenset[str]:
+    """Every word of the tools' and arguments' own names and descriptions, lower-cased ("PR" of "Branch
+    the PR merges into")."""
+    text = " ".join(f"{a.tool} {a.name} {a.description} {a.tool_description}" for a in schema.args)
+    return frozenset(w.lower() for w in re.findall(r"[A-Za-z][\w/.-]*", text.replace("_", " ")))
+
+
+def _rejected_after(
+    part: str, bound: tuple[str, str, int, int, float]
+) -> list[tuple[str, str, int, int, float]]:
+    """ "Target release/2.4 with this PR, not main": a free-text value set against one more word at the end
+    of the clause is a value of the same argument, turned down (its negation makes it an avoid)."""
+    arg, _, _, end, _ = bound
+    m = _REJECTED_LAST.match(part, end)
+    if not m or m.group("value").lower() in STOPWORDS:
+        return []
+    return [(arg, m.group("value"), m.start("value"), m.end("value"), 1.0)]
 
 
 def _governed(part: str, start: int) -> str:
