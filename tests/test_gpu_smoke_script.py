@@ -32,7 +32,8 @@ def test_help_and_bad_arguments():
     r = _run(["--help"])
     assert r.returncode == 0 and "One-GPU smoke" in r.stdout and "--cpu-rehearsal" in r.stdout
     assert "--no-vllm" in r.stdout
-    for bad in (["--bogus"], ["--port", "x"], ["--out"], ["--budget", "-1"], ["--no-vllm", "--cpu-rehearsal"]):
+    bad_args = (["--bogus"], ["--port", "x"], ["--out"], ["--budget", "-1"], ["--no-vllm", "--cpu-rehearsal"])
+    for bad in bad_args:
         r = _run(bad)
         assert r.returncode == 2, (bad, r.stdout, r.stderr)
         assert "gpu_smoke.sh:" in r.stderr

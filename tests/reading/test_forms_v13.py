@@ -91,4 +91,5 @@ def test_a_compound_that_narrows_the_tools_thing_is_a_condition(reader, text, va
 
 
 def test_the_arguments_own_name_is_a_scope_not_a_condition(reader):
-    assert _read(reader, "Squash for the target branch.")[("merge_method", "squash", "prefer")].condition == ""
+    facts = _read(reader, "Squash for the target branch.")
+    assert facts[("merge_method", "squash", "prefer")].condition == ""
