@@ -71,7 +71,10 @@ _PERSON_VERB = (
     r"uses|books|goes|gets|picks|orders|can't|cannot|won't|doesn't|does not|is|has|mentioned|"
     r"would like|'d like|would rather|'s|will|eats|drinks|expects|requires|demands|wanted|needed|keeps|"
     r"runs|swears|thinks|thought|reckons|believes|feels|suggests|suggested|recommends|recommended|argues|"
-    r"insisted)"
+    r"insisted"
+    # what someone does over and over, in the present ("My boss flies business"; verbs that are seldom
+    # plural nouns: "Uber rides", "hotel stays" are things)
+    r"|flies|travels|drives|wears|sits|sleeps|listens|buys|swims)"
     # any verb of what someone does over and over, after its adverb ("My boss Raj only sits in a box")
     r"|(?:always|usually|only|never|normally|typically|generally)\s+"
     r"(?!(?:this|his|hers|its|was|as|us|less|unless|yes|plus)\b)[a-z]+s)\b"
@@ -210,6 +213,13 @@ _OLD_VALUE = re.compile(
     r"\b(?:instead of|rather than)\s+(?P<doing>[a-z]+ing\b[^,.;!?]*)"
     r"|\b(?:instead of|rather than|switched from|switching from|changed from|moved from|move from|"
     r"away from|(?:prefer|choose|pick|take) (?!my\b)\S+(?: \S+)? over|replacing|replaced"
+    # "I prefer the aisle to the window", "I'd rather have the aisle than the window", "X is better than Y"
+    # (not an infinitive: "prefers them to come in the morning"; what follows "to" is a gerund or a short
+    # phrase that ends the clause)
+    r"|prefer(?:s|red|ring)? (?!(?:to|them|it|him|her|us|me)\b)(?:\S+ ){1,3}?to"
+    r"(?=\s+(?:(?:the|a|an|my|our)\s+)?(?:[a-z]+ing\b|[^\s,.;!?]+(?:\s+[^\s,.;!?]+)?\s*(?:[,.;!?]|$)))"
+    r"|rather (?:have|take|get|do|go with|pick|use|sit) (?:\S+ ){1,3}?than"
+    r"|(?:is|are|'s) (?:(?:much|way|far|a lot) )?(?:better|preferable|nicer) than"
     r"|(?:go|gone|went|going|come|came|coming) (?:back )?from"
     # "we've moved off Black and onto Ruff"
     r"|(?:move|moved|moving|switch|switched|switching|come|came|get|got|gotten|gone|went|take|took)"
@@ -498,6 +508,8 @@ def holder_of(clause: str, speaker: str = "user", project: str = "") -> str:
         after = clause[rel.end() :]
         if _REASON_BEFORE.search(clause[: rel.start()]):
             continue  # "book two beds, since my son travels with me": a reason's subject is not whose it is
+        if _SO_INSTRUCTION.search(clause, rel.end()):
+            continue  # "My daughter flies with me, so book the window": the reason for the speaker's wish
         if (
             _PERSON_AFTER.match(after)
             or _ACCORDING_TO.search(clause[: rel.start()])
@@ -591,6 +603,10 @@ _POINTS_BACK = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their)\b", re
 _REASON_BEFORE = re.compile(r"\b(?:since|because|as|cause|'cause|so that)\s+$", re.I)
 
 
+# ", so" and an instruction after it: what comes before is the reason for the speaker's own wish
+_SO_INSTRUCTION = re.compile(
+    r",\s*so\s+(?:please\s+|just\s+)?(?:book|get|put|give|make|pick|use|keep|send|order)\b", re.I
+)
 # a relation is the holder where it opens a clause ("my colleague Priya always wants", "..., but my
 # wife ...", "for my son, ...") or has a verb of wanting after it ("I think my boss prefers ...")
 _SUBJECT_BEFORE = re.compile(
@@ -763,7 +779,9 @@ _SCOPE_SUBJECT = re.compile(
 _SCOPE_OBJECTS = (
     re.compile(
         r"\b(?:wants?|wanted|needs?|needed|likes?|would like|'d like|prefers?|expects?|requires?|asks?)\s+"
-        rf"{_NP}\s+to\s+(?!me\b|you\b|us\b|him\b|her\b|them\b)[a-z]+\b",
+        # (the infinitive after "to": "I prefer video calls to meeting in person" compares two things)
+        rf"{_NP}\s+to\s+(?!me\b|you\b|us\b|him\b|her\b|them\b|the\b|a\b|an\b|my\b"
+        r"|(?!(?:b|st|sp|s|sw|w|cl|fl|sl|wr|str|spr)?r?ing\b)[a-z]+ing\b)[a-z]+\b",
         re.I,
     ),
     re.compile(

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from pulse.reading.clauses import NEGATION
 from pulse.reading.lexicon import STOPWORDS
 from pulse.reading.typed import (
     Mention,
@@ -117,10 +118,13 @@ class EnumeratedValues:
             for k, t in enumerate(toks)
             if t.word not in STOPWORDS and t.word not in _NO_MEANING and not t.word.isdigit()
         ]
+        # a span never reaches across a negator: "My son hates spicy food" has no "son ... spicy" that
+        # would name a value outside the refusal
+        negators = [k for k, t in enumerate(toks) if NEGATION.fullmatch(t.word)]
         spans, inside = [], []  # as in _Scan
         for a in range(len(content)):
             for b in range(a, min(a + 3, len(content))):
-                if content[b] - content[a] <= 3:
+                if content[b] - content[a] <= 3 and not any(content[a] < k < content[b] for k in negators):
                     spans.append((content[a], content[b]))
                     inside.append(tuple(content[a : b + 1]))
         lex = self._lex()
@@ -384,7 +388,11 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
                 raw = TOKEN.findall(space.pairs[i][1].lower().replace("_", " ").replace("-", " "))
                 if n == 1 and toks[j].word != raw[0] and stem(toks[j].word) == toks[j].word:
                     continue
-                if toks[j + n - 1].word.endswith("'s") and not _owns_its_argument(toks, j + n, space, i):
+                if (
+                    toks[j + n - 1].word.endswith("'s")
+                    and not _owns_its_argument(toks, j + n, space, i)
+                    and not _is_after(toks, j + n)
+                ):
                     continue  # "Thursday's workshop" says when the workshop is; "Ruff's formatter" is ruff
                 exact[i] = (toks[j].start, toks[j + n - 1].end)
         if i not in exact and n > 1 and said_stems.issuperset(vw):
@@ -424,6 +432,25 @@ def _exact_words(scan: _Scan, space: ValueSpace) -> dict[int, tuple[int, int]]:
                     break
     _glossed(scan, space, exact)
     return exact
+
+
+def _is_after(toks: list[Token], k: int) -> bool:
+    """The "'s" before is "is", not a possessive: "Economy's fine", "Window's best", "Aisle's what I want"
+    (at the end of a clause it is a place: "at the groomer's")."""
+    if k >= len(toks):
+        return False
+    if toks[k].word in _ADVERB_AFTER_IS:
+        return True
+    # an adjective ends the predicate ("Economy's fine, ...", "Window's best for me"); before a noun it
+    # is the possessive's ("Luna's best food")
+    ends = k + 1 == len(toks) or toks[k + 1].word in _AFTER_PREDICATE
+    return toks[k].word in _ADJECTIVE_AFTER_IS and ends
+
+
+# words that follow "is" and never a possessive's noun
+_ADVERB_AFTER_IS = frozenset("what too always just really totally still also a an the it my".split())
+_ADJECTIVE_AFTER_IS = frozenset("fine ok okay good great best better perfect ideal enough plenty".split())
+_AFTER_PREDICATE = frozenset("for with by to if when as but and so i".split())
 
 
 def _owns_its_argument(toks: list[Token], k: int, space: ValueSpace, i: int) -> bool:

@@ -79,9 +79,11 @@ _CUE = re.compile(
     r"decided|agreed|settled|decision|let's|lets|approved|this time|for this|just|only|instead|switched|"
     r"moved|changed|gone from|went from|gone back|went back|"
     r"no longer|any ?more|is what|should be|has to be|needs to be|works best|suits me|"
-    r"is fine|is best|is better|make it|make sure|set it|put it|use|book|send|pay|ship|get|choose|"
+    r"(?:is|'s) fine|(?:is|'s) best|(?:is|'s) better|"
+    r"make it|make sure|set it|put it|use|book|send|pay|ship|get|choose|"
     r"refund|order|insist|requires?|go|generally|in general|as always|same as|stands|my|enough|plenty|tops"
-    r"|at most|at least|max|maximum|minimum|can be|could be|is okay|is ok|are fine|are okay|are ok"
+    r"|at most|at least|max|maximum|minimum|can be|could be|(?:is|'s) okay|(?:is|'s) ok"
+    r"|are fine|are okay|are ok"
     # a choice made: "Bank transfer it is."; the new value of a change of mind: "..., now it's aisle"
     r"|it is(?=\s*[.!]*\s*$)|now it's|now it is)\b|:",
     re.I,
@@ -129,7 +131,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
     @property
     def reader_id(self) -> str:
         return (
-            f"offline:v13:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
+            f"offline:v14:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
             f"{self.arg_similarity}"
         )
 
@@ -677,9 +679,19 @@ def _states(part: str, clause: Clause, sentence: str) -> bool:
         or _CUE.search(sentence)
         # a thing ruled out in so many words ("The middle seat is a no", "economy is too cramped")
         or next(refused_predicates(part), None) is not None
-        # (the clause without its conditions: "Same-day delivery when it's groceries")
-        or not _CLAUSE_VERB.search(_without_trailing_condition(clause.text))
+        # (the clause without its conditions and its reason: "Same-day delivery when it's groceries",
+        # "Window so I can sleep")
+        or not _CLAUSE_VERB.search(_REASON.split(_without_trailing_condition(clause.text), maxsplit=1)[0])
+        # a refusal in so few words, whatever is said around it ("No evening meetings, I have kids")
+        or _NO_FRAGMENT.search(clause.text) is not None
     )
+
+
+# "no" opening the clause or a comma's stretch of it, before what it refuses (not "no idea", "no need")
+_NO_FRAGMENT = re.compile(
+    r"(?:^|[,;:]\s*)no\s+(?!(?:idea|one|way|problem|matter|longer|more|worries|rush|need|doubt|thanks)\b)[a-z]",
+    re.I,
+)
 
 
 def _without_trailing_condition(text: str) -> str:

@@ -11,9 +11,11 @@ TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 def stem(w: str) -> str:
     """Plural and possessive folded: "cities" -> "city", "boxes" -> "box", "notes" -> "note", "maps" ->
-    "map", "Ruff's" -> "ruff"."""
+    "map", "Ruff's" -> "ruff"; an adverb of manner in -ally to its adjective ("formally" -> "formal")."""
     if w.endswith("'s") and len(w) > 3:
         w = w[:-2]
+    if len(w) > 6 and w.endswith("ally") and w not in _STANCE_ADVERBS:
+        return w[:-2]  # the manner of an adjective value: "formally" -> "formal", "casually" -> "casual"
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
     if len(w) > 4 and w.endswith(("ses", "xes", "zes", "ches", "shes")):
@@ -23,6 +25,12 @@ def stem(w: str) -> str:
     return w
 
 
+# adverbs in -ally that say how often or how sure, never the manner a value names
+_STANCE_ADVERBS = frozenset(
+    "usually normally generally typically actually really totally basically literally originally finally"
+    " especially occasionally additionally personally ideally technically practically virtually"
+    " naturally obviously apparently eventually essentially initially traditionally".split()
+)
 # apostrophes as typed on phones and in word processors, and contractions typed without one
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
 _BARE_CONTRACTION = re.compile(
