@@ -518,11 +518,88 @@ async def run_batch(mem: Path, batch) -> list[tuple[str, list[str]]]:
     return out
 
 
+# Written on 2026-12-05 (a fourth session) as a new user would type them, 55 sentences read against
+# this schema first (reader v13 read 36 of them right); the gateway cases below are the ones with a
+# call to hold or pass. Reader v14 was made while looking at the misses: development phrasings too.
+V14_CASES = [
+    (
+        "Aisle for me, always — I've got long legs.",
+        "seat",
+        [(fly(seat="window"), HELD), (fly(seat="aisle"), PASSED)],
+    ),
+    (
+        "I can't stand being stuck by the window.",
+        "seat",
+        [(fly(seat="window"), HELD), (fly(seat="aisle"), PASSED)],
+    ),
+    ("Whatever you do, no middle seat.", "seat", [(fly(seat="middle"), HELD), (fly(seat="aisle"), PASSED)]),
+    ("Economy's fine, I'm not fussy.", "cabin", [(fly(cabin="economy"), PASSED)]),
+    (
+        "My boss flies business; I'm happy in economy.",
+        "cabin",
+        [(fly(cabin="business"), HELD), (fly(cabin="economy"), PASSED)],
+    ),
+    ("I prefer the aisle to the window.", "seat", [(fly(seat="window"), HELD), (fly(seat="aisle"), PASSED)]),
+    (
+        "Gift cards are useless to me.",
+        "payment_method",
+        [(refund("gift_card"), HELD), (refund("paypal"), PASSED)],
+    ),
+    (
+        "Put the money back on my Visa.",
+        "payment_method",
+        [(refund("paypal"), HELD), (refund("credit_card"), PASSED)],
+    ),
+    (
+        "Keep my emails short and sweet.",
+        "length",
+        [(email(length="detailed"), HELD), (email(length="short"), PASSED)],
+    ),
+    ("Write to clients formally.", "tone", [(email(tone="casual"), HELD), (email(tone="formal"), PASSED)]),
+    (
+        "I like it hot, really hot.",
+        "spice_level",
+        [(food(spice_level="mild"), HELD), (food(spice_level="hot"), PASSED)],
+    ),
+    ("Leave the food in the lobby, the buzzer doesn't work.", "delivery", [(food(delivery="door"), HELD)]),
+    (
+        "Bring it up to my door.",
+        "delivery",
+        [(food(delivery="lobby"), HELD), (food(delivery="door"), PASSED)],
+    ),
+    (
+        "No evening meetings, I have kids.",
+        "time_of_day",
+        [(meet(time_of_day="evening"), HELD), (meet(time_of_day="morning"), PASSED)],
+    ),
+    ("My assistant prefers afternoons.", "time_of_day", [(meet(time_of_day="morning"), PASSED)]),
+    (
+        "Just do it over video.",
+        "location",
+        [(meet(location="phone"), HELD), (meet(location="video"), PASSED)],
+    ),
+    (
+        "I prefer video calls to meeting in person.",
+        "location",
+        [(meet(location="in_person"), HELD), (meet(location="video"), PASSED)],
+    ),
+    ("My son hates spicy food.", "spice_level", [(food(spice_level="mild"), PASSED)]),
+    ("Never ever book me a middle seat!!!", "seat", [(fly(seat="middle"), HELD)]),
+    ("i hate video calls", "location", [(meet(location="video"), HELD)]),
+    (
+        "Business class is a waste of money.",
+        "cabin",
+        [(fly(cabin="business"), HELD), (fly(cabin="economy"), PASSED)],
+    ),
+    ("Afternoons work best for me.", "time_of_day", [(meet(time_of_day="morning"), HELD)]),
+]
+
+
 @pytest.mark.e2e
 def test_natural_statements_hold_what_they_should_over_stdio(tmp_path):
-    assert len(CASES) >= 50 and len(NEW_CASES) >= 30 and len(V12_CASES) >= 19
+    assert len(CASES) >= 50 and len(NEW_CASES) >= 30 and len(V12_CASES) >= 19 and len(V14_CASES) >= 20
     results = []
-    for i, batch in enumerate(batches(CASES + NEW_CASES + V12_CASES)):
+    for i, batch in enumerate(batches(CASES + NEW_CASES + V12_CASES + V14_CASES)):
         results += anyio.run(run_batch, tmp_path / f"mem{i}", batch)
     misses = [(s, w) for s, w in results if w]
     for s, w in misses:
