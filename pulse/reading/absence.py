@@ -46,10 +46,11 @@ def absence_head(value: str) -> tuple[str, ...]:
 _CONSUMING = frozenset("eat eats eating ate drink drinks drinking drank have having".split())
 
 
-def names_head(value: str, text: str) -> bool:
+def names_head(value: str, text: str, arg: str = "") -> bool:
     """Whether `text` (a matched span) is the left-out thing itself ("nuts" for "nut_free", "eat meat"
-    for "vegetarian": a verb of eating or drinking around it changes nothing)."""
-    head = absence_head(value)
+    for "vegetarian": a verb of eating or drinking around it changes nothing; "emojis" for `emoji`'s
+    value "none")."""
+    head = absence_head(value) or (_argument_head(arg) if arg and value.lower() in _NONE else ())
     words = [t.word for t in tokens(text) if t.word not in _CONSUMING]
     return bool(head) and len(words) == len(head) and all(_names(w, h) for w, h in zip(words, head))
 
@@ -76,6 +77,20 @@ def says_marker(part: str, start: int, end: int) -> bool:
     )
 
 
+# the value that says the argument is left out altogether: "No emoji", "Skip the signature" state it
+_NONE = frozenset({"none"})
+# words of an argument's name that do not name the thing ("notify_via", "gift_wrap_type")
+_NOT_THING = frozenset("via type kind style mode level option setting choice by of to for on in at".split())
+
+
+@lru_cache(maxsize=4096)
+def _argument_head(arg: str) -> tuple[str, ...]:
+    """The stems of the thing an argument is ("emoji" -> ("emoji",), "gift_wrap" -> ("gift", "wrap"));
+    () when its name is more than two such words."""
+    words = [stem(w) for w in arg.lower().replace("-", "_").split("_") if w and w not in _NOT_THING]
+    return tuple(words) if 1 <= len(words) <= 2 else ()
+
+
 def _names(word: str, head: str) -> bool:
     # the thing itself, its plural, or a compound ending in it ("peanuts", "walnut" for "nut")
     s = stem(word)
@@ -96,7 +111,7 @@ def refused_absences(
     toks = tokens(part)
     out = []
     for arg, value in pairs:
-        head = absence_head(value)
+        head = absence_head(value) or (_argument_head(arg) if value.lower() in _NONE else ())
         if not head:
             continue
         for i in range(len(toks) - len(head) + 1):
@@ -107,7 +122,11 @@ def refused_absences(
             if says_marker(part, start, end):
                 continue  # "gluten-free" said outright: the enumerated match reads it
             span = next(((a, b) for a, b in negated if a <= start < b), None)
-            if span is None or any(f[0] == arg and span[0] <= f[2] < span[1] for f in found):
+            # (for "none" a guess by meaning on the argument's own word, "emojis" as `liberal`, is no value)
+            guesses_ok = value.lower() in _NONE
+            if span is None or any(
+                f[0] == arg and span[0] <= f[2] < span[1] and not (guesses_ok and f[4] < 1.0) for f in found
+            ):
                 continue
             before = [t.word for t in toks if span[0] <= t.start < start]
             after = toks[i + len(head)].word if i + len(head) < len(toks) else ""

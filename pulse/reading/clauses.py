@@ -217,7 +217,8 @@ _OLD_VALUE = re.compile(
     # (not an infinitive: "prefers them to come in the morning"; what follows "to" is a gerund or a short
     # phrase that ends the clause)
     r"|prefer(?:s|red|ring)? (?!(?:to|them|it|him|her|us|me)\b)(?:\S+ ){1,3}?to"
-    r"(?=\s+(?:(?:the|a|an|my|our)\s+)?(?:[a-z]+ing\b|[^\s,.;!?]+(?:\s+[^\s,.;!?]+)?\s*(?:[,.;!?]|$)))"
+    r"(?=\s+(?:(?:the|a|an|my|our)\s+)?(?:[a-z]+ing\b|[^\s,.;!?]+(?:\s+[^\s,.;!?]+)?\s*"
+    r"(?:[,.;!?]|$|(?:for|on|in|at|when|if|with|during|unless)\b)))"
     r"|rather (?:have|take|get|do|go with|pick|use|sit) (?:\S+ ){1,3}?than"
     r"|(?:is|are|'s) (?:(?:much|way|far|a lot) )?(?:better|preferable|nicer) than"
     r"|(?:go|gone|went|going|come|came|coming) (?:back )?from"
@@ -308,6 +309,8 @@ REFUSED_PREDICATE = re.compile(
     r"|out of the question"
     # "photos are a pain", "paper is a hassle"
     r"|a (?:real |total |huge )?(?:pain|hassle|nightmare|headache|nuisance)|annoying|the worst"
+    # "first class is not worth it", "never worth the money"
+    r"|(?:not|never)\s+worth (?:it|the \w+)"
     # "beginner is too slow", "80 is too cramped": a thing judged too much of something is turned down
     r"|(?:way |much |far |a bit |a little |just )?too (?!many\b|much\b|late\b|bad\b|early\b)[a-z]+)\b",
     re.I,
@@ -323,7 +326,7 @@ _AVERSION_AFTER = re.compile(
 _REFUSED_WORDS = re.compile(
     r"pointless|useless|unnecessary|overkill|not need|not necess|no use|rip-?off|a waste|\btoo "
     r"|a (?:hard |firm |definite )?no\b|no-go|starter|breaker|off the table|out of the question"
-    r"|pain|hassle|nightmare|headache|nuisance|annoying|the worst",
+    r"|pain|hassle|nightmare|headache|nuisance|annoying|the worst|worth",
     re.I,
 )
 _AVERSION_WORDS = re.compile(r"allerg|intoleran|ma(?:kes?|de) me", re.I)

@@ -449,7 +449,9 @@ def _is_after(toks: list[Token], k: int) -> bool:
 
 # words that follow "is" and never a possessive's noun
 _ADVERB_AFTER_IS = frozenset("what too always just really totally still also a an the it my".split())
-_ADJECTIVE_AFTER_IS = frozenset("fine ok okay good great best better perfect ideal enough plenty".split())
+_ADJECTIVE_AFTER_IS = frozenset(
+    "fine ok okay good great best better perfect ideal enough plenty easiest easier simplest handiest".split()
+)
 _AFTER_PREDICATE = frozenset("for with by to if when as but and so i".split())
 
 

@@ -67,7 +67,8 @@ _CUE = re.compile(
     r"\b(?:(?:prefer|like|love|want|wish|need|hate|dislike|avoid|insist)(?:s|es|d|ed)?|please|always|never"
     r"|should|must|rather|"
     r"perfect|ideal|best|suits?|works for me|fine by me|good for me|great for me|sweet spot|"
-    r"easiest|easier|simplest|most convenient|handiest|"
+    # (what is "rarely worth it" is judged, not wished or refused)
+    r"easiest|easier|simplest|most convenient|handiest|(?<!rarely )(?<!seldom )(?<!hardly )worth (?:it|the)|"
     r"favou?rite|choice|pick|go-to|preference|standing|go for|go with|stick|remember|keep in mind|note|"
     r"from now on|going forward|from here on|future|every time|each time|default|usually|normally|"
     r"typically|tend|habit|end up|often|mostly|i'm|i am|don't|do not|can't|cannot|allergic|allergy|allergies|"
@@ -131,7 +132,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
     @property
     def reader_id(self) -> str:
         return (
-            f"offline:v14:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
+            f"offline:v15:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
             f"{self.arg_similarity}"
         )
 
@@ -1190,7 +1191,7 @@ def _refusal_read(
 ) -> bool | None:
     """Whether the value at part[start:end] is refused, once what refusing means for it is read: None
     when the clause names an absence value's thing without refusing it."""
-    if names_head(value, part[start:end]) and not says_marker(part, start, end):
+    if names_head(value, part[start:end], arg) and not says_marker(part, start, end):
         # "allergic to nuts": the refused thing states the nut-free value
         return False if negated else None
     if _KEPT_CLEAR.match(part, end) and not _keeps_free(arg, schema):
