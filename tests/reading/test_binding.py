@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pulse.reading import Schema, make_reader
+from pulse.reading import Schema
 
 TOOLS = [
     {
@@ -38,11 +38,6 @@ TOOLS = [
         },
     },
 ]
-
-
-@pytest.fixture(scope="module")
-def reader():
-    return make_reader("offline")
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pulse.reading import Schema, make_reader
+from pulse.reading import Schema
 
 TOOLS = [
     {
@@ -41,11 +41,6 @@ TOOLS = [
     },
 ]
 SCHEMA = Schema.from_json_tools(TOOLS)
-
-
-@pytest.fixture(scope="module")
-def reader():
-    return make_reader("offline")
 
 
 def _read(reader, text):

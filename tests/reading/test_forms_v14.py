@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pulse.reading import Schema, make_reader
+from pulse.reading import Schema
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "serve" / "fixtures"))
 from preferences_server import TOOLS  # noqa: E402
@@ -19,11 +19,6 @@ from preferences_server import TOOLS  # noqa: E402
 SCHEMA = Schema.from_json_tools(
     [{"name": n, "description": d, "arguments": a} for n, (d, a) in TOOLS.items()]
 )
-
-
-@pytest.fixture(scope="module")
-def reader():
-    return make_reader("offline")
 
 
 def _read(reader, text):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from pulse.reading import Schema, make_reader
+from pulse.reading import Schema
 
 TOOLS = [
     {
@@ -63,11 +63,6 @@ TOOLS = [
     },
 ]
 SCHEMA = Schema.from_json_tools(TOOLS)
-
-
-@pytest.fixture(scope="module")
-def reader():
-    return make_reader("offline")
 
 
 def _read(reader, text):
