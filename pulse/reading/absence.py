@@ -48,8 +48,8 @@ _CONSUMING = frozenset("eat eats eating ate drink drinks drinking drank have hav
 
 def names_head(value: str, text: str, arg: str = "") -> bool:
     """Whether `text` (a matched span) is the left-out thing itself ("nuts" for "nut_free", "eat meat"
-    for "vegetarian": a verb of eating or drinking around it changes nothing; "emojis" for `emoji`'s
-    value "none")."""
+    for "vegetarian": a verb of eating or drinking around it changes nothing; "the greeting" for
+    `greeting`'s value "none")."""
     head = absence_head(value) or (_argument_head(arg) if arg and value.lower() in _NONE else ())
     words = [t.word for t in tokens(text) if t.word not in _CONSUMING]
     return bool(head) and len(words) == len(head) and all(_names(w, h) for w, h in zip(words, head))
@@ -122,7 +122,7 @@ def refused_absences(
             if says_marker(part, start, end):
                 continue  # "gluten-free" said outright: the enumerated match reads it
             span = next(((a, b) for a, b in negated if a <= start < b), None)
-            # (for "none" a guess by meaning on the argument's own word, "emojis" as `liberal`, is no value)
+            # (for "none" a guess by meaning on the argument's own word, "emoji" as `liberal`, is no value)
             guesses_ok = value.lower() in _NONE
             if span is None or any(
                 f[0] == arg and span[0] <= f[2] < span[1] and not (guesses_ok and f[4] < 1.0) for f in found
