@@ -521,12 +521,23 @@ def part_demo(
     committed, fresh = clone / "results" / "demo", clone / "outputs" / "demo"
     reference, note = demo_reference(committed, cpu_model())
     label = reference.relative_to(clone).as_posix()
-    print(f"[demo] compared with {label} (made on {_meta(reference).get('cpu', 'an unrecorded CPU')})")
-    diffs: list[Diff] = []
-    for name in DEMO_FILES:
-        d = compare_files(reference / name, fresh / name, f"{label}/{name}")
-        print_diffs(f"{label}/{name}", d)
-        diffs += d
+    stale = stale_reference(reference, committed, _maybe_json(fresh / "demo_results.json"))
+    if stale:
+        print(
+            f"[demo] NOT COMPARED: {label} was made from other training data (dataset {stale}), so its "
+            "figures say nothing of this run's; `make reproduce-update` on this CPU makes a current one. "
+            "Compared with results/demo instead: what does not depend on the CPU (the training data's "
+            "fingerprint and the training config)."
+        )
+        diffs = cpu_independent_diffs(committed / "demo_results.json", fresh / "demo_results.json")
+        print_diffs("results/demo/demo_results.json: dataset fingerprint and train_config", diffs)
+    else:
+        print(f"[demo] compared with {label} (made on {_meta(reference).get('cpu', 'an unrecorded CPU')})")
+        diffs = []
+        for name in DEMO_FILES:
+            d = compare_files(reference / name, fresh / name, f"{label}/{name}")
+            print_diffs(f"{label}/{name}", d)
+            diffs += d
     notes = provenance_notes(
         _maybe_json(reference / "demo_results.json"), _maybe_json(fresh / "demo_results.json")
     )
@@ -537,6 +548,34 @@ def part_demo(
     d = readme_diffs((clone / "README.md").read_text(), committed)
     print_diffs("README.md demo block vs results/demo", d)
     return diffs + d, secs
+
+
+def _fingerprint(results: Any) -> str:
+    return str(((results or {}).get("provenance") or {}).get("dataset_fingerprint") or "")
+
+
+def stale_reference(reference: Path, committed: Path, fresh_results: Any) -> str:
+    """ "old -> new" when `reference` is another CPU's files made from other training data than this
+    run's (a data change updated results/demo on one CPU only); "" when it is current or is results/demo
+    itself (whose staleness is a real difference)."""
+    if reference == committed:
+        return ""
+    a = _fingerprint(_maybe_json(reference / "demo_results.json"))
+    b = _fingerprint(fresh_results)
+    return f"{a[:8]} -> {b[:8]}" if a and b and a != b else ""
+
+
+def cpu_independent_diffs(committed: Path, fresh: Path) -> list[Diff]:
+    """The demo's training data fingerprint and training config against results/demo's: what a run on any
+    CPU must share with it."""
+    a, b = _maybe_json(committed) or {}, _maybe_json(fresh) or {}
+    out = []
+    if _fingerprint(a) != _fingerprint(b):
+        out.append(
+            Diff("demo_results.json: provenance.dataset_fingerprint", _fingerprint(a), _fingerprint(b))
+        )
+    out += compare(a.get("train_config"), b.get("train_config"), "demo_results.json: train_config: ")
+    return out
 
 
 def _maybe_json(path: Path) -> Any:

@@ -262,3 +262,31 @@ def test_an_update_on_another_cpu_keeps_the_old_files_beside(rc, tmp_path, monke
     assert json.loads((kept / "demo_results.json").read_text()) == {"figure": 2.0}
     assert json.loads((kept / "reproduce.json").read_text())["cpu"] == "Intel(R) Xeon(R) Processor"
     assert "(AMD EPYC)" in (root / "README.md").read_text()
+
+
+def test_another_cpus_files_from_other_training_data_are_not_compared(rc, tmp_path):
+    """A data change updates results/demo on one CPU only: another CPU's older files would differ in every
+    figure for a reason that is not the code. They are named stale; what does not depend on the CPU (the
+    data's fingerprint, the training config) is then compared with results/demo, and still fails."""
+    demo = tmp_path / "demo"
+    other = demo / rc.OTHER_CPUS / "amd_epyc"
+    other.mkdir(parents=True)
+
+    def results(fp, lr=0.1):
+        return {"provenance": {"dataset_fingerprint": fp}, "train_config": {"sft": {"lr": lr}}, "figure": 1.0}
+
+    (demo / "demo_results.json").write_text(json.dumps(results("b" * 64)))
+    (other / "demo_results.json").write_text(json.dumps(results("a" * 64)))
+    assert rc.stale_reference(demo, demo, results("c" * 64)) == ""  # results/demo itself: a real difference
+    assert rc.stale_reference(other, demo, results("a" * 64)) == ""
+    assert rc.stale_reference(other, demo, results("b" * 64)) == "aaaaaaaa -> bbbbbbbb"
+    fresh = tmp_path / "fresh.json"
+    fresh.write_text(json.dumps(results("b" * 64) | {"figure": 2.0}))
+    assert rc.cpu_independent_diffs(demo / "demo_results.json", fresh) == []
+    fresh.write_text(json.dumps(results("b" * 64, lr=0.2)))
+    [d] = rc.cpu_independent_diffs(demo / "demo_results.json", fresh)
+    assert "train_config" in d.where and (d.committed, d.fresh) == (0.1, 0.2)
+    fresh.write_text(json.dumps(results("c" * 64)))
+    assert [d.where for d in rc.cpu_independent_diffs(demo / "demo_results.json", fresh)] == [
+        "demo_results.json: provenance.dataset_fingerprint"
+    ]
