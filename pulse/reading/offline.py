@@ -132,7 +132,7 @@ class OfflineReader(EnumeratedValues, TypedBinding):
     @property
     def reader_id(self) -> str:
         return (
-            f"offline:v15:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
+            f"offline:v16:{self.min_similarity}/{self.margin}/{self.strong_similarity}/{self.strong_margin}/"
             f"{self.arg_similarity}"
         )
 

@@ -6,6 +6,7 @@ value space)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -363,11 +364,18 @@ _REJECTED_LAST = re.compile(
 _AGAINST = re.compile(r"\s*[,;]?\s*(?:not|never|but not|rather than|instead of|over|or|than)\s+", re.I)
 
 
+@lru_cache(maxsize=256)
 def _schema_nouns(schema: Schema) -> frozenset[str]:
     """Every word of the tools' and arguments' own names and descriptions, lower-cased ("PR" of "Branch
-    the PR merges into")."""
+    the PR merges into"), less the examples they give ("e.g. Europe/Paris", "(Zoom, Teams)"): those are
+    values."""
     text = " ".join(f"{a.tool} {a.name} {a.description} {a.tool_description}" for a in schema.args)
-    return frozenset(w.lower() for w in re.findall(r"[A-Za-z][\w/.-]*", text.replace("_", " ")))
+    text = _EXAMPLES.sub(" ", text.replace("_", " "))
+    return frozenset(w.lower().rstrip(".") for w in re.findall(r"[A-Za-z][\w/.-]*", text))
+
+
+# what a description gives as examples: a parenthesis, or "e.g." / "such as" / "like" to the sentence's end
+_EXAMPLES = re.compile(r"\([^)]*\)|\b(?:e\.g\.|eg\.|i\.e\.|such as|for example|like)\s[^.;]*", re.I)
 
 
 def _rejected_after(

@@ -88,3 +88,24 @@ def test_a_compound_that_narrows_the_tools_thing_is_a_condition(reader, text, va
 def test_the_arguments_own_name_is_a_scope_not_a_condition(reader):
     facts = _read(reader, "Squash for the target branch.")
     assert facts[("merge_method", "squash", "prefer")].condition == ""
+
+
+def test_a_value_the_description_gives_as_an_example_is_still_a_value(reader):
+    """v16: the tools' own nouns are read from their descriptions less the examples they give."""
+    tools = [
+        {
+            "name": "open_pull_request",
+            "description": "Open a pull request (PR).",
+            "arguments": {
+                "target_branch": {
+                    "type": "string",
+                    "description": "Branch the PR merges into (e.g. Develop).",
+                }
+            },
+        }
+    ]
+    facts = {
+        (f.argument, f.value)
+        for f in reader.read("Target the Develop branch with this PR.", Schema.from_json_tools(tools))
+    }
+    assert ("target_branch", "Develop") in facts and ("target_branch", "PR") not in facts
