@@ -63,15 +63,10 @@ KNOBS = [
 
 def score(reader: OfflineReader) -> dict[str, dict[str, float]]:
     """argument+value P / R and condition R (%) of `reader` on each annotated set."""
-    import eval.reading.run as run
-
-    run._reader = lambda cfg: reader  # the one reader under test, for every set
     out = {}
     for name, data_dir in SETS.items():
-        f = evaluate(EvalReadingConfig(data_dir=str(ROOT / data_dir), suites=[], rewrites=[]))["groups"][
-            "annotated"
-        ]
-        f = f["fields"]
+        cfg = EvalReadingConfig(data_dir=str(ROOT / data_dir), suites=[], rewrites=[])
+        f = evaluate(cfg, reader)["groups"]["annotated"]["fields"]
         out[name] = {
             "argument+value_precision": round(100 * f["argument+value"]["precision"], 1),
             "argument+value_recall": round(100 * f["argument+value"]["recall"], 1),

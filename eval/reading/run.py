@@ -57,8 +57,9 @@ def _reader(cfg: EvalReadingConfig) -> Any:
     return make_reader("offline")
 
 
-def evaluate(cfg: EvalReadingConfig) -> dict[str, Any]:
-    reader = _reader(cfg)
+def evaluate(cfg: EvalReadingConfig, reader: Any = None) -> dict[str, Any]:
+    """Score `cfg`'s reader (or `reader`, a reader built by the caller: scripts/reading_probes.py)."""
+    reader = reader if reader is not None else _reader(cfg)
     groups: dict[str, list[Example]] = {}
     annotated = sample(load_annotated(cfg.data_dir or DATA_DIR, cfg.domains), cfg.limit)
     for e in annotated:

@@ -50,7 +50,7 @@ def names_head(value: str, text: str, arg: str = "") -> bool:
     """Whether `text` (a matched span) is the left-out thing itself ("nuts" for "nut_free", "eat meat"
     for "vegetarian": a verb of eating or drinking around it changes nothing; "the greeting" for
     `greeting`'s value "none")."""
-    head = absence_head(value) or (_argument_head(arg) if arg and value.lower() in _NONE else ())
+    head = left_out(arg, value)
     words = [t.word for t in tokens(text) if t.word not in _CONSUMING]
     return bool(head) and len(words) == len(head) and all(_names(w, h) for w, h in zip(words, head))
 
@@ -77,10 +77,15 @@ def says_marker(part: str, start: int, end: int) -> bool:
     )
 
 
-# the value that says the argument is left out altogether: "No emoji", "Skip the signature" state it
-_NONE = frozenset({"none"})
 # words of an argument's name that do not name the thing ("notify_via", "gift_wrap_type")
 _NOT_THING = frozenset("via type kind style mode level option setting choice by of to for on in at".split())
+
+
+def left_out(arg: str, value: str) -> tuple[str, ...]:
+    """What `arg`'s absence value `value` leaves out: its own thing ("nut_free" -> ("nut",)), or for the
+    value "none" the argument itself ("No emoji", "Skip the signature" state it); () for other values."""
+    head = absence_head(value)
+    return head or (_argument_head(arg) if arg and value.lower() == "none" else ())
 
 
 @lru_cache(maxsize=4096)
@@ -111,7 +116,7 @@ def refused_absences(
     toks = tokens(part)
     out = []
     for arg, value in pairs:
-        head = absence_head(value) or (_argument_head(arg) if value.lower() in _NONE else ())
+        head = left_out(arg, value)
         if not head:
             continue
         for i in range(len(toks) - len(head) + 1):
@@ -123,7 +128,7 @@ def refused_absences(
                 continue  # "gluten-free" said outright: the enumerated match reads it
             span = next(((a, b) for a, b in negated if a <= start < b), None)
             # (for "none" a guess by meaning on the argument's own word, "emoji" as `liberal`, is no value)
-            guesses_ok = value.lower() in _NONE
+            guesses_ok = value.lower() == "none"
             if span is None or any(
                 f[0] == arg and span[0] <= f[2] < span[1] and not (guesses_ok and f[4] < 1.0) for f in found
             ):

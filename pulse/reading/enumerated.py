@@ -439,7 +439,7 @@ def _is_after(toks: list[Token], k: int) -> bool:
     (at the end of a clause it is a place: "at the groomer's")."""
     if k >= len(toks):
         return False
-    if toks[k].word in _ADVERB_AFTER_IS:
+    if toks[k].word in _STARTS_PREDICATE:
         return True
     # an adjective ends the predicate ("Economy's fine, ...", "Window's best for me"); before a noun it
     # is the possessive's ("Luna's best food")
@@ -447,8 +447,8 @@ def _is_after(toks: list[Token], k: int) -> bool:
     return toks[k].word in _ADJECTIVE_AFTER_IS and ends
 
 
-# words that follow "is" and never a possessive's noun
-_ADVERB_AFTER_IS = frozenset("what too always just really totally still also a an the it my".split())
+# words that open what follows "is" and never follow a possessive (adverbs, "what", articles, pronouns)
+_STARTS_PREDICATE = frozenset("what too always just really totally still also a an the it my".split())
 _ADJECTIVE_AFTER_IS = frozenset(
     "fine ok okay good great best better perfect ideal enough plenty easiest easier simplest handiest".split()
 )
